@@ -1,0 +1,109 @@
+"""Resolve every template of a scenario under its ruleset."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tabletop import rulesets
+from tabletop.coverage import DEFAULT_TOLERANCE_MM, TableGeometry, cover, table_geometry
+from tabletop.dice import Dice, DiceError, RollRecord
+from tabletop.model import Explosion, Scenario, Template
+from tabletop.placement import PlacementError, place
+from tabletop.resolution import Context, Resolution
+
+DEFAULT_SEED = 1
+
+
+class AdjudicationError(ValueError):
+    """A template that cannot be resolved as written."""
+
+
+@dataclass(frozen=True)
+class TemplateResult:
+    """One template's resolution and the rolls it took."""
+
+    template: Template
+    resolution: Resolution
+    rolls: tuple[RollRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """Every template of a scenario, resolved."""
+
+    scenario: Scenario
+    results: tuple[TemplateResult, ...]
+    seed: int = DEFAULT_SEED
+    tolerance_mm: float = DEFAULT_TOLERANCE_MM
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+def settings_for(scenario: Scenario, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The ruleset's settings: defaults, then the scenario's ``[settings]``, then ``overrides``."""
+    ruleset = rulesets.get(scenario.ruleset)
+    merged = {name: default for name, (default, _why) in ruleset.settings.items()}
+    file_settings = scenario.extra.get("settings", {})
+    if isinstance(file_settings, Mapping):
+        merged.update(file_settings)
+    merged.update(overrides or {})
+    return merged
+
+
+def resolve_template(
+    scenario: Scenario,
+    template: Template,
+    geometry: TableGeometry,
+    dice: Dice,
+    *,
+    tolerance_mm: float = DEFAULT_TOLERANCE_MM,
+    settings: Mapping[str, Any] | None = None,
+) -> TemplateResult:
+    """Place, cover and resolve one template."""
+    ruleset = rulesets.get(scenario.ruleset)
+    shape = template.shape
+    if isinstance(template.placement, Explosion) and ruleset.explosion_shape is not None:
+        shape = ruleset.explosion_shape(template, scenario)
+    try:
+        placed = place(template, scenario, shape)
+    except PlacementError as exc:
+        raise AdjudicationError(str(exc)) from None
+    coverage = cover(placed, geometry, use_visibility=ruleset.uses_visibility, tolerance_mm=tolerance_mm)
+    before = len(dice.log)
+    template_dice = dice.sharing(template.rolls)
+    ctx = Context(
+        scenario=scenario,
+        template=template,
+        placed=placed,
+        coverage=coverage,
+        geometry=geometry,
+        dice=template_dice,
+        tolerance_mm=tolerance_mm,
+        settings=dict(settings or {}),
+        uses_visibility=ruleset.uses_visibility,
+    )
+    try:
+        resolution = ruleset.resolve(ctx)
+    except DiceError as exc:
+        raise AdjudicationError(f"template {template.id!r}: {exc}") from None
+    return TemplateResult(template, resolution, tuple(dice.log[before:]))
+
+
+def adjudicate(
+    scenario: Scenario,
+    *,
+    seed: int = DEFAULT_SEED,
+    tolerance_mm: float = DEFAULT_TOLERANCE_MM,
+    settings: Mapping[str, Any] | None = None,
+    geometry: TableGeometry | None = None,
+) -> Adjudication:
+    """Resolve every template in file order with one seeded generator."""
+    geometry = geometry or table_geometry(scenario)
+    merged = settings_for(scenario, settings)
+    dice = Dice(seed)
+    results = tuple(
+        resolve_template(scenario, t, geometry, dice, tolerance_mm=tolerance_mm, settings=merged)
+        for t in scenario.templates
+    )
+    return Adjudication(scenario, results, seed, tolerance_mm, merged)

@@ -1,0 +1,146 @@
+"""The ``check`` report: the spec's JSON object and a readable text table."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from tabletop.adjudicate import Adjudication, TemplateResult
+from tabletop.model import PlacedTemplate, TemplateShape
+from tabletop.units import format_length, to_units
+
+STATUS_WORDS = {
+    "affected": "affected",
+    "total_cover": "total cover",
+    "outside": "outside",
+    "user": "user",
+}
+
+
+def _clean(value: Any) -> Any:
+    """Make ruleset details JSON-safe (tuples to lists, numpy scalars to floats)."""
+    if isinstance(value, Mapping):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _num(value: float, digits: int) -> float:
+    r = round(float(value), digits)
+    return 0.0 if r == 0 else r
+
+
+def point_in_units(p: tuple[float, float], units: str) -> list[float]:
+    return [_num(to_units(p[0], units), 6), _num(to_units(p[1], units), 6)]
+
+
+def shape_summary(shape: TemplateShape) -> str:
+    """E.g. ``circle Ø 5.00"`` or ``teardrop 8.00" × 0.60"/2.50"``."""
+    if shape.kind == "circle":
+        return f"circle Ø {format_length(shape.diameter)}"
+    if shape.kind == "teardrop":
+        return f"teardrop {format_length(shape.length)} long, ends {format_length(shape.tip_width)}/{format_length(shape.end_width)}"
+    if shape.kind == "rect":
+        return f"rect {format_length(shape.length)} × {format_length(shape.width)}"
+    return f"cone {format_length(shape.length)} long, {shape.angle:g}°"
+
+
+def template_json(result: TemplateResult, units: str) -> dict[str, Any]:
+    """One template's entry in the spec's report."""
+    res = result.resolution
+    placed: PlacedTemplate = res.placed
+    models: dict[str, Any] = {}
+    for model_id, c in res.coverage.models.items():
+        entry: dict[str, Any] = {"status": c.status, "margin_mm": _num(c.margin_mm, 4), "contested": c.contested}
+        entry.update(_clean(res.model_details.get(model_id, {})))
+        models[model_id] = entry
+    details = dict(_clean(res.details))
+    details.setdefault("dice", [r.as_dict() for r in result.rolls])
+    return {
+        "id": result.template.id,
+        "shape": placed.shape.kind,
+        "shape_name": result.template.shape_name,
+        "focus": point_in_units(placed.focus, units),
+        "heading": _num(placed.heading, 6),
+        "affected": sorted(res.affected),
+        "models": models,
+        "terrain_affected": list(res.coverage.terrain_affected),
+        "allowed": res.allowed,
+        "reason": res.reason,
+        "resolution": details,
+    }
+
+
+def report_json(adj: Adjudication) -> dict[str, Any]:
+    """The whole ``check --json`` object."""
+    s = adj.scenario
+    return {
+        "format": 1,
+        "title": s.title,
+        "ruleset": s.ruleset,
+        "units": s.units,
+        "seed": adj.seed,
+        "tolerance_mm": adj.tolerance_mm,
+        "templates": [template_json(r, s.units) for r in adj.results],
+    }
+
+
+def dumps(adj: Adjudication) -> str:
+    return json.dumps(report_json(adj), indent=2, ensure_ascii=False)
+
+
+def _table(rows: list[list[str]], header: list[str]) -> list[str]:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    out = ["  " + fmt.format(*header).rstrip(), "  " + "  ".join("-" * w for w in widths)]
+    out += ["  " + fmt.format(*r).rstrip() for r in rows]
+    return out
+
+
+def report_text(adj: Adjudication) -> str:
+    """A readable report: one table per template, then what the ruleset made of it."""
+    s = adj.scenario
+    lines = [f"{s.title or 'Untitled table'} — ruleset {s.ruleset}, seed {adj.seed}, tolerance {adj.tolerance_mm:g} mm"]
+    names = {m.id: m.label for m in s.models}
+    for result in adj.results:
+        res = result.resolution
+        placed = res.placed
+        fx, fy = point_in_units(placed.focus, s.units)
+        shape_name = f"{result.template.shape_name}: " if result.template.shape_name else ""
+        lines.append("")
+        lines.append(
+            f"Template {result.template.id} — {shape_name}{shape_summary(placed.shape)}, "
+            f"focus ({fx:g}, {fy:g}) {s.units}, heading {placed.heading:.1f}°"
+        )
+        rows: list[list[str]] = []
+        for model_id, c in res.coverage.models.items():
+            status = STATUS_WORDS.get(c.status, c.status)
+            extra = res.model_details.get(model_id, {})
+            note = ", ".join(f"{k} {v}" for k, v in extra.items() if not isinstance(v, (dict, list)))
+            rows.append(
+                [
+                    names.get(model_id, model_id) + ("" if names.get(model_id) == model_id else f" ({model_id})"),
+                    status,
+                    f"{_num(c.margin_mm, 3):+.3f}",
+                    "CONTESTED" if c.contested else "",
+                    note,
+                ]
+            )
+        lines += _table(rows, ["model", "status", "margin mm", "contested", "ruleset"])
+        lines.append(f"  affected: {', '.join(res.affected) or 'none'}")
+        if res.coverage.terrain_affected:
+            lines.append(f"  terrain under the template: {', '.join(res.coverage.terrain_affected)}")
+        if not res.allowed:
+            lines.append(f"  NOT ALLOWED: {res.reason}")
+        for step in res.steps:
+            lines.append(f"  · {step.text}")
+        for record in result.rolls:
+            lines.append(f"  dice: {record.describe()}")
+    return "\n".join(lines)

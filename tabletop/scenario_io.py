@@ -1,0 +1,837 @@
+"""Read and write scenario files (TOML, or JSON of the same structure).
+
+Validation happens here, at the boundary: every problem becomes one
+:class:`Problem` naming the file, the field's path (``model[3].base``) and the
+line where known, never a traceback. Keys the format does not know are kept
+(with a did-you-mean warning) and written back on save. Saving is atomic.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+import tempfile
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import shapely
+import tomli_w
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
+
+from tabletop.catalogue import Entry, default_catalogue, shape_from_table
+from tabletop.dice import check_fixed_rolls
+from tabletop.model import (
+    RULESET_NAMES,
+    At,
+    Base,
+    Direct,
+    Explosion,
+    Impact,
+    Model,
+    RectSpec,
+    Scenario,
+    Table,
+    Template,
+    TemplateShape,
+    Terrain,
+)
+from tabletop.units import MM_PER_UNIT, LengthError, length_for_file, parse_length
+
+MAX_FILE_BYTES = 10 * 1024 * 1024
+_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong (or suspicious) in a file."""
+
+    file: str
+    path: str
+    message: str
+    line: int | None = None
+    warning: bool = False
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        field_path = f" {self.path}:" if self.path else ""
+        kind = " warning:" if self.warning else ""
+        return f"{where}:{kind}{field_path} {self.message}"
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be loaded; ``problems`` has one entry per problem."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def _units(info: ValidationInfo) -> str:
+    ctx = info.context or {}
+    return str(ctx.get("units", "in"))
+
+
+def _length(value: Any, info: ValidationInfo) -> float:
+    try:
+        return parse_length(value, _units(info))
+    except LengthError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _positive_length(value: Any, info: ValidationInfo) -> float:
+    mm = _length(value, info)
+    if not mm > 0:
+        raise ValueError(f"must be a positive length, got {value!r}")
+    return mm
+
+
+def _finite(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"must be finite, got {value!r}")
+    return float(value)
+
+
+def _identifier(value: Any) -> str:
+    if not isinstance(value, str) or not _ID.match(value):
+        raise ValueError(f"must be letters, digits, '-' or '_', got {value!r}")
+    return value
+
+
+def _point(value: Any, info: ValidationInfo) -> tuple[float, float]:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        raise ValueError(f"must be a point [x, y], got {value!r}")
+    return (_length(value[0], info), _length(value[1], info))
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"must be a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _stats(value: Any) -> dict[str, float]:
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a table of numbers, got {value!r}")
+    out: dict[str, float] = {}
+    for k, v in value.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise ValueError(f"{k} must be a finite number, got {v!r}")
+        out[str(k)] = v
+    return out
+
+
+Length = Annotated[float, BeforeValidator(_length)]
+PositiveLength = Annotated[float, BeforeValidator(_positive_length)]
+Number = Annotated[float, BeforeValidator(_finite)]
+Identifier = Annotated[str, BeforeValidator(_identifier)]
+PointIn = Annotated[tuple[float, float], BeforeValidator(_point)]
+Strings = Annotated[tuple[str, ...], BeforeValidator(_strings)]
+Stats = Annotated[dict[str, float], BeforeValidator(_stats)]
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, frozen=True)
+
+
+class BaseIn(_In):
+    shape: Literal["round", "oval", "rect"] = "round"
+    length: PositiveLength
+    width: PositiveLength | None = None
+
+
+def _base(value: Any, info: ValidationInfo) -> Any:
+    if isinstance(value, dict):
+        return value
+    return {"shape": "round", "length": value}
+
+
+class ModelIn(_In):
+    id: Identifier
+    name: str | None = None
+    side: str | None = None
+    unit: str | None = None
+    x: Length
+    y: Length
+    base: Annotated[BaseIn, BeforeValidator(_base)]
+    facing: Number = 90.0
+    z: Length | None = None
+    height: PositiveLength | None = None
+    stats: Stats = Field(default_factory=dict)
+    tags: Strings = ()
+    engaged: Strings = ()
+
+
+class RectIn(_In):
+    x: Length
+    y: Length
+    length: PositiveLength
+    width: PositiveLength
+    rotation: Number = 0.0
+
+
+def _points(value: Any, info: ValidationInfo) -> tuple[tuple[float, float], ...]:
+    if not isinstance(value, list):
+        raise ValueError(f"must be a list of points [[x, y], ...], got {value!r}")
+    if len(value) < 3:
+        raise ValueError(f"a polygon needs at least 3 points, got {len(value)}")
+    out = []
+    for i, p in enumerate(value):
+        try:
+            out.append(_point(p, info))
+        except ValueError as exc:
+            raise ValueError(f"point {i}: {exc}") from None
+    return tuple(out)
+
+
+class TerrainIn(_In):
+    id: Identifier
+    name: str | None = None
+    kind: str | None = None
+    points: Annotated[tuple[tuple[float, float], ...], BeforeValidator(_points)] | None = None
+    rect: RectIn | None = None
+    height: Length | None = None
+    blocks_los: bool = True
+    stats: Stats = Field(default_factory=dict)
+    tags: Strings = ()
+
+    @model_validator(mode="after")
+    def _one_outline(self) -> TerrainIn:
+        if (self.points is None) == (self.rect is None):
+            raise ValueError("give exactly one of points or rect")
+        if self.height is not None and self.height < 0:
+            raise ValueError("height must not be negative")
+        return self
+
+
+class ImpactIn(_In):
+    attacker: Identifier
+    target: Identifier | None = None
+    at: PointIn | None = None
+
+    @model_validator(mode="after")
+    def _one_aim(self) -> ImpactIn:
+        if (self.target is None) == (self.at is None):
+            raise ValueError("give exactly one of target or at")
+        return self
+
+
+class DirectIn(_In):
+    attacker: Identifier
+    heading: Number = 0.0
+
+
+class ExplosionIn(_In):
+    model: Identifier
+
+
+def _shape(value: Any) -> Any:
+    if isinstance(value, (str, dict)):
+        return value
+    raise ValueError(f"must be a catalogue name or a shape table, got {value!r}")
+
+
+def _rolls(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a table of fixed die results, got {value!r}")
+    for k, v in value.items():
+        values = v if isinstance(v, list) else [v]
+        if not values or any(isinstance(x, bool) or not isinstance(x, int) for x in values):
+            raise ValueError(f"{k}: must be a whole number or a list of them, got {v!r}")
+    return dict(value)
+
+
+class TemplateIn(_In):
+    id: Identifier
+    shape: Annotated[str | dict[str, Any], BeforeValidator(_shape)] | None = None
+    at: PointIn | None = None
+    impact: ImpactIn | None = None
+    direct: DirectIn | None = None
+    explosion: ExplosionIn | None = None
+    heading: Number = 0.0
+    weapon: dict[str, Any] = Field(default_factory=dict)
+    rolls: Annotated[dict[str, Any], BeforeValidator(_rolls)] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_placement(self) -> TemplateIn:
+        given = [k for k in ("at", "impact", "direct", "explosion") if getattr(self, k) is not None]
+        if len(given) != 1:
+            found = ", ".join(given) or "none"
+            raise ValueError(f"give exactly one placement of at, impact, direct, explosion (found {found})")
+        if self.shape is None and self.explosion is None:
+            raise ValueError("shape is required (a catalogue name or a shape table)")
+        return self
+
+
+class TableIn(_In):
+    width: PositiveLength
+    depth: PositiveLength
+    grid: PositiveLength | None = None
+
+
+class ScenarioIn(_In):
+    format: Literal[1]
+    title: str = ""
+    ruleset: Literal["none", "infinity", "robotech", "wwpd", "increments", "catastrophic"] = "none"
+    units: Literal["in", "mm", "cm"] = "in"
+    table: TableIn
+    model: list[ModelIn] = Field(default_factory=list)
+    terrain: list[TerrainIn] = Field(default_factory=list)
+    template: list[TemplateIn] = Field(default_factory=list)
+
+
+assert set(RULESET_NAMES) == {"none", "infinity", "robotech", "wwpd", "increments", "catastrophic"}
+
+# --------------------------------------------------------------------------- lines
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_\-]+)\s*(?:\.\s*[A-Za-z0-9_\-"']+\s*)*=""")
+
+
+def toml_lines(text: str) -> dict[tuple[Any, ...], int]:
+    """Map field paths (``("model", 3, "base")``) to 1-based line numbers of a TOML text."""
+    lines: dict[tuple[Any, ...], int] = {}
+    counts: dict[tuple[Any, ...], int] = {}
+    current: tuple[Any, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            parts = tuple(p.strip().strip("\"'") for p in header.group(2).split("."))
+            if header.group(1) == "[[":
+                index = counts.get(parts, 0)
+                counts[parts] = index + 1
+                current = (*parts, index)
+            else:
+                current = parts
+            lines.setdefault(current, number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            lines.setdefault((*current, key.group(1).strip("\"'")), number)
+    return lines
+
+
+def _line_for(lines: Mapping[tuple[Any, ...], int], path: Sequence[Any]) -> int | None:
+    for n in range(len(path), 0, -1):
+        if tuple(path[:n]) in lines:
+            return lines[tuple(path[:n])]
+    return None
+
+
+def format_path(loc: Sequence[Any]) -> str:
+    """``("model", 3, "base")`` -> ``model[3].base``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_document(path: Path | str) -> tuple[dict[str, Any], str]:
+    """Parse a TOML or JSON file into a dict; returns (data, text). Raises ScenarioError."""
+    path = Path(path)
+    name = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ScenarioError(
+                [Problem(name, "", f"file is {size / 1e6:.1f} MB; scenarios are limited to {MAX_FILE_BYTES // (1024 * 1024)} MB")]
+            )
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ScenarioError([Problem(name, "", "no such file")]) from None
+    except IsADirectoryError:
+        raise ScenarioError([Problem(name, "", "is a folder, not a scenario file")]) from None
+    except OSError as exc:
+        raise ScenarioError([Problem(name, "", f"cannot read: {exc.strerror or exc}")]) from None
+    return parse_document(raw, name, json_syntax=path.suffix.lower() == ".json")
+
+
+def parse_document(raw: bytes, name: str, json_syntax: bool = False) -> tuple[dict[str, Any], str]:
+    """Parse bytes of TOML (or JSON) into a dict; raises ScenarioError naming the line."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ScenarioError([Problem(name, "", f"not valid UTF-8 (byte {exc.start})", line)]) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        if json_syntax:
+            data = json.loads(text)
+        else:
+            data = tomllib.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError([Problem(name, "", f"JSON syntax: {exc.msg} (column {exc.colno})", exc.lineno)]) from None
+    except tomllib.TOMLDecodeError as exc:
+        msg = str(exc)
+        m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
+        line = int(m.group(1)) if m else None
+        msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
+        raise ScenarioError([Problem(name, "", f"TOML syntax: {msg}", line)]) from None
+    except RecursionError:
+        raise ScenarioError([Problem(name, "", "nested too deeply to be a scenario")]) from None
+    except ValueError as exc:  # e.g. JSON numbers too large to convert
+        raise ScenarioError([Problem(name, "", f"cannot parse: {exc}")]) from None
+    if not isinstance(data, dict):
+        raise ScenarioError([Problem(name, "", "the top level must be a table/object")])
+    return data, text
+
+
+def _known_fields(cls: type[BaseModel]) -> list[str]:
+    return list(cls.model_fields)
+
+
+_EXTRA_ALIASES = {"radius"}
+
+
+def _unknown_key_warnings(raw: Any, cls: type[BaseModel], loc: tuple[Any, ...], out: list[tuple[tuple[Any, ...], str]]) -> None:
+    if not isinstance(raw, dict):
+        return
+    known = _known_fields(cls)
+    for key, value in raw.items():
+        if key not in known:
+            guess = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            out.append(((*loc, key), f"unknown key {key!r} is kept but not used{hint}"))
+            continue
+        annotation = cls.model_fields[key].annotation
+        for sub in (BaseIn, RectIn, ImpactIn, DirectIn, ExplosionIn, TableIn):
+            if annotation is sub or (hasattr(annotation, "__args__") and sub in getattr(annotation, "__args__", ())):
+                _unknown_key_warnings(value, sub, (*loc, key), out)
+        if key == "base":
+            _unknown_key_warnings(value, BaseIn, (*loc, key), out)
+
+
+def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    out: list[tuple[tuple[Any, ...], str]] = []
+    known_top = _known_fields(ScenarioIn) + ["settings", "seed", "catalogue"]
+    for key in data:
+        if key not in known_top:
+            guess = difflib.get_close_matches(str(key), known_top, n=1, cutoff=0.6)
+            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            out.append(((key,), f"unknown key {key!r} is kept but not used{hint}"))
+    _unknown_key_warnings(data.get("table"), TableIn, ("table",), out)
+    for key, cls in (("model", ModelIn), ("terrain", TerrainIn), ("template", TemplateIn)):
+        items = data.get(key)
+        if isinstance(items, list):
+            for i, item in enumerate(items):
+                if isinstance(item, dict):
+                    _unknown_key_warnings(item, cls, (key, i), out)
+                    if key == "template" and isinstance(item.get("shape"), dict):
+                        shape_keys = {"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label"}
+                        for sk in item["shape"]:
+                            if sk not in shape_keys:
+                                guess = difflib.get_close_matches(str(sk), sorted(shape_keys), n=1, cutoff=0.6)
+                                hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+                                out.append(((key, i, "shape", sk), f"unknown key {sk!r} is kept but not used{hint}"))
+    return out
+
+
+def _extra(obj: BaseModel) -> dict[str, Any]:
+    return dict(obj.model_extra or {})
+
+
+def _clean_loc(loc: Sequence[Any]) -> tuple[Any, ...]:
+    # pydantic adds validator and union-member names to locations; field paths have neither.
+    return tuple(p for p in loc if isinstance(p, int) or ("[" not in str(p) and str(p) not in {"str", "dict[str,any]"}))
+
+
+def _message(err: Mapping[str, Any]) -> str:
+    msg = str(err.get("msg", "invalid"))
+    msg = re.sub(r"^(Value error|Assertion failed), ", "", msg)
+    if err.get("type") == "missing":
+        return "is required"
+    if err.get("type") == "literal_error":
+        return msg[0].lower() + msg[1:] + f", got {err.get('input')!r}"
+    return msg
+
+
+def scenario_from_data(
+    data: dict[str, Any],
+    name: str = "<scenario>",
+    text: str | None = None,
+    catalogue: Mapping[str, Entry] | None = None,
+) -> tuple[Scenario, list[Problem]]:
+    """Validate parsed data and build a Scenario; returns it with warnings. Raises ScenarioError."""
+    lines = toml_lines(text) if text is not None and not name.lower().endswith(".json") else {}
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+
+    def problem(loc: Sequence[Any], message: str, warning: bool = False) -> None:
+        p = Problem(name, format_path(loc), message, _line_for(lines, loc), warning)
+        (warnings if warning else problems).append(p)
+
+    units = data.get("units", "in")
+    if units not in MM_PER_UNIT:
+        problem(("units",), f"must be one of in, mm, cm, got {units!r}")
+        units = "in"
+    catalogue = catalogue if catalogue is not None else default_catalogue()
+
+    try:
+        parsed = ScenarioIn.model_validate(data, context={"units": units})
+    except ValidationError as exc:
+        for err in exc.errors():
+            problem(_clean_loc(err["loc"]), _message(err))
+        raise ScenarioError(problems) from None
+
+    for loc, message in _collect_unknown(data):
+        problem(loc, message, warning=True)
+
+    table = Table(parsed.table.width, parsed.table.depth, parsed.table.grid, _extra(parsed.table))
+
+    models: list[Model] = []
+    for m in parsed.model:
+        b = m.base
+        width = b.width if b.width is not None else b.length
+        if b.shape == "round" and b.width is not None and b.width != b.length:
+            width = b.length
+        base = Base(b.shape, b.length, width)
+        extra = _extra(m)
+        if _extra(b):
+            extra["base_extra"] = _extra(b)
+        models.append(
+            Model(
+                id=m.id, x=m.x, y=m.y, base=base, name=m.name, side=m.side, unit=m.unit, facing=m.facing,
+                z=m.z, height=m.height, stats=dict(m.stats), tags=m.tags, engaged=m.engaged, extra=extra,
+            )
+        )
+
+    terrain: list[Terrain] = []
+    for i, t in enumerate(parsed.terrain):
+        rect = RectSpec(t.rect.x, t.rect.y, t.rect.length, t.rect.width, t.rect.rotation) if t.rect else None
+        piece = Terrain(
+            id=t.id, points=t.points, rect=rect, name=t.name, kind=t.kind, height=t.height,
+            blocks_los=t.blocks_los, stats=dict(t.stats), tags=t.tags, extra=_extra(t),
+        )
+        poly = shapely.Polygon(piece.polygon)
+        if not poly.is_valid:
+            problem(("terrain", i, "points"), f"polygon is not simple ({shapely.is_valid_reason(poly)})")
+        elif not poly.area > 0:
+            problem(("terrain", i, "points"), "polygon has zero area")
+        terrain.append(piece)
+
+    templates: list[Template] = []
+    for i, t in enumerate(parsed.template):
+        shape: TemplateShape | None = None
+        shape_name: str | None = None
+        if isinstance(t.shape, str):
+            entry = catalogue.get(t.shape)
+            if entry is None:
+                guess = difflib.get_close_matches(t.shape, list(catalogue), n=1, cutoff=0.5)
+                hint = f" (did you mean {guess[0]!r}?)" if guess else f" (known: {', '.join(sorted(catalogue))})"
+                problem(("template", i, "shape"), f"no template named {t.shape!r} in the catalogue{hint}")
+            else:
+                shape, shape_name = entry.shape, t.shape
+        elif isinstance(t.shape, dict):
+            shape, shape_problems_ = shape_from_table(t.shape, units)
+            for field_name, message in shape_problems_:
+                problem(("template", i, "shape", *([field_name] if field_name else [])), message)
+            if shape is not None:
+                label = t.shape.get("label")
+                shape = TemplateShape(**{**shape.__dict__, "label": label if isinstance(label, str) else None})
+        placement: At | Impact | Direct | Explosion
+        if t.at is not None:
+            placement = At(t.at[0], t.at[1], t.heading)
+        elif t.impact is not None:
+            placement = Impact(t.impact.attacker, t.impact.target, t.impact.at)
+        elif t.direct is not None:
+            placement = Direct(t.direct.attacker, t.direct.heading)
+        else:
+            assert t.explosion is not None
+            placement = Explosion(t.explosion.model)
+        if t.at is None and "heading" in (data["template"][i] if isinstance(data.get("template"), list) else {}):
+            problem(("template", i, "heading"), "heading is only used with at (direct takes its own heading)", warning=True)
+        extra = _extra(t)
+        for sub_name, sub in (("impact", t.impact), ("direct", t.direct), ("explosion", t.explosion)):
+            if sub is not None and _extra(sub):
+                extra[f"{sub_name}_extra"] = _extra(sub)
+        if isinstance(t.shape, dict):
+            shape_extra = {k: v for k, v in t.shape.items() if k not in {"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label"}}
+            if shape_extra:
+                extra["shape_extra"] = shape_extra
+            if "radius" in t.shape and "diameter" not in t.shape:
+                extra["shape_radius"] = True
+        templates.append(Template(t.id, shape, placement, shape_name, dict(t.weapon), dict(t.rolls), extra))
+
+    # Identity and references.
+    seen: dict[str, str] = {}
+    for kind, items in (("model", models), ("terrain", terrain)):
+        for i, item in enumerate(items):
+            if item.id in seen:
+                problem((kind, i, "id"), f"id {item.id!r} is already used by a {seen[item.id]}")
+            else:
+                seen[item.id] = kind
+    template_ids: set[str] = set()
+    for i, t in enumerate(templates):
+        if t.id in template_ids:
+            problem(("template", i, "id"), f"template id {t.id!r} is used twice")
+        template_ids.add(t.id)
+    model_ids = {m.id for m in models}
+
+    def ref(loc: tuple[Any, ...], model_id: str | None, role: str) -> None:
+        if model_id is not None and model_id not in model_ids:
+            guess = difflib.get_close_matches(model_id, sorted(model_ids), n=1, cutoff=0.5)
+            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            problem(loc, f"{role} {model_id!r} is not a model on this table{hint}")
+
+    for i, m in enumerate(models):
+        for other in m.engaged:
+            ref(("model", i, "engaged"), other, "engaged model")
+            if other == m.id:
+                problem(("model", i, "engaged"), "a model cannot be engaged with itself")
+        if not (0 <= m.x <= table.width and 0 <= m.y <= table.depth):
+            problem(("model", i), f"model {m.id!r} stands off the table", warning=True)
+    for i, t in enumerate(templates):
+        p = t.placement
+        if isinstance(p, Impact):
+            ref(("template", i, "impact", "attacker"), p.attacker, "attacker")
+            ref(("template", i, "impact", "target"), p.target, "target")
+            if p.target is not None and p.target == p.attacker:
+                problem(("template", i, "impact", "target"), "a model cannot aim at itself")
+        elif isinstance(p, Direct):
+            ref(("template", i, "direct", "attacker"), p.attacker, "attacker")
+        elif isinstance(p, Explosion):
+            ref(("template", i, "explosion", "model"), p.model, "model")
+
+    extra_top = _extra(parsed)
+    scenario = Scenario(
+        table=table, models=tuple(models), terrain=tuple(terrain), templates=tuple(templates),
+        title=parsed.title, ruleset=parsed.ruleset, units=parsed.units, format=parsed.format, extra=extra_top,
+    )
+    if not problems:
+        _ruleset_checks(scenario, problem)
+    if problems:
+        raise ScenarioError(problems)
+    return scenario, warnings
+
+
+def _ruleset_checks(scenario: Scenario, problem: Any) -> None:
+    from tabletop import rulesets  # rulesets import the core; import late to keep this module light
+
+    ruleset = rulesets.get(scenario.ruleset)
+    for i, t in enumerate(scenario.templates):
+        for roll, message in check_fixed_rolls(t.rolls, ruleset.rolls):
+            problem(("template", i, "rolls", roll), message)
+        for roll in t.rolls:
+            if ruleset.rolls and roll not in ruleset.rolls:
+                known = ", ".join(sorted(ruleset.rolls))
+                problem(("template", i, "rolls", roll), f"ruleset {scenario.ruleset} has no roll {roll!r} (it rolls {known})", True)
+        if t.shape is None and ruleset.explosion_shape is None:
+            problem(("template", i, "shape"), f"ruleset {scenario.ruleset} does not size explosions: give a shape")
+    if ruleset.validate is not None:
+        for path, message in ruleset.validate(scenario):
+            loc = tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", path) if p)
+            problem(loc, message)
+
+
+def load_with_warnings(path: Path | str, catalogue: Mapping[str, Entry] | None = None) -> tuple[Scenario, list[Problem]]:
+    """Load a scenario file; returns it with its warnings. Raises ScenarioError."""
+    data, text = read_document(path)
+    return scenario_from_data(data, str(path), text, catalogue)
+
+
+def load(path: Path | str, catalogue: Mapping[str, Entry] | None = None) -> Scenario:
+    """Load a scenario file. Raises ScenarioError with one Problem per problem."""
+    return load_with_warnings(path, catalogue)[0]
+
+
+def loads(text: str, name: str = "<scenario>.toml", catalogue: Mapping[str, Entry] | None = None) -> Scenario:
+    """Load a scenario from TOML (or, for a ``.json`` name, JSON) text."""
+    data, text = parse_document(text.encode("utf-8"), name, json_syntax=name.lower().endswith(".json"))
+    return scenario_from_data(data, name, text, catalogue)[0]
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _drop_none(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+def _tomlable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _tomlable(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_tomlable(v) for v in value if v is not None]
+    return value
+
+
+def scenario_to_data(s: Scenario) -> dict[str, Any]:
+    """The file structure for ``s`` (lengths in its units, exact on reload)."""
+    u = s.units
+
+    def L(mm: float) -> float | str:
+        return length_for_file(mm, u)
+
+    out: dict[str, Any] = {"format": s.format}
+    if s.title:
+        out["title"] = s.title
+    out["ruleset"] = s.ruleset
+    out["units"] = u
+    for k, v in s.extra.items():
+        out[k] = v
+    out["table"] = _drop_none({"width": L(s.table.width), "depth": L(s.table.depth), "grid": None if s.table.grid is None else L(s.table.grid), **s.table.extra})
+
+    models = []
+    for m in s.models:
+        extra = dict(m.extra)
+        base_extra = extra.pop("base_extra", {})
+        if m.base.shape == "round" and not base_extra:
+            base: Any = L(m.base.length)
+        else:
+            base = {"shape": m.base.shape, "length": L(m.base.length), "width": L(m.base.width), **base_extra}
+        d: dict[str, Any] = {"id": m.id, "name": m.name, "side": m.side, "unit": m.unit, "x": L(m.x), "y": L(m.y), "base": base}
+        if m.facing != 90.0:
+            d["facing"] = m.facing
+        d["z"] = None if m.z is None else L(m.z)
+        d["height"] = None if m.height is None else L(m.height)
+        if m.stats:
+            d["stats"] = dict(m.stats)
+        if m.tags:
+            d["tags"] = list(m.tags)
+        if m.engaged:
+            d["engaged"] = list(m.engaged)
+        d.update(extra)
+        models.append(_drop_none(d))
+
+    terrain = []
+    for t in s.terrain:
+        d = {"id": t.id, "name": t.name, "kind": t.kind}
+        if t.rect is not None:
+            d["rect"] = {"x": L(t.rect.x), "y": L(t.rect.y), "length": L(t.rect.length), "width": L(t.rect.width), "rotation": t.rect.rotation}
+        else:
+            d["points"] = [[L(x), L(y)] for x, y in t.polygon]
+        d["height"] = None if t.height is None else L(t.height)
+        if not t.blocks_los:
+            d["blocks_los"] = False
+        if t.stats:
+            d["stats"] = dict(t.stats)
+        if t.tags:
+            d["tags"] = list(t.tags)
+        d.update(t.extra)
+        terrain.append(_drop_none(d))
+
+    templates = []
+    for t in s.templates:
+        extra = dict(t.extra)
+        shape_extra = extra.pop("shape_extra", {})
+        use_radius = extra.pop("shape_radius", False)
+        sub_extra = {k: extra.pop(f"{k}_extra", {}) for k in ("impact", "direct", "explosion")}
+        d = {"id": t.id}
+        if t.shape_name is not None:
+            d["shape"] = t.shape_name
+        elif t.shape is not None:
+            d["shape"] = shape_to_data(t.shape, u, use_radius) | shape_extra
+        p = t.placement
+        if isinstance(p, At):
+            d["at"] = [L(p.x), L(p.y)]
+            if p.heading != 0.0:
+                d["heading"] = p.heading
+        elif isinstance(p, Impact):
+            aim: dict[str, Any] = {"attacker": p.attacker}
+            if p.target is not None:
+                aim["target"] = p.target
+            else:
+                assert p.point is not None
+                aim["at"] = [L(p.point[0]), L(p.point[1])]
+            d["impact"] = aim | sub_extra["impact"]
+        elif isinstance(p, Direct):
+            d["direct"] = {"attacker": p.attacker, "heading": p.heading} | sub_extra["direct"]
+        else:
+            d["explosion"] = {"model": p.model} | sub_extra["explosion"]
+        if t.weapon:
+            d["weapon"] = dict(t.weapon)
+        if t.rolls:
+            d["rolls"] = dict(t.rolls)
+        d.update(extra)
+        templates.append(d)
+
+    if models:
+        out["model"] = models
+    if terrain:
+        out["terrain"] = terrain
+    if templates:
+        out["template"] = templates
+    return _tomlable(out)
+
+
+def shape_to_data(shape: TemplateShape, units: str, use_radius: bool = False) -> dict[str, Any]:
+    """A shape table for the file."""
+    d: dict[str, Any] = {"kind": shape.kind}
+    if shape.kind == "circle":
+        if use_radius:
+            d["radius"] = length_for_file(shape.diameter / 2, units)
+        else:
+            d["diameter"] = length_for_file(shape.diameter, units)
+    elif shape.kind == "teardrop":
+        d |= {"length": length_for_file(shape.length, units), "tip_width": length_for_file(shape.tip_width, units), "end_width": length_for_file(shape.end_width, units)}
+    elif shape.kind == "rect":
+        d |= {"length": length_for_file(shape.length, units), "width": length_for_file(shape.width, units)}
+    else:
+        d |= {"length": length_for_file(shape.length, units), "angle": shape.angle}
+    if shape.label:
+        d["label"] = shape.label
+    return d
+
+
+def dumps(s: Scenario) -> str:
+    """The scenario as TOML text."""
+    return tomli_w.dumps(scenario_to_data(s))
+
+
+def atomic_write(path: Path | str, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half of one."""
+    path = Path(path)
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def save(s: Scenario, path: Path | str) -> None:
+    """Save as TOML atomically (a ``.json`` path gets JSON of the same structure)."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        data = json.dumps(scenario_to_data(s), indent=2, ensure_ascii=False).encode("utf-8")
+    else:
+        data = dumps(s).encode("utf-8")
+    atomic_write(path, data)
