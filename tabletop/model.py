@@ -208,6 +208,7 @@ class Template:
     shape: TemplateShape | None
     placement: Placement
     shape_name: str | None = None
+    battery: int = 1
     weapon: dict[str, Any] = field(default_factory=dict)
     rolls: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)

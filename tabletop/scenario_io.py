@@ -259,6 +259,7 @@ class TemplateIn(_In):
     direct: DirectIn | None = None
     explosion: ExplosionIn | None = None
     heading: Number = 0.0
+    battery: Annotated[int, Field(ge=1, le=100)] = 1
     weapon: dict[str, Any] = Field(default_factory=dict)
     rolls: Annotated[dict[str, Any], BeforeValidator(_rolls)] = Field(default_factory=dict)
 
@@ -568,7 +569,7 @@ def scenario_from_data(
                 extra["shape_extra"] = shape_extra
             if "radius" in t.shape and "diameter" not in t.shape:
                 extra["shape_radius"] = True
-        templates.append(Template(t.id, shape, placement, shape_name, dict(t.weapon), dict(t.rolls), extra))
+        templates.append(Template(t.id, shape, placement, shape_name, t.battery, dict(t.weapon), dict(t.rolls), extra))
 
     # Identity and references.
     seen: dict[str, str] = {}
@@ -756,6 +757,8 @@ def scenario_to_data(s: Scenario) -> dict[str, Any]:
             d["direct"] = {"attacker": p.attacker, "heading": p.heading} | sub_extra["direct"]
         else:
             d["explosion"] = {"model": p.model} | sub_extra["explosion"]
+        if t.battery != 1:
+            d["battery"] = t.battery
         if t.weapon:
             d["weapon"] = dict(t.weapon)
         if t.rolls:
