@@ -86,8 +86,19 @@ def table_geometry(scenario: Scenario) -> TableGeometry:
     return TableGeometry(models, scenario.terrain, centres, radii, round_mask, polys, shapely.STRtree(list(polys)))
 
 
+#: Candidate searches pad the template's envelope: its circumscribed polygon reaches the
+#: true curve only up to rounding, and a tangent piece must still be found.
+_QUERY_PAD_MM = 1e-6
+
+
+def _candidates(geom: TableGeometry, region: BaseGeometry) -> list[int]:
+    x0, y0, x1, y1 = region.bounds
+    box = shapely.box(x0 - _QUERY_PAD_MM, y0 - _QUERY_PAD_MM, x1 + _QUERY_PAD_MM, y1 + _QUERY_PAD_MM)
+    return sorted(int(i) for i in geom.terrain_tree.query(box))
+
+
 def _blocking_polygons(geom: TableGeometry, region: BaseGeometry, blocks: Callable[[Terrain], bool]) -> list[Polygon]:
-    hits = geom.terrain_tree.query(region)
+    hits = _candidates(geom, region)
     return [geom.terrain_polygons[i] for i in sorted(hits) if blocks(geom.terrain[i])]
 
 
@@ -189,7 +200,7 @@ def cover(
     terrain_hits: list[str] = []
     if geom.terrain:
         outer_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=True)
-        for i in sorted(geom.terrain_tree.query(outer_t)):
+        for i in _candidates(geom, outer_t):
             ring = np.asarray(geom.terrain_polygons[i].exterior.coords)[:-1]
             if terrain_margin(placed, ring) >= -CONTACT_EPS_MM:
                 terrain_hits.append(geom.terrain[i].id)

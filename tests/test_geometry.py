@@ -1,0 +1,277 @@
+"""Worked geometry cases with hand-computed answers, to 0.001 mm and better."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+
+from tabletop.contact import model_margin, round_margins
+from tabletop.coverage import cover, table_geometry
+from tabletop.model import (
+    At,
+    Base,
+    Direct,
+    Impact,
+    Model,
+    PlacedTemplate,
+    RectSpec,
+    Scenario,
+    Table,
+    Template,
+    TemplateShape,
+    Terrain,
+)
+from tabletop.placement import place
+from tabletop.shapes import template_polygon, template_sdf
+
+INCH = 25.4
+SMALL_BLAST = TemplateShape.circle(3 * INCH)  # R = 38.1 mm
+TEARDROP = TemplateShape.teardrop(8 * INCH, 0.0, 2.5 * INCH)  # pointed tip, end circle r2 = 31.75 mm
+
+
+def table(models: list[Model], terrain: list[Terrain] = (), templates: list[Template] = ()) -> Scenario:
+    return Scenario(Table(1200, 1200), tuple(models), tuple(terrain), tuple(templates))
+
+
+def status_of(placed: PlacedTemplate, models: list[Model], terrain: list[Terrain] = ()) -> dict[str, str]:
+    cov = cover(placed, table_geometry(table(models, terrain)))
+    return {k: v.status for k, v in cov.models.items()}
+
+
+# ---------------------------------------------------------------- circles
+
+
+@pytest.mark.parametrize(
+    ("offset_mm", "status"),
+    [
+        (0.0, "affected"),  # tangent: 38.1 + 12.5 = 50.6 mm apart, mere contact counts
+        (-0.01, "affected"),  # 0.01 mm inside
+        (0.01, "outside"),  # 0.01 mm outside
+        (-0.001, "affected"),
+        (0.001, "outside"),
+    ],
+)
+def test_round_base_near_tangent_to_circle(offset_mm: float, status: str) -> None:
+    placed = PlacedTemplate("t", SMALL_BLAST, (500.0, 500.0), 0.0)
+    m = Model("m", 500.0 + 50.6 + offset_mm, 500.0, Base.round(25.0))
+    assert model_margin(placed, m) == pytest.approx(-offset_mm, abs=1e-9)
+    assert status_of(placed, [m])["m"] == status
+
+
+def test_a_buffer_polygon_would_get_the_contested_case_wrong() -> None:
+    """Why we never let buffer() decide: its circle lies up to ~0.05 mm inside the true one."""
+    focus = (0.0, 0.0)
+    # Put the base 0.01 mm inside the true circle, in the direction of a polygon edge's midpoint.
+    angle = math.pi / 64  # between two of buffer()'s vertices (quad_segs=16 → 64 per turn)
+    d = 38.1 + 12.5 - 0.01
+    centre = (d * math.cos(angle), d * math.sin(angle))
+    approx = shapely.Point(focus).buffer(38.1)
+    assert shapely.Point(centre).distance(approx) > 12.5  # the polygon says "not touching"...
+    placed = PlacedTemplate("t", SMALL_BLAST, focus, 0.0)
+    assert status_of(placed, [Model("m", *centre, Base.round(25.0))])["m"] == "affected"  # ...but it is
+
+
+def test_round_margins_are_vectorised_and_exact() -> None:
+    placed = PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0)
+    centres = np.array([[0.0, 0.0], [50.6, 0.0], [0.0, -60.0]])
+    radii = np.array([12.5, 12.5, 16.0])
+    # 12.5 - (0 - 38.1) = 50.6; 12.5 - (50.6 - 38.1) = 0; 16 - (60 - 38.1) = -5.9
+    np.testing.assert_allclose(round_margins(placed, centres, radii), [50.6, 0.0, -5.9], atol=1e-12)
+
+
+# ---------------------------------------------------------------- teardrops
+
+
+def _flank_tangent_centre(u: float, r: float, extra: float) -> tuple[float, float]:
+    """Centre of a base of radius r touching the pointed teardrop's upper flank at axis position u.
+
+    The flank is the tangent from the tip (origin) to the end circle (centre h = 171.45 mm, radius
+    31.75 mm), so it makes angle b = asin(31.75 / 171.45) with the axis. A point (u, v) is at
+    distance v cos b - u sin b from it; setting that to r + extra gives v.
+    """
+    h = 8 * INCH - 1.25 * INCH
+    b = math.asin(1.25 * INCH / h)
+    return (u, (r + extra + u * math.sin(b)) / math.cos(b))
+
+
+@pytest.mark.parametrize(("extra", "status"), [(0.0, "affected"), (0.01, "outside"), (-0.01, "affected")])
+def test_round_base_near_tangent_to_teardrop_flank(extra: float, status: str) -> None:
+    placed = PlacedTemplate("t", TEARDROP, (0.0, 0.0), 0.0)
+    x, y = _flank_tangent_centre(80.0, 12.5, extra)
+    m = Model("m", x, y, Base.round(25.0))
+    assert model_margin(placed, m) == pytest.approx(-extra, abs=1e-9)
+    assert status_of(placed, [m])["m"] == status
+
+
+@pytest.mark.parametrize(
+    ("centre", "margin"),
+    [
+        ((-12.5, 0.0), 0.0),  # touching the pointed tip from behind
+        ((-12.51, 0.0), -0.01),
+        ((8 * INCH + 12.5, 0.0), 0.0),  # touching the far end of the end circle
+        ((8 * INCH + 12.49, 0.0), 0.01),
+        ((8 * INCH - 31.75, 31.75 + 12.5 + 0.01), -0.01),  # beside the end circle
+    ],
+)
+def test_round_base_at_teardrop_ends(centre: tuple[float, float], margin: float) -> None:
+    placed = PlacedTemplate("t", TEARDROP, (0.0, 0.0), 0.0)
+    assert model_margin(placed, Model("m", *centre, Base.round(25.0))) == pytest.approx(margin, abs=1e-9)
+
+
+def test_rotated_teardrop_matches_unrotated() -> None:
+    x, y = _flank_tangent_centre(120.0, 12.5, 0.004)
+    a = math.radians(37.0)
+    rx, ry = 100 + x * math.cos(a) - y * math.sin(a), 200 + x * math.sin(a) + y * math.cos(a)
+    placed = PlacedTemplate("t", TEARDROP, (100.0, 200.0), 37.0)
+    assert model_margin(placed, Model("m", rx, ry, Base.round(25.0))) == pytest.approx(-0.004, abs=1e-9)
+
+
+def test_sdf_agrees_with_fine_polygons() -> None:
+    """The analytic distances lie between the inscribed and circumscribed polygons' distances."""
+    rng = np.random.default_rng(3)
+    for shape in (SMALL_BLAST, TEARDROP, TemplateShape.teardrop(127, 10.16, 44.45), TemplateShape("cone", length=150, angle=90), TemplateShape("rect", length=150, width=25)):
+        placed = PlacedTemplate("t", shape, (10.0, -5.0), 23.0)
+        inner = template_polygon(placed, 4096, outer=False)
+        outer = template_polygon(placed, 4096, outer=True)
+        pts = rng.uniform(-250, 250, size=(400, 2))
+        sdf = template_sdf(placed, pts)
+        outside = sdf > 0
+        d_in = shapely.distance(shapely.points(pts[outside]), inner)
+        d_out = shapely.distance(shapely.points(pts[outside]), outer)
+        assert np.all(d_out - 1e-9 <= sdf[outside]) and np.all(sdf[outside] <= d_in + 1e-9)
+        inside = ~outside
+        depth = -sdf[inside]
+        b_in = shapely.distance(shapely.points(pts[inside]), inner.exterior)
+        b_out = shapely.distance(shapely.points(pts[inside]), outer.exterior)
+        assert np.all(np.minimum(b_in, b_out) - 1e-3 <= depth) and np.all(depth <= np.maximum(b_in, b_out) + 1e-3)
+
+
+# ---------------------------------------------------------------- other bases and shapes
+
+
+@pytest.mark.parametrize(("offset", "status"), [(0.0, "affected"), (0.01, "outside"), (-0.01, "affected")])
+def test_oval_and_rect_bases_near_tangent(offset: float, status: str) -> None:
+    placed = PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0)
+    oval = Model("oval", 38.1 + 30 + offset, 0.0, Base("oval", 60, 35), facing=0)  # long axis toward the focus
+    rect = Model("rect", 0.0, -(38.1 + 12.5 + offset), Base("rect", 25, 25), facing=0)
+    # A 25 mm square turned 45°: its corner, 12.5·√2 from its centre, points at the focus.
+    diamond = Model("diamond", -(38.1 + 12.5 * math.sqrt(2) + offset), 0.0, Base("rect", 25, 25), facing=45)
+    for m in (oval, rect, diamond):
+        assert model_margin(placed, m) == pytest.approx(-offset, abs=1e-7), m.id
+    assert status_of(placed, [oval, rect, diamond]) == {"oval": status, "rect": status, "diamond": status}
+
+
+def test_cone_and_rect_templates() -> None:
+    cone = PlacedTemplate("c", TemplateShape("cone", length=100, angle=90), (0.0, 0.0), 0.0)
+    # On the 45° side line at distance 50, a base whose edge touches it from outside.
+    edge_dir = np.array([math.cos(math.pi / 4), math.sin(math.pi / 4)])
+    normal = np.array([-edge_dir[1], edge_dir[0]])
+    c = edge_dir * 50 + normal * 12.5
+    assert model_margin(cone, Model("m", *c, Base.round(25))) == pytest.approx(0.0, abs=1e-9)
+    rect = PlacedTemplate("r", TemplateShape("rect", length=152.4, width=25.4), (0.0, 0.0), 90.0)
+    # Turned to 90°: 152.4 mm along y, 25.4 mm along x. A base 12.7 + 12.5 right of the focus touches.
+    assert model_margin(rect, Model("m", 25.2, 0.0, Base.round(25))) == pytest.approx(0.0, abs=1e-9)
+    assert model_margin(rect, Model("m", 0.0, 76.2 + 12.5 + 1.0, Base.round(25))) == pytest.approx(-1.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------- placement
+
+
+def test_teardrop_placement_from_attacker_and_target() -> None:
+    attacker = Model("a", 0.0, 0.0, Base.round(25.0))
+    target = Model("t", 30.0 * 4, 40.0 * 4, Base.round(40.0))  # 200 mm away along (0.6, 0.8)
+    s = table([attacker, target])
+    impact = place(Template("x", TEARDROP, Impact("a", "t")), s)
+    # Tip on the target's edge nearest the attacker: centre − 20·(0.6, 0.8) = (108, 144).
+    assert impact.focus == pytest.approx((108.0, 144.0))
+    assert impact.heading == pytest.approx(math.degrees(math.atan2(0.8, 0.6)))
+    direct = place(Template("y", TEARDROP, Direct("a", 90.0)), s)
+    assert direct.focus == pytest.approx((0.0, 12.5))  # on the attacker's edge at heading 90
+    assert direct.user == "a"
+    circle = place(Template("z", SMALL_BLAST, Impact("a", "t")), s)
+    assert circle.focus == (120.0, 160.0)
+    at = place(Template("w", SMALL_BLAST, At(5.0, 6.0, 30.0)), s)
+    assert (at.focus, at.heading) == ((5.0, 6.0), 30.0)
+
+
+def test_impact_teardrop_always_affects_its_target_and_direct_never_its_user() -> None:
+    attacker = Model("a", 0.0, 0.0, Base.round(25.0))
+    target = Model("t", 150.0, 20.0, Base("oval", 60, 35), facing=10)
+    s = table([attacker, target], templates=[Template("x", TEARDROP, Impact("a", "t")), Template("y", TEARDROP, Direct("a", 0.0))])
+    geom = table_geometry(s)
+    assert cover(place(s.templates[0], s), geom).models["t"].status == "affected"
+    direct = cover(place(s.templates[1], s), geom)
+    assert direct.models["a"].status == "user"
+    assert direct.models["t"].status == "affected"
+
+
+# ---------------------------------------------------------------- visibility
+
+
+WALL = Terrain("wall", rect=RectSpec(25.0, 0.0, 10.0, 10.0))  # x 20..30, y -5..5
+BIG = TemplateShape.circle(127.0)
+
+
+def _shadow_edge_centre(r: float, inside_by: float) -> tuple[float, float]:
+    """A base at x = 45 touching the shadow's upper edge (the ray y = x/4 through corner (20, 5)).
+
+    Distance from (45, y) to the line x - 4y = 0 is (45 - 4y)/√17 for points below it (in shadow).
+    Setting it to r + inside_by: y = (45 - (r + inside_by)·√17) / 4.
+    """
+    return (45.0, (45.0 - (r + inside_by) * math.sqrt(17)) / 4)
+
+
+@pytest.mark.parametrize(
+    ("centre", "status"),
+    [
+        ((45.0, 0.0), "total_cover"),  # 10.9 mm deep in the shadow
+        ((45.0, 11.25), "affected"),  # centre on the shadow's edge: half in shadow, still affected
+        (_shadow_edge_centre(5.0, 0.0), "affected"),  # grazing the shadow edge: grazing does not block
+        (_shadow_edge_centre(5.0, 0.01), "total_cover"),  # 0.01 mm deeper: wholly hidden
+        (_shadow_edge_centre(5.0, -0.01), "affected"),
+        ((-45.0, 0.0), "affected"),  # in front of the focus, nothing between
+        ((25.0, 0.0), "total_cover"),  # wholly inside the wall (an 8 mm base spans x 21..29)
+    ],
+)
+def test_trooper_behind_building(centre: tuple[float, float], status: str) -> None:
+    placed = PlacedTemplate("t", BIG, (0.0, 0.0), 0.0)
+    diameter = 8.0 if centre == (25.0, 0.0) else 10.0
+    assert status_of(placed, [Model("m", *centre, Base.round(diameter))], [WALL])["m"] == status
+
+
+def test_base_touching_the_near_face_is_affected() -> None:
+    placed = PlacedTemplate("t", BIG, (0.0, 0.0), 0.0)
+    assert status_of(placed, [Model("m", 15.0, 0.0, Base.round(10.0))], [WALL])["m"] == "affected"
+
+
+def test_low_walls_that_do_not_block_are_ignored() -> None:
+    placed = PlacedTemplate("t", BIG, (0.0, 0.0), 0.0)
+    hedge = Terrain("hedge", rect=RectSpec(25.0, 0.0, 10.0, 10.0), blocks_los=False)
+    assert status_of(placed, [Model("m", 45.0, 0.0, Base.round(10.0))], [hedge])["m"] == "affected"
+
+
+def test_focus_inside_a_building_sees_only_its_own_point() -> None:
+    placed = PlacedTemplate("t", BIG, (25.0, 0.0), 0.0)
+    statuses = status_of(placed, [Model("far", 60.0, 0.0, Base.round(10.0)), Model("on", 27.0, 0.0, Base.round(10.0))], [WALL])
+    assert statuses == {"far": "total_cover", "on": "affected"}
+
+
+def test_focus_on_a_building_edge_sees_along_and_away() -> None:
+    placed = PlacedTemplate("t", BIG, (20.0, 0.0), 0.0)  # on the wall's near face
+    statuses = status_of(
+        placed,
+        [Model("behind", 45.0, 0.0, Base.round(10.0)), Model("front", 0.0, 0.0, Base.round(10.0))],
+        [WALL],
+    )
+    assert statuses == {"behind": "total_cover", "front": "affected"}
+
+
+def test_terrain_affected_is_exact() -> None:
+    placed = PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0)
+    near = Terrain("near", rect=RectSpec(38.1 + 5.0, 0.0, 10.0, 10.0))  # face at x = 38.1: touching
+    far = Terrain("far", rect=RectSpec(38.1 + 5.01, 0.0, 10.0, 10.0))  # 0.01 mm away
+    cov = cover(placed, table_geometry(table([], [near, far])))
+    assert cov.terrain_affected == ("near",)
