@@ -153,6 +153,7 @@ class BaseIn(_In):
 def _base(value: Any, info: ValidationInfo) -> Any:
     if isinstance(value, dict):
         return value
+    _positive_length(value, info)  # a bare length: report problems at `base` itself
     return {"shape": "round", "length": value}
 
 

@@ -53,6 +53,7 @@ def length_for_file(mm: float, unit: str) -> float | str:
     A bare number when it reads back to exactly ``mm``; otherwise a string in mm,
     so that saving and loading never changes a length by even one bit.
     """
+    mm = float(mm)
     factor = MM_PER_UNIT[unit]
     number = mm / factor
     # The shortest decimal that reads back to the very same millimetres.

@@ -1,0 +1,94 @@
+"""The command line: reports, exit codes, and no pygame on the check path."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tabletop import cli
+
+from .conftest import ROOT, SCENARIOS
+
+DEFAULT = SCENARIOS / "default.toml"
+
+
+def test_check_json_follows_the_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["check", str(DEFAULT), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["format"] == 1 and report["ruleset"] == "none" and report["units"] == "in"
+    blast, flame = report["templates"]
+    assert blast["id"] == "blast" and blast["shape"] == "circle" and blast["focus"] == [6.0, 9.0]
+    assert blast["affected"] == ["edge", "r1", "r2", "sgt"]
+    # Sergeant: 32 mm base centred on the focus: 16 - (0 - 63.5) = 79.5 mm.
+    assert blast["models"]["sgt"] == {"status": "affected", "margin_mm": 79.5, "contested": False}
+    # The contested trooper stands 75.6 mm from the focus: 12.5 - (75.6 - 63.5) = 0.4 mm.
+    assert blast["models"]["edge"] == {"status": "affected", "margin_mm": 0.4, "contested": True}
+    assert set(blast["models"]) == {"sgt", "r1", "r2", "edge", "r4", "gunner", "b1", "b2", "b3", "dread"}
+    assert blast["allowed"] is True and blast["reason"] is None and isinstance(blast["resolution"], dict)
+    assert flame["shape"] == "teardrop"
+    assert flame["models"]["gunner"]["status"] == "user"
+    assert flame["models"]["b2"]["status"] == "total_cover"
+    assert flame["models"]["b3"]["status"] == "affected"  # half in the ruin's shadow
+    assert flame["terrain_affected"] == ["ruin"]
+
+
+def test_tolerance_changes_what_is_contested(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["check", str(DEFAULT), "--json", "--tolerance", "0.3"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["templates"][0]["models"]["edge"]["contested"] is False
+
+
+def test_check_text_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["check", str(DEFAULT)]) == 0
+    out = capsys.readouterr().out
+    assert "Template blast" in out and "CONTESTED" in out and "total cover" in out
+
+
+@pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.name)
+def test_every_bundled_scenario_checks(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["check", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["templates"]) >= 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["check"], 2),
+        (["check", str(DEFAULT), "--tolerance", "lots"], 2),
+        (["check", str(DEFAULT), "--bogus"], 2),
+        (["render", str(DEFAULT)], 2),  # -o is required
+        (["--help"], 0),
+    ],
+)
+def test_exit_codes(argv: list[str], code: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(argv) == code
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_check_never_imports_pygame() -> None:
+    code = (
+        "import sys, contextlib, io, importlib, pkgutil, tabletop, tabletop.cli as c, tabletop.rulesets\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    rc = c.main(['check', {str(DEFAULT)!r}, '--json'])\n"
+        "assert rc == 0, rc\n"
+        "for name in ['units', 'model', 'shapes', 'contact', 'placement', 'visibility', 'coverage', 'dice',\n"
+        "             'resolution', 'adjudicate', 'report', 'catalogue', 'scenario_io', 'viewport']:\n"
+        "    importlib.import_module('tabletop.' + name)\n"
+        "for m in pkgutil.iter_modules(tabletop.rulesets.__path__):\n"
+        "    importlib.import_module('tabletop.rulesets.' + m.name)\n"
+        "print('pygame' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_console_script_runs_check() -> None:
+    out = subprocess.run([sys.executable, "-m", "tabletop.cli", "check", str(DEFAULT)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "Template flame" in out.stdout
