@@ -275,3 +275,22 @@ def test_terrain_affected_is_exact() -> None:
     far = Terrain("far", rect=RectSpec(38.1 + 5.01, 0.0, 10.0, 10.0))  # 0.01 mm away
     cov = cover(placed, table_geometry(table([], [near, far])))
     assert cov.terrain_affected == ("near",)
+
+
+def test_coincident_bases_are_judged_each_on_its_own() -> None:
+    placed = PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0)
+    twins = [Model("a", 50.6, 0.0, Base.round(25.0)), Model("b", 50.6, 0.0, Base.round(25.0)), Model("c", 50.6, 0.0, Base.round(24.0))]
+    assert status_of(placed, twins) == {"a": "affected", "b": "affected", "c": "outside"}
+
+
+def test_template_off_the_table_edge_is_judged_the_same() -> None:
+    placed = PlacedTemplate("t", SMALL_BLAST, (-30.0, -30.0), 0.0)  # focus off the table's corner
+    assert status_of(placed, [Model("m", 5.0, 5.0, Base.round(25.0))])["m"] == "affected"
+
+
+def test_base_tangent_to_a_building_corner() -> None:
+    # The wall's corner (20, 5) lies on the shadow's edge; a base touching that corner from
+    # outside the shadow is visible, and so is one touching it from the lit side.
+    placed = PlacedTemplate("t", BIG, (0.0, 0.0), 0.0)
+    corner_touch = Model("m", 20.0, 5.0 + 5.0, Base.round(10.0))  # touches the corner from above
+    assert status_of(placed, [corner_touch], [WALL])["m"] == "affected"
