@@ -7,9 +7,9 @@ bases that the bracketing polygons leave undecided are looked at again.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import shapely
@@ -28,9 +28,8 @@ CONTACT_EPS_MM = 1e-9
 DEFAULT_TOLERANCE_MM = 1.0
 
 
-@dataclass(frozen=True)
-class ModelCoverage:
-    """One model's relation to one template."""
+class ModelCoverage(NamedTuple):
+    """One model's relation to one template (a NamedTuple: thousands are made per drag step)."""
 
     status: Status
     margin_mm: float
@@ -66,6 +65,7 @@ class TableGeometry:
     round_mask: NDArray[np.bool_]
     terrain_polygons: tuple[Polygon, ...]
     terrain_tree: shapely.STRtree
+    ids: tuple[str, ...] = ()
     _base_polygons: dict[tuple[int, int, bool], Polygon] = field(default_factory=dict)
 
     def base_polygon(self, index: int, segments: int, outer: bool) -> Polygon:
@@ -83,7 +83,7 @@ def table_geometry(scenario: Scenario) -> TableGeometry:
     radii = np.array([m.base.bounding_radius for m in models], dtype=float)
     round_mask = np.array([m.base.is_round for m in models], dtype=bool)
     polys = tuple(Polygon(t.polygon) for t in scenario.terrain)
-    return TableGeometry(models, scenario.terrain, centres, radii, round_mask, polys, shapely.STRtree(list(polys)))
+    return TableGeometry(models, scenario.terrain, centres, radii, round_mask, polys, shapely.STRtree(list(polys)), tuple(m.id for m in models))
 
 
 #: Candidate searches pad the template's envelope: its circumscribed polygon reaches the
@@ -158,11 +158,12 @@ def cover(
 
     region: VisibleRegion | None = None
     obstacles: list[Polygon] = []
+    inner_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=False)
+    outer_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=True)
     if use_visibility:
-        outer_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=True)
         obstacles = _blocking_polygons(geom, outer_t, blocks)
         if obstacles:
-            region = visible_region(placed, obstacles)
+            region = visible_region(placed, obstacles, DEFAULT_SEGMENTS, inner_t, outer_t)
             if region.shadow is None:
                 region = None
 
@@ -183,35 +184,30 @@ def cover(
             for i in candidates[~geom.round_mask[candidates]]:
                 seen[i] = _meets_visible(geom, int(i), region, placed, obstacles)
 
-    result: dict[str, ModelCoverage] = {}
-    for i, m in enumerate(geom.models):
-        margin = float(margins[i])
-        if m.id in user_ids:
-            status: Status = "user"
-        elif not touching[i]:
-            status = "outside"
-        elif seen[i]:
-            status = "affected"
-        else:
-            status = "total_cover"
-        contested = status != "user" and abs(margin) <= tolerance_mm
-        result[m.id] = ModelCoverage(status, margin, bool(contested))
+    status_arr = np.where(touching, np.where(seen, "affected", "total_cover"), "outside").astype(object)
+    if user_ids:
+        for i in np.nonzero([m.id in user_ids for m in geom.models])[0]:
+            status_arr[i] = "user"
+    contested = (np.abs(margins) <= tolerance_mm) & (status_arr != "user")
+    result = dict(zip(geom.ids, map(ModelCoverage, status_arr.tolist(), margins.tolist(), contested.tolist())))
 
-    terrain_hits: list[str] = []
-    if geom.terrain:
-        outer_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=True)
-        for i in _candidates(geom, outer_t):
+    return Coverage(placed, result, _terrain_under(placed, geom, inner_t, outer_t), region, tolerance_mm)
+
+
+def _terrain_under(placed: PlacedTemplate, geom: TableGeometry, inner_t: Polygon, outer_t: Polygon) -> tuple[str, ...]:
+    """Ids of terrain pieces meeting the template: bracketed, then exact for the undecided."""
+    candidates = _candidates(geom, outer_t)
+    if not candidates:
+        return ()
+    polys = np.array([geom.terrain_polygons[i] for i in candidates], dtype=object)
+    surely = shapely.intersects(polys, inner_t)
+    maybe = ~surely & (shapely.distance(polys, outer_t) <= _QUERY_PAD_MM)
+    hits: list[str] = []
+    for k, i in enumerate(candidates):
+        if surely[k]:
+            hits.append(geom.terrain[i].id)
+        elif maybe[k]:
             ring = np.asarray(geom.terrain_polygons[i].exterior.coords)[:-1]
             if terrain_margin(placed, ring) >= -CONTACT_EPS_MM:
-                terrain_hits.append(geom.terrain[i].id)
-    return Coverage(placed, result, tuple(terrain_hits), region, tolerance_mm)
-
-
-def round_to(value: float, digits: int = 3) -> float:
-    """Round for reports without turning -0.0 into a surprise."""
-    r = round(value, digits)
-    return 0.0 if r == 0 else r
-
-
-def is_finite_point(p: tuple[float, float]) -> bool:
-    return math.isfinite(p[0]) and math.isfinite(p[1])
+                hits.append(geom.terrain[i].id)
+    return tuple(hits)

@@ -51,7 +51,7 @@ def with_statuses(coverage: Coverage, statuses: Mapping[str, Status]) -> Coverag
     """``coverage`` with some models' statuses replaced (contagion, 3D reach, ...)."""
     models = dict(coverage.models)
     for model_id, status in statuses.items():
-        models[model_id] = dataclasses.replace(models[model_id], status=status)
+        models[model_id] = models[model_id]._replace(status=status)
     return dataclasses.replace(coverage, models=models)
 
 

@@ -9,6 +9,7 @@ lies between the two.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -172,6 +173,17 @@ def _circle_ring(cx: float, cy: float, radius: float, segments: int, outer: bool
 
 def local_outline(shape: TemplateShape, segments: int = DEFAULT_SEGMENTS, outer: bool = False) -> FloatArray:
     """Polygon vertices (local frame) inside (``outer=False``) or around the true outline."""
+    return _local_outline_cached(shape, segments, outer)
+
+
+@functools.lru_cache(maxsize=256)
+def _local_outline_cached(shape: TemplateShape, segments: int, outer: bool) -> FloatArray:
+    outline = _build_local_outline(shape, segments, outer)
+    outline.setflags(write=False)
+    return outline
+
+
+def _build_local_outline(shape: TemplateShape, segments: int, outer: bool) -> FloatArray:
     if shape.kind == "circle":
         return _circle_ring(0.0, 0.0, shape.diameter / 2, segments, outer)
     if shape.kind == "rect":

@@ -68,10 +68,15 @@ def visible_region(
     placed: PlacedTemplate,
     obstacles: Sequence[Polygon],
     segments: int = DEFAULT_SEGMENTS,
+    inner_t: Polygon | None = None,
+    outer_t: Polygon | None = None,
 ) -> VisibleRegion:
-    """Bracket V, the part of the template seen from its focus past ``obstacles``."""
-    inner_t = template_polygon(placed, segments, outer=False)
-    outer_t = template_polygon(placed, segments, outer=True)
+    """Bracket V, the part of the template seen from its focus past ``obstacles``.
+
+    ``inner_t``/``outer_t``: the template's bracketing polygons at ``segments``, when the caller has them.
+    """
+    inner_t = inner_t if inner_t is not None else template_polygon(placed, segments, outer=False)
+    outer_t = outer_t if outer_t is not None else template_polygon(placed, segments, outer=True)
     focus = ShapelyPoint(placed.focus)
     relevant = [o for o in obstacles if o.intersects(outer_t)]
     if not relevant:
