@@ -7,7 +7,7 @@ bases that the bracketing polygons leave undecided are looked at again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -36,22 +36,61 @@ class ModelCoverage(NamedTuple):
     contested: bool
 
 
+class ModelTable(Mapping[str, ModelCoverage]):
+    """Model id → ModelCoverage, backed by arrays; entries are built only when read."""
+
+    __slots__ = ("ids", "index", "statuses", "margins", "contested")
+
+    def __init__(self, ids: tuple[str, ...], index: Mapping[str, int], statuses: NDArray[np.object_], margins: NDArray[np.float64], contested: NDArray[np.bool_]) -> None:
+        self.ids = ids
+        self.index = index
+        self.statuses = statuses
+        self.margins = margins
+        self.contested = contested
+
+    def __getitem__(self, model_id: str) -> ModelCoverage:
+        i = self.index[model_id]
+        return ModelCoverage(self.statuses[i], float(self.margins[i]), bool(self.contested[i]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mapping) and dict(self.items()) == dict(other.items())
+
+    def __repr__(self) -> str:
+        return f"ModelTable({dict(self.items())!r})"
+
+    def with_status(self, ids: Iterable[str], status: Status) -> ModelTable:
+        statuses = self.statuses.copy()
+        for model_id in ids:
+            statuses[self.index[model_id]] = status
+        return ModelTable(self.ids, self.index, statuses, self.margins, self.contested)
+
+
 @dataclass(frozen=True)
 class Coverage:
     """Every model's status against one placed template."""
 
     placed: PlacedTemplate
-    models: dict[str, ModelCoverage]
+    models: Mapping[str, ModelCoverage]
     terrain_affected: tuple[str, ...] = ()
     visible: VisibleRegion | None = None
     tolerance_mm: float = DEFAULT_TOLERANCE_MM
 
     @property
     def affected(self) -> tuple[str, ...]:
-        return tuple(sorted(i for i, c in self.models.items() if c.status == "affected"))
+        return tuple(sorted(self.ids_with("affected")))
 
     def ids_with(self, status: Status) -> tuple[str, ...]:
-        return tuple(i for i, c in self.models.items() if c.status == status)
+        """Ids of the models with ``status``, in table order."""
+        m = self.models
+        if isinstance(m, ModelTable):
+            return tuple(m.ids[i] for i in np.nonzero(m.statuses == status)[0])
+        return tuple(i for i, c in m.items() if c.status == status)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +105,7 @@ class TableGeometry:
     terrain_polygons: tuple[Polygon, ...]
     terrain_tree: shapely.STRtree
     ids: tuple[str, ...] = ()
+    index: dict[str, int] = field(default_factory=dict)
     _base_polygons: dict[tuple[int, int, bool], Polygon] = field(default_factory=dict)
 
     def base_polygon(self, index: int, segments: int, outer: bool) -> Polygon:
@@ -83,7 +123,7 @@ def table_geometry(scenario: Scenario) -> TableGeometry:
     radii = np.array([m.base.bounding_radius for m in models], dtype=float)
     round_mask = np.array([m.base.is_round for m in models], dtype=bool)
     polys = tuple(Polygon(t.polygon) for t in scenario.terrain)
-    return TableGeometry(models, scenario.terrain, centres, radii, round_mask, polys, shapely.STRtree(list(polys)), tuple(m.id for m in models))
+    return TableGeometry(models, scenario.terrain, centres, radii, round_mask, polys, shapely.STRtree(list(polys)), tuple(m.id for m in models), {m.id: i for i, m in enumerate(models)})
 
 
 #: Candidate searches pad the template's envelope: its circumscribed polygon reaches the
@@ -186,10 +226,11 @@ def cover(
 
     status_arr = np.where(touching, np.where(seen, "affected", "total_cover"), "outside").astype(object)
     if user_ids:
-        for i in np.nonzero([m.id in user_ids for m in geom.models])[0]:
-            status_arr[i] = "user"
+        for model_id in user_ids:
+            if model_id in geom.index:
+                status_arr[geom.index[model_id]] = "user"
     contested = (np.abs(margins) <= tolerance_mm) & (status_arr != "user")
-    result = dict(zip(geom.ids, map(ModelCoverage, status_arr.tolist(), margins.tolist(), contested.tolist())))
+    result = ModelTable(geom.ids, geom.index, status_arr, margins, contested)
 
     return Coverage(placed, result, _terrain_under(placed, geom, inner_t, outer_t), region, tolerance_mm)
 

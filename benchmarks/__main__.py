@@ -1,0 +1,220 @@
+"""``make bench``: every performance figure with its target, measured on this machine.
+
+Each figure is a median over repeated runs; where a baseline makes sense it is
+measured in the same run and the ratio is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import shapely
+
+from benchmarks.tables import big_table
+from tabletop import scenario_io
+from tabletop.coverage import cover, table_geometry
+from tabletop.model import PlacedTemplate, Scenario
+from tabletop.placement import place
+from tabletop.shapes import template_polygon
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def median_ms(fn: Callable[[], object], repeat: int, warmup: int = 2) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1000
+
+
+def drag_steps(s: Scenario) -> list[list[PlacedTemplate]]:
+    """Successive placements of all templates while the first one is dragged 1 mm per step."""
+    placed = [place(t, s) for t in s.templates]
+    steps = []
+    for k in range(40):
+        moved = dataclasses.replace(placed[0], focus=(placed[0].focus[0] + k, placed[0].focus[1] + 0.5 * k))
+        steps.append([moved, *placed[1:]])
+    return steps
+
+
+def recompute_fast(s: Scenario) -> Callable[[], object]:
+    geom = table_geometry(s)
+    steps = drag_steps(s)
+    state = {"k": 0}
+
+    def run() -> object:
+        step = steps[state["k"] % len(steps)]
+        state["k"] += 1
+        return [cover(p, geom) for p in step]
+
+    return run
+
+
+def recompute_naive(s: Scenario, rays: int = 16) -> Callable[[], object]:
+    """The obvious approach: buffered polygons, a Python loop of intersects, ray-sampled visibility."""
+    steps = drag_steps(s)
+    buildings = [shapely.Polygon(t.polygon) for t in s.terrain if t.blocks_los]
+    state = {"k": 0}
+
+    def run() -> object:
+        step = steps[state["k"] % len(steps)]
+        state["k"] += 1
+        out = []
+        for p in step:
+            area = template_polygon(p, 64)
+            statuses = {}
+            for m in s.models:
+                base = shapely.Point(m.x, m.y).buffer(m.base.length / 2)
+                if not area.intersects(base):
+                    statuses[m.id] = "outside"
+                    continue
+                part = area.intersection(base)
+                seen = False
+                boundary = part.exterior if hasattr(part, "exterior") else part.boundary
+                for j in range(rays):
+                    target = boundary.interpolate(j / rays, normalized=True)
+                    ray = shapely.LineString([p.focus, (target.x, target.y)])
+                    if not any(ray.crosses(b) or ray.within(b) for b in buildings):
+                        seen = True
+                        break
+                statuses[m.id] = "affected" if seen else "total_cover"
+            out.append(statuses)
+        return out
+
+    return run
+
+
+def bench_recompute(repeat: int) -> dict[str, float]:
+    s = big_table(300, 60, 6)
+    fast = median_ms(recompute_fast(s), repeat)
+    naive = median_ms(recompute_naive(s), max(5, repeat // 10), warmup=1)
+    return {"fast_ms": fast, "naive_ms": naive, "ratio": naive / fast}
+
+
+def bench_scaling(repeat: int) -> dict[int, float]:
+    return {n: median_ms(recompute_fast(big_table(n, 60, 6)), repeat) for n in (100, 300, 1000, 3000)}
+
+
+def bench_frame(repeat: int) -> float | None:
+    try:
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+        import pygame
+
+        from tabletop.adjudicate import adjudicate
+        from tabletop.draw import DrawOptions, draw_scene
+        from tabletop.viewport import Viewport
+    except ImportError:
+        return None
+    pygame.display.init()
+    pygame.font.init()
+    surface = pygame.display.set_mode((1920, 1080))
+    s = big_table(300, 60, 6)
+    adj = adjudicate(s)
+    view = Viewport.fit(s.table.width, s.table.depth, (0, 0, 1920, 1080))
+    return median_ms(lambda: draw_scene(surface, view, adj, DrawOptions()), repeat)
+
+
+def bench_check_process(repeat: int) -> dict[str, float | bool]:
+    s = big_table(300, 60, 6)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "big.toml"
+        scenario_io.save(s, path)
+        cmd = [sys.executable, "-m", "tabletop.cli", "check", str(path), "--json"]
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True)
+            times.append(time.perf_counter() - t0)
+        probe = subprocess.run(
+            [sys.executable, "-c", f"import sys, io, contextlib, tabletop.cli as c\nwith contextlib.redirect_stdout(io.StringIO()): c.main(['check', {str(path)!r}])\nprint('pygame' in sys.modules)"],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        )
+    return {"median_s": statistics.median(times), "imports_pygame": probe.stdout.strip() == "True"}
+
+
+def bench_memory() -> float | None:
+    """Peak RSS (MiB) of the app running headless on the 300-model table for 120 frames."""
+    code = (
+        "import os, resource, sys\n"
+        "os.environ.setdefault('SDL_VIDEODRIVER', 'dummy'); os.environ.setdefault('SDL_AUDIODRIVER', 'dummy')\n"
+        "from benchmarks.tables import big_table\n"
+        "from tabletop.app.pilot import Pilot\n"
+        "pilot = Pilot.for_scenario(big_table(300, 60, 6), size=(1600, 1000))\n"
+        "pilot.step(120)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"  (memory: app pilot unavailable: {out.stderr.strip().splitlines()[-1] if out.stderr.strip() else 'no output'})")
+        return None
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every benchmark and print each figure beside its target."""
+    ap = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--json", type=Path, help="also write the figures to this JSON file")
+    args = ap.parse_args(argv)
+    repeat = 20 if args.quick else 100
+    figures: dict[str, object] = {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"shapely {shapely.__version__}, numpy {np.__version__}",
+    }
+    print(f"Tabletop benchmarks — {figures['machine']}\n")
+
+    rec = bench_recompute(repeat)
+    figures["recompute"] = rec
+    ok = rec["fast_ms"] < 2.0 and rec["ratio"] >= 10
+    print("Live recompute per drag step (300 models, 60 buildings, 6 templates: statuses, margins, visible regions)")
+    print(f"  tabletop {rec['fast_ms']:.2f} ms   naive baseline {rec['naive_ms']:.1f} ms   ratio {rec['ratio']:.0f}×")
+    print(f"  target: median < 2 ms and ≥ 10× the baseline  → {'PASS' if ok else 'MISS'}\n")
+
+    scaling = bench_scaling(max(10, repeat // 4))
+    figures["scaling_ms"] = scaling
+    print("Scaling: recompute per drag step by number of models (60 buildings, 6 templates)")
+    for n, ms in scaling.items():
+        print(f"  {n:>5} models  {ms:6.2f} ms   ({ms / n * 1000:.1f} µs per model)")
+    print("  target: near-linear growth\n")
+
+    frame = bench_frame(max(10, repeat // 2))
+    figures["frame_ms"] = frame
+    if frame is None:
+        print("Frame: tabletop.draw is not available\n")
+    else:
+        print(f"Frame: drawing the 300-model table at 1920×1080 (dummy video driver)\n  {frame:.2f} ms   target < 8 ms  → {'PASS' if frame < 8 else 'MISS'}\n")
+
+    chk = bench_check_process(5 if args.quick else 9)
+    figures["check"] = chk
+    ok = chk["median_s"] < 0.5 and not chk["imports_pygame"]
+    print(f"Command line: `tabletop check` of the 300-model table, whole process\n  {chk['median_s'] * 1000:.0f} ms, imports pygame: {chk['imports_pygame']}   target < 500 ms, no pygame  → {'PASS' if ok else 'MISS'}\n")
+
+    mem = bench_memory()
+    figures["peak_rss_mib"] = mem
+    if mem is not None:
+        print(f"Memory: peak RSS of the app on the 300-model table (120 frames, headless)\n  {mem:.0f} MiB\n")
+
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
