@@ -1,0 +1,310 @@
+"""``catastrophic``: the Catastrophic Damage optional rule (damage tracks, RAV/AOE explosions, Martyr).
+
+A template ``explosion = {model}`` is one Catastrophic Explosion: either a
+critical hit (``weapon.critical_damage``) or a Martyr's self-destruct
+(``weapon.specialty_action = "self_destruct"``). The explosion is an AOE attack
+centred on the model with RAV and AOE (inches, radius) equal to its damage
+tracks; models it catches may explode in turn (a chain), from the results each
+caught model took, given in ``weapon.caught`` (the seed gives no AOE damage table).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tabletop.coverage import Coverage
+from tabletop.dice import RollSpec
+from tabletop.model import Explosion, Model, PlacedTemplate, Scenario, Template, TemplateShape
+from tabletop.resolution import Context, Resolution, Ruleset, Step, with_statuses
+from tabletop.units import MM_PER_UNIT
+
+INCH_MM = MM_PER_UNIT["in"]
+SELF_DESTRUCT = "self_destruct"
+
+ROLLS: dict[str, RollSpec] = {
+    "second_attack_roll": RollSpec(1, 10, "the Critical Hit's second Attack Roll; a natural 10 is a Catastrophic Failure"),
+}
+
+SETTINGS: dict[str, tuple[Any, str]] = {
+    "chain_reactions": (True, "Models caught by an explosion may explode in turn."),
+    "chain_trigger": (
+        "critical",
+        "When a caught model explodes: 'critical' = the explosion's AOE attack scored a single Critical Hit on it "
+        "inflicting at least twice its damage tracks (weapon.caught.<id>.critical_damage, the seed's own test); "
+        "'destroyed' = the explosion destroyed it (weapon.caught.<id>.destroyed = true).",
+    ),
+    "martyr_points_to_closest_enemy": (
+        True,
+        "With more than two sides, the Martyr's own points go to the owner of the closest model of another side "
+        "(true) or of any side, its own included (false).",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """Whether and how big the template's own model explodes."""
+
+    explodes: bool
+    tracks: int | None
+    rav: int | None
+    aoe: int | None
+    cause: str
+    martyr_bonus: bool = False
+    reason: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _tracks(model: Model) -> int | None:
+    value = model.stats.get("damage_tracks")
+    return None if value is None else int(value)
+
+
+def _size(model: Model, tracks: int, caused_by_another: bool) -> tuple[int, bool]:
+    """(RAV = AOE, martyr bonus) of an explosion of ``model`` on ``tracks`` damage tracks."""
+    bonus = caused_by_another and "martyr" in model.tags
+    return tracks + (1 if bonus else 0), bonus
+
+
+def trigger(template: Template, scenario: Scenario) -> Trigger:
+    """Does the template's model explode, and with what RAV and AOE (before any dice)?"""
+    placement = template.placement
+    if not isinstance(placement, Explosion):
+        return Trigger(False, None, None, None, "none", reason="a catastrophic explosion is placed with explosion = {model}")
+    model = scenario.model(placement.model)
+    tracks = _tracks(model)
+    weapon = template.weapon
+    if weapon.get("specialty_action") == SELF_DESTRUCT:
+        if "martyr" not in model.tags:
+            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason=f"{model.label} has no Martyr upgrade to self-destruct with")
+        if "infantry" in model.tags:
+            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason="infantry cannot take the Martyr upgrade")
+        if tracks is None or tracks < 1:
+            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason=f"{model.label} has no damage tracks left (stats.damage_tracks)")
+        return Trigger(True, tracks, tracks, tracks, SELF_DESTRUCT)
+    crit = weapon.get("critical_damage")
+    if crit is None:
+        return Trigger(False, tracks, None, None, "none", reason="give weapon.critical_damage (a Critical Hit) or specialty_action = \"self_destruct\"")
+    if "infantry" in model.tags:
+        return Trigger(False, tracks, None, None, "critical", reason="infantry models never suffer Catastrophic Explosions")
+    if tracks is None or tracks < 1:
+        return Trigger(False, tracks, None, None, "critical", reason=f"{model.label} has no damage tracks (stats.damage_tracks)")
+    if crit < 2 * tracks:
+        return Trigger(False, tracks, None, None, "critical", reason=f"{crit} critical damage is less than twice {tracks} damage tracks ({2 * tracks})")
+    size, bonus = _size(model, tracks, True)
+    return Trigger(True, tracks, size, size, "critical", martyr_bonus=bonus)
+
+
+def explosion_shape(template: Template, scenario: Scenario) -> TemplateShape:
+    """A circle of radius AOE inches (the would-be size when nothing explodes, so the app can show it)."""
+    t = trigger(template, scenario)
+    aoe = t.aoe if t.aoe is not None else max(t.tracks or 0, 0)
+    if aoe <= 0:
+        aoe = 1  # nothing explodes; any positive size keeps the geometry valid
+    return TemplateShape("circle", diameter=2 * aoe * INCH_MM, label=f"AOE/{aoe}")
+
+
+@dataclass
+class Blast:
+    """One explosion in a chain."""
+
+    model: str
+    rav: int
+    aoe: int
+    placed: PlacedTemplate
+    coverage: Coverage
+    caused_by: str | None
+    martyr_bonus: bool
+
+    @property
+    def caught(self) -> tuple[str, ...]:
+        return self.coverage.affected
+
+
+def _sides(scenario: Scenario) -> set[str]:
+    return {m.side for m in scenario.models if m.side is not None and m.side != "neutral"}
+
+
+def _martyr_awarded_to(martyr: Model, scenario: Scenario, settings: Mapping[str, Any]) -> str | None:
+    """Who scores the Martyr itself: the opposing player, or with several, the owner of the closest model."""
+    others = sorted(_sides(scenario) - {martyr.side})
+    if len(others) <= 1:
+        return others[0] if others else None
+    enemy_only = bool(settings.get("martyr_points_to_closest_enemy", True))
+    candidates = [
+        m for m in scenario.models
+        if m.id != martyr.id and m.side is not None and m.side != "neutral" and (not enemy_only or m.side != martyr.side)
+    ]
+    if not candidates:
+        return None
+    closest = min(candidates, key=lambda m: (math.dist(m.centre, martyr.centre), m.id))
+    return closest.side
+
+
+def _caught_explodes(model: Model, data: Mapping[str, Any], settings: Mapping[str, Any]) -> tuple[bool, str]:
+    """Does a model caught by an explosion explode in turn? (answer, why)."""
+    if "infantry" in model.tags:
+        return False, "infantry never explode"
+    tracks = _tracks(model)
+    if tracks is None or tracks < 1:
+        return False, "no damage tracks"
+    if settings.get("chain_trigger", "critical") == "destroyed":
+        if data.get("destroyed") is True:
+            return True, "destroyed by the explosion"
+        return False, "not destroyed"
+    crit = data.get("critical_damage")
+    if isinstance(crit, (int, float)) and crit >= 2 * tracks:
+        return True, f"a Critical Hit of {crit} >= twice {tracks} damage tracks"
+    return False, "no Critical Hit of twice its damage tracks" if crit is None else f"critical {crit} < {2 * tracks}"
+
+
+def resolve(ctx: Context) -> Resolution:
+    """The explosion (if any), its chain reaction, Catastrophic Failure and Martyr victory points."""
+    template, scenario, settings = ctx.template, ctx.scenario, ctx.settings
+    models = scenario.models_by_id()
+    t = trigger(template, scenario)
+    steps: list[Step] = []
+    details: dict[str, Any] = {
+        "explodes": t.explodes, "rav": t.rav, "aoe": t.aoe, "cause": t.cause,
+        "damage_tracks": t.tracks, "martyr_bonus": t.martyr_bonus,
+    }
+    weapon = template.weapon
+    if t.cause == "critical":
+        crit = weapon["critical_damage"]
+        details["critical_damage"] = crit
+        details["threshold"] = None if t.tracks is None else 2 * t.tracks
+        face = ctx.dice.roll("second_attack_roll", ROLLS["second_attack_roll"], "the Critical Hit's second Attack Roll")
+        auto = weapon.get("auto_10") is True
+        failure = face == 10 or auto
+        details["second_attack_roll"] = face
+        details["catastrophic_failure"] = failure
+        if failure:
+            why = "Auto 10" if auto else "natural 10"
+            steps.append(Step("note", f"Catastrophic Failure ({why}): the target returns no Defensive Fire this activation"))
+    if not t.explodes:
+        steps.append(Step("note", f"No Catastrophic Explosion: {t.reason}"))
+        details.update(chain=[], caught=[])
+        outside = with_statuses(ctx.coverage, {i: "outside" for i, c in ctx.coverage.models.items() if c.status != "user"})
+        return Resolution(coverage=outside, affected=(), details=details, steps=tuple(steps))
+
+    assert t.rav is not None and t.aoe is not None
+    origin = models[ctx.placed.user or ""] if ctx.placed.user else None
+    assert origin is not None
+    blasts = [Blast(origin.id, t.rav, t.aoe, ctx.placed, ctx.coverage, None, t.martyr_bonus)]
+    bonus_text = " (+1: Martyr explosives)" if t.martyr_bonus else ""
+    steps.append(Step("explode", f"{origin.label} explodes: RAV {t.rav}, AOE/{t.aoe}{bonus_text}", ctx.placed,
+                      {"model": origin.id, "rav": t.rav, "aoe": t.aoe}))
+    exploded = {origin.id}
+    caught_data = weapon.get("caught", {})
+    caught_data = caught_data if isinstance(caught_data, Mapping) else {}
+    chain_on = bool(settings.get("chain_reactions", True))
+    k = 0
+    while k < len(blasts):
+        blast = blasts[k]
+        k += 1
+        for victim_id in blast.caught:
+            if victim_id in exploded or not chain_on:
+                continue
+            victim = models[victim_id]
+            data = caught_data.get(victim_id, {})
+            go, why = _caught_explodes(victim, data if isinstance(data, Mapping) else {}, settings)
+            if not go:
+                continue
+            tracks = _tracks(victim) or 0
+            size, bonus = _size(victim, tracks, True)
+            shape = TemplateShape("circle", diameter=2 * size * INCH_MM, label=f"AOE/{size}")
+            placed = PlacedTemplate(f"{template.id}.{victim_id}", shape, victim.centre, 0.0, user=victim_id)
+            blasts.append(Blast(victim_id, size, size, placed, ctx.cover(placed), blast.model, bonus))
+            exploded.add(victim_id)
+            extra = " (+1: Martyr explosives)" if bonus else ""
+            steps.append(Step("explode", f"Chain reaction: {victim.label}, caught by {models[blast.model].label}'s explosion "
+                                         f"({why}), explodes: RAV {size}, AOE/{size}{extra}", placed,
+                              {"model": victim_id, "rav": size, "aoe": size, "caused_by": blast.model}))
+
+    caught_by: dict[str, list[str]] = {}
+    for b in blasts:
+        for victim_id in b.caught:
+            caught_by.setdefault(victim_id, []).append(b.model)
+    statuses = {i: "affected" for i in caught_by if ctx.coverage.models[i].status != "user"}
+    coverage = with_statuses(ctx.coverage, statuses)  # type: ignore[arg-type]
+    affected = tuple(sorted(i for i in caught_by if i != origin.id))
+    details["chain"] = [
+        {"model": b.model, "rav": b.rav, "aoe": b.aoe, "caused_by": b.caused_by, "martyr_bonus": b.martyr_bonus,
+         "caught": list(b.caught)}
+        for b in blasts
+    ]
+    details["caught"] = sorted(caught_by)
+    details["exploded"] = [b.model for b in blasts]
+
+    vp: list[dict[str, Any]] = []
+    for n, b in enumerate(blasts):
+        m = models[b.model]
+        if "martyr" not in m.tags:
+            continue
+        awarded = _martyr_awarded_to(m, scenario, settings)
+        # Models that exploded earlier in the chain were already destroyed; nobody scores one's own side.
+        earlier = {x.model for x in blasts[:n]}
+        victims = {v: (m.side if models[v].side != m.side else None) for v in b.caught if v not in earlier}
+        vp.append({"martyr": m.id, "martyr_awarded_to": awarded, "caught_awarded_to": victims})
+        steps.append(Step("note", f"Victory points: {m.label} counts as destroyed by {awarded or 'nobody'}; "
+                                  f"models its explosion damages or destroys score for {m.side}"))
+    details["victory_points"] = vp
+    model_details: dict[str, dict[str, Any]] = {}
+    for victim_id, by in caught_by.items():
+        model_details[victim_id] = {"caught_by": by}
+    for b in blasts:
+        model_details.setdefault(b.model, {})["explodes"] = f"RAV {b.rav}, AOE/{b.aoe}"
+    return Resolution(
+        coverage=coverage,
+        affected=affected,
+        details=details,
+        model_details=model_details,
+        steps=tuple(steps),
+        also_drawn=tuple(b.placed for b in blasts[1:]),
+    )
+
+
+def validate(scenario: Scenario) -> list[tuple[str, str]]:
+    """Weapon keys that cannot be read: (field path, message)."""
+    problems: list[tuple[str, str]] = []
+    ids = {m.id for m in scenario.models}
+    for i, t in enumerate(scenario.templates):
+        w = t.weapon
+        where = f"template[{i}].weapon"
+        crit = w.get("critical_damage")
+        if crit is not None and (isinstance(crit, bool) or not isinstance(crit, (int, float)) or crit < 0):
+            problems.append((f"{where}.critical_damage", f"must be a number of 0 or more, got {crit!r}"))
+        action = w.get("specialty_action")
+        if action is not None and action != SELF_DESTRUCT:
+            problems.append((f"{where}.specialty_action", f"the only Specialty Action here is \"self_destruct\", got {action!r}"))
+        if crit is not None and action is not None:
+            problems.append((where, "give critical_damage or specialty_action, not both"))
+        caught = w.get("caught")
+        if caught is not None:
+            if not isinstance(caught, Mapping):
+                problems.append((f"{where}.caught", "must be a table {model id = {critical_damage = N, destroyed = bool}}"))
+            else:
+                for key in caught:
+                    if key not in ids:
+                        problems.append((f"{where}.caught.{key}", f"{key!r} is not a model on this table"))
+    return problems
+
+
+RULESET = Ruleset(
+    name="catastrophic",
+    title="Catastrophic Damage — explosions, chain reactions, Martyr",
+    resolve=resolve,
+    uses_visibility=False,
+    rolls=ROLLS,
+    explosion_shape=explosion_shape,
+    validate=validate,
+    settings=SETTINGS,
+    doc=(
+        "Catastrophic Explosions: a Critical Hit of twice the damage tracks makes a RAV/AOE explosion centred on "
+        "the model, catching every model; Catastrophic Failure; the Martyr upgrade (self-destruct, +1, victory "
+        "points); chain reactions. See docs/rulesets/catastrophic.md."
+    ),
+)

@@ -1,0 +1,541 @@
+"""``robotech``: Robotech RPG Tactics, the revised Blast rule (Palladium, October 2015).
+
+One template may be one Blast attack or a Blast Missile volley (``weapon.volley``,
+or ``weapon.targets`` for a volley split between targets). Everything random goes
+through ``ctx.dice`` in a documented order (docs/rulesets/robotech.md):
+every ``strike`` (missile order), then each scatter (``scatter_direction``,
+``scatter_distance``, ``scatter_strike``), then ``shoot_down`` attempts, ``dodge``
+rolls and ``roll_with_impact`` rolls in the order the weapon lists the mecha.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import shapely
+
+from tabletop.coverage import Coverage
+from tabletop.dice import RollSpec
+from tabletop.model import Impact, Model, PlacedTemplate, Point, Scenario, Terrain
+from tabletop.resolution import Context, Resolution, Ruleset, Step, with_statuses
+from tabletop.units import MM_PER_UNIT, to_units
+
+INCH_MM = MM_PER_UNIT["in"]
+#: The roll to Strike is made against DF 5 to hit the point of impact.
+AIM_DF = 5
+#: A scattered Blast strikes again with D6 + 1 (no GN).
+SCATTER_BONUS = 1
+#: Hit by this many missiles of one volley, a mecha cannot Dodge (Inescapable).
+INESCAPABLE = 4
+#: Shooting down a Blast Missile succeeds only on a 6, Anti-Missile or not.
+SHOOT_DOWN_FACE = 6
+
+ROLLS: dict[str, RollSpec] = {
+    "strike": RollSpec(1, 6, "roll to Strike (+ attacker's GN) against DF 5; one per missile"),
+    "scatter_direction": RollSpec(1, 6, "scatter direction; 1 points straight away from the firer, clockwise"),
+    "scatter_distance": RollSpec(2, 6, "scatter distance in inches, capped at the range to the target"),
+    "scatter_strike": RollSpec(1, 6, "new roll to Strike after a scatter (+1, no GN)"),
+    "shoot_down": RollSpec(1, 6, "shooting down a Blast Missile: only a 6 succeeds"),
+    "dodge": RollSpec(1, 6, "Dodge (+ the mecha's PI); must equal or exceed the Strike"),
+    "roll_with_impact": RollSpec(1, 6, "Roll with Impact, rolled only when the setting asks for a roll"),
+}
+
+SETTINGS: dict[str, tuple[Any, str]] = {
+    "check_line_of_sight": (
+        True,
+        "Refuse a target (or, for Indirect Fire, a point) that no line from the attacker's "
+        "(or a friendly mecha's) centre reaches without crossing terrain that blocks LOS.",
+    ),
+    "whole_volley_miss_damage": (
+        "half",
+        "A volley that misses entirely scatters once 'with the full MD of one missile': "
+        "'half' = like any scatter, half of one missile's MD; 'full' = one missile's whole MD.",
+    ),
+    "roll_with_impact_needs": (
+        0,
+        "0: Roll with Impact always halves the MD (the rule text); N: it needs a roll_with_impact D6 of N or more.",
+    ),
+}
+
+
+@dataclass
+class Missile:
+    """One missile (or the single Blast attack) from aim to final position."""
+
+    index: int
+    target: str | None
+    aim: PlacedTemplate
+    strike: int
+    hit: bool
+    placed: PlacedTemplate
+    coverage: Coverage
+    scattered: bool = False
+    scatter: dict[str, Any] | None = None
+    shot_down_by: str | None = None
+    dud: bool = False
+
+    @property
+    def against_df(self) -> int:
+        """The Strike total compared with each DF under the template."""
+        if self.scatter is not None:
+            return int(self.scatter["strike"])
+        return self.strike
+
+
+def _weapon_list(weapon: Mapping[str, Any], key: str) -> list[str] | str:
+    value = weapon.get(key, [])
+    if value == "all":
+        return "all"
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _abilities(weapon: Mapping[str, Any]) -> set[str]:
+    value = weapon.get("abilities", [])
+    return {str(a).lower().replace(" ", "_").replace("-", "_") for a in value} if isinstance(value, list) else set()
+
+
+def _friendly(a: Model, b: Model) -> bool:
+    return a.id == b.id or (a.side is not None and a.side != "neutral" and a.side == b.side)
+
+
+def _enemy(a: Model, b: Model) -> bool:
+    if a.side is None or b.side is None:
+        return a.id != b.id  # no sides on the table: anything but oneself is fair game
+    return a.side != b.side and "neutral" not in (a.side, b.side)
+
+
+def _centroid(t: Terrain) -> Point:
+    c = shapely.Polygon(t.polygon).centroid
+    return (float(c.x), float(c.y))
+
+
+def _heading(src: Point, dst: Point) -> float:
+    dx, dy = dst[0] - src[0], dst[1] - src[1]
+    return 0.0 if dx == 0 and dy == 0 else math.degrees(math.atan2(dy, dx))
+
+
+def _line_clear(a: Point, b: Point, scenario: Scenario, ignore: str | None) -> bool:
+    """No LOS-blocking terrain's interior crossed by the segment (grazing does not block)."""
+    if a == b:
+        return True
+    seg = shapely.LineString([a, b])
+    for t in scenario.terrain:
+        if t.blocks_los and t.id != ignore and shapely.relate_pattern(seg, shapely.Polygon(t.polygon), "T********"):
+            return False
+    return True
+
+
+def scatter_point(aim: Point, firer: Point, direction: int, distance_mm: float) -> Point:
+    """Where the template's centre lands: direction 1 points away from the firer, then clockwise by 60°."""
+    angle = math.radians(_heading(firer, aim) - 60.0 * (direction - 1))
+    return (aim[0] + distance_mm * math.cos(angle), aim[1] + distance_mm * math.sin(angle))
+
+
+def _num(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else x
+
+
+def _pt(p: Point, units: str) -> list[float]:
+    return [round(to_units(p[0], units), 6) + 0.0, round(to_units(p[1], units), 6) + 0.0]
+
+
+class _Attack:
+    """The state of one resolution: the scenario's data and what has happened so far."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.scenario = ctx.scenario
+        self.template = ctx.template
+        self.weapon: Mapping[str, Any] = ctx.template.weapon
+        self.abilities = _abilities(self.weapon)
+        self.models = ctx.scenario.models_by_id()
+        self.terrain = {t.id: t for t in ctx.scenario.terrain}
+        self.units = ctx.scenario.units
+        self.md = int(self.weapon.get("md", 0))
+        self.steps: list[Step] = []
+
+    # ------------------------------------------------------------------ targets
+
+    def aims(self, attacker: Model) -> list[tuple[str | None, PlacedTemplate]]:
+        """(primary target, template as aimed) for each missile."""
+        p = self.template.placement
+        assert isinstance(p, Impact)
+        primary: str | None = p.target
+        if primary is None and isinstance(self.weapon.get("target_structure"), str):
+            primary = self.weapon["target_structure"]
+        targets = self.weapon.get("targets")
+        if isinstance(targets, list) and targets:
+            out: list[tuple[str | None, PlacedTemplate]] = []
+            for k, tid in enumerate(targets):
+                tid = str(tid)
+                if tid == primary:
+                    out.append((tid, self.ctx.placed))
+                    continue
+                centre = self.models[tid].centre if tid in self.models else _centroid(self.terrain[tid])
+                placed = PlacedTemplate(f"{self.template.id}.m{k + 1}", self.ctx.placed.shape, centre, _heading(attacker.centre, centre))
+                out.append((tid, placed))
+            return out
+        volley = int(self.weapon.get("volley", 1))
+        return [(primary, self.ctx.placed)] * volley
+
+    def target_problem(self, attacker: Model, target: str | None, aim: PlacedTemplate) -> str | None:
+        """Why this aim may not be chosen (None when it may)."""
+        los = bool(self.ctx.settings.get("check_line_of_sight", True))
+        indirect = "indirect_fire" in self.abilities
+        rng = self.weapon.get("range")
+        if isinstance(rng, (int, float)) and math.dist(attacker.centre, aim.focus) > rng * INCH_MM + 1e-9:
+            return f"the point of impact is beyond the weapon's range of {rng}\""
+        if target is None:
+            if not indirect:
+                return "a Blast attack without Indirect Fire must target an enemy mecha or a structure, not a spot on the ground"
+            if los:
+                spotters = [m for m in self.scenario.models if _friendly(attacker, m)]
+                if not any(_line_clear(m.centre, aim.focus, self.scenario, None) for m in spotters):
+                    return "no friendly mecha (nor the attacker) has line of sight to the point of impact"
+            return None
+        if target in self.models:
+            victim = self.models[target]
+            if not _enemy(attacker, victim):
+                return f"{victim.label} is not an enemy mecha"
+        elif target not in self.terrain or "DF" not in self.terrain[target].stats:
+            return f"{target!r} is neither a mecha nor a structure with a DF"
+        if los and not indirect and not _line_clear(attacker.centre, aim.focus, self.scenario, target):
+            return f"{target} is not in the attacker's line of sight"
+        if los and indirect:
+            spotters = [m for m in self.scenario.models if _friendly(attacker, m)]
+            if not any(_line_clear(m.centre, aim.focus, self.scenario, target) for m in spotters):
+                return f"no friendly mecha (nor the attacker) has line of sight to {target}"
+        return None
+
+    def friends_under(self, attacker: Model, coverage: Coverage) -> list[str]:
+        return [
+            i for i in coverage.affected
+            if _friendly(attacker, self.models[i]) and "life_is_cheap" not in self.models[i].tags
+        ]
+
+    # ------------------------------------------------------------------ dice
+
+    def scatter(self, attacker: Model, aim: PlacedTemplate, note: str) -> tuple[PlacedTemplate, dict[str, Any]]:
+        dice = self.ctx.dice
+        direction = dice.roll("scatter_direction", ROLLS["scatter_direction"], note)
+        rolled = dice.roll("scatter_distance", ROLLS["scatter_distance"], note)
+        cap_mm = math.dist(attacker.centre, aim.focus)
+        distance_mm = min(rolled * INCH_MM, cap_mm)
+        focus = scatter_point(aim.focus, attacker.centre, direction, distance_mm)
+        face = dice.roll("scatter_strike", ROLLS["scatter_strike"], note)
+        strike = face + SCATTER_BONUS
+        info = {
+            "direction": direction,
+            "distance_rolled": rolled,
+            "distance": round(to_units(distance_mm, "in"), 6),
+            "capped": rolled * INCH_MM > cap_mm,
+            "from": _pt(aim.focus, self.units),
+            "to": _pt(focus, self.units),
+            "strike_roll": face,
+            "strike": strike,
+        }
+        return dataclasses.replace(aim, focus=focus), info
+
+    # ------------------------------------------------------------------ damage
+
+    def df(self, unit: str) -> float:
+        stats = self.models[unit].stats if unit in self.models else self.terrain[unit].stats
+        return float(stats.get("DF", 0))
+
+    def under(self, coverage: Coverage) -> list[str]:
+        """Mecha and structures (terrain with a DF) under a template."""
+        structures = [t for t in coverage.terrain_affected if "DF" in self.terrain[t].stats]
+        return [*coverage.affected, *structures]
+
+    def missile_damage(self, m: Missile, whole_volley_miss_full: bool) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for unit in self.under(m.coverage):
+            if self.df(unit) > m.against_df:
+                out[unit] = 0
+            elif m.hit and unit == m.target:
+                out[unit] = self.md
+            elif m.scattered and whole_volley_miss_full:
+                out[unit] = self.md
+            else:
+                out[unit] = self.md // 2
+        return out
+
+
+def resolve(ctx: Context) -> Resolution:
+    """Strike, scatter, damage, and each mecha's reactions for one Blast attack or volley."""
+    atk = _Attack(ctx)
+    p = ctx.template.placement
+    attacker_id = p.attacker if isinstance(p, Impact) else None
+    if attacker_id is None or attacker_id not in atk.models:
+        return Resolution(
+            coverage=ctx.coverage, affected=ctx.coverage.affected, allowed=False,
+            reason="a Robotech Blast needs an attacker: place it with impact = {attacker, target} (or at for Indirect Fire)",
+            details={"damage": {}},
+        )
+    attacker = atk.models[attacker_id]
+    aims = atk.aims(attacker)
+    split = isinstance(ctx.template.weapon.get("targets"), list) and bool(ctx.template.weapon.get("targets"))
+
+    # Targeting, then the friendly-fire prohibition, for every template as aimed.
+    aimed_cov: dict[str, Coverage] = {ctx.placed.id: ctx.coverage}
+    for target, aim in aims:
+        if aim.id not in aimed_cov:
+            aimed_cov[aim.id] = ctx.cover(aim)
+    for target, aim in dict.fromkeys(aims):
+        problem = atk.target_problem(attacker, target, aim)
+        if problem is None:
+            friends = atk.friends_under(attacker, aimed_cov[aim.id])
+            if friends:
+                names = ", ".join(atk.models[f].label for f in friends)
+                problem = f"friendly mecha without Life is Cheap would be under the template: {names}"
+        if problem is not None:
+            return Resolution(
+                coverage=ctx.coverage, affected=ctx.coverage.affected, allowed=False, reason=problem,
+                details={"damage": {}, "impact_point": _pt(ctx.placed.focus, atk.units)},
+                steps=(Step("note", f"Not allowed: {problem}", ctx.placed),),
+            )
+
+    gn = int(attacker.stats.get("GN", 0))
+    dice = ctx.dice
+    missiles: list[Missile] = []
+    for k, (target, aim) in enumerate(aims):
+        note = f"missile {k + 1} of {len(aims)}" if len(aims) > 1 else "Blast"
+        face = dice.roll("strike", ROLLS["strike"], note)
+        strike = face + gn
+        hit = strike >= AIM_DF
+        missiles.append(Missile(k + 1, target, aim, strike, hit, aim, aimed_cov[aim.id]))
+        atk.steps.append(Step("roll", f"{note}: Strike {face} + GN {gn} = {strike} against DF {AIM_DF}: {'hit' if hit else 'miss'}", aim))
+
+    strikes = [m.strike for m in missiles]
+    whole_miss = len(missiles) > 1 and not split and not any(m.hit for m in missiles)
+    full_on_whole_miss = whole_miss and ctx.settings.get("whole_volley_miss_damage", "half") == "full"
+    if whole_miss:
+        # The whole volley scatters once, with one missile's MD.
+        missiles = [missiles[0]]
+    for m in missiles:
+        if m.hit:
+            continue
+        if len(missiles) == 1:
+            note, who = ("the whole volley missed", "The whole volley") if whole_miss else ("Blast", "The Blast")
+        else:
+            note, who = f"missile {m.index}", f"Missile {m.index}"
+        moved, info = atk.scatter(attacker, m.aim, note)
+        if len(missiles) > 1:
+            moved = dataclasses.replace(moved, id=f"{ctx.placed.id}.m{m.index}")
+        m.placed, m.scatter, m.scattered = moved, info, True
+        m.coverage = ctx.cover(moved)
+        capped = " (capped at the range to the target)" if info["capped"] else ""
+        atk.steps.append(
+            Step("scatter", f"{who} scatters: direction {info['direction']}, {info['distance']:g}\"{capped}; "
+                 f"new Strike {info['strike_roll']} + {SCATTER_BONUS} = {info['strike']}", moved, info)
+        )
+
+    # Damage before any reaction.
+    per_missile: list[dict[str, int]] = []
+    for m in missiles:
+        dmg = atk.missile_damage(m, full_on_whole_miss)
+        m.dud = m.scattered and not any(atk.df(u) <= m.against_df for u in dmg)
+        if m.dud:
+            atk.steps.append(Step("note", f"Scatter Strike {m.against_df} reaches no DF under the template: a dud", m.placed))
+        per_missile.append(dmg)
+    damage: dict[str, int] = {}
+    covering: dict[str, list[int]] = {}
+    for i, dmg in enumerate(per_missile):
+        for unit, v in dmg.items():
+            damage[unit] = damage.get(unit, 0) + v
+            covering.setdefault(unit, []).append(i)
+
+    reactions, final = _reactions(atk, missiles, per_missile, covering, damage)
+
+    # Final coverage: where the (first) Blast ended, everyone under any template marked affected.
+    main = next((m for m in missiles if m.hit and m.aim.id == ctx.placed.id), missiles[0])
+    main_placed = dataclasses.replace(main.placed, id=ctx.placed.id)
+    under_any = {u for m in missiles for u in m.coverage.affected}
+    coverage = with_statuses(dataclasses.replace(main.coverage, placed=main_placed), {u: "affected" for u in under_any})
+    drawn: dict[tuple[float, float], PlacedTemplate] = {}
+    for m in missiles:
+        if m.scattered:
+            aim_id = f"{ctx.placed.id}.aim" if m.aim.id == ctx.placed.id else f"{m.aim.id}.aim"
+            drawn.setdefault(m.aim.focus, dataclasses.replace(m.aim, id=aim_id))
+        if m.placed.focus != main_placed.focus:
+            drawn.setdefault(m.placed.focus, m.placed)
+    drawn.pop(main_placed.focus, None)
+    hit_any = any(m.hit for m in missiles)
+    details: dict[str, Any] = {
+        "strike": max(strikes),
+        "hit": hit_any,
+        "scattered": any(m.scattered for m in missiles),
+        "impact_point": _pt(main.placed.focus, atk.units),
+        "damage": dict(sorted(damage.items())),
+        "final_damage": dict(sorted(final.items())),
+        "md": atk.md,
+        "gn": gn,
+        "dud": all(m.dud for m in missiles if m.scattered) and any(m.scattered for m in missiles) and not hit_any,
+    }
+    if len(aims) > 1:
+        details["strikes"] = strikes
+    if whole_miss:
+        details["whole_volley_missed"] = True
+    if len(missiles) == 1 and missiles[0].scatter is not None:
+        info = missiles[0].scatter
+        details.update(
+            scatter_direction=info["direction"], scatter_distance=info["distance"], scatter_strike=info["strike"],
+            scatter_capped=info["capped"], aim_point=info["from"],
+        )
+    if len(aims) > 1:
+        details["missiles"] = [
+            {
+                "missile": m.index, "target": m.target, "strike": m.strike, "hit": m.hit,
+                "scattered": m.scattered, "impact_point": _pt(m.placed.focus, atk.units),
+                "scatter": m.scatter, "shot_down_by": m.shot_down_by, "damage": dict(sorted(per_missile[i].items())),
+            }
+            for i, m in enumerate(missiles)
+        ]
+    if reactions:
+        details["reactions"] = reactions
+    model_details = {
+        u: {"damage": damage[u], "final_damage": final[u], "df": _num(atk.df(u))}
+        for u in damage if u in atk.models
+    }
+    for u in damage:
+        note = "" if u in atk.models else " (structure: no reduction)"
+        atk.steps.append(Step("note", f"{u}: {damage[u]} MD before reactions, {final[u]} after{note}"))
+    return Resolution(
+        coverage=coverage,
+        affected=coverage.affected,
+        details=details,
+        model_details=model_details,
+        steps=tuple(atk.steps),
+        also_drawn=tuple(drawn.values()),
+    )
+
+
+def _reactions(
+    atk: _Attack,
+    missiles: Sequence[Missile],
+    per_missile: Sequence[Mapping[str, int]],
+    covering: Mapping[str, list[int]],
+    damage: Mapping[str, int],
+) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """Shoot down, Dodge and Roll with Impact, in that order; returns (what each mecha did, final MD)."""
+    dice = atk.ctx.dice
+    cp: dict[str, float] = {i: float(m.stats.get("CP", math.inf)) for i, m in atk.models.items()}
+    reactions: dict[str, dict[str, Any]] = {}
+
+    def listed(key: str) -> list[str]:
+        value = _weapon_list(atk.weapon, key)
+        mecha = [u for u in covering if u in atk.models]
+        return sorted(mecha) if value == "all" else [u for u in value if u in covering and u in atk.models]
+
+    def pay(unit: str, what: str) -> bool:
+        if cp[unit] < 1:
+            reactions.setdefault(unit, {})[what] = "no Command Point left"
+            return False
+        cp[unit] -= 1
+        return True
+
+    if "missile" in atk.abilities:
+        for unit in listed("shoot_down"):
+            live = [i for i in covering[unit] if missiles[i].shot_down_by is None]
+            if not live or not pay(unit, "shoot_down"):
+                continue
+            face = dice.roll("shoot_down", ROLLS["shoot_down"], f"{unit} shoots at the Blast Missile(s)")
+            ok = face >= SHOOT_DOWN_FACE
+            reactions.setdefault(unit, {})["shoot_down"] = {"roll": face, "success": ok}
+            if ok:
+                for i in live:
+                    missiles[i].shot_down_by = unit
+                atk.steps.append(Step("note", f"{unit} shoots down {len(live)} missile(s) with a 6: they damage no one"))
+
+    def live_damage(unit: str) -> int:
+        return sum(per_missile[i].get(unit, 0) for i in covering[unit] if missiles[i].shot_down_by is None)
+
+    final = {u: live_damage(u) for u in damage}
+    for unit in listed("dodge"):
+        live = [i for i in covering[unit] if missiles[i].shot_down_by is None]
+        if final[unit] == 0:
+            continue
+        if len(live) >= INESCAPABLE:
+            reactions.setdefault(unit, {})["dodge"] = {"inescapable": True, "missiles": len(live)}
+            atk.steps.append(Step("note", f"{unit} is under {len(live)} missiles of the volley: Inescapable"))
+            continue
+        if not pay(unit, "dodge"):
+            continue
+        need = max(missiles[i].against_df for i in live)
+        pi = int(atk.models[unit].stats.get("PI", 0))
+        face = dice.roll("dodge", ROLLS["dodge"], f"{unit} dodges (needs {need})")
+        ok = face + pi >= need
+        reactions.setdefault(unit, {})["dodge"] = {"roll": face, "pi": pi, "total": face + pi, "needs": need, "success": ok}
+        if ok:
+            final[unit] = 0
+    needs = int(atk.ctx.settings.get("roll_with_impact_needs", 0) or 0)
+    for unit in listed("roll_with_impact"):
+        if final[unit] == 0 or not pay(unit, "roll_with_impact"):
+            continue
+        entry: dict[str, Any] = {"before": final[unit]}
+        if needs:
+            face = dice.roll("roll_with_impact", ROLLS["roll_with_impact"], f"{unit} rolls with the impact (needs {needs})")
+            entry.update(roll=face, success=face >= needs)
+            if face < needs:
+                reactions.setdefault(unit, {})["roll_with_impact"] = entry
+                continue
+        final[unit] //= 2
+        entry["after"] = final[unit]
+        reactions.setdefault(unit, {})["roll_with_impact"] = entry
+    return reactions, final
+
+
+def validate(scenario: Scenario) -> list[tuple[str, str]]:
+    """Weapon keys that cannot be read: (field path, message)."""
+    problems: list[tuple[str, str]] = []
+    models = {m.id for m in scenario.models}
+    structures = {t.id for t in scenario.terrain}
+    for i, t in enumerate(scenario.templates):
+        w = t.weapon
+        where = f"template[{i}].weapon"
+        md = w.get("md", 0)
+        if isinstance(md, bool) or not isinstance(md, int) or md < 0:
+            problems.append((f"{where}.md", f"MD must be a whole number of 0 or more, got {md!r}"))
+        volley = w.get("volley", 1)
+        if isinstance(volley, bool) or not isinstance(volley, int) or volley < 1:
+            problems.append((f"{where}.volley", f"volley must be a whole number of missiles, 1 or more, got {volley!r}"))
+        targets = w.get("targets")
+        if targets is not None:
+            if not isinstance(targets, list) or not targets or not all(isinstance(x, str) for x in targets):
+                problems.append((f"{where}.targets", "targets must be a list of ids, one per missile"))
+            else:
+                for x in targets:
+                    if x not in models and x not in structures:
+                        problems.append((f"{where}.targets", f"{x!r} is neither a model nor a terrain piece"))
+                if "volley" in w and volley != len(targets):
+                    problems.append((f"{where}.targets", f"{len(targets)} targets for a volley of {volley}"))
+        ts = w.get("target_structure")
+        if ts is not None and ts not in structures:
+            problems.append((f"{where}.target_structure", f"{ts!r} is not a terrain piece"))
+        for key in ("dodge", "roll_with_impact", "shoot_down"):
+            value = w.get(key)
+            if value is None or value == "all":
+                continue
+            if not isinstance(value, list) or any(v not in models for v in value):
+                problems.append((f"{where}.{key}", f"{key} must be \"all\" or a list of model ids"))
+    return problems
+
+
+RULESET = Ruleset(
+    name="robotech",
+    title="Robotech RPG Tactics — revised Blast rule (2015)",
+    resolve=resolve,
+    uses_visibility=False,
+    rolls=ROLLS,
+    validate=validate,
+    settings=SETTINGS,
+    doc=(
+        "Revised Blast rule: Strike D6 + GN against DF 5, full MD to the primary target and half to all else "
+        "under the 5\" template (nothing where DF > Strike), one scatter with a D6 + 1 Strike, Dodge, Roll with "
+        "Impact, shooting down Blast Missiles, volleys. See docs/rulesets/robotech.md."
+    ),
+)

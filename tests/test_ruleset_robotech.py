@@ -1,0 +1,415 @@
+"""The ``robotech`` ruleset: every outcome from fixed rolls, through adjudicate and the report."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import pytest
+
+from tabletop import rulesets
+from tabletop.adjudicate import adjudicate
+from tabletop.model import Impact, Scenario, Terrain
+from tabletop.report import report_json, report_text
+from tabletop.rulesets.robotech import scatter_point
+from tabletop.scenario_io import ScenarioError, load, load_with_warnings, loads
+
+from .conftest import SCENARIOS
+
+IN = 25.4
+
+
+def scenario(name: str) -> Scenario:
+    return load(SCENARIOS / f"robotech-{name}.toml")
+
+
+def change(
+    s: Scenario,
+    *,
+    rolls: dict[str, Any] | None = None,
+    weapon: dict[str, Any] | None = None,
+    placement: Any = None,
+    models: dict[str, dict[str, Any]] | None = None,
+    terrain: tuple[Terrain, ...] | None = None,
+) -> Scenario:
+    """The scenario with its (only) template's rolls/weapon/placement and some models changed."""
+    t = s.templates[0]
+    t = dataclasses.replace(
+        t,
+        rolls=t.rolls if rolls is None else rolls,
+        weapon={**t.weapon, **(weapon or {})},
+        placement=t.placement if placement is None else placement,
+    )
+    ms = tuple(dataclasses.replace(m, **(models or {}).get(m.id, {})) for m in s.models)
+    return dataclasses.replace(s, templates=(t,), models=ms, terrain=s.terrain if terrain is None else terrain)
+
+
+def run(s: Scenario, **settings: Any) -> dict[str, Any]:
+    adj = adjudicate(s, settings=settings)
+    report_text(adj)  # the text report must render every outcome
+    return report_json(adj)["templates"][0]
+
+
+def roll_names(t: dict[str, Any]) -> list[str]:
+    return [r["name"] for r in t["resolution"]["dice"]]
+
+
+# ---------------------------------------------------------------- a hit
+
+
+def test_hit_full_md_to_target_half_to_others_structure_unreduced() -> None:
+    t = run(scenario("hit"))
+    r = t["resolution"]
+    assert t["allowed"] is True
+    # strike 4 + GN 1 = 5 >= 5: a hit on the point of impact.
+    assert (r["strike"], r["hit"], r["scattered"]) == (5, True, False)
+    assert r["impact_point"] == [30.0, 10.0]
+    # Target DF 4 <= 5: full MD 10; pod2 (DF 3), Cyclone (DF 4), Bunker (DF 2): 10 // 2 = 5;
+    # Officer DF 6 > 5: nothing.
+    assert r["damage"] == {"bunker": 5, "cyclone": 5, "officer": 0, "pod1": 10, "pod2": 5}
+    assert t["terrain_affected"] == ["bunker"]
+    assert t["affected"] == ["cyclone", "officer", "pod1", "pod2"]
+
+
+def test_hit_reactions_dodge_and_roll_with_impact() -> None:
+    r = run(scenario("hit"))["resolution"]
+    # pod1 dodges 6 + PI 0 = 6 >= 5: no damage; pod2 dodges 2 + PI 1 = 3 < 5, then 5 // 2 = 2.
+    assert r["reactions"]["pod1"]["dodge"] == {"roll": 6, "pi": 0, "total": 6, "needs": 5, "success": True}
+    assert r["reactions"]["pod2"]["dodge"]["success"] is False
+    assert r["reactions"]["pod2"]["roll_with_impact"] == {"before": 5, "after": 2}
+    # Structures can neither Dodge nor Roll with Impact; unlisted mecha keep the full amount.
+    assert r["final_damage"] == {"bunker": 5, "cyclone": 5, "officer": 0, "pod1": 0, "pod2": 2}
+
+
+def test_a_successful_dodge_does_not_move_the_template() -> None:
+    t = run(scenario("hit"))
+    assert t["focus"] == [30.0, 10.0] and t["resolution"]["scattered"] is False
+    assert "scatter_direction" not in roll_names(t)
+
+
+def test_primary_target_with_df_above_the_strike_takes_nothing() -> None:
+    # strike 4 + GN 1 = 5 hits the point of impact, but the target's DF 6 > 5.
+    s = change(scenario("hit"), models={"pod1": {"stats": {"DF": 6}}}, rolls={"strike": 4, "dodge": [1, 1]})
+    r = run(s)["resolution"]
+    assert r["hit"] is True and r["damage"]["pod1"] == 0 and r["damage"]["pod2"] == 5
+
+
+def test_strike_six_reaches_df_six() -> None:
+    # strike 5 + GN 1 = 6 >= the Officer's DF 6: half MD 5.
+    r = run(change(scenario("hit"), rolls={"strike": 5, "dodge": [1, 1]}))["resolution"]
+    assert r["strike"] == 6 and r["damage"]["officer"] == 5
+
+
+def test_command_points_run_out() -> None:
+    # pod1 has CP 1: it Dodges (1 + PI 0 = 1 < 5, fails) and has none left to Roll with Impact.
+    s = change(scenario("hit"), weapon={"dodge": ["pod1"], "roll_with_impact": ["pod1"]}, rolls={"strike": 4, "dodge": 1})
+    r = run(s)["resolution"]
+    assert r["reactions"]["pod1"] == {
+        "dodge": {"roll": 1, "pi": 0, "total": 1, "needs": 5, "success": False},
+        "roll_with_impact": "no Command Point left",
+    }
+    assert r["final_damage"]["pod1"] == 10
+
+
+def test_roll_with_impact_roll_setting() -> None:
+    s = change(scenario("hit"), weapon={"dodge": [], "roll_with_impact": ["pod1", "pod2"]}, rolls={"strike": 4, "roll_with_impact": [3, 4]})
+    r = run(s, roll_with_impact_needs=4)["resolution"]
+    # pod1 rolls 3 < 4: keeps 10; pod2 rolls 4 >= 4: 5 // 2 = 2.
+    assert r["final_damage"]["pod1"] == 10 and r["final_damage"]["pod2"] == 2
+    r = run(s)["resolution"]  # default: Roll with Impact always halves, no roll
+    assert r["final_damage"]["pod1"] == 5 and "roll_with_impact" not in [d["name"] for d in r["dice"]]
+
+
+# ---------------------------------------------------------------- targeting
+
+
+def test_friendly_mecha_without_life_is_cheap_forbids_the_attack() -> None:
+    s = change(scenario("hit"), models={"valkyrie": {"x": 31 * IN, "y": 8 * IN}})
+    t = run(s)
+    assert t["allowed"] is False
+    assert "Valkyrie" in t["reason"] and "Life is Cheap" in t["reason"]
+    assert t["resolution"]["dice"] == [] and t["resolution"]["damage"] == {}
+
+
+def test_friendly_with_life_is_cheap_is_allowed_and_without_it_is_not() -> None:
+    assert run(scenario("hit"))["allowed"] is True  # the Cyclone under it has Life is Cheap
+    t = run(change(scenario("hit"), models={"cyclone": {"tags": ()}}))
+    assert t["allowed"] is False and "Cyclone" in t["reason"]
+
+
+def test_only_enemy_mecha_may_be_targeted() -> None:
+    s = change(scenario("hit"), placement=Impact("destroid", target="valkyrie"))
+    t = run(s)
+    assert t["allowed"] is False and "not an enemy" in t["reason"]
+
+
+def test_spot_on_the_ground_needs_indirect_fire() -> None:
+    spot = Impact("destroid", point=(28 * IN, 12 * IN))
+    t = run(change(scenario("hit"), placement=spot, rolls={"strike": 4}))
+    assert t["allowed"] is False and "Indirect Fire" in t["reason"]
+    s = change(scenario("hit"), placement=spot, weapon={"abilities": ["blast", "indirect_fire"], "dodge": []}, rolls={"strike": 4})
+    t = run(s)
+    r = t["resolution"]
+    # No primary target: everything under the template takes half MD (DF <= 5).
+    assert t["allowed"] is True and r["hit"] is True and r["impact_point"] == [28.0, 12.0]
+    assert r["damage"] == {"bunker": 5, "cyclone": 5, "pod1": 5}
+
+
+def test_range_is_checked_centre_to_centre() -> None:
+    # 20" from the attacker's centre to the target's; range 19" refuses, 20" allows.
+    assert run(change(scenario("hit"), weapon={"range": 19}))["allowed"] is False
+    assert run(change(scenario("hit"), weapon={"range": 20}))["allowed"] is True
+
+
+def test_line_of_sight_blocked_by_a_wall() -> None:
+    wall = Terrain("wall", points=((20 * IN, 5 * IN), (21 * IN, 5 * IN), (21 * IN, 15 * IN), (20 * IN, 15 * IN)), kind="wall")
+    s = change(scenario("hit"), terrain=(*scenario("hit").terrain, wall))
+    t = run(s)
+    assert t["allowed"] is False and "line of sight" in t["reason"]
+    assert run(s, check_line_of_sight=False)["allowed"] is True
+
+
+def test_indirect_fire_needs_a_spotter() -> None:
+    wall = Terrain("wall", points=((20 * IN, 0), (21 * IN, 0), (21 * IN, 48 * IN), (20 * IN, 48 * IN)), kind="wall")
+    w = {"abilities": ["blast", "indirect_fire"], "dodge": []}
+    s = change(scenario("hit"), terrain=(*scenario("hit").terrain, wall), weapon=w, rolls={"strike": 4})
+    # The Cyclone (friendly, beyond the wall) sees the target: Indirect Fire may shoot over the wall.
+    assert run(s)["allowed"] is True
+    s2 = change(s, models={"cyclone": {"x": 5 * IN, "y": 40 * IN}})  # now nobody friendly sees it
+    t = run(s2)
+    assert t["allowed"] is False and "line of sight" in t["reason"]
+
+
+def test_structure_as_primary_target_takes_full_md() -> None:
+    s = change(
+        scenario("hit"),
+        placement=Impact("destroid", point=(30 * IN, 13 * IN)),
+        weapon={"target_structure": "bunker", "dodge": []},
+        rolls={"strike": 4},
+    )
+    r = run(s)["resolution"]
+    # Bunker DF 2 <= 5: full MD 10, no reduction; pod1 is now a bystander: 5.
+    assert r["damage"]["bunker"] == 10 and r["damage"]["pod1"] == 5 and r["final_damage"]["bunker"] == 10
+
+
+def test_a_template_without_an_attacker_is_refused() -> None:
+    s = loads(
+        """
+format = 1
+ruleset = "robotech"
+[table]
+width = 24
+depth = 24
+[[model]]
+id = "a"
+x = 10
+y = 10
+base = 1
+[[template]]
+id = "t"
+shape = "robotech_blast"
+at = [10, 10]
+"""
+    )
+    t = run(s)
+    assert t["allowed"] is False and "attacker" in t["reason"]
+
+
+# ---------------------------------------------------------------- scatter
+
+
+def test_scatter_moves_the_template_and_strikes_again() -> None:
+    t = run(scenario("scatter"))
+    r = t["resolution"]
+    # strike 2 + GN 1 = 3 < 5: miss. Direction 2 = 60° clockwise of "away from the firer" (0°): -60°.
+    # 2D6 = 6": centre (30 + 6 cos 60°, 10 - 6 sin 60°) = (33, 4.803848).
+    assert (r["strike"], r["hit"], r["scattered"]) == (3, False, True)
+    assert r["scatter_direction"] == 2 and r["scatter_distance"] == 6.0 and r["scatter_capped"] is False
+    assert r["impact_point"] == pytest.approx([33.0, 10 - 6 * math.sin(math.radians(60))], abs=1e-6)
+    assert t["focus"] == r["impact_point"]
+    # New Strike 4 + 1 = 5, no GN. Half MD 10 // 2 = 5 for DF <= 5, friendly Spartan included;
+    # Officer DF 6 > 5: nothing; the original target is no longer under the template.
+    assert r["scatter_strike"] == 5
+    assert r["damage"] == {"officer": 0, "pod3": 5, "spartan": 5}
+    assert t["models"]["pod1"]["status"] == "outside"
+    assert r["dud"] is False
+    assert roll_names(t) == ["strike", "scatter_direction", "scatter_distance", "scatter_strike"]
+
+
+def test_scatter_is_animated_and_the_aim_is_drawn() -> None:
+    adj = adjudicate(scenario("scatter"))
+    res = adj.results[0].resolution
+    slides = [s for s in res.steps if s.kind == "scatter"]
+    assert len(slides) == 1 and slides[0].placed is not None
+    assert slides[0].placed.focus == res.placed.focus
+    assert [p.focus for p in res.also_drawn] == [(30 * IN, 10 * IN)]
+
+
+def test_scatter_never_hits_the_primary_target_with_full_md() -> None:
+    # Direction 1 (straight away), 2D6 = 2": centre (32, 10); pod1 at (30, 10) is still under it
+    # but no longer the primary target: half MD.
+    s = change(scenario("scatter"), rolls={"strike": 2, "scatter_direction": 1, "scatter_distance": 2, "scatter_strike": 6})
+    r = run(s)["resolution"]
+    assert r["impact_point"] == [32.0, 10.0] and r["scatter_strike"] == 7 and r["damage"]["pod1"] == 5
+
+
+def test_scatter_distance_is_capped_at_the_range_to_the_target() -> None:
+    # Attacker 4" from the target; 2D6 = 12 is capped at 4"; direction 4 points back at the firer:
+    # the centre lands on the attacker's own centre (26, 10).
+    s = change(
+        scenario("scatter"),
+        models={"destroid": {"x": 26 * IN}},
+        rolls={"strike": 1, "scatter_direction": 4, "scatter_distance": 12, "scatter_strike": 3},
+    )
+    r = run(s)["resolution"]
+    assert r["scatter_capped"] is True and r["scatter_distance"] == 4.0
+    assert r["impact_point"] == pytest.approx([26.0, 10.0], abs=1e-6)
+    # The firer itself (DF 5 > 1 + 3 = 4) is under its own scattered Blast and takes nothing.
+    assert r["damage"] == {"destroid": 0}
+    assert r["dud"] is True
+
+
+def test_scatter_strike_reaching_no_df_is_a_dud() -> None:
+    # New Strike 1 + 1 = 2 < every DF under the template (3, 5, 6): a dud, no second scatter.
+    s = change(scenario("scatter"), rolls={"strike": 2, "scatter_direction": 2, "scatter_distance": 6, "scatter_strike": 1})
+    t = run(s)
+    r = t["resolution"]
+    assert r["dud"] is True and set(r["damage"].values()) == {0}
+    assert roll_names(t).count("scatter_direction") == 1
+
+
+@pytest.mark.parametrize(
+    ("direction", "angle"),
+    [(1, 0.0), (2, -60.0), (3, -120.0), (4, 180.0), (5, 120.0), (6, 60.0)],
+)
+def test_scatter_directions_clockwise_from_away(direction: int, angle: float) -> None:
+    # Firer due south of the aim point: direction 1 points north (90°), then clockwise.
+    aim, firer = (0.0, 0.0), (0.0, -10.0)
+    x, y = scatter_point(aim, firer, direction, 1.0)
+    want = math.radians(90.0 + angle)
+    assert (x, y) == pytest.approx((math.cos(want), math.sin(want)), abs=1e-12)
+
+
+# ---------------------------------------------------------------- volleys
+
+
+def test_four_missiles_are_inescapable() -> None:
+    t = run(scenario("volley"))
+    r = t["resolution"]
+    # Strikes 3, 4, 5, 3 + GN 2 = 5, 6, 7, 5: all hit. pod1 (DF 4): 4 x 6 = 24; pod2 (DF 3): 4 x 3 = 12.
+    assert r["strikes"] == [5, 6, 7, 5] and r["strike"] == 7 and r["hit"] is True
+    assert r["damage"] == {"pod1": 24, "pod2": 12}
+    assert r["reactions"]["pod1"]["dodge"] == {"inescapable": True, "missiles": 4}
+    assert r["reactions"]["pod2"]["dodge"] == {"inescapable": True, "missiles": 4}
+    # One Roll with Impact for the whole volley: 24 // 2 = 12.
+    assert r["reactions"]["pod1"]["roll_with_impact"] == {"before": 24, "after": 12}
+    assert r["final_damage"] == {"pod1": 12, "pod2": 12}
+    assert "dodge" not in roll_names(t)
+
+
+def test_three_missiles_one_dodge_against_the_highest_strike() -> None:
+    # Strikes 5, 6, 7 hit; 1 + 2 = 3 misses and scatters on its own: direction 4 (back), 8" -> (22, 10),
+    # where nobody stands. pod1 Dodges all three with one roll: 6 + PI 1 = 7 >= 7.
+    # pod2 rolls 1 + 1 = 2 < 7: takes 3 x 3 = 9.
+    s = change(
+        scenario("volley"),
+        rolls={"strike": [3, 4, 5, 1], "scatter_direction": 4, "scatter_distance": 8, "scatter_strike": 3, "dodge": [6, 1]},
+        weapon={"roll_with_impact": []},
+    )
+    t = run(s)
+    r = t["resolution"]
+    assert r["damage"] == {"pod1": 18, "pod2": 9}
+    assert r["reactions"]["pod1"]["dodge"]["needs"] == 7 and r["reactions"]["pod1"]["dodge"]["success"] is True
+    assert r["final_damage"] == {"pod1": 0, "pod2": 9}
+    assert roll_names(t).count("dodge") == 2
+    m4 = r["missiles"][3]
+    assert m4["scattered"] is True and m4["impact_point"] == [22.0, 10.0] and m4["damage"] == {}
+    assert len(adjudicate(s).results[0].resolution.also_drawn) == 1  # the stray missile's template
+
+
+def test_a_dodge_of_six_fails_against_seven() -> None:
+    s = change(scenario("volley"), rolls={"strike": [3, 4, 5, 1], "scatter_distance": 8, "scatter_direction": 4, "dodge": [5, 6]})
+    r = run(s)["resolution"]
+    # pod1: 5 + 1 = 6 < 7 fails; pod2: 6 + 1 = 7 succeeds.
+    assert r["reactions"]["pod1"]["dodge"]["success"] is False and r["reactions"]["pod2"]["dodge"]["success"] is True
+
+
+def test_whole_volley_miss_scatters_once_with_one_missile() -> None:
+    # Strikes 1, 1, 2, 2 + GN 2 = 3, 3, 4, 4: all miss. One scatter: direction 1, 2" -> (32, 10).
+    # New Strike 5 + 1 = 6: half of ONE missile's MD, 6 // 2 = 3, to pod1 (DF 4) and pod2 (DF 3).
+    rolls = {"strike": [1, 1, 2, 2], "scatter_direction": 1, "scatter_distance": 2, "scatter_strike": 5}
+    s = change(scenario("volley"), rolls=rolls, weapon={"dodge": [], "roll_with_impact": []})
+    t = run(s)
+    r = t["resolution"]
+    assert r["hit"] is False and r["whole_volley_missed"] is True and r["impact_point"] == [32.0, 10.0]
+    assert r["damage"] == {"pod1": 3, "pod2": 3}
+    assert roll_names(t).count("scatter_direction") == 1
+    assert run(s, whole_volley_miss_damage="full")["resolution"]["damage"] == {"pod1": 6, "pod2": 6}
+
+
+def test_shooting_down_the_missiles_needs_a_six() -> None:
+    w = {"shoot_down": ["pod2"], "dodge": [], "roll_with_impact": []}
+    r = run(change(scenario("volley"), weapon=w, rolls={"strike": [3, 4, 5, 3], "shoot_down": 6}))["resolution"]
+    # A 6: all four missiles that would hit pod2 are destroyed, and they damage no one.
+    assert r["damage"] == {"pod1": 24, "pod2": 12}
+    assert r["final_damage"] == {"pod1": 0, "pod2": 0}
+    assert all(m["shot_down_by"] == "pod2" for m in r["missiles"])
+    r = run(change(scenario("volley"), weapon=w, rolls={"strike": [3, 4, 5, 3], "shoot_down": 5}))["resolution"]
+    assert r["reactions"]["pod2"]["shoot_down"] == {"roll": 5, "success": False}
+    assert r["final_damage"] == {"pod1": 24, "pod2": 12}
+
+
+def test_shoot_down_only_for_missiles() -> None:
+    w = {"abilities": ["blast"], "shoot_down": ["pod2"], "dodge": [], "roll_with_impact": []}
+    t = run(change(scenario("volley"), weapon=w, rolls={"strike": [3, 4, 5, 3], "shoot_down": 6}))
+    assert "shoot_down" not in roll_names(t) and t["resolution"]["final_damage"]["pod2"] == 12
+
+
+def test_split_volley_uses_a_template_per_missile() -> None:
+    s = change(scenario("volley"), weapon={"volley": 3, "targets": ["pod1", "pod1", "pod3"], "dodge": [], "roll_with_impact": []},
+               rolls={"strike": [3, 3, 3]})
+    pod3 = dataclasses.replace(s.models[1], id="pod3", x=30 * IN, y=30 * IN, name="far pod")
+    s = dataclasses.replace(s, models=(*s.models, pod3))
+    adj = adjudicate(s)
+    r = report_json(adj)["templates"][0]["resolution"]
+    # Two missiles on pod1 (2 x 6 full, pod2 2 x 3 half), one on pod3 (full 6).
+    assert r["damage"] == {"pod1": 12, "pod2": 6, "pod3": 6}
+    assert [p.focus for p in adj.results[0].resolution.also_drawn] == [(30 * IN, 30 * IN)]
+
+
+def test_split_volley_missiles_scatter_separately() -> None:
+    s = change(scenario("volley"), weapon={"volley": 2, "targets": ["pod1", "pod2"], "dodge": [], "roll_with_impact": []},
+               rolls={"strike": [1, 1], "scatter_direction": [1, 1], "scatter_distance": [12, 12], "scatter_strike": [6, 6]})
+    t = run(s)
+    assert roll_names(t).count("scatter_direction") == 2 and t["resolution"].get("whole_volley_missed") is None
+
+
+# ---------------------------------------------------------------- files and contract
+
+
+def test_bundled_scenarios_load_cleanly() -> None:
+    for name in ("hit", "scatter", "volley"):
+        _s, warnings = load_with_warnings(SCENARIOS / f"robotech-{name}.toml")
+        assert warnings == []
+
+
+def test_contract_names() -> None:
+    rs = rulesets.get("robotech")
+    assert rs.uses_visibility is False
+    assert {"strike", "scatter_direction", "scatter_distance", "scatter_strike"} <= set(rs.rolls)
+    assert (rs.rolls["strike"].count, rs.rolls["strike"].sides) == (1, 6)
+    assert (rs.rolls["scatter_distance"].count, rs.rolls["scatter_distance"].sides) == (2, 6)
+
+
+def test_bad_weapon_is_a_problem_at_load() -> None:
+    text = (SCENARIOS / "robotech-volley.toml").read_text().replace("volley = 4", "volley = 0")
+    with pytest.raises(ScenarioError) as err:
+        loads(text)
+    assert "volley" in str(err.value)
+
+
+def test_unfixed_rolls_come_from_the_seed() -> None:
+    s = change(scenario("hit"), rolls={})
+    a, b = report_json(adjudicate(s, seed=7)), report_json(adjudicate(s, seed=7))
+    assert a == b
