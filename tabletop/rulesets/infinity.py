@@ -1,0 +1,605 @@
+"""``infinity``: Infinity (Corvus Belli) Direct and Impact template weapons.
+
+Each ``[[template]]`` is one shot (a Burst is several templates). The core lays
+the template and computes the 2D coverage with blast-focus visibility; this
+module adds what the rules add: terrain heights, the 3D reach of the template
+(the "X" of a horizontal and a vertical template), close-combat contagion, the
+friendly/neutral nullification, the main-target checks and, for every affected
+enemy, how it may react (Dodge at PH or PH-3, shooting back). See
+``docs/rulesets/infinity.md`` for the rules and every choice made.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import shapely
+from shapely.geometry import LineString, Point
+from shapely.geometry import Polygon as ShapelyPolygon
+
+from tabletop.contact import model_margin, polygon_min_sdf
+from tabletop.coverage import CONTACT_EPS_MM, Coverage
+from tabletop.model import Direct, Explosion, Impact, Model, PlacedTemplate, Scenario, Status, Template
+from tabletop.placement import FOCUS_AT_TIP
+from tabletop.resolution import Context, Resolution, Ruleset, Step, with_statuses
+from tabletop.shapes import base_polygon, to_local
+from tabletop.units import LengthError, parse_length
+
+#: Silhouette templates: S -> (base diameter, height) in mm.
+SILHOUETTES: dict[int, tuple[float, float]] = {
+    1: (25.0, 25.0),
+    2: (25.0, 40.0),
+    3: (40.0, 32.0),
+    4: (55.0, 32.0),
+    5: (40.0, 45.0),
+    6: (40.0, 55.0),
+    7: (55.0, 67.0),
+    8: (70.0, 70.0),
+}
+
+#: Ammunition without a Damage value (FAQ 1.3: may be fired with allies in the area).
+NO_DAMAGE_AMMO = frozenset({"smoke", "eclipse", "nimbus"})
+VERTICAL_MODELS = ("x", "cylinder")
+DODGE_MOD = -3
+
+SETTINGS: dict[str, tuple[Any, str]] = {
+    "vertical_model": (
+        "x",
+        "How far a template reaches up and down. 'x' (default) follows the rule literally: the flat "
+        "template at the blast focus's elevation plus an identical template standing upright along its "
+        "axis, so the cross-section is an X; a trooper is reached if its silhouette meets either. "
+        "'cylinder' is the generous reading: the whole template extruded up and down by its height "
+        "(radius, or half the width of a teardrop).",
+    ),
+    "prone_height_mm": (
+        12.5,
+        "Silhouette height (mm) of a trooper tagged 'prone' (at most its standing height). The rules "
+        "text quoted gives no number; 12.5 mm is half an S1, about a model lying flat.",
+    ),
+    "default_silhouette": (
+        2,
+        "Silhouette (1-8) of a trooper with neither 'height' nor stats.S; S2 (25 x 40 mm) is the "
+        "common infantry value.",
+    ),
+    "models_block_lof": (
+        True,
+        "Whether other troopers block line of fire between an affected trooper and the attacker (the "
+        "seed: 'the first Fusilier is blocking him'). A trooper blocks when the centre-to-centre "
+        "segment crosses its base and the top-to-top sight line passes within its silhouette's height.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Span:
+    """A trooper's vertical extent: from the base's elevation to the top of its silhouette."""
+
+    bottom: float
+    top: float
+    source: str
+
+
+def _setting(ctx: Context, name: str) -> Any:
+    return ctx.settings.get(name, SETTINGS[name][0])
+
+
+def silhouette_span(model: Model, settings: Mapping[str, Any]) -> Span:
+    """The trooper's vertical span [z, z + height] (mm) and where the height came from."""
+    z = model.z or 0.0
+    s_value = model.stats.get("S")
+    if model.height is not None:
+        height, source = model.height, "height"
+    elif s_value is not None and int(s_value) in SILHOUETTES:
+        height, source = SILHOUETTES[int(s_value)][1], f"S{int(s_value)}"
+    else:
+        default = int(settings.get("default_silhouette", SETTINGS["default_silhouette"][0]))
+        height, source = SILHOUETTES.get(default, SILHOUETTES[2])[1], f"S{default} (default)"
+    if "prone" in model.tags:
+        prone = float(settings.get("prone_height_mm", SETTINGS["prone_height_mm"][0]))
+        if prone < height:
+            height, source = prone, f"{source}, prone"
+    return Span(z, z + height, source)
+
+
+def relation(model: Model, side: str | None, attacker_id: str | None) -> str:
+    """``attacker``, ``friendly``, ``neutral`` or ``enemy`` as seen by the side that shoots."""
+    if model.id == attacker_id:
+        return "attacker"
+    if (model.side or "").lower() == "neutral":
+        return "neutral"
+    if side is not None and model.side == side:
+        return "friendly"
+    if "impersonation" in model.tags:
+        return "friendly"  # FAQ: an Impersonation marker counts as a friendly trooper
+    return "enemy"
+
+
+def has_no_damage(weapon: Mapping[str, Any]) -> bool:
+    """A weapon with no Damage value (Smoke, Eclipse, Nimbus ...), per the FAQ."""
+    if str(weapon.get("ammo", "")).lower() in NO_DAMAGE_AMMO:
+        return True
+    damage = weapon.get("damage")
+    return damage is not None and (damage is False or damage == 0 or damage == "-")
+
+
+def focus_elevation(template: Template, scenario: Scenario) -> tuple[float, str]:
+    """Elevation (mm) of the blast focus and why: ``weapon.focus_z``, else the base it is laid from."""
+    if "focus_z" in template.weapon:
+        return parse_length(template.weapon["focus_z"], scenario.units), "weapon.focus_z"
+    models = scenario.models_by_id()
+    p = template.placement
+    if isinstance(p, Direct) and p.attacker in models:
+        return models[p.attacker].z or 0.0, f"the attacker {p.attacker}'s base"
+    if isinstance(p, Impact) and p.target is not None and p.target in models:
+        return models[p.target].z or 0.0, f"the main target {p.target}'s base"
+    return 0.0, "the table (z = 0)"
+
+
+# --------------------------------------------------------------------------- placement
+
+
+def _shifted(placed: PlacedTemplate, distance: float) -> PlacedTemplate:
+    h = math.radians(placed.heading)
+    fx, fy = placed.focus
+    return replace(placed, focus=(fx + distance * math.cos(h), fy + distance * math.sin(h)))
+
+
+def clear_of_attacker(placed: PlacedTemplate, attacker: Model) -> PlacedTemplate:
+    """Slide a Direct teardrop along its axis until it only touches the attacker's base.
+
+    The core lays the tip on the base edge; for a round base that is already tangent,
+    but a square or oval base can poke into the tip's round end.
+    """
+    if model_margin(placed, attacker) <= 1e-6:
+        return placed
+    lo, hi = 0.0, attacker.base.bounding_radius * 2 + placed.shape.reach
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if model_margin(_shifted(placed, mid), attacker) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return _shifted(placed, hi)
+
+
+# --------------------------------------------------------------------------- 3D
+
+
+def _axis_interval(placed: PlacedTemplate, model: Model) -> tuple[float, float] | None:
+    """Where (along the axis, from the focus) the model's base crosses the template's axis line."""
+    if model.base.is_round:
+        u, v = to_local([(model.x, model.y)], placed.focus, placed.heading)
+        r = model.base.length / 2
+        off = abs(float(v[0]))
+        if off > r + CONTACT_EPS_MM:
+            return None
+        half = math.sqrt(max(r * r - off * off, 0.0))
+        return float(u[0]) - half, float(u[0]) + half
+    far = placed.shape.reach + model.base.bounding_radius * 2 + math.hypot(model.x - placed.focus[0], model.y - placed.focus[1])
+    h = math.radians(placed.heading)
+    fx, fy = placed.focus
+    axis = LineString([(fx - far * math.cos(h), fy - far * math.sin(h)), (fx + far * math.cos(h), fy + far * math.sin(h))])
+    hit = base_polygon(model, 1024, outer=True).intersection(axis)
+    if hit.is_empty:
+        return None
+    coords = shapely.get_coordinates(hit)
+    u, _v = to_local(coords, placed.focus, placed.heading)
+    return float(u.min()), float(u.max())
+
+
+def vertical_reach(placed: PlacedTemplate, model: Model, span: Span, focus_z: float, vertical_model: str) -> tuple[bool, str]:
+    """Does the template's 3D area meet the trooper's silhouette? (Its base already meets the flat area.)"""
+    height = placed.shape.half_width
+    lo, hi = span.bottom - focus_z, span.top - focus_z
+    if lo <= CONTACT_EPS_MM and hi >= -CONTACT_EPS_MM:
+        return True, "its silhouette spans the template's level"
+    if vertical_model == "cylinder":
+        if lo <= height + CONTACT_EPS_MM and hi >= -height - CONTACT_EPS_MM:
+            return True, f"within the template's height (±{height:.1f} mm of the focus)"
+        return False, f"beyond the template's height (±{height:.1f} mm of the focus level)"
+    interval = _axis_interval(placed, model)
+    if interval is None:
+        return False, "above or below the flat template and clear of the upright one along the axis"
+    u0, u1 = interval
+    # The upright template has the flat one's outline in the (along-axis, height) plane.
+    upright = PlacedTemplate(placed.id, placed.shape, (0.0, 0.0), 0.0)
+    ring = [(u0, lo), (u1, lo), (u1, hi), (u0, hi)] if u1 > u0 else [(u0, lo), (u0 + 1e-9, lo), (u0, hi)]
+    gap = polygon_min_sdf(upright, ring)
+    if gap <= CONTACT_EPS_MM:
+        return True, "its silhouette meets the upright template along the axis"
+    return False, f"its silhouette misses the upright template by {gap:.1f} mm"
+
+
+def _sight_line_blocked_by_height(
+    piece_height: float, start: tuple[float, float], z_start: float, end: tuple[float, float], z_end: float, poly: ShapelyPolygon
+) -> bool:
+    """Is a sight line (start at z_start, end at z_end) below the piece's top where it crosses it?"""
+    seg = LineString([start, end])
+    total = seg.length
+    if total <= CONTACT_EPS_MM:
+        return False
+    hit = seg.intersection(poly)
+    if not hit.is_empty:
+        ds = [seg.project(Point(p)) for p in shapely.get_coordinates(hit)]
+    else:
+        # The line to the base centre misses the piece; judge it by the piece's radial extent.
+        origin = Point(start)
+        ds = [min(poly.distance(origin), total), min(max(origin.distance(Point(p)) for p in poly.exterior.coords), total)]
+    lowest = min(z_start + (z_end - z_start) * d / total for d in (min(ds), max(ds)))
+    return piece_height > lowest + CONTACT_EPS_MM
+
+
+def focus_blockers(ctx: Context, placed: PlacedTemplate, focus_z: float, model: Model, span: Span) -> frozenset[str]:
+    """Terrain that blocks the blast focus's view of ``model``: tall enough, or of unlimited height."""
+    out: list[str] = []
+    for piece, poly in zip(ctx.geometry.terrain, ctx.geometry.terrain_polygons, strict=True):
+        if not piece.blocks_los:
+            continue
+        if piece.height is None or _sight_line_blocked_by_height(
+            piece.height, placed.focus, focus_z, model.centre, span.top, poly
+        ):
+            out.append(piece.id)
+    return frozenset(out)
+
+
+# --------------------------------------------------------------------------- line of fire to the attacker
+
+
+def in_front_arc(trooper: Model, other: Model) -> bool:
+    """Is some of ``other``'s base in ``trooper``'s 180° front arc (the half-plane ahead of its facing)?"""
+    f = math.radians(trooper.facing)
+    ahead = (other.x - trooper.x) * math.cos(f) + (other.y - trooper.y) * math.sin(f)
+    return ahead > -other.base.bounding_radius + CONTACT_EPS_MM
+
+
+def lof_to_attacker(
+    trooper: Model, attacker: Model, scenario: Scenario, settings: Mapping[str, Any]
+) -> tuple[bool, str]:
+    """Line of fire from ``trooper`` to ``attacker``, and the reason when there is none."""
+    if not in_front_arc(trooper, attacker):
+        return False, f"the attacker is outside its 180° front arc (facing {trooper.facing:g}°)"
+    seg = LineString([trooper.centre, attacker.centre])
+    t_span = silhouette_span(trooper, settings)
+    a_span = silhouette_span(attacker, settings)
+    for piece in scenario.terrain:
+        if not piece.blocks_los:
+            continue
+        poly = ShapelyPolygon(piece.polygon)
+        if not seg.relate_pattern(poly, "T********"):
+            continue  # grazing an edge or corner does not block
+        if piece.height is None or _sight_line_blocked_by_height(
+            piece.height, trooper.centre, t_span.top, attacker.centre, a_span.top, poly
+        ):
+            return False, f"terrain {piece.label} is in between"
+    if settings.get("models_block_lof", True):
+        total = seg.length
+        in_between: list[Model] = []
+        for other in scenario.models:
+            if other.id in (trooper.id, attacker.id):
+                continue
+            crosses = (
+                seg.distance(Point(other.centre)) < other.base.length / 2 - CONTACT_EPS_MM
+                if other.base.is_round
+                else seg.relate_pattern(base_polygon(other, 256), "T********")
+            )
+            if not crosses or total <= 0:
+                continue
+            d = seg.project(Point(other.centre))
+            line_z = t_span.top + (a_span.top - t_span.top) * d / total
+            o_span = silhouette_span(other, settings)
+            if o_span.bottom - CONTACT_EPS_MM <= line_z <= o_span.top + CONTACT_EPS_MM:
+                in_between.append(other)
+        if in_between:
+            who = ", ".join(f"{o.label} ({o.id})" if o.label != o.id else o.id for o in in_between)
+            return False, f"{who} {'is' if len(in_between) == 1 else 'are'} in between"
+    return True, "clear line of fire to the attacker"
+
+
+# --------------------------------------------------------------------------- close combat
+
+
+def close_combats(models: Iterable[Model]) -> list[set[str]]:
+    """Groups of troopers in the same close combat (``engaged`` links, either direction)."""
+    links: dict[str, set[str]] = {}
+    for m in models:
+        for other in m.engaged:
+            links.setdefault(m.id, set()).add(other)
+            links.setdefault(other, set()).add(m.id)
+    groups: list[set[str]] = []
+    seen: set[str] = set()
+    for start in links:
+        if start in seen:
+            continue
+        group, todo = set(), [start]
+        while todo:
+            cur = todo.pop()
+            if cur in group:
+                continue
+            group.add(cur)
+            todo.extend(links.get(cur, ()))
+        seen |= group
+        groups.append(group)
+    return groups
+
+
+# --------------------------------------------------------------------------- resolve
+
+
+def _names(ids: Iterable[str], models: Mapping[str, Model]) -> str:
+    return ", ".join(f"{models[i].label} ({i})" if models[i].label != i else i for i in ids)
+
+
+def resolve(ctx: Context) -> Resolution:
+    """One shot of an Infinity template weapon."""
+    scenario, template, weapon = ctx.scenario, ctx.template, ctx.template.weapon
+    models = scenario.models_by_id()
+    placement = template.placement
+    steps: list[Step] = []
+    details: dict[str, Any] = {}
+    model_details: dict[str, dict[str, Any]] = {m.id: {} for m in scenario.models}
+
+    vertical_model = str(_setting(ctx, "vertical_model"))
+    if vertical_model not in VERTICAL_MODELS:
+        vertical_model = "x"
+    settings = {name: _setting(ctx, name) for name in SETTINGS}
+
+    attacker_id = template.attacker or weapon.get("attacker")
+    attacker = models.get(attacker_id) if isinstance(attacker_id, str) else None
+    side = attacker.side if attacker is not None else weapon.get("side")
+    kind = "direct" if isinstance(placement, Direct) else "impact" if isinstance(placement, Impact) else "free"
+    main_target = placement.target if isinstance(placement, Impact) and placement.target else weapon.get("target")
+    speculative = isinstance(placement, Impact) and placement.point is not None
+    deployable = bool(weapon.get("deployable", False))
+    burst = int(weapon.get("burst", 1) or 1)
+    no_damage = has_no_damage(weapon)
+
+    # Placement: a Direct teardrop touches the attacker's base and never passes through it.
+    placed, coverage = ctx.placed, ctx.coverage
+    if kind == "direct" and attacker is not None and placed.shape.kind in FOCUS_AT_TIP:
+        clear = clear_of_attacker(placed, attacker)
+        if clear != placed:
+            moved = math.hypot(clear.focus[0] - placed.focus[0], clear.focus[1] - placed.focus[1])
+            text = f"The teardrop cut into {attacker.label}'s base: slid {moved:.2f} mm along its axis so it only touches it."
+            steps.append(Step("note", text))
+            placed, coverage = clear, ctx.cover(clear)
+    where = {
+        "direct": "narrow end on the attacker's base edge" if placed.shape.kind in FOCUS_AT_TIP else "centred on the attacker",
+        "impact": (
+            "aimed at a point (speculative attack)"
+            if speculative
+            else "narrow end on the main target's base edge nearest the attacker"
+            if placed.shape.kind in FOCUS_AT_TIP
+            else "centred on the main target"
+        ),
+        "free": "laid at a point",
+    }[kind]
+    steps.append(Step("place", f"{template.shape_name or placed.shape.kind} template, {kind} placement: {where}.", placed))
+
+    focus_z, focus_z_why = focus_elevation(template, scenario)
+    spans = {m.id: silhouette_span(m, settings) for m in scenario.models}
+    statuses: dict[str, Status] = {mid: c.status for mid, c in coverage.models.items()}
+
+    # Terrain with a height: a piece hides a trooper only when it is tall enough.
+    default_set = frozenset(t.id for t in scenario.terrain if t.blocks_los)
+    if any(t.height is not None for t in scenario.terrain if t.blocks_los):
+        cache: dict[frozenset[str], Coverage] = {default_set: coverage}
+        for m in scenario.models:
+            if statuses[m.id] not in ("affected", "total_cover"):
+                continue
+            blockers = focus_blockers(ctx, placed, focus_z, m, spans[m.id])
+            if blockers not in cache:
+                cache[blockers] = ctx.cover(placed, blocks=lambda t, b=blockers: t.id in b)
+            new = cache[blockers].models[m.id].status
+            if new != statuses[m.id]:
+                low = sorted(default_set - blockers)
+                model_details[m.id]["why"] = f"terrain {', '.join(low)} is too low to hide it from the blast focus"
+                statuses[m.id] = new
+    for mid, status in statuses.items():
+        if status == "total_cover" and "why" not in model_details[mid]:
+            model_details[mid]["why"] = "Total Cover: no line of fire from the blast focus inside the template"
+
+    # 3D reach: the flat template at the focus's level plus the upright one along its axis.
+    for m in scenario.models:
+        if statuses[m.id] not in ("affected", "total_cover"):
+            continue
+        reached, why = vertical_reach(placed, m, spans[m.id], focus_z, vertical_model)
+        if not reached:
+            statuses[m.id] = "outside"
+            model_details[m.id]["why"] = f"out of the template's 3D reach: {why}"
+
+    # Close combat: one affected trooper in a close combat affects all of them.
+    for group in close_combats(scenario.models):
+        hit = sorted(i for i in group if statuses.get(i) == "affected")
+        if not hit:
+            continue
+        for mid in sorted(group):
+            if mid in statuses and statuses[mid] not in ("affected", "user"):
+                statuses[mid] = "affected"
+                model_details[mid]["why"] = f"in close combat with {_names(hit, models)}, who is affected"
+        steps.append(Step("note", f"Close combat: {_names(sorted(group & statuses.keys()), models)} are all affected."))
+
+    final = with_statuses(coverage, statuses)
+    affected = final.affected
+    relations = {m.id: relation(m, side, attacker_id) for m in scenario.models}
+    for m in scenario.models:
+        span = spans[m.id]
+        model_details[m.id] = {
+            "relation": relations[m.id],
+            "silhouette_mm": [round(span.bottom, 3), round(span.top, 3)],
+            "silhouette": span.source,
+            **model_details[m.id],
+        }
+        if "camouflaged" in m.tags and statuses[m.id] == "affected":
+            model_details[m.id]["camouflage_marker"] = "affected like a trooper (FAQ)"
+
+    allowed, reason = True, None
+    # Main target rules (Impact): it must be declared and must end up inside the area.
+    if kind == "impact" and speculative and placed.shape.kind != "circle":
+        allowed, reason = False, (
+            "a teardrop impact template is laid from its main target's base edge; "
+            "only a circular template can be aimed at a point (speculative attack)"
+        )
+    elif kind == "impact" and main_target is None and not no_damage:
+        allowed, reason = False, "an impact template needs a main target (add weapon.target for a speculative attack)"
+    elif main_target is not None and main_target in models and statuses.get(main_target) != "affected" and kind != "direct":
+        allowed, reason = False, f"the attack fails: the main target {_names([main_target], models)} is not in the area of effect"
+
+    # Friendly and Neutral troopers: the shot is nullified (that shot only).
+    friends = [i for i in affected if relations[i] in ("friendly", "neutral", "attacker")]
+    shot_nullified = bool(friends) and not no_damage
+    if shot_nullified:
+        words = "; ".join(
+            f"{_names([i], models)} is {'the attacker itself' if relations[i] == 'attacker' else 'a ' + relations[i] + ' trooper'}"
+            for i in friends
+        )
+        nullify = f"shot nullified: {words} in the area of effect"
+        reason = nullify if allowed else f"{reason}; {nullify}"
+        allowed = False
+        if weapon.get("expendable"):
+            details["expendable_use_spent"] = True
+    elif friends:
+        what = weapon.get("ammo") or "damage -"
+        steps.append(Step("note", f"No Damage value ({what}): allowed with {_names(friends, models)} in the area (FAQ)."))
+
+    # Reactions of every affected enemy.
+    dodge: dict[str, str] = {}
+    nullified = not allowed
+    for mid in affected:
+        if relations[mid] != "enemy":
+            continue
+        m = models[mid]
+        if attacker is None:
+            lof, lof_why = False, "no attacker on the table to draw line of fire to"
+        else:
+            lof, lof_why = lof_to_attacker(m, attacker, scenario, settings)
+        minus = deployable or not lof
+        why = "deployable weapon" if deployable else lof_why
+        entry: dict[str, Any] = {"can_shoot_back": lof}
+        if nullified:
+            entry["aro"] = "the shot is null: any ARO against the attacker is a Normal Roll"
+        else:
+            dodge[mid] = "PH-3" if minus else "PH"
+            entry["dodge"] = dodge[mid]
+            if "PH" in m.stats:
+                entry["dodge_target"] = int(m.stats["PH"]) + (DODGE_MOD if minus else 0)
+            entry["dodge_roll"] = "Normal Roll" if kind != "impact" else "Face to Face Roll against the attack roll"
+            entry["change_facing"] = "PH-3"
+            if lof:
+                entry["shoot_back"] = (
+                    "Normal Roll, then it still suffers the template"
+                    if kind == "direct"
+                    else "Face to Face Roll against the attack roll"
+                )
+        entry["why"] = f"{model_details[mid]['why']}; {why}" if "why" in model_details[mid] else why
+        model_details[mid].update(entry)
+        if not nullified:
+            steps.append(Step("note", f"{m.label}: dodge {dodge[mid]} ({why}); {'may shoot back' if lof else 'cannot shoot back'}."))
+
+    critical = None
+    if kind == "impact" and main_target is not None and not nullified:
+        critical = main_target
+    details.update(
+        {
+            "placement": kind,
+            "main_target": main_target,
+            "speculative": speculative,
+            "shot": _shot_number(scenario, template),
+            "burst": burst,
+            "deployable": deployable,
+            "nullified": shot_nullified,
+            "dodge": dodge,
+            "attack_roll": (
+                "none (Direct Template: no roll to hit)"
+                if kind == "direct"
+                else "BS Attack, compared with each affected enemy separately"
+            ),
+            "critical_affects_only": critical,
+            "partial_cover_arm_bonus": 0,
+            "focus_z_mm": round(focus_z, 3),
+            "focus_z_from": focus_z_why,
+            "vertical_model": vertical_model,
+            "template_height_mm": round(placed.shape.half_width, 3),
+        }
+    )
+    if not allowed:
+        steps.append(Step("note", f"Not allowed: {reason}."))
+    steps.append(Step("note", "Partial Cover gives no +3 ARM/BTS against a template."))
+    return Resolution(
+        coverage=final,
+        affected=affected,
+        allowed=allowed,
+        reason=reason,
+        details=details,
+        model_details=model_details,
+        steps=tuple(steps),
+    )
+
+
+def _shot_number(scenario: Scenario, template: Template) -> int:
+    """1-based position of this shot among the file's shots by the same attacker with the same weapon name."""
+    key = (template.attacker or template.weapon.get("attacker"), template.weapon.get("name"))
+    n = 0
+    for t in scenario.templates:
+        if (t.attacker or t.weapon.get("attacker"), t.weapon.get("name")) == key:
+            n += 1
+        if t.id == template.id:
+            break
+    return n
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def validate(scenario: Scenario) -> list[tuple[str, str]]:
+    """Infinity-specific data checks: silhouettes, weapon references, settings."""
+    problems: list[tuple[str, str]] = []
+    ids = {m.id for m in scenario.models}
+    for i, m in enumerate(scenario.models):
+        s = m.stats.get("S")
+        if s is not None and (s != int(s) or int(s) not in SILHOUETTES):
+            problems.append((f"model[{i}].stats.S", f"silhouette must be a whole number 1-8, got {s:g}"))
+    for i, t in enumerate(scenario.templates):
+        if isinstance(t.placement, Explosion):
+            problems.append((f"template[{i}].explosion", "infinity has no explosion templates: use direct, impact or at"))
+        for key in ("target", "attacker"):
+            ref = t.weapon.get(key)
+            if ref is not None and ref not in ids:
+                problems.append((f"template[{i}].weapon.{key}", f"{ref!r} is not a model on this table"))
+        burst = t.weapon.get("burst", 1)
+        if isinstance(burst, bool) or not isinstance(burst, int) or burst < 1:
+            problems.append((f"template[{i}].weapon.burst", f"must be a whole number >= 1, got {burst!r}"))
+        if "focus_z" in t.weapon:
+            try:
+                parse_length(t.weapon["focus_z"], scenario.units)
+            except LengthError as exc:
+                problems.append((f"template[{i}].weapon.focus_z", str(exc)))
+    settings = scenario.extra.get("settings", {})
+    if isinstance(settings, Mapping):
+        vm = settings.get("vertical_model")
+        if vm is not None and vm not in VERTICAL_MODELS:
+            problems.append(("settings.vertical_model", f"must be one of {', '.join(VERTICAL_MODELS)}, got {vm!r}"))
+        ds = settings.get("default_silhouette")
+        if ds is not None and ds not in SILHOUETTES:
+            problems.append(("settings.default_silhouette", f"must be a whole number 1-8, got {ds!r}"))
+    return problems
+
+
+RULESET = Ruleset(
+    name="infinity",
+    title="Infinity — template weapons",
+    resolve=resolve,
+    uses_visibility=True,
+    validate=validate,
+    settings=SETTINGS,
+    doc=(
+        "Direct and Impact templates (Circular, Small and Large Teardrop), one template per shot. "
+        "Blast focus line of fire with terrain heights, 3D reach (the X of a flat and an upright "
+        "template), close-combat contagion, shots nullified by friendly or neutral troopers, main "
+        "target checks, and Dodge at PH or PH-3 for every affected enemy. See docs/rulesets/infinity.md."
+    ),
+)
+
+__all__ = ["RULESET", "SILHOUETTES", "Span", "silhouette_span", "relation", "lof_to_attacker", "vertical_reach"]
