@@ -104,6 +104,30 @@ def _table(rows: list[list[str]], header: list[str]) -> list[str]:
     return out
 
 
+_SUMMARY_WIDTH = 56
+#: Per-model details players look for first.
+_FIRST = ("dodge", "damage", "final_damage", "explodes", "templates", "count", "caught_by", "silhouette")
+
+
+def _detail_summary(details: Mapping[str, Any]) -> str:
+    """A ruleset's per-model details squeezed into one column (the JSON has them all)."""
+    if isinstance(details.get("summary"), str):
+        return details["summary"]
+    parts: list[str] = []
+    ordered = sorted(details.items(), key=lambda kv: (kv[0] not in _FIRST, _FIRST.index(kv[0]) if kv[0] in _FIRST else 0))
+    for key, value in ordered:
+        if isinstance(value, Mapping) or key in ("why", "relation", "silhouette_mm"):
+            continue
+        if isinstance(value, (list, tuple)):
+            value = "/".join(str(v) for v in value) or "—"
+        text = str(value)
+        if len(text) > 24:
+            continue  # sentences belong in the steps below the table
+        parts.append(f"{key} {text}")
+    out = ", ".join(parts)
+    return out if len(out) <= _SUMMARY_WIDTH else out[: _SUMMARY_WIDTH - 1] + "…"
+
+
 def report_text(adj: Adjudication) -> str:
     """A readable report: one table per template, then what the ruleset made of it."""
     s = adj.scenario
@@ -122,8 +146,7 @@ def report_text(adj: Adjudication) -> str:
         rows: list[list[str]] = []
         for model_id, c in res.coverage.models.items():
             status = STATUS_WORDS.get(c.status, c.status)
-            extra = res.model_details.get(model_id, {})
-            note = ", ".join(f"{k} {v}" for k, v in extra.items() if not isinstance(v, (dict, list)))
+            note = _detail_summary(res.model_details.get(model_id, {}))
             rows.append(
                 [
                     names.get(model_id, model_id) + ("" if names.get(model_id) == model_id else f" ({model_id})"),
