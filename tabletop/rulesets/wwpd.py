@@ -1,0 +1,220 @@
+"""``wwpd``: the template rules of the 2012 WWPD blog post.
+
+A template is centred over a nominated target model with its longest dimension
+across the line of fire; a battery of identical weapons lays its templates side
+by side along that line (the "T"). Every model whose base meets a template is
+counted once per template, per unit, friend or foe; a friendly model covered
+means the firing unit takes a Leadership test. No scatter, no dice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from tabletop.coverage import Coverage, ModelCoverage
+from tabletop.model import At, Direct, Impact, Model, PlacedTemplate, Scenario, TemplateShape
+from tabletop.placement import line_of_fire
+from tabletop.resolution import Context, Resolution, Ruleset, Step
+from tabletop.shapes import to_world
+from tabletop.units import to_units
+
+NO_SIDE = ("", "neutral")
+
+
+def local_extent(shape: TemplateShape) -> tuple[float, float, float]:
+    """(u_min, u_max, half width across) of ``shape`` in its own frame, focus at 0, axis +u."""
+    if shape.kind == "circle":
+        r = shape.diameter / 2
+        return -r, r, r
+    if shape.kind == "rect":
+        return -shape.length / 2, shape.length / 2, shape.width / 2
+    if shape.kind == "teardrop":
+        return 0.0, shape.length, max(shape.tip_width, shape.end_width) / 2
+    # cone (angle <= 180): apex at 0, the arc reaches u = length on the axis.
+    half = math.radians(shape.angle / 2)
+    across = shape.length * math.sin(half) if shape.angle <= 180 else shape.length
+    return 0.0, shape.length, across
+
+
+def lay(shape: TemplateShape, template_id: str, centre: tuple[float, float], fire: float) -> tuple[PlacedTemplate, float]:
+    """``shape`` centred on ``centre`` with its longest dimension across the line of fire ``fire``.
+
+    Returns the placed template and its extent along the line across the line of fire.
+    The centre of a template is the centre of its bounding box in its own frame.
+    """
+    u_min, u_max, half_v = local_extent(shape)
+    along, across = u_max - u_min, 2 * half_v
+    if shape.kind == "circle" or along >= across:
+        # The axis carries the longest dimension: lay it across the line of fire.
+        heading, extent = fire + 90.0, along
+    else:
+        # Wider than long (a wide cone, a rect given width-first): the axis stays on the line of fire.
+        heading, extent = fire, across
+    u_mid = (u_min + u_max) / 2
+    focus = to_world([-u_mid], [0.0], centre, heading)[0]
+    return PlacedTemplate(template_id, shape, (float(focus[0]), float(focus[1])), heading), extent
+
+
+def battery_offsets(n: int, pitch: float, even_centre: str) -> list[float]:
+    """Offsets of ``n`` template centres along the battery line (+ = the firer's left)."""
+    offsets = [(k - (n - 1) / 2) * pitch for k in range(n)]
+    if n % 2 == 0 and even_centre == "template":
+        offsets = [o + pitch / 2 for o in offsets]
+    return offsets
+
+
+def unit_key(model: Model) -> str:
+    """A model's unit; a model without one is a unit of its own, named by its id."""
+    return model.unit or model.id
+
+
+def friends(a: Model | None, b: Model) -> bool:
+    """Same side, and that side is a real one (``neutral`` is nobody's friend)."""
+    if a is None or a.side is None or b.side is None:
+        return False
+    return a.side == b.side and a.side not in NO_SIDE
+
+
+def _aim(ctx: Context) -> tuple[tuple[float, float], float, Model | None, str | None, str | None]:
+    """(centre, line of fire, attacker, target id, why the aim breaks the rules or None)."""
+    p = ctx.template.placement
+    models = ctx.scenario.models_by_id()
+    if isinstance(p, Impact):
+        attacker = models[p.attacker]
+        if p.target is not None:
+            target = models[p.target]
+            return target.centre, line_of_fire(attacker, target.centre), attacker, target.id, None
+        assert p.point is not None
+        return p.point, line_of_fire(attacker, p.point), attacker, None, "aimed at a point, not a nominated target model"
+    if isinstance(p, At):
+        return (p.x, p.y), p.heading, None, None, "laid at a point, not over a nominated target model"
+    if isinstance(p, Direct):
+        attacker = models[p.attacker]
+        return ctx.placed.focus, p.heading, attacker, None, "a direct template is not centred over a nominated target model"
+    return ctx.placed.focus, ctx.placed.heading, None, None, "an explosion is not a template weapon fired at a target"
+
+
+def combine(members: list[Coverage], primary: PlacedTemplate, scenario: Scenario, tolerance_mm: float) -> Coverage:
+    """One coverage for a battery: affected when under any member; the margin is the deepest."""
+    models: dict[str, ModelCoverage] = {}
+    for m in scenario.models:
+        covs = [c.models[m.id] for c in members]
+        status = "affected" if any(c.status == "affected" for c in covs) else covs[0].status
+        margin = max(c.margin_mm for c in covs)
+        models[m.id] = ModelCoverage(status, margin, status != "user" and abs(margin) <= tolerance_mm)
+    hit = {t for c in members for t in c.terrain_affected}
+    terrain = tuple(t.id for t in scenario.terrain if t.id in hit)
+    return Coverage(primary, models, terrain, None, tolerance_mm)
+
+
+def resolve(ctx: Context) -> Resolution:
+    """Lay the template (or the battery's T), count covered models per unit, flag friendly fire."""
+    template = ctx.template
+    shape = ctx.placed.shape
+    centre, fire, attacker, target_id, bad_aim = _aim(ctx)
+    n = max(1, template.battery)
+    overlap = float(ctx.settings.get("battery_overlap", 0.0))
+    if not 0.0 <= overlap < 1.0:
+        overlap = 0.0
+    even_centre = str(ctx.settings.get("even_battery_centre", "between"))
+
+    first, extent = lay(shape, template.id, centre, fire)
+    pitch = extent * (1.0 - overlap)
+    across = math.radians(fire + 90.0)
+    placed: list[PlacedTemplate] = []
+    for k, off in enumerate(battery_offsets(n, pitch, even_centre)):
+        c = (centre[0] + off * math.cos(across), centre[1] + off * math.sin(across))
+        p, _ = lay(shape, template.id if n == 1 else f"{template.id}#{k + 1}", c, fire)
+        placed.append(PlacedTemplate(p.id, p.shape, p.focus, p.heading, user=ctx.placed.user))
+    covers = [ctx.cover(p) for p in placed]
+    primary_index = (n - 1) // 2 if not (n % 2 == 0 and even_centre == "template") else n // 2
+    coverage = combine(covers, placed[primary_index], ctx.scenario, ctx.tolerance_mm)
+
+    counts: dict[str, int] = {}
+    covered: dict[str, list[str]] = {}
+    model_details: dict[str, dict[str, Any]] = {}
+    friendly: list[str] = []
+    for m in ctx.scenario.models:
+        under = [p.id for p, c in zip(placed, covers) if c.models[m.id].status == "affected"]
+        contested = [p.id for p, c in zip(placed, covers) if c.models[m.id].status != "user" and c.models[m.id].contested]
+        detail: dict[str, Any] = {"templates": len(under), "unit": unit_key(m)}
+        if n > 1 and under:
+            detail["under"] = under
+        if contested:
+            detail["contested_templates"] = contested
+        model_details[m.id] = detail
+        if under:
+            key = unit_key(m)
+            counts[key] = counts.get(key, 0) + len(under)
+            covered.setdefault(key, []).append(m.id)
+            if friends(attacker, m):
+                friendly.append(m.id)
+
+    allowed, reason = True, None
+    if bad_aim is not None and not bool(ctx.settings.get("allow_point_aim", False)):
+        allowed, reason = False, f"wwpd: {bad_aim} (the rules centre a template over a nominated target model)"
+
+    units = ctx.scenario.units
+    steps: list[Step] = []
+    for p in placed:
+        fx, fy = to_units(p.focus[0], units), to_units(p.focus[1], units)
+        steps.append(Step("place", f"template {p.id} laid at ({fx:g}, {fy:g}) {units}, axis {p.heading:.1f}°", p))
+    for key in counts:
+        steps.append(Step("note", f"unit {key}: rate of fire {counts[key]} (hits only on {', '.join(covered[key])})"))
+    firing_unit = unit_key(attacker) if attacker is not None else None
+    if friendly:
+        steps.append(Step("note", f"friendly model(s) {', '.join(friendly)} covered: unit {firing_unit} takes a Leadership test"))
+
+    details: Mapping[str, Any] = {
+        "target": target_id,
+        "line_of_fire": round(fire, 6),
+        "battery": n,
+        "templates": [
+            {"id": p.id, "focus": [round(to_units(p.focus[0], units), 6), round(to_units(p.focus[1], units), 6)], "heading": round(p.heading, 6)}
+            for p in placed
+        ],
+        "counts": counts,
+        "covered": {k: sorted(v) for k, v in covered.items()},
+        "leadership_test": bool(friendly),
+        "leadership_unit": firing_unit if friendly else None,
+        "friendly_covered": sorted(friendly),
+    }
+    return Resolution(
+        coverage=coverage,
+        affected=coverage.affected,
+        allowed=allowed,
+        reason=reason,
+        details=details,
+        model_details=model_details,
+        steps=tuple(steps),
+        also_drawn=tuple(p for i, p in enumerate(placed) if i != primary_index),
+    )
+
+
+RULESET = Ruleset(
+    name="wwpd",
+    title="WWPD template rules (2012)",
+    resolve=resolve,
+    uses_visibility=False,
+    rolls={},
+    settings={
+        "battery_overlap": (
+            0.0,
+            "How far neighbouring battery templates overlap, as a fraction of one template's extent along "
+            "the line (0 = just touching, the widest T; the rules allow 'touching or overlapping').",
+        ),
+        "even_battery_centre": (
+            "between",
+            "With an even battery: 'between' puts the target where the middle two templates touch; "
+            "'template' centres one template on the target and the extra one goes to the firer's left.",
+        ),
+        "allow_point_aim": (
+            False,
+            "Allow a template laid at a point instead of over a nominated target model (the rules require a target).",
+        ),
+    },
+    doc="Templates centred over the target, longest dimension across the line of fire; batteries as a T; "
+    "counts per unit (once per template), hits only on covered models; Leadership test on friendly fire.",
+)
