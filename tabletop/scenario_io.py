@@ -481,9 +481,8 @@ def scenario_from_data(
         (warnings if warning else problems).append(p)
 
     units = data.get("units", "in")
-    if units not in MM_PER_UNIT:
-        problem(("units",), f"must be one of in, mm, cm, got {units!r}")
-        units = "in"
+    if not isinstance(units, str) or units not in MM_PER_UNIT:
+        units = "in"  # validation below reports the bad value; read lengths as inches meanwhile
     catalogue = catalogue if catalogue is not None else default_catalogue()
 
     try:
