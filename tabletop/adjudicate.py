@@ -85,7 +85,7 @@ def resolve_template(
     )
     try:
         resolution = ruleset.resolve(ctx)
-    except DiceError as exc:
+    except (DiceError, PlacementError) as exc:
         raise AdjudicationError(f"template {template.id!r}: {exc}") from None
     return TemplateResult(template, resolution, tuple(dice.log[before:]))
 
