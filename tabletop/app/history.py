@@ -1,0 +1,49 @@
+"""Undo/redo of the document: a bounded stack of immutable scenarios. Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tabletop.model import Scenario
+
+MAX_UNDO = 200
+
+
+@dataclass(frozen=True)
+class History:
+    """Scenarios before (``undo``) and after (``redo``) the current one, nearest last.
+
+    ``gesture`` names the edit that made the current scenario: a later edit with
+    the same gesture (the next motion event of one drag) replaces it instead of
+    adding an undo step, so a drag is one undoable edit.
+    """
+
+    undo: tuple[Scenario, ...] = ()
+    redo: tuple[Scenario, ...] = ()
+    gesture: int | None = None
+
+    def record(self, before: Scenario, gesture: int | None) -> History:
+        """The history after an edit of ``before`` (made by ``gesture``, if any)."""
+        if gesture is not None and gesture == self.gesture and self.undo:
+            return History(self.undo, (), gesture)
+        return History((self.undo + (before,))[-MAX_UNDO:], (), gesture)
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.undo)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.redo)
+
+    def undone(self, current: Scenario) -> tuple[History, Scenario]:
+        """Step back: the new history and the scenario to show."""
+        if not self.undo:
+            return self, current
+        return History(self.undo[:-1], self.redo + (current,), None), self.undo[-1]
+
+    def redone(self, current: Scenario) -> tuple[History, Scenario]:
+        """Step forward again after an undo."""
+        if not self.redo:
+            return self, current
+        return History(self.undo + (current,), self.redo[:-1], None), self.redo[-1]

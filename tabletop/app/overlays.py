@@ -1,0 +1,339 @@
+"""Interactive overlays drawn over the table: selection and rotation handles, the
+loupe, the ruler, placement hints, the fire animation and the help screen.
+
+Drawing only reads the values it is given.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pygame
+
+from tabletop.model import Model, PlacedTemplate, Point, Scenario
+from tabletop.shapes import base_outline, template_polygon
+from tabletop.viewport import Viewport
+
+from .hit import closest_contact, rotation_handle
+from .shortcuts import SHORTCUTS
+
+HANDLE_OFFSET_PX = 22
+HANDLE_RADIUS_PX = 8
+ACCENT = (255, 214, 90)
+INK = (20, 22, 26)
+PAPER = (245, 245, 240)
+PANEL_BG = (28, 31, 36, 230)
+
+
+def _font_file(bold: bool) -> str | None:
+    # pygame_gui ships Noto Sans, which has the arrows, minus signs and degrees we print.
+    try:
+        from importlib.resources import files
+
+        path = files("pygame_gui.data") / ("NotoSans-Bold.ttf" if bold else "NotoSans-Regular.ttf")
+        return str(path) if path.is_file() else None
+    except (ImportError, OSError):
+        return None
+
+
+@lru_cache(maxsize=32)
+def font(size: int, bold: bool = False) -> pygame.font.Font:
+    """Noto Sans at ``size`` px (pygame's default font if it is missing)."""
+    path = _font_file(bold)
+    if path is None:
+        f = pygame.font.Font(None, size + 4)
+        f.set_bold(bold)
+        return f
+    return pygame.font.Font(path, max(8, round(size * 0.78)))
+
+
+def text(surface: pygame.Surface, s: str, pos: tuple[float, float], colour: tuple[int, int, int] = PAPER, size: int = 18, anchor: str = "topleft", bold: bool = False) -> pygame.Rect:
+    """Blit ``s`` at ``pos`` (``anchor`` as in ``pygame.Rect``); returns its rect."""
+    img = font(size, bold).render(s, True, colour)
+    rect = img.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
+    surface.blit(img, rect)
+    return rect
+
+
+def label_box(surface: pygame.Surface, lines: list[str], pos: tuple[float, float], size: int = 17) -> pygame.Rect:
+    """A small dark box of text lines near ``pos``, kept inside the surface."""
+    f = font(size)
+    imgs = [f.render(line, True, PAPER) for line in lines]
+    w = max(i.get_width() for i in imgs) + 12
+    h = sum(i.get_height() for i in imgs) + 8
+    x, y = pos
+    bounds = surface.get_clip() or surface.get_rect()
+    x = min(max(bounds.left, x), bounds.right - w)
+    y = min(max(bounds.top, y), bounds.bottom - h)
+    box = pygame.Surface((w, h), pygame.SRCALPHA)
+    box.fill(PANEL_BG)
+    surface.blit(box, (x, y))
+    pygame.draw.rect(surface, (90, 95, 105), (x, y, w, h), 1)
+    cy = y + 4
+    for img in imgs:
+        surface.blit(img, (x + 6, cy))
+        cy += img.get_height()
+    return pygame.Rect(x, y, w, h)
+
+
+def handle_world(placed: PlacedTemplate, viewport: Viewport) -> Point:
+    """The rotation handle of ``placed`` in world mm (a fixed distance in pixels past its end)."""
+    return rotation_handle(placed, viewport.length_to_world(HANDLE_OFFSET_PX))
+
+
+def draw_selection(surface: pygame.Surface, viewport: Viewport, scenario: Scenario, placed: dict[str, PlacedTemplate], kind: str, item_id: str) -> None:
+    """Highlight the selected item; a template also gets its rotation handle."""
+    if kind == "template" and item_id in placed:
+        p = placed[item_id]
+        pts = viewport.to_screen_array(np.asarray(template_polygon(p, 128).exterior.coords))
+        pygame.draw.lines(surface, ACCENT, True, pts, 2)
+        fx, fy = viewport.to_screen(*p.focus)
+        hx, hy = viewport.to_screen(*handle_world(p, viewport))
+        pygame.draw.line(surface, ACCENT, (fx, fy), (hx, hy), 1)
+        pygame.draw.circle(surface, INK, (hx, hy), HANDLE_RADIUS_PX + 2)
+        pygame.draw.circle(surface, ACCENT, (hx, hy), HANDLE_RADIUS_PX)
+        _arrow_arc(surface, (hx, hy))
+        pygame.draw.circle(surface, ACCENT, (fx, fy), 7, 2)
+    elif kind == "model":
+        try:
+            m = scenario.model(item_id)
+        except KeyError:
+            return
+        pts = viewport.to_screen_array(base_outline(m.base, m.x, m.y, m.facing, 48))
+        r = max(3.0, viewport.length_to_screen(m.base.bounding_radius))
+        cx, cy = viewport.to_screen(m.x, m.y)
+        pygame.draw.lines(surface, ACCENT, True, pts, 2)
+        for a in range(0, 360, 90):
+            ang = math.radians(a + 45)
+            pygame.draw.circle(surface, ACCENT, (cx + (r + 6) * math.cos(ang), cy + (r + 6) * math.sin(ang)), 3)
+    elif kind == "terrain":
+        try:
+            t = scenario.terrain_piece(item_id)
+        except KeyError:
+            return
+        pts = viewport.to_screen_array(t.polygon)
+        pygame.draw.lines(surface, ACCENT, True, pts, 2)
+        for x, y in pts:
+            pygame.draw.rect(surface, ACCENT, (x - 3, y - 3, 7, 7))
+
+
+def _arrow_arc(surface: pygame.Surface, centre: tuple[float, float]) -> None:
+    rect = pygame.Rect(0, 0, 10, 10)
+    rect.center = (round(centre[0]), round(centre[1]))
+    pygame.draw.arc(surface, INK, rect, 0.3, 5.2, 2)
+
+
+def draw_attacker_hint(surface: pygame.Surface, viewport: Viewport, attacker: Model, mouse: Point | None) -> None:
+    """Impact mode: the picked attacker and a line of fire to the cursor."""
+    cx, cy = viewport.to_screen(attacker.x, attacker.y)
+    r = viewport.length_to_screen(attacker.base.bounding_radius)
+    pygame.draw.circle(surface, (255, 90, 60), (cx, cy), r + 6, 3)
+    if mouse is not None:
+        mx, my = viewport.to_screen(*mouse)
+        _dashed(surface, (255, 90, 60), (cx, cy), (mx, my))
+
+
+def _dashed(surface: pygame.Surface, colour: tuple[int, int, int], a: tuple[float, float], b: tuple[float, float], dash: float = 8.0) -> None:
+    length = math.hypot(b[0] - a[0], b[1] - a[1])
+    if length < 1:
+        return
+    n = int(length // dash)
+    for i in range(0, n, 2):
+        t0, t1 = i / n, min(1.0, (i + 1) / n)
+        pygame.draw.line(surface, colour, (a[0] + (b[0] - a[0]) * t0, a[1] + (b[1] - a[1]) * t0), (a[0] + (b[0] - a[0]) * t1, a[1] + (b[1] - a[1]) * t1), 2)
+
+
+@dataclass(frozen=True)
+class RulerReading:
+    """A measurement between two points, with the base-edge gap when both ends are on models."""
+
+    start: Point
+    end: Point
+    centre_mm: float
+    edge_mm: float | None
+
+
+def measure(scenario: Scenario, start: Point, end: Point, start_model: str | None, end_model: str | None) -> RulerReading:
+    """Centre-to-centre and (between two models) base-edge-to-base-edge distances."""
+    from shapely import distance as shapely_distance
+
+    from tabletop.shapes import base_polygon
+
+    centre = math.hypot(end[0] - start[0], end[1] - start[1])
+    edge: float | None = None
+    if start_model and end_model and start_model != end_model:
+        a, b = scenario.model(start_model), scenario.model(end_model)
+        if a.base.is_round and b.base.is_round:
+            edge = centre - a.base.length / 2 - b.base.length / 2
+        else:
+            edge = float(shapely_distance(base_polygon(a, 256, False), base_polygon(b, 256, False)))
+            if edge == 0.0:
+                edge = centre - a.base.bounding_radius - b.base.bounding_radius
+    return RulerReading(start, end, centre, edge)
+
+
+def draw_ruler(surface: pygame.Surface, viewport: Viewport, reading: RulerReading) -> None:
+    a = viewport.to_screen(*reading.start)
+    b = viewport.to_screen(*reading.end)
+    pygame.draw.line(surface, INK, a, b, 5)
+    pygame.draw.line(surface, (255, 255, 255), a, b, 2)
+    for p in (a, b):
+        pygame.draw.circle(surface, (255, 255, 255), p, 4)
+    lines = [f"centre to centre  {reading.centre_mm / 25.4:.2f}\"  ({reading.centre_mm:.1f} mm)"]
+    if reading.edge_mm is not None:
+        lines.append(f"edge to edge  {reading.edge_mm / 25.4:.2f}\"  ({reading.edge_mm:.1f} mm)")
+    label_box(surface, lines, ((a[0] + b[0]) / 2 + 12, (a[1] + b[1]) / 2 + 12))
+
+
+@dataclass(frozen=True)
+class LoupeView:
+    """What the loupe magnifies: one base against one template's nearest outline point."""
+
+    template_id: str
+    model_id: str
+    boundary: Point
+    edge: Point
+    margin_mm: float
+
+
+def loupe_target(model: Model, placed: dict[str, PlacedTemplate]) -> LoupeView | None:
+    """The closest contact between ``model``'s base and any template."""
+    best: LoupeView | None = None
+    for template_id, p in placed.items():
+        boundary, edge, gap = closest_contact(model, p)
+        if best is None or abs(gap) < abs(best.margin_mm):
+            best = LoupeView(template_id, model.id, boundary, edge, -gap)
+    return best
+
+
+@lru_cache(maxsize=16)
+def _fine_outline(placed: PlacedTemplate) -> np.ndarray:
+    # 40 000 segments: the polygon is within ~1e-6 mm of the true curve, far below a loupe pixel.
+    return np.asarray(template_polygon(placed, 40_000).exterior.coords)
+
+
+def draw_loupe(surface: pygame.Surface, rect: pygame.Rect, model: Model, placed: PlacedTemplate, view: LoupeView) -> None:
+    """A magnified inset around the closest contact, with the margin in mm."""
+    gap = abs(view.margin_mm)
+    scale = min(300.0, max(2.0, rect.width * 0.3 / max(gap, 0.05)))
+    centre = ((view.boundary[0] + view.edge[0]) / 2, (view.boundary[1] + view.edge[1]) / 2)
+    lv = Viewport(centre, scale, (rect.left, rect.top, rect.width, rect.height))
+    old_clip = surface.get_clip()
+    surface.set_clip(rect)
+    surface.fill((236, 232, 220), rect)
+    _shade_loupe(surface, rect, lv, model, placed)
+    half_w = rect.width / 2 / scale
+    pts = _fine_outline(placed)
+    near = np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1]) < half_w * 2.5
+    if near.any():
+        # Keep only the stretch of outline in view so the line does not wrap around the loupe.
+        idx = np.nonzero(near)[0]
+        for run in np.split(idx, np.nonzero(np.diff(idx) != 1)[0] + 1):
+            if len(run) >= 2:
+                pygame.draw.lines(surface, (200, 90, 20), False, lv.to_screen_array(pts[run]), 3)
+    base_pts = base_outline(model.base, model.x, model.y, model.facing, 2048)
+    pygame.draw.lines(surface, (40, 70, 160), True, lv.to_screen_array(base_pts), 3)
+    a = lv.to_screen(*view.boundary)
+    b = lv.to_screen(*view.edge)
+    pygame.draw.line(surface, INK, a, b, 1)
+    pygame.draw.circle(surface, (200, 90, 20), a, 3)
+    pygame.draw.circle(surface, (40, 70, 160), b, 3)
+    bar_mm = _nice_bar(rect.width * 0.3 / scale)
+    bx, by = rect.left + 10, rect.bottom - 12
+    pygame.draw.line(surface, INK, (bx, by), (bx + bar_mm * scale, by), 2)
+    text(surface, f"{bar_mm:g} mm", (bx, by - 4), INK, 15, "bottomleft")
+    surface.set_clip(old_clip)
+    pygame.draw.rect(surface, INK, rect, 2)
+    inside = "into" if view.margin_mm >= 0 else "short of"
+    title = f"{model.label} · {view.template_id}"
+    text(surface, title, (rect.centerx, rect.top + 6), INK, 17, "midtop", bold=True)
+    text(surface, f"{abs(view.margin_mm):.3f} mm {inside} the template", (rect.centerx, rect.top + 22), INK, 16, "midtop")
+
+
+def _shade_loupe(surface: pygame.Surface, rect: pygame.Rect, lv: Viewport, model: Model, placed: PlacedTemplate, cell: int = 2) -> None:
+    """Tint the loupe: template only, base only, and their overlap, from the exact outlines."""
+    from tabletop.shapes import template_sdf
+
+    from .hit import inside_base_array
+
+    nx, ny = rect.width // cell, rect.height // cell
+    sx = rect.left + (np.arange(nx) + 0.5) * cell
+    sy = rect.top + (np.arange(ny) + 0.5) * cell
+    gx, gy = np.meshgrid(sx, sy, indexing="ij")
+    wx = lv.centre[0] + (gx - lv.screen_centre[0]) / lv.scale
+    wy = lv.centre[1] - (gy - lv.screen_centre[1]) / lv.scale
+    pts = np.stack([wx.ravel(), wy.ravel()], axis=-1)
+    in_t = (template_sdf(placed, pts) <= 0).reshape(nx, ny)
+    in_b = inside_base_array(model, pts).reshape(nx, ny)
+    rgb = np.empty((nx, ny, 3), dtype=np.uint8)
+    rgb[:] = (236, 232, 220)
+    rgb[in_t & ~in_b] = (250, 206, 160)
+    rgb[in_b & ~in_t] = (190, 205, 240)
+    rgb[in_t & in_b] = (214, 150, 205)
+    img = pygame.surfarray.make_surface(rgb)
+    surface.blit(pygame.transform.scale(img, (nx * cell, ny * cell)), rect.topleft)
+
+
+def _nice_bar(mm: float) -> float:
+    for v in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50):
+        if v >= mm * 0.5:
+            return v
+    return 100.0
+
+
+def draw_animation(surface: pygame.Surface, viewport: Viewport, placed: PlacedTemplate, caption: str, progress: float) -> None:
+    """One frame of the fire animation: the template where the step puts it."""
+    pts = viewport.to_screen_array(np.asarray(template_polygon(placed, 128).exterior.coords))
+    layer = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
+    pygame.draw.polygon(layer, (255, 120, 40, 90), pts)
+    surface.blit(layer, (0, 0))
+    pygame.draw.lines(surface, (255, 120, 40), True, pts, 3)
+    fx, fy = viewport.to_screen(*placed.focus)
+    pulse = 6 + 6 * abs(math.sin(progress * math.pi * 4))
+    pygame.draw.circle(surface, (255, 240, 200), (fx, fy), pulse, 2)
+    clip = surface.get_clip() or surface.get_rect()
+    box = label_box(surface, [caption], (clip.left + 12, clip.bottom - 64), 20)
+    # Progress bar under the caption: how far through this step we are.
+    pygame.draw.rect(surface, (255, 120, 40), (box.left, box.bottom + 2, round(box.width * max(0.0, min(1.0, progress))), 4))
+
+
+def interpolate(a: PlacedTemplate, b: PlacedTemplate, t: float) -> PlacedTemplate:
+    """A placement ``t`` (0..1) of the way from ``a`` to ``b`` (shortest turn)."""
+    t = max(0.0, min(1.0, t))
+    t = t * t * (3 - 2 * t)
+    turn = (b.heading - a.heading + 180.0) % 360.0 - 180.0
+    focus = (a.focus[0] + (b.focus[0] - a.focus[0]) * t, a.focus[1] + (b.focus[1] - a.focus[1]) * t)
+    return PlacedTemplate(b.id, b.shape, focus, a.heading + turn * t, b.user)
+
+
+def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
+    """The F1 overlay listing every shortcut."""
+    shade = pygame.Surface(rect.size, pygame.SRCALPHA)
+    shade.fill((10, 12, 16, 200))
+    surface.blit(shade, rect.topleft)
+    row_h = 24
+    w = min(rect.width - 40, 760)
+    h = min(rect.height - 40, 90 + row_h * len(SHORTCUTS))
+    box = pygame.Rect(0, 0, w, h)
+    box.center = rect.center
+    pygame.draw.rect(surface, (34, 38, 46), box, border_radius=8)
+    pygame.draw.rect(surface, ACCENT, box, 2, border_radius=8)
+    text(surface, "Keyboard and mouse", (box.left + 24, box.top + 18), ACCENT, 28, bold=True)
+    text(surface, "F1 or Esc closes this", (box.right - 24, box.top + 22), (170, 170, 170), 18, "topright")
+    y = box.top + 60
+    for keys, what in SHORTCUTS:
+        if y > box.bottom - row_h:
+            break
+        text(surface, keys, (box.left + 24, y), ACCENT, 19, bold=True)
+        text(surface, what, (box.left + 250, y), PAPER, 19)
+        y += row_h
+
+
+def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str]) -> None:
+    """A short note at the bottom of the table view (placement-mode hints)."""
+    if not lines:
+        return
+    label_box(surface, lines, (rect.left + 12, rect.bottom - 12 - 20 * len(lines)), 19)

@@ -1,0 +1,254 @@
+"""The app's pure core: commands, undo/redo, live adjudication cache, hit-testing, autosave."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tabletop.adjudicate import adjudicate
+from tabletop.app import autosave
+from tabletop.app.hit import closest_contact, item_at, model_at, template_at
+from tabletop.app.live import LiveAdjudicator, placed_templates
+from tabletop.app.state import (
+    AddModel,
+    AddTemplate,
+    CommandError,
+    DeleteItem,
+    EditModel,
+    MarkSaved,
+    MoveModel,
+    MoveTemplate,
+    MoveTerrain,
+    Redo,
+    Ref,
+    RotateTemplate,
+    Select,
+    SetRuleset,
+    Undo,
+    apply,
+    new_state,
+    parse_numbers,
+)
+from tabletop.app.stress import stress_scenario
+from tabletop.model import At, Base, Direct, Impact, Model, PlacedTemplate, Template, TemplateShape
+from tabletop.report import report_json
+from tabletop.scenario_io import load, save
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT = ROOT / "scenarios" / "default.toml"
+
+
+@pytest.fixture()
+def state():
+    return new_state(load(DEFAULT), str(DEFAULT))
+
+
+def test_pure_modules_do_not_import_pygame() -> None:
+    code = (
+        "import sys; import tabletop.app, tabletop.app.state, tabletop.app.history, tabletop.app.live, "
+        "tabletop.app.hit, tabletop.app.autosave, tabletop.app.shortcuts; print('pygame' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_move_model_is_undoable_and_marks_dirty(state) -> None:
+    assert not state.dirty
+    s2 = apply(state, MoveModel("sgt", 100.0, 120.0))
+    assert s2.scenario.model("sgt").centre == (100.0, 120.0)
+    assert s2.dirty
+    s3 = apply(s2, Undo())
+    assert s3.scenario is state.scenario
+    assert not s3.dirty  # back to the saved scenario
+    s4 = apply(s3, Redo())
+    assert s4.scenario.model("sgt").centre == (100.0, 120.0)
+
+
+def test_one_drag_is_one_undo_step(state) -> None:
+    s = state
+    for i in range(10):
+        s = apply(s, MoveTemplate("blast", 100.0 + i, 200.0, gesture=7))
+    assert len(s.history.undo) == 1
+    s = apply(s, MoveTemplate("blast", 300.0, 200.0, gesture=8))
+    assert len(s.history.undo) == 2
+    s = apply(apply(s, Undo()), Undo())
+    assert s.scenario == state.scenario
+
+
+def test_noop_edit_leaves_history_alone(state) -> None:
+    m = state.scenario.model("sgt")
+    assert apply(state, MoveModel("sgt", m.x, m.y)) is state
+
+
+def test_template_moves_by_placement(state) -> None:
+    s = apply(state, MoveTemplate("blast", 50.0, 60.0))
+    assert s.scenario.template("blast").placement == At(50.0, 60.0, 0.0)
+    # A direct template pivots around its attacker: dragging sets its heading.
+    gunner = s.scenario.model("gunner")
+    s = apply(s, MoveTemplate("flame", gunner.x, gunner.y + 100.0))
+    p = s.scenario.template("flame").placement
+    assert isinstance(p, Direct) and p.heading == pytest.approx(90.0)
+    s = apply(s, RotateTemplate("flame", 370.0))
+    assert s.scenario.template("flame").placement.heading == pytest.approx(10.0)
+
+
+def test_impact_template_reaims_at_a_point(state) -> None:
+    s = apply(state, AddTemplate(Template("t9", TemplateShape.circle(76.2), Impact("gunner", target="sgt"))))
+    s = apply(s, MoveTemplate("t9", 200.0, 220.0))
+    assert s.scenario.template("t9").placement == Impact("gunner", None, (200.0, 220.0))
+
+
+def test_delete_model_removes_templates_that_need_it(state) -> None:
+    s = apply(state, DeleteItem(Ref("model", "gunner")))
+    assert all(t.id != "flame" for t in s.scenario.templates)
+    assert apply(s, Undo()).scenario == state.scenario
+
+
+def test_selection_cleared_when_item_goes(state) -> None:
+    s = apply(state, Select(Ref("model", "sgt")))
+    s = apply(s, DeleteItem(Ref("model", "sgt")))
+    assert s.selection is None
+
+
+def test_bad_commands_raise(state) -> None:
+    with pytest.raises(CommandError):
+        apply(state, MoveModel("nobody", 0, 0))
+    with pytest.raises(CommandError):
+        apply(state, SetRuleset("chess"))
+    with pytest.raises(CommandError):
+        apply(state, AddModel(Model("sgt", 0, 0, Base.round(25))))
+    with pytest.raises(CommandError):
+        apply(state, EditModel("sgt", {"colour": "red"}))
+
+
+def test_edit_model_and_mark_saved(state) -> None:
+    s = apply(state, EditModel("sgt", {"side": "blue", "stats": {"DF": 4.0}, "tags": ("infantry",)}))
+    m = s.scenario.model("sgt")
+    assert (m.side, m.stats, m.tags) == ("blue", {"DF": 4.0}, ("infantry",))
+    assert s.dirty
+    s = apply(s, MarkSaved("/tmp/x.toml"))
+    assert not s.dirty and s.path == "/tmp/x.toml"
+
+
+def test_parse_numbers() -> None:
+    assert parse_numbers("DF=4, GN=2.5; scatter=3 5") == {"DF": 4, "GN": 2.5, "scatter": [3, 5]}
+    assert parse_numbers("  ") == {}
+    with pytest.raises(ValueError):
+        parse_numbers("DF")
+    with pytest.raises(ValueError):
+        parse_numbers("DF=x")
+
+
+# --------------------------------------------------------------------------- live adjudication
+
+
+def _report(adj):
+    data = report_json(adj)
+    for t in data["templates"]:
+        t.pop("resolution", None)
+    return data
+
+
+def test_live_matches_core_and_reuses_geometry() -> None:
+    s = stress_scenario()
+    live = LiveAdjudicator()
+    assert _report(live.adjudicate(s)) == _report(adjudicate(s))
+    rebuilds = live.stats.geometry_rebuilds
+    for i in range(5):
+        t = s.templates[0]
+        p = t.placement
+        s = replace(s, templates=(replace(t, placement=replace(p, x=p.x + 7, y=p.y + 3)),) + s.templates[1:])
+        live.adjudicate(s)
+    assert live.stats.geometry_rebuilds == rebuilds  # moving a template keeps the geometry
+    assert _report(live.adjudicate(s)) == _report(adjudicate(s))
+    s = replace(s, models=(replace(s.models[0], x=s.models[0].x + 5),) + s.models[1:])
+    assert _report(live.adjudicate(s)) == _report(adjudicate(s))
+    assert live.stats.geometry_rebuilds == rebuilds + 1
+
+
+def test_live_recompute_is_fast() -> None:
+    """300 models, 60 buildings, 6 templates: a template drag step takes a few ms."""
+    s = stress_scenario()
+    live = LiveAdjudicator()
+    live.adjudicate(s)
+    times = []
+    for i in range(60):
+        t = s.templates[i % 6]
+        p = t.placement
+        moved = replace(t, placement=replace(p, x=p.x + 2, y=p.y + 1))
+        s = replace(s, templates=tuple(moved if x.id == t.id else x for x in s.templates))
+        start = time.perf_counter()
+        live.adjudicate(s)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    assert times[len(times) // 2] < 8.0, times
+
+
+# --------------------------------------------------------------------------- hit-testing
+
+
+def test_hit_testing(state) -> None:
+    s = state.scenario
+    placed = placed_templates(adjudicate(s))
+    sgt = s.model("sgt")
+    assert model_at(s, sgt.x + 15.9, sgt.y) is not None  # 32 mm base: 16 mm radius
+    assert model_at(s, sgt.x + 16.1, sgt.y) is None or model_at(s, sgt.x + 16.1, sgt.y).id != "sgt"
+    blast = placed["blast"]
+    assert template_at(placed, blast.focus[0] + 63.0, blast.focus[1]) == "blast"
+    assert template_at(placed, blast.focus[0] + 64.0, blast.focus[1]) is None
+    assert item_at(s, placed, sgt.x, sgt.y) == Ref("model", "sgt")
+    assert item_at(s, placed, blast.focus[0] + 50, blast.focus[1] - 30) == Ref("template", "blast")
+    # The selected template wins over the base on top of it.
+    assert item_at(s, placed, sgt.x, sgt.y, prefer=Ref("template", "blast")) == Ref("template", "blast")
+
+
+def test_closest_contact_is_exact_for_round_bases() -> None:
+    placed = PlacedTemplate("t", TemplateShape.circle(127.0), (0.0, 0.0), 0.0)
+    m = Model("m", 75.6, 0.0, Base.round(25.0))
+    boundary, edge, gap = closest_contact(m, placed)
+    assert gap == pytest.approx(-0.4, abs=1e-6)
+    assert boundary == pytest.approx((63.5, 0.0), abs=1e-6)
+    assert edge == pytest.approx((63.1, 0.0), abs=1e-6)
+
+
+# --------------------------------------------------------------------------- autosave
+
+
+def test_autosave_debounce_and_clean_exit(state) -> None:
+    saver = autosave.Autosaver(debounce_s=2.0)
+    saver.start(state.path)
+    assert autosave.marker_path().exists()
+    s2 = apply(state, MoveModel("sgt", 10.0, 10.0))
+    saver.changed(s2.scenario, now=100.0)
+    assert not saver.tick(101.0)
+    assert saver.tick(102.5)
+    assert load(autosave.autosave_path()) == s2.scenario
+    saver.stop()
+    assert not autosave.marker_path().exists() and not autosave.autosave_path().exists()
+
+
+def test_recovery_offered_only_after_a_crash(state, tmp_path: Path) -> None:
+    autosave.state_dir().mkdir(parents=True, exist_ok=True)
+    # A run still going: no offer.
+    autosave.marker_path().write_text(json.dumps({"pid": os.getppid(), "path": "x.toml"}))
+    save(state.scenario, autosave.autosave_path())
+    assert autosave.find_recovery() is None
+    # A run that died (its pid is gone): offer, with the file it was editing.
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    autosave.marker_path().write_text(json.dumps({"pid": dead.pid, "path": "x.toml"}))
+    past = time.time() - 60
+    os.utime(autosave.marker_path(), (past, past))
+    save(state.scenario, autosave.autosave_path())
+    rec = autosave.find_recovery()
+    assert rec is not None and rec.original_path == "x.toml"
+    assert autosave.load_recovery(rec) == state.scenario
+    autosave.discard_recovery()
+    assert autosave.find_recovery() is None

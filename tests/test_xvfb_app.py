@@ -1,0 +1,148 @@
+"""A real window under Xvfb, driven by xdotool: drag a template over a base and see it change colour.
+
+Skips when Xvfb, xdotool or ImageMagick's ``import`` is missing, unless ``CI`` is
+set (CI installs them, so there a missing tool is a failure).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pygame
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
+
+SCENARIO = """\
+format = 1
+title = "Xvfb drag test"
+units = "in"
+
+[table]
+width = 24
+depth = 18
+
+[[model]]
+id = "target"
+side = "red"
+x = 12
+y = 9
+base = "40mm"
+
+[[template]]
+id = "blast"
+shape = "large_blast"
+at = [4, 9]
+"""
+
+pytestmark = pytest.mark.xvfb
+
+
+def _require_tools() -> None:
+    missing = [t for t in TOOLS if shutil.which(t) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must have {', '.join(missing)} installed")
+        pytest.skip(f"needs {', '.join(missing)}")
+
+
+def _run(cmd: list[str], env: dict[str, str], timeout: float = 20) -> str:
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=True).stdout
+
+
+def _pixel(path: Path, pos: tuple[int, int]) -> tuple[int, int, int]:
+    img = pygame.image.load(str(path))
+    r, g, b, *_ = img.get_at(pos)
+    return (r, g, b)
+
+
+def _dist(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    return sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5
+
+
+def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
+    _require_tools()
+    from tabletop.app.window import PANEL_W, STATUS_H, TOOLBAR_H
+    from tabletop.draw import status_colour
+    from tabletop.viewport import Viewport
+
+    scenario = tmp_path / "drag.toml"
+    scenario.write_text(SCENARIO)
+    display = f":{random.randint(150, 250)}"
+    env = dict(os.environ)
+    env.update(
+        DISPLAY=display,
+        SDL_VIDEODRIVER="x11",
+        SDL_AUDIODRIVER="dummy",
+        SDL_VIDEO_X11_WMCLASS="tabletop-xvfb-test",
+        PYGAME_HIDE_SUPPORT_PROMPT="1",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+    )
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    app = None
+    try:
+        for _ in range(100):
+            if subprocess.run(["xdpyinfo"], env=env, capture_output=True).returncode == 0:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("Xvfb did not start")
+        app = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(scenario)],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        # SDL 2.32 windows do not match `xdotool search --name`: find ours by pid.
+        wid = _run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(app.pid)], env, timeout=30).split()[0]
+        time.sleep(1.5)
+        geometry = _run(["xdotool", "getwindowgeometry", "--shell", wid], env)
+        size = dict(line.split("=") for line in geometry.split())
+        w, h = int(size["WIDTH"]), int(size["HEIGHT"])
+        view = (0, TOOLBAR_H, w - PANEL_W, h - TOOLBAR_H - STATUS_H)
+        vp = Viewport.fit(24 * 25.4, 18 * 25.4, view, margin_px=36)
+        blast = tuple(round(v) for v in vp.to_screen(4 * 25.4, 9 * 25.4))
+        base = tuple(round(v) for v in vp.to_screen(12 * 25.4, 9 * 25.4))
+        probe = (base[0] - round(vp.length_to_screen(11)), base[1] - round(vp.length_to_screen(4)))  # on the base, clear of its name, facing tick and focus mark
+
+        before_png = tmp_path / "before.png"
+        _run(["import", "-window", wid, str(before_png)], env)
+        before = _pixel(before_png, probe)
+
+        steps = ["xdotool", "mousemove", "--window", wid, str(blast[0]), str(blast[1]), "mousedown", "1", "sleep", "0.2"]
+        for i in range(1, 9):
+            x = round(blast[0] + (base[0] - blast[0]) * i / 8)
+            steps += ["mousemove", "--window", wid, str(x), str(blast[1]), "sleep", "0.05"]
+        steps += ["sleep", "0.2", "mouseup", "1", "mousemove", "--window", wid, "5", str(h - 5)]
+        _run(steps, env)
+        time.sleep(1.0)
+        after_png = tmp_path / "after.png"
+        _run(["import", "-window", wid, str(after_png)], env)
+        after = _pixel(after_png, probe)
+        if os.environ.get("TABLETOP_KEEP_SHOTS"):
+            for png in (before_png, after_png):
+                shutil.copy(png, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / png.name)
+
+        outside, affected = status_colour("outside"), status_colour("affected")
+        assert _dist(before, outside) < _dist(before, affected), (before, after)
+        assert _dist(after, affected) < _dist(after, outside), (before, after)
+        assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
+    finally:
+        if app is not None:
+            app.terminate()
+            try:
+                app.wait(5)
+            except subprocess.TimeoutExpired:
+                app.kill()
+        xvfb.terminate()
+        xvfb.wait(5)
