@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tabletop import rulesets
-from tabletop.coverage import DEFAULT_TOLERANCE_MM, TableGeometry, cover, table_geometry
+from tabletop.coverage import DEFAULT_TOLERANCE_MM, Coverage, TableGeometry, cover, table_geometry
 from tabletop.dice import Dice, DiceError, RollRecord
-from tabletop.model import Explosion, Scenario, Template
+from tabletop.model import Explosion, PlacedTemplate, Scenario, Template
 from tabletop.placement import PlacementError, place
 from tabletop.resolution import Context, Resolution
 
@@ -59,8 +59,12 @@ def resolve_template(
     *,
     tolerance_mm: float = DEFAULT_TOLERANCE_MM,
     settings: Mapping[str, Any] | None = None,
+    coverage_of: Callable[[PlacedTemplate, bool], Coverage] | None = None,
 ) -> TemplateResult:
-    """Place, cover and resolve one template."""
+    """Place, cover and resolve one template.
+
+    ``coverage_of(placed, use_visibility)`` replaces the coverage computation (the app caches it).
+    """
     ruleset = rulesets.get(scenario.ruleset)
     shape = template.shape
     if isinstance(template.placement, Explosion) and ruleset.explosion_shape is not None:
@@ -69,7 +73,10 @@ def resolve_template(
         placed = place(template, scenario, shape)
     except PlacementError as exc:
         raise AdjudicationError(str(exc)) from None
-    coverage = cover(placed, geometry, use_visibility=ruleset.uses_visibility, tolerance_mm=tolerance_mm)
+    if coverage_of is not None:
+        coverage = coverage_of(placed, ruleset.uses_visibility)
+    else:
+        coverage = cover(placed, geometry, use_visibility=ruleset.uses_visibility, tolerance_mm=tolerance_mm)
     before = len(dice.log)
     template_dice = dice.sharing(template.rolls)
     ctx = Context(

@@ -16,14 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-
-from tabletop import rulesets
-from tabletop.adjudicate import Adjudication, TemplateResult, settings_for
+from tabletop.adjudicate import Adjudication, TemplateResult, resolve_template, settings_for
 from tabletop.coverage import DEFAULT_TOLERANCE_MM, Coverage, TableGeometry, cover, table_geometry
 from tabletop.dice import Dice, DiceError
-from tabletop.model import Explosion, PlacedTemplate, Scenario, Template
-from tabletop.placement import PlacementError, place
-from tabletop.resolution import Context, Resolution, Ruleset, Step
+from tabletop.model import PlacedTemplate, Scenario
+from tabletop.placement import PlacementError
+from tabletop.resolution import Resolution, Step
 
 _CACHE_SIZE = 64
 
@@ -88,13 +86,18 @@ class LiveAdjudicator:
         start = time.perf_counter()
         geometry = self.geometry(scenario)
         merged = settings_for(scenario, settings)
-        ruleset = rulesets.get(scenario.ruleset)
         dice = Dice(self.seed)
         results: list[TemplateResult] = []
         errors: dict[str, str] = {}
         for template in scenario.templates:
             try:
-                results.append(self._resolve(scenario, template, geometry, dice, merged, ruleset))
+                results.append(
+                    resolve_template(
+                        scenario, template, geometry, dice,
+                        tolerance_mm=self.tolerance_mm, settings=merged,
+                        coverage_of=lambda placed, vis: self.cover(placed, geometry, vis),
+                    )
+                )
             except (PlacementError, DiceError, ValueError) as exc:
                 errors[template.id] = str(exc)
         self.errors = errors
@@ -103,36 +106,6 @@ class LiveAdjudicator:
         self._last_result = adjudication
         self.stats.last_ms = (time.perf_counter() - start) * 1000
         return adjudication
-
-    def _resolve(
-        self,
-        scenario: Scenario,
-        template: Template,
-        geometry: TableGeometry,
-        dice: Dice,
-        settings: Mapping[str, Any],
-        ruleset: Ruleset,
-    ) -> TemplateResult:
-        # Mirrors tabletop.adjudicate.resolve_template, with the cached coverage.
-        shape = template.shape
-        if isinstance(template.placement, Explosion) and ruleset.explosion_shape is not None:
-            shape = ruleset.explosion_shape(template, scenario)
-        placed = place(template, scenario, shape)
-        coverage = self.cover(placed, geometry, ruleset.uses_visibility)
-        before = len(dice.log)
-        ctx = Context(
-            scenario=scenario,
-            template=template,
-            placed=placed,
-            coverage=coverage,
-            geometry=geometry,
-            dice=dice.sharing(template.rolls),
-            tolerance_mm=self.tolerance_mm,
-            settings=dict(settings),
-            uses_visibility=ruleset.uses_visibility,
-        )
-        resolution = ruleset.resolve(ctx)
-        return TemplateResult(template, resolution, tuple(dice.log[before:]))
 
 
 def placed_templates(adjudication: Adjudication) -> dict[str, PlacedTemplate]:
