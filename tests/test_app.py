@@ -15,7 +15,7 @@ from tabletop.app.pilot import Pilot
 from tabletop.app.state import Ref
 from tabletop.app.stress import stress_scenario
 from tabletop.model import At, Direct, Impact
-from tabletop.scenario_io import load, save
+from tabletop.scenario_io import load
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"

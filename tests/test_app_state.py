@@ -25,7 +25,6 @@ from tabletop.app.state import (
     MarkSaved,
     MoveModel,
     MoveTemplate,
-    MoveTerrain,
     Redo,
     Ref,
     RotateTemplate,
