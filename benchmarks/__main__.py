@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import shapely
 
-from benchmarks.tables import big_table
+from tabletop.sample_tables import big_table
 from tabletop import scenario_io
 from tabletop.coverage import cover, table_geometry
 from tabletop.model import PlacedTemplate, Scenario
@@ -154,9 +154,9 @@ def bench_memory() -> float | None:
     code = (
         "import os, resource, sys\n"
         "os.environ.setdefault('SDL_VIDEODRIVER', 'dummy'); os.environ.setdefault('SDL_AUDIODRIVER', 'dummy')\n"
-        "from benchmarks.tables import big_table\n"
+        "from tabletop.sample_tables import big_table\n"
         "from tabletop.app.pilot import Pilot\n"
-        "pilot = Pilot.for_scenario(big_table(300, 60, 6), size=(1600, 1000))\n"
+        "pilot = Pilot(big_table(300, 60, 6), size=(1600, 1000))\n"
         "pilot.step(120)\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n"
     )

@@ -6,9 +6,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
+
+import time
 
 import pytest
 
@@ -35,7 +36,7 @@ from tabletop.app.state import (
     new_state,
     parse_numbers,
 )
-from tabletop.app.stress import stress_scenario
+from tabletop.sample_tables import big_table as stress_scenario
 from tabletop.model import At, Base, Direct, Impact, Model, PlacedTemplate, Template, TemplateShape
 from tabletop.report import report_json
 from tabletop.scenario_io import load, save
@@ -172,22 +173,22 @@ def test_live_matches_core_and_reuses_geometry() -> None:
     assert live.stats.geometry_rebuilds == rebuilds + 1
 
 
-def test_live_recompute_is_fast() -> None:
-    """300 models, 60 buildings, 6 templates: a template drag step takes a few ms."""
+def test_dragging_one_template_recomputes_only_that_template() -> None:
+    """300 models, 60 buildings, 6 templates: each drag step costs one coverage, not six.
+
+    (How long that takes is measured by `make bench`, not asserted here.)
+    """
     s = stress_scenario()
     live = LiveAdjudicator()
     live.adjudicate(s)
-    times = []
-    for i in range(60):
+    computed = live.stats.coverages_computed
+    for i in range(12):
         t = s.templates[i % 6]
         p = t.placement
         moved = replace(t, placement=replace(p, x=p.x + 2, y=p.y + 1))
         s = replace(s, templates=tuple(moved if x.id == t.id else x for x in s.templates))
-        start = time.perf_counter()
         live.adjudicate(s)
-        times.append((time.perf_counter() - start) * 1000)
-    times.sort()
-    assert times[len(times) // 2] < 8.0, times
+        assert live.stats.coverages_computed == computed + i + 1
 
 
 # --------------------------------------------------------------------------- hit-testing

@@ -15,7 +15,7 @@ from .conftest import ROOT
 
 WRITER = """
 import sys, dataclasses
-from benchmarks.tables import big_table
+from tabletop.sample_tables import big_table
 from tabletop import scenario_io
 path = sys.argv[1]
 versions = [dataclasses.replace(big_table(1500, 60, 6), title=f"version {k}") for k in range(2)]

@@ -1,4 +1,4 @@
-"""Deterministic large tables for benchmarks and soak tests."""
+"""Deterministic large tables for benchmarks, soak tests and the app's stress checks."""
 
 from __future__ import annotations
 
