@@ -206,6 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     ok = chk["median_s"] < 0.5 and not chk["imports_pygame"]
     print(f"Command line: `tabletop check` of the 300-model table, whole process\n  {chk['median_s'] * 1000:.0f} ms, imports pygame: {chk['imports_pygame']}   target < 500 ms, no pygame  → {'PASS' if ok else 'MISS'}\n")
 
+    from benchmarks import odds as odds_bench
+
+    print("Odds", end=": ")
+    sys.stdout.flush()
+    odds_bench.main(["--quick"] if args.quick else [])
+    print()
+
     mem = bench_memory()
     figures["peak_rss_mib"] = mem
     if mem is not None:
