@@ -23,7 +23,7 @@ def big_table(models: int = 300, buildings: int = 60, templates: int = 6, seed: 
                 kind="building",
             )
         )
-    placed_models = []
+    placed_models: list[Model] = []
     squads = max(1, models // 10)
     for s in range(squads):
         cx, cy = rng.uniform(80, width - 80), rng.uniform(80, depth - 80)

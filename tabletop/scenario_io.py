@@ -384,9 +384,9 @@ def parse_document(raw: bytes, name: str, json_syntax: bool = False) -> tuple[di
     except tomllib.TOMLDecodeError as exc:
         msg = str(exc)
         m = re.search(r"\(at line (\d+), column (\d+)\)", msg)
-        line = int(m.group(1)) if m else None
+        at_line = int(m.group(1)) if m else None
         msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", msg)
-        raise ScenarioError([Problem(name, "", f"TOML syntax: {msg}", line)]) from None
+        raise ScenarioError([Problem(name, "", f"TOML syntax: {msg}", at_line)]) from None
     except RecursionError:
         raise ScenarioError([Problem(name, "", "nested too deeply to be a scenario")]) from None
     except ValueError as exc:  # e.g. JSON numbers too large to convert
@@ -498,28 +498,28 @@ def scenario_from_data(
     table = Table(parsed.table.width, parsed.table.depth, parsed.table.grid, _extra(parsed.table))
 
     models: list[Model] = []
-    for m in parsed.model:
-        b = m.base
+    for min_ in parsed.model:
+        b = min_.base
         width = b.width if b.width is not None else b.length
         if b.shape == "round" and b.width is not None and b.width != b.length:
             width = b.length
         base = Base(b.shape, b.length, width)
-        extra = _extra(m)
+        extra = _extra(min_)
         if _extra(b):
             extra["base_extra"] = _extra(b)
         models.append(
             Model(
-                id=m.id, x=m.x, y=m.y, base=base, name=m.name, side=m.side, unit=m.unit, facing=m.facing,
-                z=m.z, height=m.height, stats=dict(m.stats), tags=m.tags, engaged=m.engaged, extra=extra,
+                id=min_.id, x=min_.x, y=min_.y, base=base, name=min_.name, side=min_.side, unit=min_.unit, facing=min_.facing,
+                z=min_.z, height=min_.height, stats=dict(min_.stats), tags=min_.tags, engaged=min_.engaged, extra=extra,
             )
         )
 
     terrain: list[Terrain] = []
-    for i, t in enumerate(parsed.terrain):
-        rect = RectSpec(t.rect.x, t.rect.y, t.rect.length, t.rect.width, t.rect.rotation) if t.rect else None
+    for i, tin in enumerate(parsed.terrain):
+        rect = RectSpec(tin.rect.x, tin.rect.y, tin.rect.length, tin.rect.width, tin.rect.rotation) if tin.rect else None
         piece = Terrain(
-            id=t.id, points=t.points, rect=rect, name=t.name, kind=t.kind, height=t.height,
-            blocks_los=t.blocks_los, stats=dict(t.stats), tags=t.tags, extra=_extra(t),
+            id=tin.id, points=tin.points, rect=rect, name=tin.name, kind=tin.kind, height=tin.height,
+            blocks_los=tin.blocks_los, stats=dict(tin.stats), tags=tin.tags, extra=_extra(tin),
         )
         poly = shapely.Polygon(piece.polygon)
         if not poly.is_valid:
@@ -529,61 +529,61 @@ def scenario_from_data(
         terrain.append(piece)
 
     templates: list[Template] = []
-    for i, t in enumerate(parsed.template):
+    for i, tpl_in in enumerate(parsed.template):
         shape: TemplateShape | None = None
         shape_name: str | None = None
-        if isinstance(t.shape, str):
-            entry = catalogue.get(t.shape)
+        if isinstance(tpl_in.shape, str):
+            entry = catalogue.get(tpl_in.shape)
             if entry is None:
-                guess = difflib.get_close_matches(t.shape, list(catalogue), n=1, cutoff=0.5)
+                guess = difflib.get_close_matches(tpl_in.shape, list(catalogue), n=1, cutoff=0.5)
                 hint = f" (did you mean {guess[0]!r}?)" if guess else f" (known: {', '.join(sorted(catalogue))})"
-                problem(("template", i, "shape"), f"no template named {t.shape!r} in the catalogue{hint}")
+                problem(("template", i, "shape"), f"no template named {tpl_in.shape!r} in the catalogue{hint}")
             else:
-                shape, shape_name = entry.shape, t.shape
-        elif isinstance(t.shape, dict):
-            shape, shape_problems_ = shape_from_table(t.shape, units)
+                shape, shape_name = entry.shape, tpl_in.shape
+        elif isinstance(tpl_in.shape, dict):
+            shape, shape_problems_ = shape_from_table(tpl_in.shape, units)
             for field_name, message in shape_problems_:
                 problem(("template", i, "shape", *([field_name] if field_name else [])), message)
             if shape is not None:
-                label = t.shape.get("label")
+                label = tpl_in.shape.get("label")
                 shape = TemplateShape(**{**shape.__dict__, "label": label if isinstance(label, str) else None})
         placement: At | Impact | Direct | Explosion
-        if t.at is not None:
-            placement = At(t.at[0], t.at[1], t.heading)
-        elif t.impact is not None:
-            placement = Impact(t.impact.attacker, t.impact.target, t.impact.at)
-        elif t.direct is not None:
-            placement = Direct(t.direct.attacker, t.direct.heading)
+        if tpl_in.at is not None:
+            placement = At(tpl_in.at[0], tpl_in.at[1], tpl_in.heading)
+        elif tpl_in.impact is not None:
+            placement = Impact(tpl_in.impact.attacker, tpl_in.impact.target, tpl_in.impact.at)
+        elif tpl_in.direct is not None:
+            placement = Direct(tpl_in.direct.attacker, tpl_in.direct.heading)
         else:
-            assert t.explosion is not None
-            placement = Explosion(t.explosion.model)
-        if t.at is None and "heading" in (data["template"][i] if isinstance(data.get("template"), list) else {}):
+            assert tpl_in.explosion is not None
+            placement = Explosion(tpl_in.explosion.model)
+        if tpl_in.at is None and "heading" in (data["template"][i] if isinstance(data.get("template"), list) else {}):
             problem(("template", i, "heading"), "heading is only used with at (direct takes its own heading)", warning=True)
-        extra = _extra(t)
-        for sub_name, sub in (("impact", t.impact), ("direct", t.direct), ("explosion", t.explosion)):
+        extra = _extra(tpl_in)
+        for sub_name, sub in (("impact", tpl_in.impact), ("direct", tpl_in.direct), ("explosion", tpl_in.explosion)):
             if sub is not None and _extra(sub):
                 extra[f"{sub_name}_extra"] = _extra(sub)
-        if isinstance(t.shape, dict):
-            shape_extra = {k: v for k, v in t.shape.items() if k not in {"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label"}}
+        if isinstance(tpl_in.shape, dict):
+            shape_extra = {k: v for k, v in tpl_in.shape.items() if k not in {"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label"}}
             if shape_extra:
                 extra["shape_extra"] = shape_extra
-            if "radius" in t.shape and "diameter" not in t.shape:
+            if "radius" in tpl_in.shape and "diameter" not in tpl_in.shape:
                 extra["shape_radius"] = True
-        templates.append(Template(t.id, shape, placement, shape_name, t.battery, dict(t.weapon), dict(t.rolls), extra))
+        templates.append(Template(tpl_in.id, shape, placement, shape_name, tpl_in.battery, dict(tpl_in.weapon), dict(tpl_in.rolls), extra))
 
     # Identity and references.
     seen: dict[str, str] = {}
-    for kind, items in (("model", models), ("terrain", terrain)):
-        for i, item in enumerate(items):
-            if item.id in seen:
-                problem((kind, i, "id"), f"id {item.id!r} is already used by a {seen[item.id]}")
-            else:
-                seen[item.id] = kind
+    named = [("model", i, m.id) for i, m in enumerate(models)] + [("terrain", i, p.id) for i, p in enumerate(terrain)]
+    for kind, i, item_id in named:
+        if item_id in seen:
+            problem((kind, i, "id"), f"id {item_id!r} is already used by a {seen[item_id]}")
+        else:
+            seen[item_id] = kind
     template_ids: set[str] = set()
-    for i, t in enumerate(templates):
-        if t.id in template_ids:
-            problem(("template", i, "id"), f"template id {t.id!r} is used twice")
-        template_ids.add(t.id)
+    for i, tpl in enumerate(templates):
+        if tpl.id in template_ids:
+            problem(("template", i, "id"), f"template id {tpl.id!r} is used twice")
+        template_ids.add(tpl.id)
     model_ids = {m.id for m in models}
 
     def ref(loc: tuple[Any, ...], model_id: str | None, role: str) -> None:
@@ -599,8 +599,8 @@ def scenario_from_data(
                 problem(("model", i, "engaged"), "a model cannot be engaged with itself")
         if not (0 <= m.x <= table.width and 0 <= m.y <= table.depth):
             problem(("model", i), f"model {m.id!r} stands off the table", warning=True)
-    for i, t in enumerate(templates):
-        p = t.placement
+    for i, tpl in enumerate(templates):
+        p = tpl.placement
         if isinstance(p, Impact):
             ref(("template", i, "impact", "attacker"), p.attacker, "attacker")
             ref(("template", i, "impact", "target"), p.target, "target")
@@ -713,34 +713,34 @@ def scenario_to_data(s: Scenario) -> dict[str, Any]:
         models.append(_drop_none(d))
 
     terrain = []
-    for t in s.terrain:
-        d = {"id": t.id, "name": t.name, "kind": t.kind}
-        if t.rect is not None:
-            d["rect"] = {"x": L(t.rect.x), "y": L(t.rect.y), "length": L(t.rect.length), "width": L(t.rect.width), "rotation": t.rect.rotation}
+    for piece in s.terrain:
+        d = {"id": piece.id, "name": piece.name, "kind": piece.kind}
+        if piece.rect is not None:
+            d["rect"] = {"x": L(piece.rect.x), "y": L(piece.rect.y), "length": L(piece.rect.length), "width": L(piece.rect.width), "rotation": piece.rect.rotation}
         else:
-            d["points"] = [[L(x), L(y)] for x, y in t.polygon]
-        d["height"] = None if t.height is None else L(t.height)
-        if not t.blocks_los:
+            d["points"] = [[L(x), L(y)] for x, y in piece.polygon]
+        d["height"] = None if piece.height is None else L(piece.height)
+        if not piece.blocks_los:
             d["blocks_los"] = False
-        if t.stats:
-            d["stats"] = dict(t.stats)
-        if t.tags:
-            d["tags"] = list(t.tags)
-        d.update(t.extra)
+        if piece.stats:
+            d["stats"] = dict(piece.stats)
+        if piece.tags:
+            d["tags"] = list(piece.tags)
+        d.update(piece.extra)
         terrain.append(_drop_none(d))
 
     templates = []
-    for t in s.templates:
-        extra = dict(t.extra)
+    for tpl in s.templates:
+        extra = dict(tpl.extra)
         shape_extra = extra.pop("shape_extra", {})
         use_radius = extra.pop("shape_radius", False)
         sub_extra = {k: extra.pop(f"{k}_extra", {}) for k in ("impact", "direct", "explosion")}
-        d = {"id": t.id}
-        if t.shape_name is not None:
-            d["shape"] = t.shape_name
-        elif t.shape is not None:
-            d["shape"] = shape_to_data(t.shape, u, use_radius) | shape_extra
-        p = t.placement
+        d = {"id": tpl.id}
+        if tpl.shape_name is not None:
+            d["shape"] = tpl.shape_name
+        elif tpl.shape is not None:
+            d["shape"] = shape_to_data(tpl.shape, u, use_radius) | shape_extra
+        p = tpl.placement
         if isinstance(p, At):
             d["at"] = [L(p.x), L(p.y)]
             if p.heading != 0.0:
@@ -757,12 +757,12 @@ def scenario_to_data(s: Scenario) -> dict[str, Any]:
             d["direct"] = {"attacker": p.attacker, "heading": p.heading} | sub_extra["direct"]
         else:
             d["explosion"] = {"model": p.model} | sub_extra["explosion"]
-        if t.battery != 1:
-            d["battery"] = t.battery
-        if t.weapon:
-            d["weapon"] = dict(t.weapon)
-        if t.rolls:
-            d["rolls"] = dict(t.rolls)
+        if tpl.battery != 1:
+            d["battery"] = tpl.battery
+        if tpl.weapon:
+            d["weapon"] = dict(tpl.weapon)
+        if tpl.rolls:
+            d["rolls"] = dict(tpl.rolls)
         d.update(extra)
         templates.append(d)
 
