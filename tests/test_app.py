@@ -12,7 +12,7 @@ from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWind
 
 from tabletop.app import autosave
 from tabletop.app.pilot import Pilot
-from tabletop.app.state import Ref
+from tabletop.app.state import Ref, Select
 from tabletop.sample_tables import big_table as stress_scenario
 from tabletop.model import At, Direct, Impact
 from tabletop.scenario_io import load
@@ -433,3 +433,195 @@ def test_stress_table_follows_the_mouse() -> None:
     assert p.app.adjudication().results[0].resolution.placed.focus == moved
     assert len(p.app.state.history.undo) == 1  # one drag, one undo step
     p.close()
+
+
+# --------------------------------------------------------------------------- odds (issue 7)
+
+SCATTER = SCENARIOS / "robotech-scatter.toml"
+ODDS_TIMEOUT_S = 90.0  # a generous ceiling for a slow CI machine, not a speed check
+
+
+def _odds_on(p: Pilot) -> None:
+    p.key(pygame.K_o, unicode="o")
+    assert p.app.state.view.show_odds
+
+
+def test_odds_toggle_labels_every_model() -> None:
+    p = Pilot(SCATTER)
+    try:
+        assert not p.app.state.view.show_odds and p.app.state.view.odds_dice_free  # dice free by default
+        _odds_on(p)
+        assert p.app.odds_worker.pending
+        assert "odds…" in p.app.odds_status()  # the progress note while the worker runs
+        assert p.wait_for_odds(ODDS_TIMEOUT_S)
+        odds = p.app.odds_worker.result
+        assert odds is not None and odds.scenario is p.app.scenario
+        blast = odds.template("blast")
+        # Dice free: a hit (Strike 4+ on 1D6 + GN 1 against DF 5) is 1/2; a miss scatters to 6 × 11 points.
+        assert blast.exact and len(blast.landing_points) == 67
+        assert 0.0 < blast.models["pod3"].p_affected < 1.0
+        assert blast.models["pod1"].p_affected > 0.5
+        assert p.app.odds_status() == "odds ready"
+        # The overlay is drawn: the legend's title colour is on screen.
+        view = p.app.view_rect
+        shot = pygame.surfarray.array3d(p.screen)[view.left : view.right, view.top : view.bottom]
+        assert ((shot[..., 0] == 255) & (shot[..., 1] == 214) & (shot[..., 2] == 90)).any()
+        # Moving the target asks again; the new result belongs to the new table.
+        before = p.app.scenario
+        pod1 = p.app.scenario.model("pod1")
+        from tabletop.app.state import MoveModel
+
+        p.app.dispatch(MoveModel("pod1", pod1.x + 30, pod1.y))
+        p.step()
+        assert p.app.odds_worker.pending
+        assert p.wait_for_odds(ODDS_TIMEOUT_S)
+        assert p.app.odds_worker.result is not None and p.app.odds_worker.result.scenario is not before
+        # Off: the result is forgotten, the worker stays for next time.
+        p.key(pygame.K_o, unicode="o")
+        assert not p.app.state.view.show_odds and p.app.odds_worker.result is None and p.app.odds_status() == ""
+    finally:
+        p.close()
+
+
+def test_odds_dice_free_toggle_keeps_the_files_rolls() -> None:
+    p = Pilot(SCATTER)
+    try:
+        _odds_on(p)
+        p.key(pygame.K_o, mod=SHIFT, unicode="O")
+        assert not p.app.state.view.odds_dice_free
+        assert p.wait_for_odds(ODDS_TIMEOUT_S)
+        odds = p.app.odds_worker.result
+        assert odds is not None
+        # The file fixes every roll: one outcome, the scatter of the file (pod3 and the Spartan hit, pod1 missed).
+        blast = odds.template("blast")
+        assert blast.outcomes == 1
+        assert blast.models["pod3"].p_affected == 1.0 and blast.models["pod1"].p_affected == 0.0
+        # The toolbar button turns dice free back on.
+        p.app._button(p.app.buttons["dice_free"])
+        assert p.app.state.view.odds_dice_free
+    finally:
+        p.close()
+
+
+def test_superseded_odds_result_is_ignored() -> None:
+    from tabletop.app.state import MoveModel
+
+    p = Pilot(SCATTER)
+    try:
+        _odds_on(p)
+        w = p.app.odds_worker
+        for _ in range(200):  # the debounce is counted in frames of 1/60 s
+            if w.submitted:
+                break
+            p.step()
+        assert w.submitted == 1 and w.running
+        first = p.app.scenario
+        pod3 = first.model("pod3")
+        p.app.dispatch(MoveModel("pod3", pod3.x + 25.4, pod3.y))  # before the first job can have answered
+        assert p.wait_for_odds(ODDS_TIMEOUT_S)
+        assert w.stale_dropped >= 1  # the first job's answer came back and was dropped
+        assert w.submitted == 2
+        assert w.result is not None and w.result.scenario is p.app.scenario and w.result.scenario is not first
+    finally:
+        p.close()
+
+
+def test_odds_worker_is_shut_down_on_close() -> None:
+    p = Pilot(SCATTER)
+    _odds_on(p)
+    assert p.wait_for_odds(ODDS_TIMEOUT_S)
+    w = p.app.odds_worker
+    assert w.alive
+    processes = list(w._pool._processes.values())  # type: ignore[union-attr]
+    assert processes and all(proc.is_alive() for proc in processes)
+    p.close()
+    assert not w.alive
+    for proc in processes:
+        proc.join(timeout=10)
+        assert not proc.is_alive()
+
+
+def test_quit_shuts_the_odds_worker_down() -> None:
+    p = Pilot(SCATTER)
+    try:
+        _odds_on(p)
+        assert p.wait_for_odds(ODDS_TIMEOUT_S)
+        p.key(pygame.K_q, mod=CTRL)
+        assert not p.app.running and not p.app.odds_worker.alive
+    finally:
+        p.close()
+
+
+# --------------------------------------------------------------------------- Infinity side view (issue 4)
+
+
+def test_infinity_side_view_of_the_selected_template() -> None:
+    p = Pilot(SCENARIOS / "infinity-hellcat.toml")
+    try:
+        assert p.app.elevation() is None  # nothing selected
+        p.app.dispatch(Select(Ref("template", "shot1")))
+        p.step()
+        profile = p.app.elevation()
+        assert profile is not None
+        assert [t.id for t in profile.troopers] == ["fus1", "fus2", "fus3"]  # in order along the axis
+        assert all(t.reached and t.silhouette == "S2" and (t.bottom, t.top) == (0.0, 40.0) for t in profile.troopers)
+        assert profile.height == pytest.approx(22.225)
+        view = p.app.view_rect
+        corner = (view.right - 12 - 1, view.bottom - 12 - 1)  # the panel's accent border
+        assert tuple(p.screen.get_at(corner))[:3] == (255, 214, 90)
+        p.key(pygame.K_e, unicode="e")
+        assert not p.app.state.view.show_elevation
+        assert tuple(p.screen.get_at(corner))[:3] != (255, 214, 90)
+        # Other rulesets have no side view.
+        p.app.dispatch(Select(None))
+        p.app.set_ruleset("none")
+        p.app.dispatch(Select(Ref("template", "shot1")))
+        assert p.app.elevation() is None
+    finally:
+        p.close()
+
+
+# --------------------------------------------------------------------------- results panel per ruleset (issues 4/5/6)
+
+PANEL_TEXT = {
+    "infinity-hellcat": ["dodge PH (10)", "dodge PH-3 (7)", "cannot shoot back"],
+    "infinity-hellcat-split": ["NULLIFIED", "Alguacil (alguacil) is a friendly trooper"],
+    "robotech-hit": ["Strike 5 (GN 1): hit", "10 → 0 MD", "Command Points spent"],
+    "robotech-scatter": ["Strike 3 (GN 1): miss", "scatter: direction 2"],
+    "robotech-volley": ["Inescapable", "24 → 12 MD"],
+    "wwpd-battery-t": ["unit squad_a: 3 hits", "no Leadership test"],
+    "wwpd-friendly-fire": ["Leadership test for mortars"],
+    "increments-circle": ["m1: 8 damage (ring 0)"],
+    "increments-cone": ["c1: 2 damage (ring 1)"],
+    "increments-contained": ["contained by cabin"],
+    "increments-wall": ["blocked by wall"],
+    "catastrophic-chain": ["EXPLODES (critical): RAV 2, AOE/2", "set off by scout", "VP: bomber counts as destroyed by red"],
+    "catastrophic-dictator": ["Catastrophic Failure"],
+    "catastrophic-martyr": ["(+1 Martyr)"],
+    "catastrophic-assassin": ["EXPLODES (self destruct)"],
+    "default": ["affected:"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PANEL_TEXT))
+def test_results_panel_shows_the_ruleset_live_and_after_fire(name: str) -> None:
+    import html
+
+    p = Pilot(SCENARIOS / f"{name}.toml")
+    try:
+        p.step()
+        live = html.unescape(p.app.results_box.html_text)
+        for want in PANEL_TEXT[name]:
+            assert want in live, (want, live)
+        p.key(pygame.K_RETURN)
+        p.step(int(4 / (1 / 60)))  # let the animation run out
+        fired = html.unescape(p.app.results_box.html_text)
+        assert "Fired" in fired
+        for want in PANEL_TEXT[name]:
+            assert want in fired, (want, fired)
+    finally:
+        p.close()
+
+
+def test_panel_text_covers_every_bundled_scenario() -> None:
+    assert {p.stem for p in SCENARIOS.glob("*.toml")} == set(PANEL_TEXT)

@@ -53,7 +53,8 @@ def state():
 def test_pure_modules_do_not_import_pygame() -> None:
     code = (
         "import sys; import tabletop.app, tabletop.app.state, tabletop.app.history, tabletop.app.live, "
-        "tabletop.app.hit, tabletop.app.autosave, tabletop.app.shortcuts; print('pygame' in sys.modules)"
+        "tabletop.app.hit, tabletop.app.autosave, tabletop.app.shortcuts, tabletop.app.odds_worker, "
+        "tabletop.app.elevation, tabletop.app.results; print('pygame' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"
@@ -252,3 +253,171 @@ def test_recovery_offered_only_after_a_crash(state, tmp_path: Path) -> None:
     assert autosave.load_recovery(rec) == state.scenario
     autosave.discard_recovery()
     assert autosave.find_recovery() is None
+
+
+# --------------------------------------------------------------------------- Infinity side elevation
+
+ELEVATION_TABLE = """\
+format = 1
+title = "Infinity: troopers at different heights"
+ruleset = "infinity"
+units = "mm"
+
+[table]
+width = 300
+depth = 200
+
+[[model]]
+id = "ground"
+side = "red"
+x = 100
+y = 100
+base = "25mm"
+stats = { S = 2 }
+
+[[model]]
+id = "ledge"
+side = "red"
+x = 125
+y = 100
+z = 30
+height = 20
+base = "25mm"
+
+[[model]]
+id = "roof"
+side = "red"
+x = 75
+y = 100
+z = 37
+height = 25
+base = "25mm"
+
+[[model]]
+id = "balcony"
+side = "red"
+x = 100
+y = 125
+z = 50
+base = "25mm"
+stats = { S = 1 }
+
+[[model]]
+id = "far"
+side = "red"
+x = 200
+y = 100
+base = "25mm"
+
+[[terrain]]
+id = "wall"
+rect = { x = 145, y = 100, length = 10, width = 20 }
+height = 30
+blocks_los = false
+
+[[template]]
+id = "mine"
+shape = "infinity_circular"
+at = [100, 100]
+heading = 0
+weapon = { side = "blue", focus_z = 0 }
+"""
+
+
+def _elevation(tmp_path: Path, settings: dict | None = None):  # type: ignore[no-untyped-def]
+    from tabletop.app.elevation import elevation_profile
+
+    path = tmp_path / "z.toml"
+    path.write_text(ELEVATION_TABLE)
+    scenario = load(path)
+    adj = adjudicate(scenario, settings=settings)
+    return elevation_profile(scenario, adj.results[0], adj.settings), adj
+
+
+def test_elevation_profile_of_troopers_at_different_heights(tmp_path: Path) -> None:
+    # Circular template, Ø 3" = 76.2 mm: R = 38.1 mm, its height is R; focus at (100, 100), z 0.
+    # Along the axis at u the upright template reaches up to sqrt(R² - u²).
+    profile, adj = _elevation(tmp_path)
+    assert profile.vertical_model == "x" and profile.focus_z == 0.0
+    assert profile.height == pytest.approx(38.1)
+    assert (profile.u_min, profile.u_max) == (pytest.approx(-38.1), pytest.approx(38.1))
+    assert max(z for _, z in profile.reach) == pytest.approx(38.1, abs=1e-3)
+    t = {x.id: x for x in profile.troopers}
+    assert set(t) == {"ground", "ledge", "roof", "balcony"}  # "far" is clear of the flat template
+    # ground: S2 = 40 mm tall on the table, spans the focus level.
+    g = t["ground"]
+    assert (g.u0, g.u1, g.bottom, g.top, g.silhouette) == (pytest.approx(-12.5), pytest.approx(12.5), 0.0, 40.0, "S2")
+    assert g.reached and g.on_axis and g.status == "affected"
+    # ledge: base across u in [12.5, 37.5], silhouette 30..50; reach at u = 12.5 is 35.99 >= 30.
+    le = t["ledge"]
+    assert (le.u0, le.u1, le.bottom, le.top) == (pytest.approx(12.5), pytest.approx(37.5), 30.0, 50.0)
+    assert le.reached and le.status == "affected"
+    # roof: u in [-37.5, -12.5], from z 37: the reach tops out at 35.99, 1.01 mm short.
+    r = t["roof"]
+    assert not r.reached and r.status == "outside"
+    assert "1.0 mm" in r.why
+    # balcony: its base does not cross the axis (25 mm off it, radius 12.5): only the flat
+    # template could reach it, and it stands at z 50 (S1, 25 mm tall).
+    b = t["balcony"]
+    assert not b.on_axis and not b.reached and (b.bottom, b.top) == (50.0, 75.0)
+    assert b.status == "outside"
+    # The wall crosses the axis from u = 40 to 50.
+    assert [(x.id, round(x.u0, 6), round(x.u1, 6), x.height) for x in profile.blocks] == [("wall", 40.0, 50.0, 30.0)]
+    # The statuses are the ruleset's own.
+    res = adj.results[0].resolution
+    assert {i for i in res.affected} == {"ground", "ledge"}
+
+
+def test_elevation_profile_cylinder_reaches_the_roof(tmp_path: Path) -> None:
+    profile, _adj = _elevation(tmp_path, {"vertical_model": "cylinder"})
+    assert profile.vertical_model == "cylinder"
+    zs = sorted({round(z, 6) for _, z in profile.reach})
+    assert zs == [-38.1, 38.1]  # a box ±R around the focus level
+    t = {x.id: x for x in profile.troopers}
+    assert t["roof"].reached and t["roof"].status == "affected"  # 37 <= 38.1
+    assert not t["balcony"].reached  # 50 > 38.1
+
+
+# --------------------------------------------------------------------------- results lines per ruleset
+
+RESULT_LINES = {
+    "infinity-hellcat": ["shot 1 of burst 2 · impact on Fusilier 1", "Fusilier 1: dodge PH (10) — clear line of fire to the attacker; may shoot back",
+                         "Fusilier 3: dodge PH-3 (7) — Fusilier 1 (fus1), Fusilier 2 (fus2) are in between; cannot shoot back"],
+    "infinity-hellcat-split": ["NULLIFIED: shot nullified: Alguacil (alguacil) is a friendly trooper in the area of effect",
+                               "Fusilier 2: the shot is null: any ARO against the attacker is a Normal Roll (can shoot back)"],
+    "robotech-hit": ["Strike 5 (GN 1): hit", "Battlepod (DF 3): 5 → 2 MD — dodge 2+1=3 vs 5: failed; rolls with impact 5→2",
+                     "Battlepod (target) (DF 4): 10 → 0 MD — dodge 6+0=6 vs 5: dodged", "Bunker (structure): 5 MD",
+                     "Command Points spent: Battlepod (target) 1, Battlepod 2"],
+    "robotech-scatter": ["Strike 3 (GN 1): miss", "scatter: direction 2, 6\"; new Strike 5", "Battlepod (DF 3): 5 MD"],
+    "robotech-volley": ["missile 4: Strike 5 → hit", "Battlepod (target) (DF 4): 24 → 12 MD — cannot dodge (4 missiles: Inescapable); rolls with impact 24→12",
+                        "Command Points spent: Battlepod (target) 1"],
+    "wwpd-battery-t": ["battery of 2 templates", "unit squad_a: 3 hits (only on a2, t)", "no Leadership test (no friendly model covered)"],
+    "wwpd-friendly-fire": ["unit assault: 1 hit (only on r1)", "Leadership test for mortars: friendly r1 covered"],
+    "increments-circle": ["m1: 8 damage (ring 0)", "m6: 4 damage (ring 1)", "m5: 1 damage (ring 3)", "untouched: m4"],
+    "increments-cone": ["c1: 2 damage (ring 1)", "c2: 1 damage (ring 2)"],
+    "increments-contained": ["inside: 16 damage (ring 1)", "outside: 0 — blocked by cabin", "contained by cabin (holds): +12 damage inside"],
+    "increments-wall": ["behind: 0 — blocked by wall", "cover wall: save 10 vs 4: holds"],
+    "catastrophic-chain": ["EXPLODES (critical): RAV 2, AOE/2", "→ scout (set off by carrier): RAV 2, AOE/2, catches bomber, carrier",
+                           "→ bomber (set off by scout): RAV 3, AOE/3, catches scout, tank", "VP: bomber counts as destroyed by red"],
+    "catastrophic-dictator": ["Catastrophic Failure: no Defensive Fire this activation", "EXPLODES (critical): RAV 3, AOE/3"],
+    "catastrophic-martyr": ["EXPLODES (critical): RAV 4, AOE/4 (+1 Martyr)", "VP: Keith's Hunter (4.5\" away) scores for patrick"],
+    "catastrophic-assassin": ["EXPLODES (self destruct): RAV 2, AOE/2", "VP: Assassin counts as destroyed by alan"],
+    "default": [],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RESULT_LINES))
+def test_ruleset_lines_for_every_bundled_scenario(name: str) -> None:
+    from tabletop.app.results import ruleset_lines
+
+    scenario = load(ROOT / "scenarios" / f"{name}.toml")
+    adj = adjudicate(scenario, seed=1)
+    lines = [text for r in adj.results for _style, text in ruleset_lines(scenario, r)]
+    for want in RESULT_LINES[name]:
+        assert want in lines, (want, lines)
+    if scenario.ruleset == "none":
+        assert lines == []
+
+
+def test_every_bundled_scenario_has_expected_result_lines() -> None:
+    assert {p.stem for p in (ROOT / "scenarios").glob("*.toml")} == set(RESULT_LINES)

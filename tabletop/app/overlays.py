@@ -17,6 +17,7 @@ from tabletop.model import Model, PlacedTemplate, Point, Scenario
 from tabletop.shapes import base_outline, template_polygon
 from tabletop.viewport import Viewport
 
+from .elevation import ElevationProfile
 from .hit import closest_contact, rotation_handle
 from .shortcuts import SHORTCUTS
 
@@ -337,3 +338,122 @@ def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str]) -
     if not lines:
         return
     label_box(surface, lines, (rect.left + 12, rect.bottom - 12 - 20 * len(lines)), 19)
+
+
+# --------------------------------------------------------------------------- Infinity side elevation
+
+
+def draw_elevation(surface: pygame.Surface, rect: pygame.Rect, profile: ElevationProfile) -> None:
+    """The side view of a template along its axis: its vertical reach, the silhouettes its flat
+    area meets (coloured by status) and the terrain the axis crosses, at one scale for both axes."""
+    from tabletop.draw import status_colour
+
+    old_clip = surface.get_clip()
+    surface.set_clip(rect)
+    back = pygame.Surface(rect.size, pygame.SRCALPHA)
+    back.fill((26, 29, 34, 240))
+    surface.blit(back, rect.topleft)
+    title = f"Side view · {profile.template_id} along its axis · vertical model '{profile.vertical_model}'"
+    text(surface, title, (rect.left + 8, rect.top + 5), ACCENT, 16, bold=True)
+    sub = f"focus z {profile.focus_z:g} mm ({profile.focus_z_from}) · height ±{profile.height:.1f} mm"
+    text(surface, sub, (rect.left + 8, rect.top + 22), (185, 192, 200), 14)
+    plot = pygame.Rect(rect.left + 40, rect.top + 44 + 34, rect.width - 52, rect.height - 44 - 34 - 24)  # 34: name rows
+    u_lo, u_hi = profile.u_range
+    z_lo, z_hi = profile.z_range
+    # Below the table nothing can be hit: show only a little of the reach under it.
+    floor = min([0.0, *(t.bottom for t in profile.troopers)])
+    z_lo = max(z_lo, floor - 10.0)
+    u_pad = max(8.0, 0.06 * (u_hi - u_lo))
+    u_lo, u_hi = u_lo - u_pad, u_hi + u_pad
+    z_lo, z_hi = z_lo - 2.0, z_hi + 6.0
+    scale = min(plot.width / (u_hi - u_lo), plot.height / (z_hi - z_lo))
+    # Centre the drawing in the plot at that one scale.
+    ox = plot.left + (plot.width - (u_hi - u_lo) * scale) / 2 - u_lo * scale
+    oy = plot.bottom - (plot.height - (z_hi - z_lo) * scale) / 2 + z_lo * scale
+
+    def at(u: float, z: float) -> tuple[float, float]:
+        return (ox + u * scale, oy - z * scale)
+
+    layer = pygame.Surface(rect.size, pygame.SRCALPHA)
+    names: list[tuple[float, float, str, tuple[int, int, int], bool]] = []  # x, bottom y, text, colour, bold
+
+    def shifted(points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        return [(x - rect.left, y - rect.top) for x, y in points]
+
+    ground_y = at(0.0, 0.0)[1]
+    pygame.draw.rect(layer, (92, 72, 52, 150), (0, ground_y - rect.top, rect.width, rect.bottom - ground_y))
+    # Terrain the axis crosses: grey blocks from the table up to their height.
+    for b in profile.blocks:
+        top = b.height if b.height is not None else z_hi
+        x0, y0 = at(b.u0, top)
+        x1, y1 = at(b.u1, 0.0)
+        pygame.draw.rect(layer, (150, 150, 150, 200), (x0 - rect.left, y0 - rect.top, x1 - x0, y1 - y0))
+    reach = [at(u, z) for u, z in profile.reach]
+    pygame.draw.polygon(layer, (255, 150, 40, 80), shifted(reach))
+    surface.blit(layer, rect.topleft)
+    for b in profile.blocks:
+        top = b.height if b.height is not None else z_hi
+        x0, y0 = at(b.u0, top)
+        x1, _ = at(b.u1, 0.0)
+        pygame.draw.rect(surface, (200, 200, 200), (x0, y0, x1 - x0, ground_y - y0), 1)
+        h = "any height" if b.height is None else f"{b.height:g} mm"
+        names.append(((x0 + x1) / 2, y0 - 2, f"{b.label} {h}", (200, 200, 200), False))
+    pygame.draw.lines(surface, (255, 150, 40), True, reach, 2)
+    fx0, fy = at(profile.u_min, profile.focus_z)
+    fx1, _ = at(profile.u_max, profile.focus_z)
+    pygame.draw.line(surface, (255, 200, 120), (fx0, fy), (fx1, fy), 3)  # the flat template, edge on
+    pygame.draw.line(surface, (205, 190, 160), (rect.left, ground_y), (rect.right, ground_y), 1)
+    # Silhouettes: a box from the base's elevation up by its height, at the base's extent on the axis.
+    for t in profile.troopers:
+        x0, y0 = at(t.u0, t.top)
+        x1, y1 = at(t.u1, t.bottom)
+        box = pygame.Rect(round(x0), round(y0), max(2, round(x1 - x0)), max(2, round(y1 - y0)))
+        colour = status_colour(t.status)
+        fill = pygame.Surface(box.size, pygame.SRCALPHA)
+        fill.fill((*colour, 170 if t.on_axis else 80))
+        surface.blit(fill, box.topleft)
+        if t.on_axis:
+            pygame.draw.rect(surface, PAPER, box, 1)
+        else:
+            _dashed_rect(surface, PAPER, box)
+        names.append((box.centerx, box.top - 2, t.label if t.reached else f"{t.label}: out of reach",
+                      PAPER if t.reached else (255, 130, 110), True))
+        tall = f"{t.top - t.bottom:g} mm" if t.silhouette.startswith("height") else t.silhouette.split(",")[0].replace(" (default)", "")
+        if box.height >= 16 and font(13).size(tall)[0] <= box.width + 4:
+            text(surface, tall, (box.centerx, box.bottom - 1), INK, 13, "midbottom")
+    # Names above their boxes, lifted a row at a time where they would overlap.
+    taken: list[pygame.Rect] = []
+    for x, bottom, words, colour, bold in sorted(names, key=lambda n: -n[1]):
+        w, h = font(13, bold).size(words)
+        r = pygame.Rect(0, 0, w + 4, h)
+        r.midbottom = (round(x), round(bottom))
+        while r.collidelist(taken) >= 0 and r.top > rect.top + 40:
+            r.y -= h
+        taken.append(r)
+        text(surface, words, r.center, colour, 13, "center", bold)
+    fx, fz = at(0.0, profile.focus_z)
+    pygame.draw.circle(surface, INK, (fx, fz), 5)
+    pygame.draw.circle(surface, (255, 240, 200), (fx, fz), 4)
+    # Axes: inches along the axis, mm up the side.
+    step_in = next((s for s in (0.5, 1, 2, 3, 6, 12) if s * 25.4 * scale >= 34), 12)
+    k = math.ceil(u_lo / (step_in * 25.4))
+    while k * step_in * 25.4 <= u_hi:
+        x, _ = at(k * step_in * 25.4, 0.0)
+        pygame.draw.line(surface, (170, 176, 184), (x, plot.bottom + 6), (x, plot.bottom + 10), 1)
+        text(surface, f"{k * step_in:g}\"", (x, plot.bottom + 9), (170, 176, 184), 13, "midtop")
+        k += 1
+    text(surface, "z mm", (rect.left + 4, plot.top - 4), (170, 176, 184), 13)
+    text(surface, "from the blast focus", (rect.right - 6, rect.bottom - 4), (170, 176, 184), 13, "bottomright")
+    marks = sorted({0.0, round(profile.focus_z + profile.height, 1), round(profile.focus_z - profile.height, 1)})
+    for z in marks:
+        x, y = at(u_lo, z)
+        if plot.top - 4 <= y <= rect.bottom - 8:
+            text(surface, f"{z:g}", (rect.left + 36, y), (170, 176, 184), 13, "midright")
+    surface.set_clip(old_clip)
+    pygame.draw.rect(surface, ACCENT, rect, 1)
+
+
+def _dashed_rect(surface: pygame.Surface, colour: tuple[int, int, int], box: pygame.Rect) -> None:
+    corners = [box.topleft, box.topright, box.bottomright, box.bottomleft]
+    for a, b in zip(corners, corners[1:] + corners[:1], strict=True):
+        _dashed(surface, colour, a, b, 4.0)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,17 @@ class Pilot:
         self.post(pygame.MOUSEWHEEL, x=0, y=y, flipped=False, precise_x=0.0, precise_y=float(y), touch=False, mod=mod)
         self.step()
 
+    def wait_for_odds(self, timeout_s: float = 60.0) -> bool:
+        """Step frames (real time passing) until the odds worker has nothing pending; False on timeout."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            self.step()
+            if self.app.state.view.show_odds and not self.app.odds_worker.pending and self.app.odds_worker.result is not None:
+                return True
+            time.sleep(0.01)
+        return False
+
     def close(self) -> None:
-        self.app.autosaver.stop()
+        """Stop the app's background work (odds worker, autosave) and the display."""
+        self.app.shutdown()
         pygame.display.quit()

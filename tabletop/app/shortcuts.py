@@ -26,4 +26,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Left drag", "Move a model, template or building (empty table: pan)"),
     ("Rotation handle", "Drag the round handle past a template's far end"),
     ("G / N / V / L / K", "Toggle grid / names / visibility shading / loupe / legend"),
+    ("O", "Odds: chance and expected damage per model, heat map"),
+    ("Shift+O", "Odds with the dice free (ignore the file's fixed rolls) on / off"),
+    ("E", "Side view of the selected Infinity template (its vertical reach)"),
 )

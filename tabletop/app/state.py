@@ -56,6 +56,9 @@ class ViewOptions:
     show_legend: bool = False  # the status bar carries a compact key; K shows the full legend
     show_help: bool = False
     show_loupe: bool = True
+    show_odds: bool = False  # O: chance and expected damage per model, heat map of the landings
+    odds_dice_free: bool = True  # Shift+O: ignore the file's fixed rolls (bundled tables fix theirs)
+    show_elevation: bool = True  # E: side view of the selected Infinity template
 
 
 @dataclass(frozen=True)

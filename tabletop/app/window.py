@@ -37,6 +37,11 @@ from .autosave import Autosaver, Recovery, discard_recovery, find_recovery, load
 from .hit import distance, item_at, model_at
 from .live import LiveAdjudicator, placed_templates
 from tabletop.draw import DrawOptions, draw_scene, status_colour
+from tabletop.draw_odds import draw_odds
+
+from .elevation import ElevationProfile, elevation_profile
+from .odds_worker import OddsRequest, OddsWorker
+from .results import ruleset_lines
 from .state import (
     AddModel,
     AddTemplate,
@@ -83,6 +88,8 @@ TOOLBAR_H = 44
 STATUS_H = 26
 PANEL_W = 340
 LOUPE_PX = 230
+ELEVATION_SIZE = (560, 300)
+SPINNER = "|/-\\"
 ROTATE_STEP_DEG = 15.0
 WHEEL_ROTATE_DEG = 5.0
 ZOOM_STEP = 1.15
@@ -230,6 +237,8 @@ class TabletopApp:
         self.frame_ms = 0.0
         self.draw_ms = 0.0
         self.ruler: overlays.RulerReading | None = None
+        self.odds_worker = OddsWorker()
+        self._elevation: tuple[Any, ElevationProfile | None] | None = None
         self._gesture = 0
         self._wheel_gesture: tuple[int, str, float] | None = None
         self._dialogs: dict[Any, Callable[[str], None]] = {}
@@ -357,7 +366,9 @@ class TabletopApp:
         demo_names = ["Demo tables…"] + [p.stem for p in demo_tables()]
         demo_w = max(120, min(200, w - PANEL_W - x - 60))
         self.demo_menu = UIDropDownMenu(demo_names, demo_names[0], pygame.Rect(x, 6, demo_w, 30), self.ui, container=self.toolbar)
-        x += demo_w + 4
+        x += demo_w + 8
+        button("odds", "Odds", "Odds (O): each model's chance to be affected and expected damage, heat map of where the template lands", 56)
+        button("dice_free", "Dice free", "Odds with every roll free, ignoring the file's fixed rolls (Shift+O)", 80)
         self.buttons["help"] = UIButton(pygame.Rect(w - 44, 6, 36, 30), "?", self.ui, container=self.toolbar, tool_tip_text="Every shortcut (F1)")
 
         px = w - PANEL_W
@@ -392,8 +403,9 @@ class TabletopApp:
     # ------------------------------------------------------------------ widgets that follow the state
 
     def _refresh_widgets(self) -> None:
-        for key, b in self.tool_buttons.items():
-            active = self.state.tool == key
+        toggles = {"odds": self.state.view.show_odds, "dice_free": self.state.view.odds_dice_free}
+        for key, b in [*self.tool_buttons.items(), *((k, self.buttons[k]) for k in toggles if k in self.buttons)]:
+            active = toggles[key] if key in toggles else self.state.tool == key
             want = "#tool_active" if active else None
             if (b.object_ids[-1] if b.object_ids else None) != want:
                 b.change_object_id(want)
@@ -687,6 +699,8 @@ class TabletopApp:
             "redo": lambda: self.dispatch(Redo()),
             "help": lambda: self.dispatch(ToggleView("show_help")),
             "fire": self.fire,
+            "odds": self.toggle_odds,
+            "dice_free": self.toggle_dice_free,
             "apply": self.apply_inspector,
             "delete": self.delete_selection,
         }
@@ -756,6 +770,10 @@ class TabletopApp:
             self.dispatch(ToggleView("show_loupe"))
         elif key == pygame.K_k:
             self.dispatch(ToggleView("show_legend"))
+        elif key == pygame.K_o:
+            self.toggle_dice_free() if shift else self.toggle_odds()
+        elif key == pygame.K_e:
+            self.dispatch(ToggleView("show_elevation"))
         elif pygame.K_1 <= key <= pygame.K_7:
             self.dispatch(SetTool(TOOL_BUTTONS[key - pygame.K_1][0]))
 
@@ -996,6 +1014,48 @@ class TabletopApp:
             return
         self.dispatch(RotateTemplate(sel.id, template_heading(self.scenario, t) + delta_deg, gesture))
 
+    def toggle_odds(self) -> None:
+        """Odds on or off; off forgets the result (the worker process stays for the next time)."""
+        self.dispatch(ToggleView("show_odds"))
+        if not self.state.view.show_odds:
+            self.odds_worker.cancel()
+        self._refresh_widgets()
+        self.flash("Odds on: computing off the frame" if self.state.view.show_odds else "Odds off")
+
+    def toggle_dice_free(self) -> None:
+        self.dispatch(ToggleView("odds_dice_free"))
+        self._refresh_widgets()
+        free = self.state.view.odds_dice_free
+        self.flash("Odds: every roll free" if free else "Odds: the file's fixed rolls stay fixed")
+
+    def odds_request(self) -> OddsRequest:
+        """What the odds overlay wants computed now."""
+        return OddsRequest(self.scenario, self.state.seed, self.state.view.odds_dice_free)
+
+    def elevation(self) -> ElevationProfile | None:
+        """The side view of the selected template (Infinity only), cached per resolution."""
+        sel = self.state.selection
+        if sel is None or sel.kind != "template" or self.scenario.ruleset != "infinity":
+            return None
+        adj = self.live_adjudication()
+        result = next((r for r in adj.results if r.template.id == sel.id), None)
+        if result is None:
+            return None
+        if self._elevation is not None and self._elevation[0] is result:
+            return self._elevation[1]
+        try:
+            profile: ElevationProfile | None = elevation_profile(self.scenario, result, adj.settings)
+        except Exception as exc:  # noqa: BLE001 - a drawing aid must not take the editor down
+            self.flash(f"side view: {exc}", error=True)
+            profile = None
+        self._elevation = (result, profile)
+        return profile
+
+    def shutdown(self) -> None:
+        """Stop the background work (odds worker, autosave)."""
+        self.odds_worker.shutdown()
+        self.autosaver.stop()
+
     def delete_selection(self) -> None:
         sel = self.state.selection
         if sel is None:
@@ -1119,7 +1179,7 @@ class TabletopApp:
 
     def quit(self) -> None:
         self.running = False
-        self.autosaver.stop()
+        self.shutdown()
 
     def confirm_discard(self, action: Callable[[], Any], doing: str) -> None:
         """Run ``action``; with unsaved changes, ask first."""
@@ -1209,6 +1269,9 @@ class TabletopApp:
                 self._refresh_results(force=True)
         if self.autosaver.tick(self._now):
             pass
+        if self.state.view.show_odds:
+            self.odds_worker.request(self.odds_request(), self._now)
+            self.odds_worker.poll(self._now)
         if self.drag is None:
             self._refresh_results()
 
@@ -1252,6 +1315,13 @@ class TabletopApp:
             tid, a, b, caption = self.firing.keyframes[i]
             t = (self.firing.elapsed - i * STEP_SECONDS) / STEP_SECONDS
             overlays.draw_animation(surface, vp, overlays.interpolate(a, b, t), caption, t)
+        odds = self.odds_worker.result if self.state.view.show_odds else None
+        if odds is not None:
+            note = "dice free" if self.odds_worker.result_request and self.odds_worker.result_request.dice_free else "fixed rolls kept"
+            if self.odds_worker.pending:
+                note += " · updating…"
+            corner = "bottomleft" if self.state.view.show_legend else "topright"
+            draw_odds(surface, vp, odds.scenario, odds, note=note, legend_corner=corner)
         if self.ruler is not None:
             overlays.draw_ruler(surface, vp, self.ruler)
         if sel is not None and sel.kind == "model" and self.state.view.show_loupe and placed:
@@ -1263,6 +1333,11 @@ class TabletopApp:
                     overlays.draw_loupe(surface, rect, m, placed[target.template_id], target)
             except KeyError:
                 pass
+        if sel is not None and sel.kind == "template" and self.state.view.show_elevation:
+            profile = self.elevation()
+            if profile is not None:
+                w, h = min(ELEVATION_SIZE[0], view.width - 24), min(ELEVATION_SIZE[1], view.height - 24)
+                overlays.draw_elevation(surface, pygame.Rect(view.right - w - 12, view.bottom - h - 12, w, h), profile)
         overlays.draw_message(surface, view, self._hint_lines())
         if self.state.view.show_help:
             overlays.draw_help(surface, view)
@@ -1289,6 +1364,18 @@ class TabletopApp:
             return ["Add building: click on the table (4\" square)."]
         return []
 
+    def odds_status(self) -> str:
+        """The status bar's odds note: a spinner with the time waited, an error, or ready."""
+        if not self.state.view.show_odds:
+            return ""
+        w = self.odds_worker
+        if w.pending:
+            waited = w.waiting_s(self._now)
+            return f"{SPINNER[int(waited * 8) % len(SPINNER)]} odds… {waited:.1f} s"
+        if w.error:
+            return "odds failed: " + w.error[:60]
+        return "odds ready" if w.result is not None else ""
+
     def _draw_status(self, surface: pygame.Surface) -> None:
         w, h = self.size
         bar = pygame.Rect(0, h - STATUS_H, w, STATUS_H)
@@ -1302,6 +1389,9 @@ class TabletopApp:
         s = self.scenario
         parts.append(f"{s.ruleset} · {len(s.models)} models · {len(s.terrain)} terrain · {len(s.templates)} templates")
         parts.append(f"live {self.live.stats.last_ms:.1f} ms · frame {self.frame_ms:.1f} ms")
+        odds = self.odds_status()
+        if odds:
+            parts.append(odds)
         if self.state.dirty:
             parts.append("unsaved")
         left = overlays.text(surface, "   |   ".join(parts), (10, bar.centery), (200, 205, 212), 17, "midleft")
@@ -1352,7 +1442,7 @@ def _placement_words(t: Template) -> str:
     if isinstance(p, At):
         return "free"
     if isinstance(p, Impact):
-        return f"impact {p.attacker}→{p.target or 'point'}"
+        return f"impact {p.attacker} on {p.target or 'a point'}"
     if isinstance(p, Direct):
         return f"direct from {p.attacker}"
     return f"explosion of {p.model}"
@@ -1360,6 +1450,9 @@ def _placement_words(t: Template) -> str:
 
 def _with_suffix(path: str, default: str, allowed: tuple[str, ...]) -> str:
     return path if Path(path).suffix.lower() in allowed else path + default
+
+
+RESULT_COLOURS = {"head": "#ffd65a", "good": "#7bd88f", "bad": "#ff7b6b", "warn": "#ffb454", "note": "#c9ced6"}
 
 
 def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None = None) -> str:
@@ -1372,7 +1465,7 @@ def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None =
     if fired:
         out.append("<b><font color='#ff9a6a'>Fired</font></b> — " + html.escape(f"ruleset {s.ruleset}, seed {adj.seed}"))
     else:
-        out.append("<font color='#9aa4ae'>Live (geometry). Fire (Enter) rolls the dice.</font>")
+        out.append("<font color='#9aa4ae'>" + html.escape(f"Live, seed {adj.seed}. Fire (Enter) rolls the dice and animates.") + "</font>")
     for r in adj.results:
         res = r.resolution
         cov = res.coverage
@@ -1388,16 +1481,20 @@ def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None =
             out.append("<font color='#ffffff'>contested:</font> " + html.escape(f"{names.get(i, i)} {c.margin_mm:+.3f} mm ({STATUS_WORDS.get(c.status, c.status)})"))
         if cov.terrain_affected:
             out.append("terrain: " + html.escape(", ".join(cov.terrain_affected)))
-        if not res.allowed:
+        lines = ruleset_lines(s, r)
+        if not res.allowed and not any(line.startswith(("NOT ALLOWED", "NULLIFIED", "FAILS")) for _, line in lines):
             out.append("<font color='#ff5050'>NOT ALLOWED:</font> " + html.escape(str(res.reason)))
+        for style, line in lines:
+            out.append(f"<font color='{RESULT_COLOURS.get(style, '#d0d4da')}'>" + html.escape(line) + "</font>")
         if fired:
             for step in res.steps:
                 out.append("· " + html.escape(step.text))
             for rec in r.rolls:
                 out.append("<font color='#b9c0c8'>dice: " + html.escape(rec.describe()) + "</font>")
-            for k, v in res.details.items():
-                if not isinstance(v, (dict, list)):
-                    out.append(html.escape(f"{k}: {v}"))
+            if not lines:  # a ruleset without its own summary: its plain details
+                for k, v in res.details.items():
+                    if not isinstance(v, (dict, list)):
+                        out.append(html.escape(f"{k}: {v}"))
     for tid, msg in (errors or {}).items():
         out.append(f"<br><font color='#ff5050'>{html.escape(tid)}: {html.escape(msg)}</font>")
     return "<br>".join(out)
@@ -1414,6 +1511,7 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     recovery = find_recovery()
     pygame.init()
+    app: TabletopApp | None = None
     try:
         flags = pygame.RESIZABLE
         screen = pygame.display.set_mode(size, flags)
@@ -1433,4 +1531,6 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
             app.frame_ms = (time.perf_counter() - t0) * 1000
         return app.exit_code
     finally:
+        if app is not None:
+            app.shutdown()
         pygame.quit()
