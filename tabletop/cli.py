@@ -68,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
     render.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     render.add_argument("--odds", action="store_true", help="also draw each model's chance to be affected")
+    render.add_argument(
+        "--view", choices=("table", "action"), default="table",
+        help="table: the whole table (default); action: zoom on the templates and the models they affect",
+    )
     odds = sub.add_parser("odds", help="chances to be affected and expected damage", description="Each model's chance to be affected and expected damage, with the dice left free.")
     _common(odds)
     odds.add_argument("--json", action="store_true")
@@ -132,7 +136,7 @@ def run_render(args: argparse.Namespace) -> int:
         from tabletop import odds
 
         kwargs["odds"] = odds.compute_odds(adj.scenario, seed=adj.seed)
-    draw.render_png(adj, args.output, size=args.size, **kwargs)
+    draw.render_png(adj, args.output, size=args.size, region=args.view, **kwargs)
     print(f"wrote {args.output}")
     return EXIT_OK
 

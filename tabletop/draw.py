@@ -13,9 +13,10 @@ import math
 import os
 import zlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pygame
@@ -27,8 +28,10 @@ from shapely.geometry.base import BaseGeometry
 from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.model import Model, PlacedTemplate, Scenario, Terrain
 from tabletop.placement import place
+from tabletop.rulesets.robotech import AIM_DF
 from tabletop.shapes import base_outline, template_polygon
-from tabletop.viewport import Viewport, nice_grid_step
+from tabletop.units import MM_PER_UNIT
+from tabletop.viewport import MAX_SCALE, MIN_SCALE, Viewport, nice_grid_step
 
 Colour = tuple[int, int, int]
 FloatArray = NDArray[np.float64]
@@ -389,6 +392,8 @@ class _Scene:
     templates: list[_TemplateArt]
     hatches: dict[tuple[int, float], FloatArray] = field(default_factory=dict)
     name_labels: dict[tuple[int, int], pygame.Surface] = field(default_factory=dict)
+    art: _RulesetArt | None = None  # the ruleset's own overlays
+    model_data: _ModelData | None = None
 
 
 _scenes: OrderedDict[int, _Scene] = OrderedDict()
@@ -551,6 +556,17 @@ class _ModelData:
     sides: tuple[str | None, ...]
     rings: list[Colour]
     model_index: dict[str, int]
+    name_sizes: dict[int, FloatArray] = field(default_factory=dict)  # font size -> (N, 2) name pill sizes
+
+    def name_size(self, size: int) -> FloatArray:
+        """Width and height (px) of every model's name pill at font ``size``."""
+        out = self.name_sizes.get(size)
+        if out is None:
+            font = _font(size, True)
+            pad = 2 * max(3, size // 3)
+            dims = [font.size(m.label) for m in self.models]
+            out = self.name_sizes[size] = np.array([(w + pad, h) for w, h in dims], dtype=float).reshape(-1, 2)
+        return out
 
 
 # Dragging a template makes a new Adjudication every frame but keeps the very same
@@ -621,6 +637,12 @@ def _prepare(adj: Adjudication) -> _Scene:
         hit.update(result.resolution.coverage.terrain_affected)
     worst, contested = _worst(md.models, adj.results)
     statuses = frozenset(w for w in worst if w is not None)
+    templates = [_template_art(r, s) for r in adj.results]
+    art = _ruleset_art(adj)
+    if art is not None:
+        for t in templates:
+            if t.id in art.sublabels:
+                t.sublabel = art.sublabels[t.id]
     return _Scene(
         adjudication=adj,
         scenario=s,
@@ -648,9 +670,903 @@ def _prepare(adj: Adjudication) -> _Scene:
         model_index=md.model_index,
         sides=md.sides,
         statuses=statuses,
-        templates=[_template_art(r, s) for r in adj.results],
+        templates=templates,
         hatches=td.hatches,
+        art=art,
+        model_data=md,
     )
+
+
+# --------------------------------------------------------------------------- ruleset overlays
+#
+# What each ruleset decided, drawn from ``TemplateResult.resolution`` only (details,
+# model_details, steps, also_drawn). One function per ruleset fills a _RulesetArt of
+# plain world-space marks once per Adjudication; each frame projects and draws them.
+# Rulesets without an entry in _RULESET_ART cost nothing.
+
+Point = tuple[float, float]
+
+ROSE: Colour = (196, 202, 212)
+ROSE_HOT: Colour = SCATTER
+CHAIN: Colour = (255, 128, 40)
+LINK: Colour = (255, 90, 90)
+GROUND_ZERO: Colour = (255, 255, 255)
+BLOCKED_FILL: Colour = (70, 78, 110)
+BLOCKED_HATCH: Colour = (205, 210, 235)
+DODGE_PH: Colour = (86, 180, 233)
+DODGE_PH3: Colour = (230, 159, 0)
+WARN: Colour = (255, 80, 70)
+BADGE_BACK: Colour = (16, 18, 22)
+DAMAGE_TEXT: Colour = (255, 170, 120)
+
+# YlOrRd: damage reads as heat, light to dark, without relying on hue alone.
+_HEAT: tuple[Colour, ...] = ((255, 237, 160), (254, 178, 76), (240, 59, 32), (150, 0, 38))
+HEAT_ALPHA = 150
+
+
+def _heat_colour(damage: float, top: float) -> Colour:
+    """Heat colour of ``damage`` on a log scale up to ``top`` (damage halves per ring)."""
+    if top <= 1:
+        t = 1.0
+    else:
+        t = min(1.0, max(0.0, math.log2(max(damage, 1.0)) / math.log2(top)))
+    x = t * (len(_HEAT) - 1)
+    k = min(int(x), len(_HEAT) - 2)
+    f = x - k
+    a, b = _HEAT[k], _HEAT[k + 1]
+    return (round(a[0] + (b[0] - a[0]) * f), round(a[1] + (b[1] - a[1]) * f), round(a[2] + (b[2] - a[2]) * f))
+
+
+@dataclass(frozen=True)
+class _Stroke:
+    """A world polyline: a Ground Zero outline, a line of fire, a battery's T."""
+
+    points: FloatArray
+    colour: Colour
+    width: int = 2
+    closed: bool = False
+    dashed: bool = False
+    above: bool = False  # over the bases
+
+
+@dataclass(frozen=True)
+class _Pointer:
+    """An arrow (or a plain link) between world points, over the bases, tagged at its middle."""
+
+    a: Point
+    b: Point
+    colour: Colour
+    tag: str | None = None
+    trim_a: float = 0.0  # mm kept clear at each end (a base's radius)
+    trim_b: float = 0.0
+    head: bool = True
+
+
+@dataclass(frozen=True)
+class _Rose:
+    """Robotech's six numbered scatter directions at an aim point."""
+
+    centre: Point
+    first: float  # heading (degrees CCW) of direction 1: straight away from the firer
+    rolled: tuple[int, ...]
+    reach: float  # mm: the template's radius, which sizes the rose
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """A number written in a grid square."""
+
+    centre: Point
+    side: float  # mm
+    text: str
+    dark: bool  # dark ink on a pale square
+
+
+@dataclass(frozen=True)
+class _Label:
+    """A small badge next to a world point, placed each frame clear of other text and bases."""
+
+    anchor: Point
+    lines: tuple[tuple[str, Colour], ...]
+    accent: Colour
+    clear: float = 0.0  # mm around the anchor to keep clear (a base, a template)
+    prefer: str = "right"
+    clear_px: float = 0.0  # and at least this many pixels (a rose)
+    leader: bool = True  # a line back to the anchor when the badge had to move away
+
+
+@dataclass(eq=False)
+class _RulesetArt:
+    """A ruleset's overlays for one Adjudication: world-space marks, projected every frame."""
+
+    tints: list[tuple[tuple[float, float, float, float], Colour, int]] = field(default_factory=list)  # world box, colour, alpha
+    hatches: list[tuple[FloatArray, Colour]] = field(default_factory=list)  # (M, 2, 2) world segments
+    strokes: list[_Stroke] = field(default_factory=list)
+    pointers: list[_Pointer] = field(default_factory=list)
+    roses: list[_Rose] = field(default_factory=list)
+    cells: list[_Cell] = field(default_factory=list)
+    labels: list[_Label] = field(default_factory=list)
+    tags: list[tuple[Point, str, Colour]] = field(default_factory=list)  # short text centred on a point, over the bases
+    legend: list[tuple[str, str, Colour]] = field(default_factory=list)  # (kind, text, colour)
+    replaced: set[str] = field(default_factory=set)  # templates whose plain fill, outline and axis are redrawn
+    sublabels: dict[str, str] = field(default_factory=dict)
+    outlines: dict[str, FloatArray] = field(default_factory=dict)  # a replaced template's true outline (world ring)
+    name_at: dict[str, Point] = field(default_factory=dict)  # terrain names moved off the marks under them
+    extent: list[tuple[float, float, float, float]] = field(default_factory=list)  # must be in the action view
+    tint_boxes: FloatArray | None = None  # all tints' boxes, (K, 4), built once
+    tint_bbox: tuple[float, float, float, float] | None = None
+
+    def add_legend(self, kind: str, text: str, colour: Colour) -> None:
+        if (kind, text, colour) not in self.legend:
+            self.legend.append((kind, text, colour))
+
+
+def _mm(point: Sequence[float], scenario: Scenario) -> Point:
+    """A ``details`` point (scenario units) in mm."""
+    k = MM_PER_UNIT.get(scenario.units, 1.0)
+    return (float(point[0]) * k, float(point[1]) * k)
+
+
+def _num_text(x: float) -> str:
+    return f"{x:g}"
+
+
+def _minus(md: int) -> str:
+    return f"\u2212{md} MD" if md else "0 MD"
+
+
+def _ring_top(placed: PlacedTemplate) -> Point:
+    return (placed.focus[0], placed.focus[1] + placed.shape.reach)
+
+
+def _seq(ids: Sequence[int]) -> str:
+    """1, 2, 3, 4 -> "M1–M4"; 1, 3 -> "M1, M3"."""
+    ids = sorted(ids)
+    if len(ids) > 2 and ids == list(range(ids[0], ids[-1] + 1)):
+        return f"M{ids[0]}\u2013M{ids[-1]}"
+    return ", ".join(f"M{i}" for i in ids)
+
+
+# ---- robotech
+
+
+def _robotech_art(adj: Adjudication, art: _RulesetArt) -> None:
+    scenario = adj.scenario
+    models = scenario.models_by_id()
+    terrain = {t.id: k for k, t in enumerate(scenario.terrain)}
+    centroids = _terrain_for(scenario.terrain).centroids
+    for result in adj.results:
+        res = result.resolution
+        d = res.details
+        if not res.allowed or "strike" not in d:
+            continue
+        placed = res.placed
+        gn = int(d.get("gn", 0))
+        missiles = d.get("missiles")
+        dice: list[tuple[str, Colour]] = []
+        # Scatters, grouped by aim point: a volley's missiles share one rose.
+        roses: dict[Point, tuple[float, list[int], list[str]]] = {}
+        scatters = [s for s in res.steps if s.kind == "scatter" and s.placed is not None and "direction" in s.data]
+        for step in scatters:
+            info = step.data
+            aim = _mm(info["from"], scenario)
+            to = step.placed.focus  # type: ignore[union-attr]
+            direction = int(info["direction"])
+            if math.dist(aim, to) > 1e-6:
+                first = math.degrees(math.atan2(to[1] - aim[1], to[0] - aim[0])) + 60.0 * (direction - 1)
+            else:  # no distance to read the firer's side from: the aim's own axis
+                first = placed.heading
+            key = (round(aim[0], 3), round(aim[1], 3))
+            number = step.placed.id.rsplit(".m", 1)[-1]  # type: ignore[union-attr]
+            who = f"M{number} " if number.isdigit() else ""  # a volley's missiles are "<id>.m<k>"
+            entry = roses.setdefault(key, (first, [], []))
+            entry[1].append(direction)
+            rolled = int(info.get("distance_rolled", 0))
+            dist = float(info.get("distance", rolled))
+            capped = f" (rolled {rolled}\", capped)" if info.get("capped") else " (2D6)"
+            entry[2].append(f"{who}Scatter: direction {direction}, {_num_text(dist)}\"{capped}")
+            entry[2].append(f"{who}Scatter Strike {info.get('strike_roll', '?')} + 1 = {info.get('strike', '?')}")
+            art.extent.append((min(aim[0], to[0]), min(aim[1], to[1]), max(aim[0], to[0]), max(aim[1], to[1])))
+        if isinstance(missiles, list) and missiles:
+            parts = [f"M{x['missile']}: {x['strike']} {'hit' if x['hit'] else 'miss'}" for x in missiles if isinstance(x, Mapping)]
+            dice.append((f"Strike vs DF {AIM_DF} (D6 + GN {gn})", TEXT))
+            for k in range(0, len(parts), 2):
+                dice.append(("  " + " \u00b7 ".join(parts[k : k + 2]), TEXT_DIM))
+            if d.get("whole_volley_missed"):
+                dice.append(("the whole volley missed: one scatter", TEXT_DIM))
+        else:
+            strike = int(d["strike"])
+            verdict = "hit" if d.get("hit") else "miss"
+            dice.append((f"Strike {strike - gn} + GN {gn} = {strike} vs DF {AIM_DF}: {verdict}", TEXT))
+        for _first, _rolled, said in roses.values():
+            dice.extend((line, TEXT_DIM) for line in said)
+        if d.get("dud"):
+            dice.append(("a dud: the new Strike reaches no DF", WARN))
+        for key, (first, rolled, _lines) in roses.items():
+            art.roses.append(_Rose((float(key[0]), float(key[1])), first, tuple(rolled), placed.shape.reach))
+        if roses:
+            anchor = next(iter(roses))
+            art.labels.append(_Label((float(anchor[0]), float(anchor[1])), ((f"{result.template.id}: dice", TEXT), *dice), ROSE_HOT, clear=placed.shape.reach * 0.62, prefer="left", clear_px=_ROSE_MIN_PX + 24, leader=False))
+            art.add_legend("rose", "scatter: 1 away from the firer, clockwise", ROSE_HOT)
+        else:
+            art.labels.append(_Label(placed.focus, ((f"{result.template.id}: dice", TEXT), *dice), ROSE, clear=placed.shape.reach, prefer="left"))
+
+        # Missile numbers on each template of a volley.
+        if isinstance(missiles, list) and missiles:
+            spots: dict[tuple[float, float], list[int]] = {}
+            for mis in missiles:
+                if not isinstance(mis, Mapping):
+                    continue
+                p = _mm(mis["impact_point"], scenario)
+                if mis.get("shot_down_by") is None:
+                    spots.setdefault((round(p[0], 2), round(p[1], 2)), []).append(int(mis["missile"]))
+                else:
+                    art.labels.append(_Label(p, ((f"M{mis['missile']} shot down by {mis['shot_down_by']}", TEXT_DIM),), ROSE, prefer="below"))
+            for (x, y), ids in spots.items():
+                text = _seq(ids)
+                if len(ids) > 1:
+                    text = f"{text} ({len(ids)} missiles)"
+                r = placed.shape.reach
+                art.labels.append(_Label((x + r * 0.71, y - r * 0.71), ((text, (255, 236, 170)),), TEMPLATE_EDGE, prefer="right"))
+        for other in res.also_drawn:
+            if other.id.endswith(".aim"):
+                art.labels.append(_Label(_ring_top(other), (("aimed here", TEXT_DIM),), ROSE, prefer="above"))
+
+        # Damage per mecha (and structure), with the reactions that changed it.
+        damage = d.get("damage", {})
+        final = d.get("final_damage", {})
+        reactions = d.get("reactions", {}) or {}
+        for unit, md in (damage.items() if isinstance(damage, Mapping) else ()):
+            md = int(md)
+            end = int(final.get(unit, md)) if isinstance(final, Mapping) else md
+            head = _minus(md) if end == md else f"{_minus(md)} \u00b7 final {end}"
+            colour = DAMAGE_TEXT if end else TEXT
+            lines: list[tuple[str, Colour]] = [(head, colour)]
+            did = reactions.get(unit, {}) if isinstance(reactions, Mapping) else {}
+            what, cp = _robotech_reactions(did)
+            if what:
+                lines.append((" \u00b7 ".join(what) + (f" \u00b7 {cp} CP" if cp else ""), TEXT_DIM))
+            if md == 0 and unit in models and "df" in res.model_details.get(unit, {}):
+                lines.append((f"DF {_num_text(res.model_details[unit]['df'])} > Strike", TEXT_DIM))
+            if unit in models:
+                m = models[unit]
+                art.labels.append(_Label(m.centre, tuple(lines), CHAIN if end else ROSE, clear=m.base.bounding_radius))
+            elif unit in terrain:
+                c = centroids[terrain[unit]]
+                art.labels.append(_Label((float(c[0]), float(c[1])), ((f"{unit}: {head}", colour),), CHAIN if end else ROSE, prefer="above"))
+
+
+def _robotech_reactions(did: Mapping[str, Any]) -> tuple[list[str], int]:
+    """Short words for what a mecha did, and the Command Points it paid."""
+    out: list[str] = []
+    cp = 0
+    for name, word in (("shoot_down", "shoot down"), ("dodge", "dodge"), ("roll_with_impact", "roll with impact")):
+        v = did.get(name)
+        if v is None:
+            continue
+        if isinstance(v, str):  # "no Command Point left"
+            out.append(f"no CP to {word}")
+            continue
+        if isinstance(v, Mapping) and v.get("inescapable"):
+            out.append(f"Inescapable ({v.get('missiles')} missiles)")
+            continue
+        cp += 1
+        if name == "dodge" and isinstance(v, Mapping):
+            ok = "dodged" if v.get("success") else "dodge failed"
+            out.append(f"{ok} ({v.get('total')} vs {v.get('needs')})")
+        elif name == "shoot_down" and isinstance(v, Mapping):
+            out.append(f"shoot down {'6: shot down' if v.get('success') else str(v.get('roll')) + ': missed'}")
+        elif isinstance(v, Mapping) and v.get("success") is False:
+            out.append(f"roll with impact failed ({v.get('roll')})")
+        else:
+            out.append("rolled with impact (\u00bd)")
+    return out, cp
+
+
+# ---- increments
+
+
+def _increments_art(adj: Adjudication, art: _RulesetArt) -> None:
+    scenario = adj.scenario
+    g = scenario.table.grid
+    if not g:
+        return
+    models = scenario.models_by_id()
+    results = [r for r in adj.results if r.resolution.allowed and isinstance(r.resolution.details.get("squares"), list)]
+    top = max((int(s.get("damage", 0)) for r in results for s in r.resolution.details["squares"]), default=1)
+    top = max(top, 1)
+    for result in results:
+        res = result.resolution
+        d = res.details
+        art.replaced.add(result.template.id)
+        squares = d["squares"]
+        if not squares:
+            continue
+        cr = np.array([(int(q["col"]), int(q["row"])) for q in squares], dtype=float).reshape(-1, 2)
+        # Exactly shared edges (k * g on both sides): the fast coverage union applies.
+        boxes = shapely.box(cr[:, 0] * g, cr[:, 1] * g, (cr[:, 0] + 1) * g, (cr[:, 1] + 1) * g)
+        blocked: dict[str, list[int]] = {}
+        colours: dict[int, Colour] = {}
+        for k, q in enumerate(squares):
+            c, r, dmg = cr[k, 0], cr[k, 1], int(q.get("damage", 0))
+            box = (c * g, r * g, (c + 1) * g, (r + 1) * g)
+            centre = ((c + 0.5) * g, (r + 0.5) * g)
+            by = q.get("blocked_by") or []
+            if dmg >= 1:
+                colour = colours.get(dmg) or colours.setdefault(dmg, _heat_colour(dmg, top))
+                art.tints.append((box, colour, HEAT_ALPHA))
+                art.cells.append(_Cell(centre, g, str(dmg), dark=sum(colour) > 480))
+            elif by:
+                art.tints.append((box, BLOCKED_FILL, 170))
+                art.cells.append(_Cell(centre, g, "0", dark=False))
+                for piece in by:
+                    blocked.setdefault(str(piece), []).append(k)
+        area = shapely.coverage_union_all(boxes).simplify(0)  # no vertex mid-edge: the name goes over the middle
+        for t in scenario.terrain:
+            piece = Polygon(t.polygon)
+            if piece.intersects(area):
+                x0, _, x1, y1 = piece.bounds
+                art.name_at[t.id] = ((x0 + x1) / 2, y1)  # on its top edge: the squares' numbers stay readable
+        for part in _polys(area):
+            ring = np.asarray(part.geom.exterior.coords)
+            art.strokes.append(_Stroke(ring, TEMPLATE_EDGE, 2, closed=True))
+            art.outlines.setdefault(result.template.id, ring)
+        art.extent.append(area.bounds)
+        cover = d.get("cover") or {}
+        contained = d.get("contained") or {}
+        for piece, picks in blocked.items():
+            art.hatches.append((_square_hatch(cr[picks], g, 5), BLOCKED_HATCH))
+            why = ""
+            info = cover.get(piece) if isinstance(cover, Mapping) else None
+            if isinstance(info, Mapping) and info.get("roll") is not None:
+                why = f" (save {info['roll']} + {_num_text(info.get('save') or 0)} vs {info.get('dc')}: holds)"
+            elif isinstance(contained, Mapping) and contained.get("enclosure") == piece:
+                why = " (contained)"
+            art.add_legend("hatch", f"blocked by {piece}{why}", BLOCKED_HATCH)
+        gz = d.get("ground_zero") or {}
+        if gz.get("cols") and gz.get("rows"):
+            (c0, c1), (r0, r1) = gz["cols"], gz["rows"]
+            x0, y0, x1, y1 = c0 * g, r0 * g, (c1 + 1) * g, (r1 + 1) * g
+            art.strokes.append(_Stroke(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float), GROUND_ZERO, 3, closed=True, above=True))
+            art.add_legend("outline", "Ground Zero", GROUND_ZERO)
+        rings = d.get("rings") or []
+        if rings:
+            shape = str(d.get("shape", "circle"))
+            art.sublabels[result.template.id] = f"{shape}: " + " · ".join(str(x.get("damage")) for x in rings) + " by ring"
+        lines: list[tuple[str, Colour]] = []
+        if d.get("smothered_by"):
+            lines.append((f"{d['smothered_by']} smothers it: {d.get('base_damage')} − CON = {d.get('spread_damage')}", TEXT))
+        if isinstance(contained, Mapping) and contained:
+            if contained.get("breached"):
+                lines.append((f"{contained.get('enclosure')} breached: the blast spreads", TEXT))
+            elif contained.get("bonus") is not None:
+                rolls = contained.get("rolls") or []
+                dice = " + ".join(str(x) for x in rolls) if isinstance(rolls, list) else ""
+                lines.append((f"contained by {contained.get('enclosure')}: +{contained.get('bonus')} ({dice})", WARN))
+                lines.append(("nothing gets out", TEXT_DIM))
+        if lines:
+            bx0, by0, bx1, by1 = area.bounds
+            art.labels.append(_Label(((bx0 + bx1) / 2, by1), tuple(lines), WARN, prefer="above"))
+        art.add_legend("heat", f"damage per square (1 \u2013 {top})", _heat_colour(top, top))
+        for mid, md in res.model_details.items():
+            m = models.get(mid)
+            if m is None or res.coverage.models.get(mid) is None or res.coverage.models[mid].status == "user":
+                continue
+            dmg = int(md.get("damage", 0) or 0)
+            if dmg == 0 and not md.get("blocked_by"):
+                continue
+            art.tags.append((m.centre, f"{dmg} dmg" if dmg else "0", DAMAGE_TEXT if dmg else TEXT))
+            notes: list[tuple[str, Colour]] = []
+            if md.get("covering_blast"):
+                notes.append(("smothering the blast", TEXT_DIM))
+            if md.get("blocked_by"):
+                notes.append((f"blocked by {', '.join(md['blocked_by'])}", TEXT_DIM))
+            if md.get("levels_away"):
+                notes.append((f"{md['levels_away']} levels away", TEXT_DIM))
+            if notes:
+                art.labels.append(_Label(m.centre, tuple(notes), BLOCKED_HATCH, clear=m.base.bounding_radius, prefer="below"))
+
+
+def _square_hatch(cells: FloatArray, g: float, lines: int) -> FloatArray:
+    """(M, 2, 2) 45° hatching of grid squares (col, row), ``lines`` per side, continuous across squares."""
+    d = g / lines
+    cs = np.arange(-lines + 1, lines) * d  # y = x + c through a square at the origin
+    a = np.stack([np.maximum(-cs, 0.0), np.maximum(cs, 0.0)], axis=-1)
+    b = np.stack([g - np.maximum(cs, 0.0), g + np.minimum(cs, 0.0)], axis=-1)
+    unit = np.stack([a, b], axis=1)  # (L, 2, 2)
+    offsets = (np.asarray(cells, dtype=float) * g)[:, None, None, :]
+    return (unit[None] + offsets).reshape(-1, 2, 2)
+
+
+# ---- wwpd
+
+
+def _wwpd_art(adj: Adjudication, art: _RulesetArt) -> None:
+    scenario = adj.scenario
+    models = scenario.models_by_id()
+    for result in adj.results:
+        res = result.resolution
+        d = res.details
+        if "counts" not in d:
+            continue
+        members = sorted([res.placed, *res.also_drawn], key=lambda p: p.id)
+        fire = math.radians(float(d.get("line_of_fire", 0.0)))
+        ahead = (math.cos(fire), math.sin(fire))
+        target = models.get(d.get("target") or "")
+        centre = target.centre if target is not None else res.placed.focus
+        # The T: the line of fire from the table edge behind the target (the firer's side) to it ...
+        back = _ray_to_edge(centre, (-ahead[0], -ahead[1]), scenario)
+        reach = _exit_distance(centre, back, members)
+        art.strokes.append(_Stroke(np.array([back, centre], dtype=float), (235, 235, 235), 2, dashed=True))
+        tip = (centre[0] - ahead[0] * (reach + 4), centre[1] - ahead[1] * (reach + 4))
+        tail = (tip[0] - ahead[0] * 22, tip[1] - ahead[1] * 22)
+        if math.dist(back, centre) > reach + 30:
+            art.pointers.append(_Pointer(tail, tip, (235, 235, 235)))
+        art.add_legend("dash", "line of fire", (235, 235, 235))
+        # ... and the battery laid across it, members numbered from the firer's right.
+        if len(members) > 1:
+            foci = np.array([p.focus for p in members], dtype=float)
+            order = np.argsort(foci @ np.array([-ahead[1], ahead[0]]))
+            art.strokes.append(_Stroke(foci[order], TEMPLATE_EDGE, 2))
+            for p in members:
+                art.tags.append((p.focus, f"#{p.id.rsplit('#', 1)[-1]}", (255, 236, 170)))
+            art.add_legend("line", "battery: #1 on the firer's right", TEMPLATE_EDGE)
+        counts = d.get("counts") or {}
+        lines: list[tuple[str, Colour]] = [("Rate of fire" if counts else "No unit under the templates", TEXT)]
+        for unit, n in counts.items():
+            lines.append((f"{unit}: RoF {n}", (255, 236, 170)))
+        accent = ROSE
+        if d.get("leadership_test"):
+            lines.append((f"Leadership test! ({d.get('leadership_unit')})", WARN))
+            accent = WARN
+        # Beyond the target, away from the firer: the side nothing else is drawn on.
+        if abs(ahead[1]) >= abs(ahead[0]):
+            prefer = "above" if ahead[1] > 0 else "below"
+        else:
+            prefer = "right" if ahead[0] > 0 else "left"
+        art.labels.append(_Label(centre, tuple(lines), accent, clear=reach, prefer=prefer))
+        for mid in d.get("friendly_covered") or []:
+            m = models.get(mid)
+            if m is not None:
+                art.labels.append(_Label(m.centre, (("friendly fire", WARN),), WARN, clear=m.base.bounding_radius, prefer="below"))
+        for mid, md in res.model_details.items():
+            m = models.get(mid)
+            if m is not None and len(md.get("under", [])) > 1:
+                art.tags.append((m.centre, f"\u00d7{len(md['under'])}", (255, 236, 170)))
+
+
+def _exit_distance(centre: Point, towards: Point, members: Sequence[PlacedTemplate]) -> float:
+    """How far from ``centre`` towards ``towards`` the templates reach (their depth along the line of fire)."""
+    area = shapely.union_all([template_polygon(p, segments=64, outer=True) for p in members])
+    far = max(p.shape.reach for p in members) * 2 * max(1, len(members))
+    d = math.dist(centre, towards)
+    if d <= 1e-9:
+        return 0.0
+    end = (centre[0] + (towards[0] - centre[0]) / d * far, centre[1] + (towards[1] - centre[1]) / d * far)
+    hit = LineString([centre, end]).intersection(area)
+    coords = shapely.get_coordinates(hit)
+    return float(np.hypot(coords[:, 0] - centre[0], coords[:, 1] - centre[1]).max()) if len(coords) else 0.0
+
+
+def _ray_to_edge(start: Point, direction: Point, scenario: Scenario) -> Point:
+    """Where a ray from ``start`` leaves the table."""
+    w, h = scenario.table.width, scenario.table.depth
+    ts = []
+    for p, v, hi in ((start[0], direction[0], w), (start[1], direction[1], h)):
+        if v > 1e-12:
+            ts.append((hi - p) / v)
+        elif v < -1e-12:
+            ts.append(-p / v)
+    t = max(0.0, min(ts)) if ts else 0.0
+    return (start[0] + direction[0] * t, start[1] + direction[1] * t)
+
+
+# ---- infinity
+
+
+def _infinity_art(adj: Adjudication, art: _RulesetArt) -> None:
+    scenario = adj.scenario
+    models = scenario.models_by_id()
+    dodges: dict[str, list[tuple[str, str, Any, bool]]] = {}
+    pulled: dict[str, str] = {}
+    for result in adj.results:
+        res = result.resolution
+        tid = result.template.id
+        for mid, md in res.model_details.items():
+            if "dodge" in md:
+                dodges.setdefault(mid, []).append((tid, str(md["dodge"]), md.get("dodge_target"), bool(md.get("can_shoot_back"))))
+            why = md.get("why")
+            if res.allowed and isinstance(why, str) and why.startswith("in close combat with") and mid in res.affected:
+                pulled[mid] = why.split(",")[0].replace("in close combat with ", "")
+        if not res.allowed and res.details.get("nullified"):
+            for mid in res.affected:
+                md = res.model_details.get(mid, {})
+                if md.get("relation") in ("friendly", "neutral", "attacker") and mid in models:
+                    m = models[mid]
+                    who = "the attacker" if md["relation"] == "attacker" else f"{md['relation']} trooper"
+                    art.labels.append(_Label(m.centre, ((f"{who}: nullifies {tid}", WARN),), NULLIFIED, clear=m.base.bounding_radius, prefer="right"))
+                elif "aro" in md and mid in models:
+                    m = models[mid]
+                    back = "may shoot back" if md.get("can_shoot_back") else "no line of fire back"
+                    art.labels.append(_Label(m.centre, ((f"ARO vs {tid}: Normal Roll", TEXT), (back, TEXT_DIM)), ROSE, clear=m.base.bounding_radius, prefer="left"))
+    for mid, entries in dodges.items():
+        m = models.get(mid)
+        if m is None:
+            continue
+        texts = []
+        for tid, dodge, target, back in entries:
+            text = f"Dodge {dodge}" + (f" ({target})" if target is not None else "")
+            texts.append((tid, text, back))
+        same = len({(t, b) for _, t, b in texts}) == 1
+        lines: list[tuple[str, Colour]] = []
+        worst = DODGE_PH3 if any(e[1] != "PH" for e in entries) else DODGE_PH
+        if same:
+            tid, text, back = texts[0]
+            lines.append((text + (f" \u00b7 {len(texts)} shots" if len(texts) > 1 else ""), worst))
+            lines.append(("may shoot back" if back else "cannot shoot back", TEXT_DIM))
+        else:
+            for tid, text, back in texts:
+                lines.append((f"{tid}: {text}" + (", shoot back" if back else ""), DODGE_PH if "PH-3" not in text else DODGE_PH3))
+        art.labels.append(_Label(m.centre, tuple(lines), worst, clear=m.base.bounding_radius))
+    if dodges:
+        art.add_legend("swatch", "Dodge at PH", DODGE_PH)
+        art.add_legend("swatch", "Dodge at PH-3", DODGE_PH3)
+    # Close combats: every engaged pair, from the models' own links.
+    seen: set[tuple[str, str]] = set()
+    for m in scenario.models:
+        for other in m.engaged:
+            o = models.get(other)
+            key = (min(m.id, other), max(m.id, other))
+            if o is None or key in seen:
+                continue
+            seen.add(key)
+            hot = m.id in pulled or other in pulled
+            art.pointers.append(_Pointer(m.centre, o.centre, LINK if hot else (230, 230, 230), "CC", head=False))
+    if seen:
+        art.add_legend("link", "engaged in close combat", LINK)
+    for mid, by in pulled.items():
+        m = models[mid]
+        art.labels.append(_Label(m.centre, (("affected via close combat", LINK), (f"with {by}", TEXT_DIM)), LINK, clear=m.base.bounding_radius, prefer="below"))
+
+
+# ---- catastrophic
+
+
+def _catastrophic_art(adj: Adjudication, art: _RulesetArt) -> None:
+    scenario = adj.scenario
+    models = scenario.models_by_id()
+    for result in adj.results:
+        res = result.resolution
+        d = res.details
+        explodes = [s for s in res.steps if s.kind == "explode" and s.placed is not None]
+        lines: list[tuple[str, Colour]] = [(result.template.id, TEXT)]
+        for n, step in enumerate(explodes):
+            data, placed = step.data, step.placed
+            assert placed is not None
+            size = f"RAV {data.get('rav')} \u00b7 AOE {data.get('aoe')}"
+            m = models.get(str(data.get("model")))
+            name = m.label if m is not None else str(data.get("model"))
+            if n == 0:
+                art.sublabels[result.template.id] = f"{name} explodes: {size}"
+            else:
+                art.labels.append(_Label(_ring_top(placed), ((size, (255, 236, 170)), (f"{name} explodes", TEXT_DIM)), CHAIN, prefer="above"))
+                src = models.get(str(data.get("caused_by")))
+                if m is not None and src is not None:
+                    art.pointers.append(_Pointer(src.centre, m.centre, CHAIN, str(n), trim_a=src.base.bounding_radius, trim_b=m.base.bounding_radius))
+        if len(explodes) > 1:
+            art.add_legend("arrow", "chain reaction (in order)", CHAIN)
+        if "critical_damage" in d:
+            lines.append((f"Critical Hit {d['critical_damage']} vs 2 \u00d7 {d.get('damage_tracks')} damage tracks", TEXT_DIM))
+        if d.get("second_attack_roll") is not None:
+            fail = d.get("catastrophic_failure")
+            lines.append((f"2nd Attack Roll {d['second_attack_roll']}" + (": Catastrophic Failure!" if fail else ""), WARN if fail else TEXT_DIM))
+        if not d.get("explodes"):
+            why = next((s.text for s in res.steps if s.text.startswith("No Catastrophic Explosion")), "no explosion")
+            lines.append((why if len(why) <= 70 else why[:67] + "...", TEXT_DIM))
+        for vp in d.get("victory_points") or []:
+            if not isinstance(vp, Mapping):
+                continue
+            martyr = models.get(str(vp.get("martyr")))
+            name = martyr.label if martyr is not None else str(vp.get("martyr"))
+            lines.append(("Victory points", (255, 236, 170)))
+            lines.append((f"{name} (Martyr): {vp.get('martyr_awarded_to') or 'nobody'} scores it", TEXT))
+            by_side: dict[str, list[str]] = {}
+            for victim, side in (vp.get("caught_awarded_to") or {}).items():
+                by_side.setdefault(str(side) if side else "", []).append(victim)
+            for side, victims in by_side.items():
+                who = f"{side} scores" if side else "own side: nobody scores"
+                lines.append((f"{', '.join(sorted(victims))}: {who}", TEXT_DIM))
+        if len(lines) > 1:
+            reach = res.placed.shape.reach
+            art.labels.append(_Label(res.placed.focus, tuple(lines), CHAIN if d.get("explodes") else ROSE, clear=reach, prefer="right"))
+
+
+_RULESET_ART: dict[str, Callable[[Adjudication, _RulesetArt], None]] = {
+    "robotech": _robotech_art,
+    "increments": _increments_art,
+    "wwpd": _wwpd_art,
+    "infinity": _infinity_art,
+    "catastrophic": _catastrophic_art,
+}
+
+
+def _ruleset_art(adj: Adjudication) -> _RulesetArt | None:
+    """The overlays of ``adj``'s ruleset (None: the ruleset draws nothing of its own)."""
+    build = _RULESET_ART.get(adj.scenario.ruleset)
+    if build is None:
+        return None
+    art = _RulesetArt()
+    try:
+        build(adj, art)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        # Details from a newer or half-written ruleset: draw the table without its extras rather than fail.
+        art = _RulesetArt()
+    if art.tints:
+        boxes = np.array([t[0] for t in art.tints], dtype=float).reshape(-1, 4)
+        art.tint_boxes = boxes
+        art.tint_bbox = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+    return art
+
+
+# ---- per frame
+
+_ROSE_MIN_PX = 40.0
+_ROSE_MAX_PX = 120.0
+
+
+def _rose_length(vp: Viewport, rose: _Rose) -> float:
+    """Length (px) of a rose's arrows: most of the template's radius, within readable bounds."""
+    return max(_ROSE_MIN_PX, min(_ROSE_MAX_PX, 0.62 * rose.reach * vp.scale))
+
+
+def _draw_ruleset_tints(overlay: pygame.Surface, vp: Viewport, art: _RulesetArt, view: tuple[float, float, float, float]) -> pygame.Rect | None:
+    """Translucent boxes (heat per grid square) on the shared overlay; returns the screen area touched."""
+    if art.tint_boxes is None or art.tint_bbox is None or not _bbox_visible(art.tint_bbox, view):
+        return None
+    b = art.tint_boxes
+    # Rect fills, clipped to the view: a polygon fill of a square 10 000 px wide (the loupe) costs milliseconds.
+    corners = vp.to_screen_array(np.concatenate([b[:, [0, 3]], b[:, [2, 1]]]))
+    k = len(b)
+    clip = pygame.Rect(vp.rect).inflate(4, 4)
+    x0, y0 = np.floor(corners[:k, 0]), np.floor(corners[:k, 1])
+    x1, y1 = np.floor(corners[k:, 0]), np.floor(corners[k:, 1])
+    touched: pygame.Rect | None = None
+    for (ax, ay, bx, by), (_, colour, alpha) in zip(np.stack([x0, y0, x1, y1], axis=-1).tolist(), art.tints):
+        rect = pygame.Rect(int(ax), int(ay), int(bx - ax), int(by - ay)).clip(clip)
+        if rect.width > 0 and rect.height > 0:
+            overlay.fill((*colour, alpha), rect)
+            touched = rect if touched is None else touched.union(rect)
+    return touched
+
+
+def _draw_stroke(surface: pygame.Surface, vp: Viewport, stroke: _Stroke) -> None:
+    pts = vp.to_screen_array(stroke.points)
+    if len(pts) < 2:
+        return
+    if stroke.dashed:
+        _dashed(surface, pts, (15, 15, 15), stroke.width + 2, 10, 7, closed=stroke.closed)
+        _dashed(surface, pts, stroke.colour, stroke.width, 10, 7, closed=stroke.closed)
+        return
+    pygame.draw.lines(surface, (15, 15, 15), stroke.closed, pts.tolist(), stroke.width + 3)
+    pygame.draw.lines(surface, stroke.colour, stroke.closed, pts.tolist(), stroke.width)
+
+
+def _draw_ruleset_under(surface: pygame.Surface, vp: Viewport, art: _RulesetArt) -> None:
+    """Hatching, strokes and grid numbers: under the bases."""
+    for segments, colour in art.hatches:
+        for a, b in vp.to_screen_array(segments.reshape(-1, 2)).reshape(-1, 2, 2).tolist():
+            pygame.draw.line(surface, colour, a, b, 1)
+    for stroke in art.strokes:
+        if not stroke.above:
+            _draw_stroke(surface, vp, stroke)
+    if art.cells:
+        batch = []
+        for cell in art.cells:
+            px = cell.side * vp.scale
+            if px < 16:
+                continue  # too small to read: the heat says it
+            size = int(max(10, min(22, px * 0.36)))
+            ink = (30, 20, 10) if cell.dark else (250, 250, 250)
+            text = _text(cell.text, size, ink, bold=True)
+            x, y = vp.to_screen(*cell.centre)
+            batch.append((text, (int(x - text.get_width() / 2), int(y - text.get_height() / 2))))
+        surface.fblits(batch)
+
+
+def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: _RulesetArt) -> list[pygame.Rect]:
+    """Strokes, arrows, links and roses over the bases; returns the rects their text occupies."""
+    taken: list[pygame.Rect] = []
+    for stroke in art.strokes:
+        if stroke.above:
+            _draw_stroke(surface, vp, stroke)
+    for p in art.pointers:
+        a, b = np.array(vp.to_screen(*p.a)), np.array(vp.to_screen(*p.b))
+        length = float(np.hypot(*(b - a)))
+        if length < 2:
+            continue
+        u = (b - a) / length
+        a2 = a + u * (p.trim_a * vp.scale + (3 if p.trim_a else 0))
+        b2 = b - u * (p.trim_b * vp.scale + (3 if p.trim_b else 0))
+        if p.head:
+            _arrow(surface, tuple(a2), tuple(b2), (15, 15, 15), 7, 20)
+            _arrow(surface, tuple(a2), tuple(b2), p.colour, 3, 16)
+        else:
+            pygame.draw.line(surface, (15, 15, 15), a2, b2, 8)
+            pygame.draw.line(surface, p.colour, a2, b2, 4)
+        if p.tag:
+            mid = (a2 + b2) / 2
+            tag = _text(p.tag, 13, (15, 15, 15), p.colour, bold=True)
+            taken.append(_blit_centred(surface, tag, float(mid[0]), float(mid[1])))
+    for rose in art.roses:
+        taken.append(_draw_rose(surface, vp, rose))
+    for point, text, colour in art.tags:
+        x, y = vp.to_screen(*point)
+        taken.append(_blit_centred(surface, _text(text, 14, colour, (15, 15, 15), bold=True), x, y))
+    return taken
+
+
+def _draw_rose(surface: pygame.Surface, vp: Viewport, rose: _Rose) -> pygame.Rect:
+    cx, cy = vp.to_screen(*rose.centre)
+    length = _rose_length(vp, rose)
+    disc = 10
+    for k in range(1, 7):
+        h = math.radians(rose.first - 60.0 * (k - 1))
+        ux, uy = math.cos(h), -math.sin(h)  # screen y points down
+        hot = k in rose.rolled
+        a = (cx + ux * 12, cy + uy * 12)
+        b = (cx + ux * length, cy + uy * length)
+        _arrow(surface, a, b, (15, 15, 15), 7 if hot else 5, 15)
+        _arrow(surface, a, b, ROSE_HOT if hot else ROSE, 4 if hot else 2, 12)
+        dx, dy = cx + ux * (length + disc + 2), cy + uy * (length + disc + 2)
+        pygame.draw.circle(surface, (15, 15, 15), (dx, dy), disc + 1)
+        pygame.draw.circle(surface, ROSE_HOT if hot else (52, 56, 66), (dx, dy), disc)
+        _blit_centred(surface, _text(str(k), 14, (15, 15, 15) if hot else TEXT, bold=True), dx, dy)
+    reach = int(length + 2 * disc + 4)
+    return pygame.Rect(int(cx) - reach, int(cy) - reach, 2 * reach, 2 * reach)
+
+
+_badges: OrderedDict[tuple[object, ...], pygame.Surface] = OrderedDict()
+
+
+def _badge(lines: tuple[tuple[str, Colour], ...], accent: Colour) -> pygame.Surface:
+    """A label's lines on an opaque rounded panel with an accent border (cached)."""
+    key = (lines, accent)
+    surf = _badges.get(key)
+    if surf is not None:
+        _badges.move_to_end(key)
+        return surf
+    texts = [_text(t, 14 if k == 0 else 13, c, bold=k == 0, bg=BADGE_BACK) for k, (t, c) in enumerate(lines)]
+    pad = 5
+    width = max(t.get_width() for t in texts) + 2 * pad + 2
+    height = sum(t.get_height() for t in texts) + 2 * pad - 2 * (len(texts) - 1)
+    surf = pygame.Surface((width, height))
+    surf.fill(_KEY)
+    pygame.draw.rect(surf, BADGE_BACK, surf.get_rect(), border_radius=6)
+    y = pad - 1
+    for t in texts:
+        surf.blit(t, (pad + 1, y))
+        y += t.get_height() - 2
+    pygame.draw.rect(surf, accent, surf.get_rect(), 2, border_radius=6)
+    surf.set_colorkey(_KEY, pygame.RLEACCEL)
+    _badges[key] = surf
+    while len(_badges) > 512:
+        _badges.popitem(last=False)
+    return surf
+
+
+_SIDES = {
+    "right": ("right", "left", "above", "below"),
+    "left": ("left", "right", "above", "below"),
+    "above": ("above", "below", "right", "left"),
+    "below": ("below", "above", "right", "left"),
+}
+
+
+def _candidates(ax: float, ay: float, w: int, h: int, clear: float, prefer: str) -> list[pygame.Rect]:
+    """Places for a ``w`` × ``h`` label around a circle of ``clear`` px at (ax, ay), best first."""
+    out: list[pygame.Rect] = []
+    order = _SIDES.get(prefer, _SIDES["right"])
+    for extra in (6.0, 22.0, 44.0, 76.0, 120.0):
+        d = clear + extra
+        spots = {
+            "right": (ax + d, ay - h / 2),
+            "left": (ax - d - w, ay - h / 2),
+            "above": (ax - w / 2, ay - d - h),
+            "below": (ax - w / 2, ay + d),
+        }
+        for side in order:
+            x, y = spots[side]
+            out.append(pygame.Rect(int(x), int(y), w, h))
+        k = d * 0.72
+        for x, y in ((ax + k, ay - k - h), (ax + k, ay + k), (ax - k - w, ay - k - h), (ax - k - w, ay + k)):
+            out.append(pygame.Rect(int(x), int(y), w, h))
+    return out
+
+
+@dataclass(eq=False)
+class _Obstacles:
+    """What a label must not cover: every base and name on screen (arrays) and rects drawn so far."""
+
+    boxes: FloatArray  # (N, 4) screen x0, y0, x1, y1
+    rects: list[pygame.Rect]
+
+    def near(self, region: pygame.Rect) -> list[pygame.Rect]:
+        """The obstacles meeting ``region``, as rects: one array test, then cheap rect checks per candidate."""
+        b = self.boxes
+        hit = (b[:, 0] < region.right) & (b[:, 2] > region.left) & (b[:, 1] < region.bottom) & (b[:, 3] > region.top)
+        out = [pygame.Rect(int(x0), int(y0), int(x1 - x0), int(y1 - y0)) for x0, y0, x1, y1 in b[hit].tolist()]
+        return out + [r for r in self.rects if r.colliderect(region)]
+
+
+def _overlap(rect: pygame.Rect, others: list[pygame.Rect]) -> int:
+    """Area of ``rect`` covered by ``others`` (0: free)."""
+    area = 0
+    for k in rect.collidelistall(others):
+        c = rect.clip(others[k])
+        area += c.width * c.height
+    return area
+
+
+def _obstacles(scene: _Scene, vp: Viewport, rects: list[pygame.Rect], names: bool = True) -> _Obstacles:
+    """Bases and (when drawn) name pills of every model, as screen boxes, plus ``rects``."""
+    if not len(scene.models):
+        return _Obstacles(np.zeros((0, 4)), list(rects))
+    sc = vp.to_screen_array(scene.centres)
+    r = scene.radii * vp.scale
+    boxes = [np.stack([sc[:, 0] - r - 2, sc[:, 1] - r - 2, sc[:, 0] + r + 2, sc[:, 1] + r + 2], axis=-1)]
+    if names and scene.model_data is not None:
+        sizes = np.clip(np.rint(r * 0.8), 12, 16).astype(int)
+        shown = r >= 11
+        if shown.any():
+            dims = np.zeros((len(r), 2))
+            for size in np.unique(sizes[shown]).tolist():
+                pick = shown & (sizes == size)
+                dims[pick] = scene.model_data.name_size(size)[pick]
+            x0 = sc[:, 0] - dims[:, 0] / 2
+            y0 = sc[:, 1] + r + 3
+            boxes.append(np.stack([x0, y0, x0 + dims[:, 0], y0 + dims[:, 1]], axis=-1)[shown])
+    return _Obstacles(np.concatenate(boxes), list(rects))
+
+
+def _draw_ruleset_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, art: _RulesetArt, taken: list[pygame.Rect], bounds: pygame.Rect) -> list[pygame.Rect]:
+    """Every badge, each in the first place clear of the text, bases and badges already there; returns their rects."""
+    if not art.labels:
+        return []
+    anchors = vp.to_screen_array([lab.anchor for lab in art.labels])
+    obstacles = _obstacles(scene, vp, taken)
+    placed: list[tuple[pygame.Surface, pygame.Rect, tuple[float, float], float]] = []
+    for lab, (ax, ay) in zip(art.labels, anchors.tolist()):
+        if not bounds.collidepoint(ax, ay):
+            continue
+        badge = _badge(lab.lines, lab.accent)
+        clear = max(lab.clear * vp.scale, lab.clear_px)
+        w, h = badge.get_size()
+        best: pygame.Rect | None = None
+        best_cost = math.inf
+        span = int(clear + 130 + max(w, h))
+        near = obstacles.near(pygame.Rect(int(ax) - span, int(ay) - span, 2 * span, 2 * span))
+        for rect in _candidates(ax, ay, w, h, clear, lab.prefer):
+            if not bounds.contains(rect):
+                continue
+            cost = _overlap(rect, near)
+            if cost < best_cost:
+                best, best_cost = rect, cost
+                if cost == 0:
+                    break
+        if best is None:
+            best = badge.get_rect(center=(int(ax), int(ay))).clamp(bounds)
+        obstacles.rects.append(best)
+        placed.append((badge, best, (ax, ay), clear if lab.leader else math.inf))
+    # Leaders first, so no badge is crossed by another's line.
+    for badge, rect, (ax, ay), clear in placed:
+        nx, ny = min(max(ax, rect.left), rect.right), min(max(ay, rect.top), rect.bottom)
+        dist = math.hypot(nx - ax, ny - ay)
+        if dist > clear + 36:  # nearer than that, the badge reads as the base's own
+            sx, sy = ax + (nx - ax) / dist * clear, ay + (ny - ay) / dist * clear
+            pygame.draw.line(surface, (15, 15, 15), (sx, sy), (nx, ny), 4)
+            pygame.draw.line(surface, (225, 225, 225), (sx, sy), (nx, ny), 2)
+    surface.fblits([(badge, rect.topleft) for badge, rect, _, _ in placed])
+    return [rect for _, rect, _, _ in placed]
 
 
 # --------------------------------------------------------------------------- primitives
@@ -855,10 +1771,16 @@ def _draw_terrain(
             pygame.draw.polygon(surface, STATUS_COLOURS["affected"], pts, 2)
 
 
-def _draw_terrain_names(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> None:
+def _draw_terrain_names(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[pygame.Rect]:
+    """Terrain names at their centroids; returns the rects drawn."""
+    rects: list[pygame.Rect] = []
     if not scene.terrain:
-        return
+        return rects
     centres = vp.to_screen_array(scene.terrain_centroids).tolist()
+    if scene.art is not None and scene.art.name_at:
+        for i, t in enumerate(scene.terrain):
+            if t.id in scene.art.name_at:
+                centres[i] = list(vp.to_screen(*scene.art.name_at[t.id]))
     bb = scene.terrain_bbox
     size = 13 if vp.scale < 1.5 else 16
     for i, t in enumerate(scene.terrain):
@@ -868,13 +1790,15 @@ def _draw_terrain_names(surface: pygame.Surface, vp: Viewport, scene: _Scene, vi
         label = _text(t.label, size, (235, 235, 235), (30, 30, 34, 150), bold=True)
         if label.get_width() > w_px * 1.6:
             continue
-        _blit_centred(surface, label, *centres[i])
+        rects.append(_blit_centred(surface, label, *centres[i]))
+    return rects
 
 
 def _draw_template_fills(overlay: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, view: tuple[float, float, float, float]) -> pygame.Rect | None:
     """Translucent template areas on the shared overlay; returns the screen area touched."""
     alpha = max(0, min(255, options.template_alpha))
     touched: pygame.Rect | None = None
+    replaced = scene.art.replaced if scene.art is not None else set()
     for art in scene.templates:
         if not _bbox_visible(art.bbox, view):
             continue
@@ -891,12 +1815,13 @@ def _draw_template_fills(overlay: pygame.Surface, vp: Viewport, scene: _Scene, o
                 _fill_poly(overlay, vp, p, (*VISIBLE_FILL, alpha))
             for p in art.shadow:
                 _fill_poly(overlay, vp, p, (*SHADOW_FILL, min(255, 90 + alpha)))
-        else:
+        elif art.id not in replaced:
             _fill_ring(overlay, vp, art.outline(art.placed, vp.scale), (*TEMPLATE_FILL, alpha))
     return touched
 
 
 def _draw_template_lines(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, view: tuple[float, float, float, float]) -> None:
+    replaced = scene.art.replaced if scene.art is not None else set()
     for art in scene.templates:
         if not _bbox_visible(art.bbox, view):
             continue
@@ -916,7 +1841,7 @@ def _draw_template_lines(surface: pygame.Surface, vp: Viewport, scene: _Scene, o
             if art.cross is not None:
                 for a, b in vp.to_screen_array(art.cross.reshape(-1, 2)).reshape(-1, 2, 2).tolist():
                     pygame.draw.line(surface, NULLIFIED, a, b, 3)
-        else:
+        elif art.id not in replaced:
             pygame.draw.lines(surface, (40, 30, 10), True, ring.tolist(), 4)
             pygame.draw.lines(surface, TEMPLATE_EDGE, True, ring.tolist(), 2)
 
@@ -934,18 +1859,21 @@ def _draw_scatter(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> None:
 
 
 def _draw_focus(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> None:
+    replaced = scene.art.replaced if scene.art is not None else set()
     for art in scene.templates:
         if not _bbox_visible(art.bbox, view):
             continue
         p = art.placed
         fx, fy = vp.to_screen(*p.focus)
-        if p.shape.kind != "circle":  # a circle's axis changes nothing it covers
+        if p.shape.kind != "circle" and art.id not in replaced:  # a circle's axis changes nothing it covers
             h = math.radians(p.heading)
             reach = p.shape.reach * 0.92
             ex, ey = vp.to_screen(p.focus[0] + reach * math.cos(h), p.focus[1] + reach * math.sin(h))
             head = max(8.0, min(16.0, vp.length_to_screen(reach) * 0.15))
             _arrow(surface, (fx, fy), (ex, ey), (20, 20, 20), 4, head + 2)
             _arrow(surface, (fx, fy), (ex, ey), TEMPLATE_EDGE, 2, head)
+        if art.id in replaced:
+            continue  # the ruleset marks its own origin (Ground Zero)
         arm = 11
         for colour, width in (((10, 10, 10), 5), ((255, 255, 255), 2)):
             pygame.draw.line(surface, colour, (fx - arm, fy), (fx + arm, fy), width)
@@ -1089,33 +2017,88 @@ def _draw_model_names(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> N
     surface.fblits(batch)
 
 
-def _draw_template_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> None:
+def _draw_template_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[pygame.Rect]:
+    """Each template's name over its top; returns the rects drawn."""
     left, top, w, h = vp.rect
-    for art in scene.templates:
-        if not _bbox_visible(art.bbox, view):
-            continue
-        ring = vp.to_screen_array(art.outline(art.placed, vp.scale))
-        k = int(np.argmin(ring[:, 1]))
-        x, y = float(ring[k, 0]), float(ring[k, 1])
+    rects: list[pygame.Rect] = []
+    shown = [art for art in scene.templates if _bbox_visible(art.bbox, view)]
+    rings = []
+    for art in shown:
+        true = scene.art.outlines.get(art.id) if scene.art is not None else None
+        rings.append(vp.to_screen_array(true if true is not None else art.outline(art.placed, vp.scale)))
+    tops = [_top_middle(ring) for ring in rings]
+    # Ruleset tables crowd their templates with badges: keep the names off bases there. Plain
+    # tables (300 models while dragging) only stack coincident names, which costs nothing.
+    bases = _obstacles(scene, vp, [], names=scene.name_labels != {}) if scene.art is not None else None
+    for art, ring, (x0, y0) in zip(shown, rings, tops):
         colour = NULLIFIED if not art.allowed else (255, 236, 170)
         title = _text(art.label, 19, colour, (14, 16, 20, 200), bold=True)
         sub = _text(art.sublabel, 13, TEXT_DIM, (14, 16, 20, 200))
-        y = max(top + title.get_height() + sub.get_height() + 2, y - 4)
+        block_h = title.get_height() + sub.get_height()
         half = max(title.get_width(), sub.get_width()) / 2
-        x = min(max(x, left + half + 2), left + w - half - 2)
-        _blit_centred(surface, sub, x, y, "midbottom")
-        _blit_centred(surface, title, x, y - sub.get_height(), "midbottom")
+        # Over the template's top, moved along it or up when a base or another template's name is there.
+        x, y = x0, y0
+        span_x, span_y = int(3 * half + 30), int(4 * (block_h + 2) + 8)
+        near = rects if bases is None else bases.near(pygame.Rect(int(x0) - span_x, int(y0) - span_y, 2 * span_x, span_y + 8)) + rects
+        for dy, dx in ((0, 0), (0, 1), (0, -1), (1, 0), (1, 1), (1, -1), (2, 0), (2, 1), (2, -1), (3, 0)):
+            cx = x0 + dx * (half + 24)
+            cy = max(top + block_h + 2, y0 - 4 - dy * (block_h + 2))
+            cx = min(max(cx, left + half + 2), left + w - half - 2)
+            block = pygame.Rect(int(cx - half), int(cy - block_h), int(2 * half), block_h)
+            if block.collidelist(near) < 0:
+                x, y = cx, cy
+                break
+        else:
+            y = max(top + block_h + 2, y0 - 4)
+            x = min(max(x0, left + half + 2), left + w - half - 2)
+            # Templates laid on the same spot (a Burst): stack their names instead of overprinting.
+            for _ in range(len(shown)):
+                block = pygame.Rect(int(x - half), int(y - block_h), int(2 * half), block_h)
+                if block.collidelist(rects) < 0 or y - block_h - 2 < top + block_h:
+                    break
+                y -= block_h + 2
+        rects.append(_blit_centred(surface, sub, x, y, "midbottom"))
+        rects.append(_blit_centred(surface, title, x, y - sub.get_height(), "midbottom"))
         if not art.allowed:
-            # Under the template, so the bases it would have hit stay visible.
-            k = int(np.argmax(ring[:, 1]))
-            sx = min(max(float(ring[k, 0]), left + 90), left + w - 90)
-            sy = min(float(ring[k, 1]) + 6, top + h - 60)
-            word = "NULLIFIED" if art.reason and "nullif" in art.reason.lower() else "NOT ALLOWED"
-            big = _text(word, 22, (255, 255, 255), (*NULLIFIED, 225), bold=True)
-            rect = _blit_centred(surface, big, sx, sy, "midtop")
-            if art.reason:
-                reason = art.reason if len(art.reason) <= 60 else art.reason[:57] + "..."
-                _blit_centred(surface, _text(reason, 14, TEXT, (14, 16, 20, 220)), sx, rect.bottom + 2, "midtop")
+            rects.append(_draw_refusal(surface, vp, scene, art, ring, rects))
+    return rects
+
+
+def _top_middle(ring: FloatArray) -> tuple[float, float]:
+    """The screen top of a ring; the middle of its top edge when that edge is flat (a square blast)."""
+    k = int(np.argmin(ring[:, 1]))
+    x, y = float(ring[k, 0]), float(ring[k, 1])
+    xs = [x]
+    for j in (k - 1, (k + 1) % len(ring)):
+        if abs(float(ring[j, 1]) - y) <= 0.5 and float(ring[j, 0]) != x:
+            xs.append(float(ring[j, 0]))
+    return (sum(xs) / len(xs), y)
+
+
+def _draw_refusal(surface: pygame.Surface, vp: Viewport, scene: _Scene, art: _TemplateArt, ring: FloatArray, taken: list[pygame.Rect]) -> pygame.Rect:
+    """NULLIFIED / NOT ALLOWED and the reason, under the template but clear of the bases and names there."""
+    word = "NULLIFIED" if art.reason and "nullif" in art.reason.lower() else "NOT ALLOWED"
+    big = _text(word, 22, (255, 255, 255), (*NULLIFIED, 225), bold=True)
+    parts = [big]
+    if art.reason:
+        reason = art.reason if len(art.reason) <= 60 else art.reason[:57] + "..."
+        parts.append(_text(reason, 14, TEXT, (14, 16, 20, 220)))
+    w = max(p.get_width() for p in parts)
+    h = sum(p.get_height() for p in parts) + 2 * (len(parts) - 1)
+    k = int(np.argmax(ring[:, 1]))
+    ax, ay = float(ring[k, 0]), float(ring[k, 1])
+    bounds = pygame.Rect(vp.rect)
+    obstacles = _obstacles(scene, vp, taken, names=scene.name_labels != {})
+    # Below the template first, so the bases it would have hit stay visible.
+    choices = [pygame.Rect(int(ax - w / 2), int(ay + 6), w, h), *_candidates(ax, ay, w, h, 0.0, "below")]
+    inside = [r for r in choices if bounds.contains(r)] or [pygame.Rect(int(ax - w / 2), int(ay + 6), w, h).clamp(bounds)]
+    near = obstacles.near(pygame.Rect(int(ax) - 200 - w, int(ay) - 200 - h, 400 + 2 * w, 400 + 2 * h))
+    spot = next((r for r in inside if r.collidelist(near) < 0), inside[0])
+    y = spot.top
+    for p in parts:
+        _blit_centred(surface, p, spot.centerx, y, "midtop")
+        y += p.get_height() + 2
+    return spot
 
 
 def _draw_hover_margins(surface: pygame.Surface, vp: Viewport, scene: _Scene, hovered: str) -> None:
@@ -1155,6 +2138,10 @@ def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tup
     tick_in = nice_grid_step(vp.scale, 7.0) / INCH
     label_x = max(tick_in, nice_grid_step(vp.scale, 44.0) / INCH)
     label_y = max(tick_in, nice_grid_step(vp.scale, 26.0) / INCH)
+    # Zoomed in on a deep table, '13.75"' would not fit in the side ruler: label coarser steps.
+    deepest = math.floor(min(scene.depth, view[3]) / INCH)
+    while label_y < 1 and _font(13).size(_inch_label(deepest + 1 - label_y))[0] > RULER_SIDE - 10:
+        label_y *= 2
     x_edge, y_edge = vp.to_screen(0.0, 0.0)
     x_end, y_end = vp.to_screen(scene.width, scene.depth)
     # Pinned to the window edge when the table edge scrolls away.
@@ -1231,6 +2218,66 @@ def _draw_title(surface: pygame.Surface, vp: Viewport, scene: _Scene, show_ruler
 _legends: OrderedDict[tuple[object, ...], pygame.Surface] = OrderedDict()
 
 
+def _legend_heat(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    for k in range(box.width):
+        c = _heat_colour(2 ** (4 * k / max(1, box.width - 1)), 16)
+        pygame.draw.line(surf, c, (box.left + k, box.top), (box.left + k, box.bottom - 1))
+    pygame.draw.rect(surf, (20, 20, 20), box, 1)
+
+
+def _legend_hatch(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    pygame.draw.rect(surf, BLOCKED_FILL, box)
+    surf.set_clip(box)
+    for k in range(-16, box.width, 5):
+        pygame.draw.line(surf, colour, (box.left + k, box.bottom), (box.left + k + 16, box.top), 1)
+    surf.set_clip(None)
+
+
+def _legend_outline(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    pygame.draw.rect(surf, (15, 15, 15), box, 4)
+    pygame.draw.rect(surf, colour, box.inflate(-1, -1), 2)
+
+
+def _legend_rose(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    c = box.center
+    for k in range(6):
+        a = math.radians(90 - 60 * k)
+        end = (c[0] + 9 * math.cos(a), c[1] - 9 * math.sin(a))
+        pygame.draw.line(surf, colour if k == 1 else ROSE, c, end, 2 if k == 1 else 1)
+
+
+def _legend_line(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    pygame.draw.line(surf, (15, 15, 15), box.midleft, box.midright, 5)
+    pygame.draw.line(surf, colour, box.midleft, box.midright, 3)
+
+
+def _legend_dash(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    for x in range(box.left, box.right, 8):
+        pygame.draw.line(surf, colour, (x, box.centery), (min(x + 5, box.right), box.centery), 2)
+
+
+def _legend_swatch(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    pygame.draw.rect(surf, BADGE_BACK, box, border_radius=4)
+    pygame.draw.rect(surf, colour, box, 2, border_radius=4)
+
+
+def _legend_arrow(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
+    _arrow(surf, box.midleft, box.midright, colour, 3, 9)
+
+
+_LEGEND_MARKS: dict[str, Callable[[pygame.Surface, pygame.Rect, Colour], None]] = {
+    "heat": _legend_heat,
+    "hatch": _legend_hatch,
+    "outline": _legend_outline,
+    "rose": _legend_rose,
+    "line": _legend_line,
+    "link": _legend_line,
+    "dash": _legend_dash,
+    "swatch": _legend_swatch,
+    "arrow": _legend_arrow,
+}
+
+
 def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
     bar_in = 1.0
     for inches in (0.25, 0.5, 1, 2, 3, 6, 12, 24, 48):
@@ -1240,7 +2287,8 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
     bar_px = int(round(bar_in * INCH * scale))
     has_shadow = any(a.shadow for a in scene.templates)
     has_null = any(not a.allowed for a in scene.templates)
-    key = (scene.sides, bar_px, bar_in, has_shadow, has_null, bool(scene.terrain_hit))
+    extra = tuple(scene.art.legend) if scene.art is not None else ()
+    key = (scene.sides, bar_px, bar_in, has_shadow, has_null, bool(scene.terrain_hit), extra)
     surf = _legends.get(key)
     if surf is not None:
         return surf
@@ -1257,6 +2305,7 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
         rows.append(("null", "not allowed / nullified", NULLIFIED))
     if scene.terrain_hit:
         rows.append(("terrain", "terrain under a template", STATUS_COLOURS["affected"]))
+    rows.extend(extra)
     side_rows = [("side", side if side is not None else "(no side)", side_colour(side)) for side in scene.sides[:12]]
     size = 14
     pad, sw, gap = 10, 22, 8
@@ -1301,6 +2350,8 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
             box = pygame.Rect(pad, cy - 8, sw, 16)
             pygame.draw.rect(surf, BUILDING_FILL, box)
             pygame.draw.rect(surf, colour, box, 2)
+        elif kind in _LEGEND_MARKS:
+            _LEGEND_MARKS[kind](surf, pygame.Rect(pad, cy - 8, sw, 16), colour)
         else:  # side ring
             pygame.draw.circle(surf, (200, 200, 200), (cx, cy), 9)
             pygame.draw.circle(surf, colour, (cx, cy), 9, 4)
@@ -1408,24 +2459,43 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         else:
             overlay.fill((0, 0, 0, 0))
     _draw_terrain(surface, vp, scene, options, view, blocking=True)
+    if scene.art is not None and scene.art.tints:
+        # Over the buildings too: a blast's squares say what happens inside them.
+        touched = _draw_ruleset_tints(overlay, vp, scene.art, view)
+        if touched is not None:
+            touched = touched.clip(clip)
+            surface.blit(overlay, touched.topleft, area=touched)
+            overlay.fill((0, 0, 0, 0), touched)
 
     _draw_template_lines(surface, vp, scene, options, view)
+    if scene.art is not None:
+        _draw_ruleset_under(surface, vp, scene.art)
     _draw_models(surface, vp, scene, options)
     _draw_scatter(surface, vp, scene)
     _draw_focus(surface, vp, scene, view)
+    taken = _draw_ruleset_over(surface, vp, scene.art) if scene.art is not None else []
     if options.show_names:
-        _draw_terrain_names(surface, vp, scene, view)
+        names = _draw_terrain_names(surface, vp, scene, view)
+        if scene.art is not None:
+            taken += names
         _draw_model_names(surface, vp, scene)
     if options.show_rulers:
         _draw_rulers(surface, vp, scene, view)
-    _draw_template_labels(surface, vp, scene, view)
+    taken += _draw_template_labels(surface, vp, scene, view)
     title = _draw_title(surface, vp, scene, options.show_rulers) if options.show_title else None
+    if title is not None:
+        taken.append(title)
     if options.show_legend:
         legend = _legend_surface(scene, vp.scale)
         x, y = clip.right - legend.get_width() - 8, clip.top + 8
         if title is not None and title.right + 8 > x:
             y = title.bottom + 8  # a narrow window: stack the legend under the title
-        surface.blit(legend, (x, y))
+        taken.append(surface.blit(legend, (x, y)))
+    if scene.art is not None and scene.art.labels:
+        bounds = clip
+        if options.show_rulers:
+            bounds = pygame.Rect(clip.left + RULER_SIDE, clip.top, clip.width - RULER_SIDE, clip.height - RULER_BAND)
+        _draw_ruleset_labels(surface, vp, scene, scene.art, taken, bounds)
 
 
 def render_png(
@@ -1433,34 +2503,111 @@ def render_png(
     path: str | Path,
     size: tuple[int, int] = (1600, 1000),
     options: DrawOptions | None = None,
-) -> None:
-    """Draw ``adjudication`` headless into a ``size`` image and save it as PNG at ``path``."""
+    region: str = "table",
+) -> Viewport:
+    """Draw ``adjudication`` headless into a ``size`` image and save it as PNG at ``path``.
+
+    ``region="table"`` fits the whole table; ``"action"`` zooms on the templates, where
+    they scattered from and the models they affect. Returns the viewport drawn.
+    """
+    if region not in REGIONS:
+        raise ValueError(f"region must be one of {', '.join(REGIONS)}, got {region!r}")
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     if not pygame.font.get_init():
         pygame.font.init()
     options = options or DrawOptions()
+    scene = _scene(adjudication)
     width, height = size
     table = adjudication.scenario.table
+    box = (0.0, 0.0, table.width, table.depth)
+    if region == "action":
+        box = _action_box(scene) or box
     # Keep the table clear of the title band, the legend panel and the rulers.
     top = 70 if options.show_title else 8
-    right = 0
-    if options.show_legend:
-        right = _legend_surface(_scene(adjudication), 1.0).get_width() + 16
     side, band = (RULER_SIDE + 4, RULER_BAND + 4) if options.show_rulers else (0, 0)
-    area = (side, top, max(1, width - side - right), max(1, height - top - band))
-    fitted = Viewport.fit(table.width, table.depth, area, margin_px=12)
+
+    def area_for(right: int) -> tuple[int, int, int, int]:
+        return (side, top, max(1, width - side - right), max(1, height - top - band))
+
+    right = _legend_surface(scene, 1.0).get_width() + 16 if options.show_legend else 0
+    area = area_for(right)
+    centre, scale = _fit_box(box, area, table.width, table.depth)
     if options.show_legend:
-        legend_w = _legend_surface(_scene(adjudication), fitted.scale).get_width() + 16
+        legend_w = _legend_surface(scene, scale).get_width() + 16
         if legend_w != right:
-            area = (side, top, max(1, width - side - legend_w), max(1, height - top - band))
-            fitted = Viewport.fit(table.width, table.depth, area, margin_px=12)
-    full = fitted.resized((0, 0, width, height))
+            area = area_for(legend_w)
+            centre, scale = _fit_box(box, area, table.width, table.depth)
+    # The box's centre at the middle of the area left free.
     ax, ay = area[0] + area[2] / 2, area[1] + area[3] / 2
-    vp = full.panned(ax - width / 2, ay - height / 2)
+    vp = Viewport(centre, scale, (0, 0, width, height)).panned(ax - width / 2, ay - height / 2)
     surface = pygame.Surface(size)
     draw_scene(surface, vp, adjudication, options)
     pygame.image.save(surface, str(path))
+    return vp
+
+
+REGIONS = ("table", "action")
+#: Around the action: a fraction of its size, at least an inch; never a box under 4".
+ACTION_MARGIN = 0.12
+ACTION_MIN_MARGIN_MM = INCH
+ACTION_MIN_SIZE_MM = 4 * INCH
+
+
+def _action_box(scene: _Scene) -> tuple[float, float, float, float] | None:
+    """World box of every template (final, also drawn, scatter origins) and the models and terrain they affect, with a margin."""
+    boxes: list[Sequence[float]] = []
+    for art in scene.templates:
+        boxes.append(art.bbox)
+        for g in art.ghosts:
+            boxes.append(template_polygon(g, segments=32, outer=True).bounds)
+        for path in art.paths:
+            boxes.append((*path.min(axis=0), *path.max(axis=0)))
+    if scene.art is not None:
+        boxes.extend(scene.art.extent)
+    if scene.terrain_hit:
+        for k, t in enumerate(scene.terrain):
+            if t.id in scene.terrain_hit:
+                boxes.append(scene.terrain_bbox[k].tolist())
+    affected = {m for r in scene.adjudication.results for m in r.resolution.affected}
+    for model_id in affected:
+        i = scene.model_index.get(model_id)
+        if i is not None:
+            (x, y), r = scene.centres[i], scene.radii[i]
+            boxes.append((x - r, y - r, x + r, y + r))
+    if not boxes:
+        return None
+    b = np.asarray(boxes, dtype=float)
+    x0, y0, x1, y1 = float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
+    margin = max(ACTION_MARGIN * max(x1 - x0, y1 - y0), ACTION_MIN_MARGIN_MM)
+    x0, y0, x1, y1 = x0 - margin, y0 - margin, x1 + margin, y1 + margin
+    for lo, hi, axis in ((x0, x1, 0), (y0, y1, 1)):
+        grow = max(0.0, ACTION_MIN_SIZE_MM - (hi - lo)) / 2
+        if axis == 0:
+            x0, x1 = lo - grow, hi + grow
+        else:
+            y0, y1 = lo - grow, hi + grow
+    x0, y0 = max(0.0, x0), max(0.0, y0)
+    x1, y1 = min(scene.width, x1), min(scene.depth, y1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return (x0, y0, x1, y1)
+
+
+def _fit_box(box: Sequence[float], area: tuple[int, int, int, int], width: float, depth: float, margin_px: int = 12) -> tuple[tuple[float, float], float]:
+    """(world centre, scale) showing ``box`` in ``area``, kept on the table when the view is smaller than it."""
+    x0, y0, x1, y1 = box
+    usable_w, usable_h = max(1, area[2] - 2 * margin_px), max(1, area[3] - 2 * margin_px)
+    scale = min(usable_w / max(x1 - x0, 1e-9), usable_h / max(y1 - y0, 1e-9))
+    scale = min(MAX_SCALE, max(MIN_SCALE, scale))
+    centre = []
+    for lo, hi, size, px in ((x0, x1, width, area[2]), (y0, y1, depth, area[3])):
+        c = (lo + hi) / 2
+        half = (px - 2 * margin_px) / scale / 2
+        # The view is wider than the box: spend the slack on the table, not on the void past its edge.
+        c = size / 2 if 2 * half >= size else min(max(c, half), size - half)
+        centre.append(c)
+    return (centre[0], centre[1]), scale
 
 
 __all__ = ("DrawOptions", "draw_scene", "render_png", "status_colour", "side_colour")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import pygame
 import pytest
 
-from tabletop import scenario_io
+from tabletop import draw, scenario_io
 from tabletop.adjudicate import Adjudication, adjudicate
 from tabletop.draw import DrawOptions, draw_scene, render_png, side_colour, status_colour
 from tabletop.resolution import Step
@@ -197,3 +198,244 @@ def test_draw_respects_viewport_rect() -> None:
     assert tuple(surface.get_at((10, 10)))[:3] == (1, 2, 3)
     assert tuple(surface.get_at((799, 599)))[:3] == (1, 2, 3)
     assert surface.get_clip() == surface.get_rect()
+
+
+# --------------------------------------------------------------------------- ruleset overlays
+
+
+def _scenario(name: str) -> Adjudication:
+    return adjudicate(scenario_io.load(SCENARIOS / f"{name}.toml"))
+
+
+PLAIN = DrawOptions(show_legend=False, show_title=False, show_names=False, show_rulers=False)
+
+
+def _art(adj: Adjudication) -> draw._RulesetArt:
+    art = draw._scene(adj).art
+    assert art is not None
+    return art
+
+
+def _words(art: draw._RulesetArt) -> str:
+    """Every piece of text the ruleset's overlays show, one per line."""
+    texts = [text for label in art.labels for text, _ in label.lines]
+    texts += [text for _, text, _ in art.tags] + list(art.sublabels.values())
+    texts += [text for _, text, _ in art.legend] + [p.tag for p in art.pointers if p.tag]
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("robotech-hit", ["Strike 4 + GN 1 = 5 vs DF 5: hit", "\u221210 MD \u00b7 final 0", "dodged (6 vs 5) \u00b7 1 CP", "bunker: \u22125 MD", "0 MD"]),
+        ("robotech-scatter", ["Strike 2 + GN 1 = 3 vs DF 5: miss", 'Scatter: direction 2, 6" (2D6)', "Scatter Strike 4 + 1 = 5", "aimed here"]),
+        ("robotech-volley", ["M1\u2013M4 (4 missiles)", "M3: 7 hit", "Inescapable (4 missiles)", "rolled with impact"]),
+        ("increments-wall", ["8 dmg", "blocked by wall (save 10 + 0 vs 4: holds)", "Ground Zero", "circle: 16 \u00b7 8 \u00b7 4 \u00b7 2 \u00b7 1 by ring"]),
+        ("increments-contained", ["contained by cabin: +12 (5 + 7)", "16 dmg", "blocked by cabin"]),
+        ("increments-circle", ["1 dmg", "3 levels away"]),
+        ("wwpd-battery-t", ["squad_a: RoF 3", "squad_b: RoF 1", "#1", "#2", "\u00d72", "line of fire"]),
+        ("wwpd-friendly-fire", ["Leadership test! (mortars)", "friendly fire", "raiders: RoF 1"]),
+        ("infinity-hellcat", ["Dodge PH (10) \u00b7 2 shots", "Dodge PH-3 (7) \u00b7 2 shots", "may shoot back", "cannot shoot back"]),
+        ("infinity-hellcat-split", ["friendly trooper: nullifies shot2", "ARO vs shot2: Normal Roll", "Dodge PH (10)"]),
+        ("catastrophic-chain", ["carrier explodes: RAV 2 \u00b7 AOE 2", "RAV 3 \u00b7 AOE 3", "bomber (Martyr): red scores it", "chain reaction (in order)"]),
+        ("catastrophic-dictator", ["2nd Attack Roll 10: Catastrophic Failure!", "Dictator explodes: RAV 3 \u00b7 AOE 3"]),
+        ("catastrophic-assassin", ["Assassin (Martyr): alan scores it", "ranger, warden: bruce scores"]),
+    ],
+)
+def test_each_ruleset_says_what_it_decided(name: str, expected: list[str]) -> None:
+    words = _words(_art(_scenario(name)))
+    for text in expected:
+        assert text in words, f"{text!r} missing from the {name} overlays:\n{words}"
+
+
+def test_no_ruleset_draws_no_overlay() -> None:
+    # The 300-model benchmark table runs ruleset none: its frames must not pay for overlays.
+    assert draw._scene(_scenario("default")).art is None
+
+
+def test_increments_squares_carry_their_damage_tint() -> None:
+    adj = _scenario("increments-circle")
+    surface, vp = _surface_and_view(adj, (900, 900))
+    draw_scene(surface, vp, adj, PLAIN)
+    g = adj.scenario.table.grid
+    assert g is not None
+    occupied = {(int(m.x // g), int(m.y // g)) for m in adj.scenario.models}
+    squares = adj.results[0].resolution.details["squares"]
+    top = max(s["damage"] for s in squares)
+    checked = set()
+    for s in squares:
+        if (s["col"], s["row"]) in occupied or s["damage"] in checked:
+            continue
+        # Off the square's centre (where its number is) and off the grid lines.
+        x, y = vp.to_screen((s["col"] + 0.25) * g, (s["row"] + 0.75) * g)
+        heat = draw._heat_colour(s["damage"], top)
+        a = draw.HEAT_ALPHA / 255
+        expected = [round(h * a + f * (1 - a)) for h, f in zip(heat, draw.TABLE_FILL)]
+        got = tuple(surface.get_at((round(x), round(y))))[:3]
+        assert all(abs(e - v) <= 3 for e, v in zip(expected, got)), (s, expected, got)
+        checked.add(s["damage"])
+    assert checked == {1, 2, 4}  # every ring with a free square was looked at
+
+
+def test_increments_blocked_squares_are_hatched() -> None:
+    adj = _scenario("increments-wall")
+    surface, vp = _surface_and_view(adj, (900, 900))
+    draw_scene(surface, vp, adj, PLAIN)
+    g = adj.scenario.table.grid
+    assert g is not None
+    blocked = [s for s in adj.results[0].resolution.details["squares"] if s.get("blocked_by")]
+    assert blocked
+    s = blocked[-1]
+    x0, y1 = vp.to_screen(s["col"] * g, (s["row"] + 1) * g)
+    x1, y0 = vp.to_screen((s["col"] + 1) * g, s["row"] * g)
+    pixels = {tuple(surface.get_at((x, y)))[:3] for x in range(round(x0) + 3, round(x1) - 3) for y in range(round(y1) + 3, round(y0) - 3)}
+    assert draw.BLOCKED_HATCH in pixels
+
+
+def test_robotech_scatter_rose_points_six_ways_from_the_aim() -> None:
+    adj = _scenario("robotech-scatter")
+    surface, vp = _surface_and_view(adj, (1200, 1200))
+    vp = vp.zoomed(3.0, vp.to_screen(30 * 25.4, 8 * 25.4))
+    draw_scene(surface, vp, adj, PLAIN)
+    (rose,) = _art(adj).roses
+    assert rose.rolled == (2,)
+    # Direction 1 points straight away from the firer (at 10, 10; the aim at 30, 10): east.
+    assert rose.first == pytest.approx(0.0, abs=1e-6)
+    cx, cy = vp.to_screen(*rose.centre)
+    length = draw._rose_length(vp, rose)
+    for k in range(1, 7):
+        h = math.radians(rose.first - 60 * (k - 1))
+        colour = draw.ROSE_HOT if k in rose.rolled else draw.ROSE
+        along = [(cx + math.cos(h) * length * t, cy - math.sin(h) * length * t) for t in (0.5, 0.6, 0.7)]
+        assert any(tuple(surface.get_at((round(x), round(y))))[:3] == colour for x, y in along), k
+
+
+def test_robotech_without_scatter_draws_no_rose() -> None:
+    assert _art(_scenario("robotech-hit")).roses == []
+
+
+def test_catastrophic_chain_arrows_follow_the_explosions() -> None:
+    art = _art(_scenario("catastrophic-chain"))
+    chain = [p for p in art.pointers if p.colour == draw.CHAIN]
+    assert [p.tag for p in chain] == ["1", "2"]
+    assert chain[0].b == chain[1].a  # the scout is caught, then explodes in turn
+
+
+def test_infinity_close_combat_is_linked_and_explained() -> None:
+    text = """
+format = 1
+ruleset = "infinity"
+units = "mm"
+[table]
+width = 1000
+depth = 1000
+[[model]]
+id = "a"
+side = "nomads"
+x = 100
+y = 500
+base = 25
+[[model]]
+id = "t"
+side = "pano"
+x = 500
+y = 500
+base = 25
+[[model]]
+id = "e1"
+side = "pano"
+x = 520
+y = 500
+base = 25
+engaged = ["e2"]
+[[model]]
+id = "e2"
+side = "pano"
+x = 620
+y = 500
+base = 25
+[[template]]
+id = "g"
+shape = "infinity_circular"
+impact = { attacker = "a", target = "t" }
+"""
+    adj = _adj(text)
+    assert "e2" in adj.results[0].resolution.affected
+    art = _art(adj)
+    (link,) = [p for p in art.pointers if p.tag == "CC"]
+    assert {link.a, link.b} == {(520.0, 500.0), (620.0, 500.0)} and link.colour == draw.LINK
+    assert "affected via close combat" in _words(art)
+    surface, vp = _surface_and_view(adj)
+    vp = vp.zoomed(4.0, vp.to_screen(570, 500))
+    draw_scene(surface, vp, adj, PLAIN)
+    x, y = vp.to_screen(570 - 30, 500)  # between the bases, left of the "CC" tag
+    assert tuple(surface.get_at((round(x), round(y))))[:3] == draw.LINK
+
+
+def test_action_view_zooms_on_the_templates(tmp_path: Path) -> None:
+    adj = _scenario("robotech-scatter")
+    table = render_png(adj, tmp_path / "table.png")
+    action = render_png(adj, tmp_path / "action.png", region="action")
+    assert action.scale > 1.5 * table.scale
+    x0, y0, x1, y1 = action.visible_world_bounds()
+    res = adj.results[0].resolution
+    for p in (res.placed, *res.also_drawn):  # the final template and the aim it scattered from
+        fx, fy = p.focus
+        r = p.shape.reach
+        assert x0 <= fx - r and fx + r <= x1 and y0 <= fy - r and fy + r <= y1
+    for model_id in res.affected:
+        m = adj.scenario.model(model_id)
+        assert x0 <= m.x <= x1 and y0 <= m.y <= y1
+    # Kept on the table: no felt-less margin where the table is larger than the view.
+    assert x0 >= -1 and y0 >= -1 - 200  # the title band may show a little below y = 0
+    assert pygame.image.load(str(tmp_path / "action.png")).get_size() == (1600, 1000)
+    with pytest.raises(ValueError):
+        render_png(adj, tmp_path / "bad.png", region="nowhere")
+
+
+def test_table_view_is_the_default(tmp_path: Path) -> None:
+    adj = _scenario("wwpd-battery-t")
+    default = render_png(adj, tmp_path / "a.png", size=(800, 500))
+    table = render_png(adj, tmp_path / "b.png", size=(800, 500), region="table")
+    assert default == table
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+
+
+@pytest.mark.parametrize("path", _loadable(), ids=lambda p: p.name)
+def test_badges_never_overlap(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    adj = adjudicate(scenario_io.load(path))
+    placed: list[list[pygame.Rect]] = []
+    real = draw._draw_ruleset_labels
+
+    def spy(*args: object) -> list[pygame.Rect]:
+        rects = real(*args)  # type: ignore[arg-type]
+        placed.append(rects)
+        return rects
+
+    monkeypatch.setattr(draw, "_draw_ruleset_labels", spy)
+    for region in ("table", "action"):
+        render_png(adj, tmp_path / f"{region}.png", region=region)
+    for rects in placed:
+        for i, a in enumerate(rects):
+            assert a.collidelist(rects[i + 1 :]) < 0, f"{path.name}: badges overlap at {a}"
+
+
+def test_cli_render_view_flag(tmp_path: Path) -> None:
+    from tabletop import cli
+
+    out = tmp_path / "action.png"
+    assert cli.main(["render", str(SCENARIOS / "increments-wall.toml"), "-o", str(out), "--view", "action", "--size", "800x500"]) == 0
+    assert pygame.image.load(str(out)).get_size() == (800, 500)
+    assert cli.main(["render", str(SCENARIOS / "increments-wall.toml"), "-o", str(out), "--view", "sideways"]) == 2
+
+
+@pytest.mark.parametrize("path", _loadable(), ids=lambda p: p.name)
+def test_overlay_builders_do_not_fail(path: Path) -> None:
+    # _ruleset_art swallows errors so the app never falls over on odd details: call the builder raw.
+    adj = adjudicate(scenario_io.load(path))
+    build = draw._RULESET_ART.get(adj.scenario.ruleset)
+    if build is None:
+        pytest.skip(f"ruleset {adj.scenario.ruleset} draws no overlay")
+    art = draw._RulesetArt()
+    build(adj, art)
+    assert art.labels or art.tags or art.tints
