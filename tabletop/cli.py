@@ -48,6 +48,16 @@ def _size(text: str) -> tuple[int, int]:
     return (w, h)
 
 
+def _samples(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 100 <= value <= 10_000_000:
+        raise argparse.ArgumentTypeError("must be between 100 and 10,000,000")
+    return value
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="scenario file (.toml or .json)")
     p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
@@ -68,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     render.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
     render.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     render.add_argument("--odds", action="store_true", help="also draw each model's chance to be affected")
+    render.add_argument("--free-rolls", action="store_true", help="with --odds: leave the file's fixed rolls free too")
     render.add_argument(
         "--view", choices=("table", "action"), default="table",
         help="table: the whole table (default); action: zoom on the templates and the models they affect",
@@ -75,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     odds = sub.add_parser("odds", help="chances to be affected and expected damage", description="Each model's chance to be affected and expected damage, with the dice left free.")
     _common(odds)
     odds.add_argument("--json", action="store_true")
-    odds.add_argument("--samples", type=int, default=None, metavar="N")
+    odds.add_argument("--samples", type=_samples, default=None, metavar="N", help="Monte Carlo samples where enumeration is too big")
+    odds.add_argument("--free-rolls", action="store_true", help="leave the rolls fixed in the file free too (what-if before the game)")
     return parser
 
 
@@ -109,14 +121,20 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return scenario
 
 
-def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-def]
-    from tabletop.adjudicate import DEFAULT_SEED, adjudicate
+def _seed(args: argparse.Namespace, scenario) -> int:  # type: ignore[no-untyped-def]
+    """``--seed``, else the file's ``seed``, else the default."""
+    from tabletop.adjudicate import DEFAULT_SEED
 
-    seed = args.seed
-    if seed is None:
-        file_seed = scenario.extra.get("seed")
-        seed = file_seed if isinstance(file_seed, int) and not isinstance(file_seed, bool) else DEFAULT_SEED
-    return adjudicate(scenario, seed=seed, tolerance_mm=args.tolerance, settings=_parse_settings(args.set))
+    if args.seed is not None:
+        return int(args.seed)
+    file_seed = scenario.extra.get("seed")
+    return file_seed if isinstance(file_seed, int) and not isinstance(file_seed, bool) else DEFAULT_SEED
+
+
+def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-def]
+    from tabletop.adjudicate import adjudicate
+
+    return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set))
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -135,17 +153,26 @@ def run_render(args: argparse.Namespace) -> int:
     if args.odds:
         from tabletop import odds
 
-        kwargs["odds"] = odds.compute_odds(adj.scenario, seed=adj.seed)
+        kwargs["odds"] = odds.compute_odds(
+            adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=not args.free_rolls
+        )
     draw.render_png(adj, args.output, size=args.size, region=args.view, **kwargs)
     print(f"wrote {args.output}")
     return EXIT_OK
 
 
 def run_odds(args: argparse.Namespace) -> int:
-    from tabletop import odds  # noqa: F401  (issue 7)
+    from tabletop import odds
 
     scenario = _load(args)
-    result = odds.compute_odds(scenario, seed=args.seed or 1, samples=args.samples)
+    result = odds.compute_odds(
+        scenario,
+        seed=_seed(args, scenario),
+        samples=args.samples,
+        tolerance_mm=args.tolerance,
+        settings=_parse_settings(args.set),
+        keep_fixed_rolls=not args.free_rolls,
+    )
     print(odds.dumps(result) if args.json else odds.report_text(result))
     return EXIT_OK
 

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pygame
@@ -32,6 +32,9 @@ from tabletop.rulesets.robotech import AIM_DF
 from tabletop.shapes import base_outline, template_polygon
 from tabletop.units import MM_PER_UNIT
 from tabletop.viewport import MAX_SCALE, MIN_SCALE, Viewport, nice_grid_step
+
+if TYPE_CHECKING:
+    from tabletop.odds import OddsResult
 
 Colour = tuple[int, int, int]
 FloatArray = NDArray[np.float64]
@@ -2504,11 +2507,13 @@ def render_png(
     size: tuple[int, int] = (1600, 1000),
     options: DrawOptions | None = None,
     region: str = "table",
+    odds: OddsResult | None = None,
 ) -> Viewport:
     """Draw ``adjudication`` headless into a ``size`` image and save it as PNG at ``path``.
 
     ``region="table"`` fits the whole table; ``"action"`` zooms on the templates, where
-    they scattered from and the models they affect. Returns the viewport drawn.
+    they scattered from and the models they affect. ``odds`` adds the odds overlay
+    (heat map, landing points, chances). Returns the viewport drawn.
     """
     if region not in REGIONS:
         raise ValueError(f"region must be one of {', '.join(REGIONS)}, got {region!r}")
@@ -2523,6 +2528,17 @@ def render_png(
     box = (0.0, 0.0, table.width, table.depth)
     if region == "action":
         box = _action_box(scene) or box
+        if odds is not None:
+            landings = [(x, y) for t in odds.templates for x, y, p in t.landing_points if p > 0]
+            if landings:
+                xs, ys = zip(*landings)
+                pad = 2 * INCH  # room for the landing discs and their labels
+                box = (
+                    max(0.0, min(box[0], min(xs) - pad)),
+                    max(0.0, min(box[1], min(ys) - pad)),
+                    min(table.width, max(box[2], max(xs) + pad)),
+                    min(table.depth, max(box[3], max(ys) + pad)),
+                )
     # Keep the table clear of the title band, the legend panel and the rulers.
     top = 70 if options.show_title else 8
     side, band = (RULER_SIDE + 4, RULER_BAND + 4) if options.show_rulers else (0, 0)
@@ -2543,6 +2559,10 @@ def render_png(
     vp = Viewport(centre, scale, (0, 0, width, height)).panned(ax - width / 2, ay - height / 2)
     surface = pygame.Surface(size)
     draw_scene(surface, vp, adjudication, options)
+    if odds is not None:
+        from tabletop.draw_odds import draw_odds
+
+        draw_odds(surface, vp, adjudication.scenario, odds)
     pygame.image.save(surface, str(path))
     return vp
 

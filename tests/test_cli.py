@@ -92,3 +92,22 @@ def test_console_script_runs_check() -> None:
     out = subprocess.run([sys.executable, "-m", "tabletop.cli", "check", str(DEFAULT)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "Template flame" in out.stdout
+
+
+def test_render_with_odds_and_free_rolls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "odds.png"
+    argv = ["render", str(SCENARIOS / "robotech-scatter.toml"), "--odds", "--free-rolls", "--view", "action", "-o", str(out)]
+    assert cli.main(argv) == 0
+    assert out.stat().st_size > 10_000
+
+
+def test_odds_leaves_fixed_rolls_fixed_unless_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(SCENARIOS / "robotech-scatter.toml")
+    assert cli.main(["odds", path, "--json"]) == 0
+    fixed = json.loads(capsys.readouterr().out)["templates"][0]["models"]["pod1"]
+    assert fixed["p_affected"] in (0.0, 1.0) and fixed["exact"]
+    assert cli.main(["odds", path, "--json", "--free-rolls"]) == 0
+    free = json.loads(capsys.readouterr().out)["templates"][0]["models"]["pod1"]
+    # Hit on D6 + GN 1 >= 5: 1/2; otherwise the scatter must leave it under the template:
+    # 1/2 x 1/12 (a 2D6 of 2 moves 2", within the 2.5" radius plus its base) = 1/24. Total 13/24.
+    assert free["fraction"] == "13/24"
