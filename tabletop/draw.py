@@ -151,7 +151,7 @@ class DrawOptions:
 
 _fonts: dict[tuple[int, bool], pygame.font.Font] = {}
 _texts: OrderedDict[tuple[str, int, Colour, tuple[int, ...] | None, bool, Colour | None], pygame.Surface] = OrderedDict()
-_TEXT_CACHE_SIZE = 4096
+_TEXT_CACHE_SIZE = 1024  # a frame needs a few hundred; more only holds hover texts long gone
 _font_files: dict[bool, Path | None] = {}
 
 
