@@ -134,12 +134,11 @@ _QUERY_PAD_MM = 1e-6
 def _candidates(geom: TableGeometry, region: BaseGeometry) -> list[int]:
     x0, y0, x1, y1 = region.bounds
     box = shapely.box(x0 - _QUERY_PAD_MM, y0 - _QUERY_PAD_MM, x1 + _QUERY_PAD_MM, y1 + _QUERY_PAD_MM)
-    return sorted(int(i) for i in geom.terrain_tree.query(box))
+    return np.sort(geom.terrain_tree.query(box)).tolist()  # type: ignore[no-any-return]
 
 
-def _blocking_polygons(geom: TableGeometry, region: BaseGeometry, blocks: Callable[[Terrain], bool]) -> list[Polygon]:
-    hits = _candidates(geom, region)
-    return [geom.terrain_polygons[i] for i in sorted(hits) if blocks(geom.terrain[i])]
+def _blocking_polygons(geom: TableGeometry, candidates: list[int], blocks: Callable[[Terrain], bool]) -> list[Polygon]:
+    return [geom.terrain_polygons[i] for i in candidates if blocks(geom.terrain[i])]
 
 
 def default_blocks(terrain: Terrain) -> bool:
@@ -200,8 +199,9 @@ def cover(
     obstacles: list[Polygon] = []
     inner_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=False)
     outer_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=True)
+    near = _candidates(geom, outer_t)
     if use_visibility:
-        obstacles = _blocking_polygons(geom, outer_t, blocks)
+        obstacles = _blocking_polygons(geom, near, blocks)
         if obstacles:
             region = visible_region(placed, obstacles, DEFAULT_SEGMENTS, inner_t, outer_t)
             if region.shadow is None:
@@ -224,7 +224,9 @@ def cover(
             for i in candidates[~geom.round_mask[candidates]]:
                 seen[i] = _meets_visible(geom, int(i), region, placed, obstacles)
 
-    status_arr = np.where(touching, np.where(seen, "affected", "total_cover"), "outside").astype(object)
+    status_arr = np.full(n, "outside", dtype=object)
+    status_arr[touching & seen] = "affected"
+    status_arr[touching & ~seen] = "total_cover"
     if user_ids:
         for model_id in user_ids:
             if model_id in geom.index:
@@ -232,12 +234,11 @@ def cover(
     contested = (np.abs(margins) <= tolerance_mm) & (status_arr != "user")
     result = ModelTable(geom.ids, geom.index, status_arr, margins, contested)
 
-    return Coverage(placed, result, _terrain_under(placed, geom, inner_t, outer_t), region, tolerance_mm)
+    return Coverage(placed, result, _terrain_under(placed, geom, near, inner_t, outer_t), region, tolerance_mm)
 
 
-def _terrain_under(placed: PlacedTemplate, geom: TableGeometry, inner_t: Polygon, outer_t: Polygon) -> tuple[str, ...]:
+def _terrain_under(placed: PlacedTemplate, geom: TableGeometry, candidates: list[int], inner_t: Polygon, outer_t: Polygon) -> tuple[str, ...]:
     """Ids of terrain pieces meeting the template: bracketed, then exact for the undecided."""
-    candidates = _candidates(geom, outer_t)
     if not candidates:
         return ()
     polys = np.array([geom.terrain_polygons[i] for i in candidates], dtype=object)

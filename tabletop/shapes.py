@@ -75,7 +75,10 @@ def to_world(u: ArrayLike, v: ArrayLike, focus: Point, heading: float) -> FloatA
     u = np.asarray(u, dtype=float)
     v = np.asarray(v, dtype=float)
     c, s = math.cos(math.radians(heading)), math.sin(math.radians(heading))
-    return np.stack([focus[0] + u * c - v * s, focus[1] + u * s + v * c], axis=-1)
+    out = np.empty((*np.broadcast_shapes(u.shape, v.shape), 2))
+    out[..., 0] = focus[0] + u * c - v * s
+    out[..., 1] = focus[1] + u * s + v * c
+    return out
 
 
 def local_sdf(shape: TemplateShape, u: FloatArray, v: FloatArray) -> FloatArray:
@@ -209,8 +212,9 @@ def _build_local_outline(shape: TemplateShape, segments: int, outer: bool) -> Fl
 def template_polygon(placed: PlacedTemplate, segments: int = DEFAULT_SEGMENTS, outer: bool = False) -> Polygon:
     """The placed template as a polygon inscribed in (or, ``outer``, containing) the true shape."""
     loc = local_outline(placed.shape, segments, outer)
-    world = to_world(loc[:, 0], loc[:, 1], placed.focus, placed.heading)
-    return Polygon(world)
+    c, s = math.cos(math.radians(placed.heading)), math.sin(math.radians(placed.heading))
+    world = loc @ np.array([[c, s], [-s, c]]) + np.asarray(placed.focus, dtype=float)
+    return shapely.polygons(world)  # type: ignore[no-any-return]
 
 
 def base_outline(base: Base, x: float, y: float, facing: float, segments: int = 64, outer: bool = False) -> FloatArray:

@@ -21,7 +21,7 @@ from shapely.geometry.base import BaseGeometry
 from tabletop.model import PlacedTemplate, Point
 from tabletop.shapes import DEFAULT_SEGMENTS, template_polygon
 
-_ARC_STEP = math.radians(10.0)
+_ARC_STEPS = 4
 _DEGENERATE = 1e-12
 
 
@@ -35,33 +35,37 @@ class VisibleRegion:
     buried: bool = False  # the focus is inside a blocking piece: it sees only itself
 
 
+def shadow_pieces(focus: Point, ring: np.ndarray, far: float) -> np.ndarray:
+    """The polygon and one extruded piece per edge; their union is :func:`shadow_polygon`."""
+    fx, fy = focus
+    a = np.asarray(ring, dtype=float)
+    b = np.roll(a, -1, axis=0)
+    ax, ay = a[:, 0] - fx, a[:, 1] - fy
+    bx, by = b[:, 0] - fx, b[:, 1] - fy
+    radius = max(far, float(np.hypot(ax, ay).max()) * 1.01 + 1.0)
+    cross = ax * by - ay * bx
+    scale = np.maximum(1.0, np.maximum(ax * ax + ay * ay, bx * bx + by * by))
+    keep = np.abs(cross) > _DEGENERATE * scale  # an edge on a line through the focus only grazes
+    ta = np.arctan2(ay[keep], ax[keep])
+    tb = np.arctan2(by[keep], bx[keep])
+    sweep = (tb - ta + math.pi) % (2 * math.pi) - math.pi  # signed, |sweep| < pi
+    # A fixed number of arc steps keeps every piece the same size (one array call); the
+    # arc's radius grows so that each chord still stays ``radius`` away from the focus.
+    steps = np.arange(_ARC_STEPS + 1) / _ARC_STEPS
+    angles = tb[:, None] - sweep[:, None] * steps[None, :]  # from b's ray back to a's
+    reach = radius / np.cos(np.abs(sweep) / (2 * _ARC_STEPS))
+    arc = np.stack([fx + reach[:, None] * np.cos(angles), fy + reach[:, None] * np.sin(angles)], axis=-1)
+    coords = np.concatenate([a[keep][:, None, :], b[keep][:, None, :], arc], axis=1)
+    pieces = shapely.polygons(coords) if len(coords) else np.empty(0, dtype=object)
+    return np.concatenate([[shapely.polygons(a)], pieces])
+
+
 def shadow_polygon(focus: Point, ring: np.ndarray, far: float) -> BaseGeometry:
     """Points whose segment from ``focus`` crosses the interior of polygon ``ring``, out to ``far``.
 
     ``focus`` must not lie in the polygon's interior.
     """
-    fx, fy = focus
-    ring = np.asarray(ring, dtype=float)
-    vd = np.hypot(ring[:, 0] - fx, ring[:, 1] - fy)
-    radius = max(far, float(vd.max()) * 1.01 + 1.0)
-    pieces: list[BaseGeometry] = [Polygon(ring)]
-    count = len(ring)
-    for i in range(count):
-        a = ring[i]
-        b = ring[(i + 1) % count]
-        ax, ay = a[0] - fx, a[1] - fy
-        bx, by = b[0] - fx, b[1] - fy
-        cross = ax * by - ay * bx
-        if abs(cross) <= _DEGENERATE * max(1.0, ax * ax + ay * ay, bx * bx + by * by):
-            continue  # edge on a line through the focus: it only grazes
-        ta = math.atan2(ay, ax)
-        tb = math.atan2(by, bx)
-        sweep = (tb - ta + math.pi) % (2 * math.pi) - math.pi  # signed, |sweep| < pi
-        steps = max(1, int(math.ceil(abs(sweep) / _ARC_STEP)))
-        angles = tb - sweep * np.arange(0, steps + 1) / steps  # from b's ray back to a's
-        arc = np.stack([fx + radius * np.cos(angles), fy + radius * np.sin(angles)], axis=-1)
-        pieces.append(Polygon(np.concatenate([[a, b], arc])))
-    return shapely.union_all(pieces)
+    return shapely.union_all(shadow_pieces(focus, ring, far))
 
 
 def visible_region(
@@ -85,7 +89,7 @@ def visible_region(
         if o.contains_properly(focus):
             return VisibleRegion(focus, focus, outer_t.difference(focus), buried=True)
     far = placed.shape.reach * 1.1 + 1.0
-    shadows = shapely.union_all([shadow_polygon(placed.focus, np.asarray(o.exterior.coords)[:-1], far) for o in relevant])
+    shadows = shapely.union_all(np.concatenate([shadow_pieces(placed.focus, shapely.get_coordinates(o.exterior)[:-1], far) for o in relevant]))
     inner = inner_t.difference(shadows)
     outer = outer_t.difference(shadows)
     return VisibleRegion(inner, outer, inner_t.intersection(shadows))
