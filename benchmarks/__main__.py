@@ -111,14 +111,23 @@ def bench_scaling(repeat: int) -> dict[int, float]:
     return {n: median_ms(recompute_fast(big_table(n, 60, 6)), repeat) for n in (100, 300, 1000, 3000)}
 
 
-def bench_frame(repeat: int) -> float | None:
+def bench_frame(repeat: int) -> dict[str, float] | None:
+    """Drawing the 300-model table at 1920×1080: a drag frame and a repeated (unchanged) frame.
+
+    A drag frame draws a new adjudication (the first template moved 1 mm), so the draw
+    module's per-adjudication scene cache cannot help; that is the frame the app draws
+    while a template follows the mouse. The adjudications are computed beforehand:
+    recompute is measured on its own above.
+    """
     try:
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
         import pygame
 
         from tabletop.adjudicate import adjudicate
+        from tabletop.coverage import table_geometry
         from tabletop.draw import DrawOptions, draw_scene
+        from tabletop.model import At
         from tabletop.viewport import Viewport
     except ImportError:
         return None
@@ -126,9 +135,24 @@ def bench_frame(repeat: int) -> float | None:
     pygame.font.init()
     surface = pygame.display.set_mode((1920, 1080))
     s = big_table(300, 60, 6)
-    adj = adjudicate(s)
+    geom = table_geometry(s)
     view = Viewport.fit(s.table.width, s.table.depth, (0, 0, 1920, 1080))
-    return median_ms(lambda: draw_scene(surface, view, adj, DrawOptions()), repeat)
+    first = s.templates[0]
+    assert isinstance(first.placement, At)
+    frames = []
+    for k in range(repeat + 2):
+        at = dataclasses.replace(first.placement, x=first.placement.x + k, y=first.placement.y + 0.5 * k)
+        moved = dataclasses.replace(s, templates=(dataclasses.replace(first, placement=at), *s.templates[1:]))
+        frames.append(adjudicate(moved, geometry=geom))
+    state = {"k": 0}
+
+    def drag_frame() -> None:
+        draw_scene(surface, view, frames[state["k"] % len(frames)], DrawOptions())
+        state["k"] += 1
+
+    drag = median_ms(drag_frame, repeat)
+    still = median_ms(lambda: draw_scene(surface, view, frames[0], DrawOptions()), repeat)
+    return {"drag_ms": drag, "static_ms": still}
 
 
 def bench_check_process(repeat: int) -> dict[str, float | bool]:
@@ -199,7 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     if frame is None:
         print("Frame: tabletop.draw is not available\n")
     else:
-        print(f"Frame: drawing the 300-model table at 1920×1080 (dummy video driver)\n  {frame:.2f} ms   target < 8 ms  → {'PASS' if frame < 8 else 'MISS'}\n")
+        ok = frame["drag_ms"] < 8
+        print(
+            "Frame: drawing the 300-model table at 1920×1080 (dummy video driver)\n"
+            f"  drag frame (new adjudication) {frame['drag_ms']:.2f} ms   target < 8 ms  → {'PASS' if ok else 'MISS'}\n"
+            f"  unchanged frame (scene cached) {frame['static_ms']:.2f} ms\n"
+        )
 
     chk = bench_check_process(5 if args.quick else 9)
     figures["check"] = chk

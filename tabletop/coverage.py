@@ -173,6 +173,9 @@ def _meets_visible(
     return True
 
 
+_STATUS_BY_CODE = np.array(["outside", "total_cover", "affected"], dtype=object)  # indexed by touching * (1 + seen)
+
+
 def cover(
     placed: PlacedTemplate,
     geom: TableGeometry,
@@ -224,9 +227,7 @@ def cover(
             for i in candidates[~geom.round_mask[candidates]]:
                 seen[i] = _meets_visible(geom, int(i), region, placed, obstacles)
 
-    status_arr = np.full(n, "outside", dtype=object)
-    status_arr[touching & seen] = "affected"
-    status_arr[touching & ~seen] = "total_cover"
+    status_arr = _STATUS_BY_CODE[touching * (1 + seen)]
     if user_ids:
         for model_id in user_ids:
             if model_id in geom.index:

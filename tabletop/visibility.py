@@ -60,11 +60,44 @@ def shadow_pieces(focus: Point, ring: np.ndarray, far: float) -> np.ndarray:
     return np.concatenate([[shapely.polygons(a)], pieces])
 
 
+def is_convex(ring: np.ndarray) -> bool:
+    """Is the simple polygon ``ring`` (no closing vertex) convex? Collinear vertices allowed."""
+    a = np.asarray(ring, dtype=float)
+    e = np.roll(a, -1, axis=0) - a
+    f = np.roll(e, -1, axis=0)
+    cross = e[:, 0] * f[:, 1] - e[:, 1] * f[:, 0]
+    scale = _DEGENERATE * float(np.max(np.abs(e))) ** 2
+    return bool(np.all(cross >= -scale) or np.all(cross <= scale))
+
+
+def convex_shadow(focus: Point, ring: np.ndarray, far: float) -> BaseGeometry:
+    """:func:`shadow_polygon` for a convex ``ring``, as one convex hull instead of a union.
+
+    The shadow of a convex polygon is the hull of the polygon and the far arc between the two
+    rays that graze it: the near side of the hull is the polygon's own front chain.
+    """
+    fx, fy = focus
+    a = np.asarray(ring, dtype=float)
+    dx, dy = a[:, 0] - fx, a[:, 1] - fy
+    radius = max(far, float(np.hypot(dx, dy).max()) * 1.01 + 1.0)
+    cx, cy = float(a[:, 0].mean()) - fx, float(a[:, 1].mean()) - fy  # strictly inside the angular span
+    ref = math.atan2(cy, cx)
+    offsets = (np.arctan2(dy, dx) - ref + math.pi) % (2 * math.pi) - math.pi
+    offsets = offsets[np.hypot(dx, dy) > _DEGENERATE * radius]  # a vertex at the focus has no direction
+    lo, hi = float(offsets.min()), float(offsets.max())
+    angles = ref + lo + (hi - lo) * np.arange(_ARC_STEPS + 1) / _ARC_STEPS
+    reach = radius / math.cos((hi - lo) / (2 * _ARC_STEPS))  # every chord stays ``radius`` away
+    arc = np.stack([fx + reach * np.cos(angles), fy + reach * np.sin(angles)], axis=-1)
+    return shapely.convex_hull(shapely.multipoints(np.concatenate([a, arc])))
+
+
 def shadow_polygon(focus: Point, ring: np.ndarray, far: float) -> BaseGeometry:
     """Points whose segment from ``focus`` crosses the interior of polygon ``ring``, out to ``far``.
 
     ``focus`` must not lie in the polygon's interior.
     """
+    if is_convex(ring):
+        return convex_shadow(focus, ring, far)
     return shapely.union_all(shadow_pieces(focus, ring, far))
 
 
@@ -82,14 +115,16 @@ def visible_region(
     inner_t = inner_t if inner_t is not None else template_polygon(placed, segments, outer=False)
     outer_t = outer_t if outer_t is not None else template_polygon(placed, segments, outer=True)
     focus = ShapelyPoint(placed.focus)
-    relevant = [o for o in obstacles if o.intersects(outer_t)]
+    near = shapely.intersects(np.asarray(obstacles, dtype=object), outer_t) if len(obstacles) else np.zeros(0, dtype=bool)
+    relevant = [o for o, hit in zip(obstacles, near) if hit]
     if not relevant:
         return VisibleRegion(inner_t, outer_t, None)
     for o in relevant:
         if o.contains_properly(focus):
             return VisibleRegion(focus, focus, outer_t.difference(focus), buried=True)
     far = placed.shape.reach * 1.1 + 1.0
-    shadows = shapely.union_all(np.concatenate([shadow_pieces(placed.focus, shapely.get_coordinates(o.exterior)[:-1], far) for o in relevant]))
+    cast = [shadow_polygon(placed.focus, shapely.get_coordinates(o.exterior)[:-1], far) for o in relevant]
+    shadows = cast[0] if len(cast) == 1 else shapely.union_all(cast)
     inner = inner_t.difference(shadows)
     outer = outer_t.difference(shadows)
     return VisibleRegion(inner, outer, inner_t.intersection(shadows))
