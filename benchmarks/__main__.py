@@ -116,16 +116,16 @@ def bench_frame(repeat: int) -> dict[str, float] | None:
 
     A drag frame draws a new adjudication (the first template moved 1 mm), so the draw
     module's per-adjudication scene cache cannot help; that is the frame the app draws
-    while a template follows the mouse. The adjudications are computed beforehand:
-    recompute is measured on its own above.
+    while a template follows the mouse. The adjudications come from the app's live
+    adjudicator (unmoved templates keep their coverage, as in the app) and are computed
+    beforehand: recompute is measured on its own above.
     """
     try:
         os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
         os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
         import pygame
 
-        from tabletop.adjudicate import adjudicate
-        from tabletop.coverage import table_geometry
+        from tabletop.app.live import LiveAdjudicator
         from tabletop.draw import DrawOptions, draw_scene
         from tabletop.model import At
         from tabletop.viewport import Viewport
@@ -135,7 +135,7 @@ def bench_frame(repeat: int) -> dict[str, float] | None:
     pygame.font.init()
     surface = pygame.display.set_mode((1920, 1080))
     s = big_table(300, 60, 6)
-    geom = table_geometry(s)
+    live = LiveAdjudicator()
     view = Viewport.fit(s.table.width, s.table.depth, (0, 0, 1920, 1080))
     first = s.templates[0]
     assert isinstance(first.placement, At)
@@ -143,7 +143,7 @@ def bench_frame(repeat: int) -> dict[str, float] | None:
     for k in range(repeat + 2):
         at = dataclasses.replace(first.placement, x=first.placement.x + k, y=first.placement.y + 0.5 * k)
         moved = dataclasses.replace(s, templates=(dataclasses.replace(first, placement=at), *s.templates[1:]))
-        frames.append(adjudicate(moved, geometry=geom))
+        frames.append(live.adjudicate(moved))
     state = {"k": 0}
 
     def drag_frame() -> None:

@@ -26,6 +26,7 @@ from shapely.geometry import GeometryCollection, LineString, MultiLineString, Mu
 from shapely.geometry.base import BaseGeometry
 
 from tabletop.adjudicate import Adjudication, TemplateResult
+from tabletop.coverage import Coverage
 from tabletop.model import Model, PlacedTemplate, Scenario, Terrain
 from tabletop.placement import place
 from tabletop.rulesets.robotech import AIM_DF
@@ -435,7 +436,11 @@ def _worst(models: Sequence[Model], results: Sequence[TemplateResult]) -> tuple[
         flags = getattr(table, "contested", None)
         if statuses is not None and flags is not None and getattr(table, "ids", None) == ids:
             # Array-backed coverage with our model order: no per-model objects.
-            r = np.fromiter((_STATUS_RANK.get(x, 0) for x in statuses), dtype=int, count=n)
+            codes = np.asarray(statuses)
+            r = np.zeros(n, dtype=int)
+            for status, status_rank in _STATUS_RANK.items():
+                if status_rank:
+                    r[codes == status] = status_rank
             c = np.asarray(flags, dtype=bool) & (r != _STATUS_RANK["user"])
         else:
             r = np.full(n, -1, dtype=int)
@@ -473,11 +478,35 @@ def _original_aim(result: TemplateResult, scenario: Scenario) -> PlacedTemplate 
         return None
 
 
-def _template_art(result: TemplateResult, scenario: Scenario) -> _TemplateArt:
-    res = result.resolution
-    placed = res.placed
+@dataclass(eq=False)
+class _CoverageArt:
+    """What a template's art takes from its coverage: triangulated fills and cached hatching."""
+
+    coverage: object
+    placed: PlacedTemplate
+    poly: Polygon
+    fill: list[_Poly]
+    visible: list[_Poly] | None
+    shadow: list[_Poly]
+    shadow_geom: BaseGeometry | None
+    outlines: dict[tuple[PlacedTemplate, int], FloatArray] = field(default_factory=dict)
+    hatches: dict[tuple[int, float], FloatArray] = field(default_factory=dict)
+
+
+# While one template is dragged the others keep their Coverage objects (the app's live
+# cache), so their triangulation and shadow hatching are reused by identity.
+_coverage_art: OrderedDict[int, _CoverageArt] = OrderedDict()
+_COVERAGE_ART_SIZE = 64
+
+
+def _art_of_coverage(coverage: Coverage, placed: PlacedTemplate) -> _CoverageArt:
+    key = id(coverage)
+    hit = _coverage_art.get(key)
+    if hit is not None and hit.coverage is coverage and hit.placed == placed:
+        _coverage_art.move_to_end(key)
+        return hit
     poly = template_polygon(placed, segments=128)
-    visible = res.coverage.visible
+    visible = coverage.visible
     vis_polys: list[_Poly] | None = None
     shadow: list[_Poly] = []
     shadow_geom = None
@@ -485,6 +514,18 @@ def _template_art(result: TemplateResult, scenario: Scenario) -> _TemplateArt:
         vis_polys = _polys(visible.outer)
         shadow_geom = visible.shadow
         shadow = _polys(shadow_geom)
+    art = _CoverageArt(coverage, placed, poly, _polys(poly), vis_polys, shadow, shadow_geom)
+    _coverage_art[key] = art
+    while len(_coverage_art) > _COVERAGE_ART_SIZE:
+        _coverage_art.popitem(last=False)
+    return art
+
+
+def _template_art(result: TemplateResult, scenario: Scenario) -> _TemplateArt:
+    res = result.resolution
+    placed = res.placed
+    cov = _art_of_coverage(res.coverage, placed)
+    poly = cov.poly
     # Each scatter step moves from the placement the step before it showed (the aim).
     paths: list[FloatArray] = []
     ghosts: list[PlacedTemplate] = []
@@ -517,14 +558,16 @@ def _template_art(result: TemplateResult, scenario: Scenario) -> _TemplateArt:
         placed=placed,
         allowed=res.allowed,
         reason=res.reason,
-        fill=_polys(poly),
-        visible=vis_polys,
-        shadow=shadow,
-        shadow_geom=shadow_geom,
+        fill=cov.fill,
+        visible=cov.visible,
+        shadow=cov.shadow,
+        shadow_geom=cov.shadow_geom,
         also=tuple(res.also_drawn),
         ghosts=ghosts,
         paths=paths,
         bbox=(x0, y0, x1, y1),
+        outlines=cov.outlines,
+        hatches=cov.hatches,
     )
     if not res.allowed:
         # An X clipped to the template, so the cross reads as "this template", not "this area".
@@ -560,6 +603,10 @@ class _ModelData:
     rings: list[Colour]
     model_index: dict[str, int]
     name_sizes: dict[int, FloatArray] = field(default_factory=dict)  # font size -> (N, 2) name pill sizes
+    # Drawn at ``sprite_view``: (model, fill or "halo") -> (colour-keyed sprite, top-left).
+    sprites: dict[tuple[int, object], tuple[pygame.Surface, tuple[int, int]]] = field(default_factory=dict)
+    sprite_view: Viewport | None = None
+    names: tuple[Viewport, list[tuple[pygame.Surface, tuple[int, int]]]] | None = None
 
     def name_size(self, size: int) -> FloatArray:
         """Width and height (px) of every model's name pill at font ``size``."""
@@ -1770,7 +1817,13 @@ def _draw_terrain(
             for a, b in vp.to_screen_array(hatch.reshape(-1, 2)).reshape(-1, 2, 2).tolist():
                 pygame.draw.line(surface, SOFT_HATCH, a, b, 1)
             pygame.draw.polygon(surface, SOFT_EDGE, pts, edge_w)
-        if t.id in scene.terrain_hit:
+
+
+def _draw_terrain_hits(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float], blocking: bool) -> None:
+    """The outline of terrain a template affects (kept off the cached layers)."""
+    for i, t in enumerate(scene.terrain):
+        if t.blocks_los == blocking and t.id in scene.terrain_hit and _bbox_visible(scene.terrain_bbox[i], view):
+            pts = vp.to_screen_array(scene.terrain_rings[i]).tolist()
             pygame.draw.polygon(surface, STATUS_COLOURS["affected"], pts, 2)
 
 
@@ -1779,8 +1832,15 @@ def _draw_terrain_names(surface: pygame.Surface, vp: Viewport, scene: _Scene, vi
     rects: list[pygame.Rect] = []
     if not scene.terrain:
         return rects
+    name_at = tuple(sorted(scene.art.name_at.items())) if scene.art is not None and scene.art.name_at else ()
+    key = (vp, scene.terrain, name_at)
+    cached = _terrain_names[0] if _terrain_names else None
+    if cached is not None and cached[0] == key:
+        surface.fblits(cached[1])
+        return [pygame.Rect(r) for _, r in cached[1]]
+    batch: list[tuple[pygame.Surface, pygame.Rect]] = []
     centres = vp.to_screen_array(scene.terrain_centroids).tolist()
-    if scene.art is not None and scene.art.name_at:
+    if name_at:
         for i, t in enumerate(scene.terrain):
             if t.id in scene.art.name_at:
                 centres[i] = list(vp.to_screen(*scene.art.name_at[t.id]))
@@ -1793,20 +1853,38 @@ def _draw_terrain_names(surface: pygame.Surface, vp: Viewport, scene: _Scene, vi
         label = _text(t.label, size, (235, 235, 235), (30, 30, 34, 150), bold=True)
         if label.get_width() > w_px * 1.6:
             continue
-        rects.append(_blit_centred(surface, label, *centres[i]))
+        rect = _blit_centred(surface, label, *centres[i])
+        rects.append(rect)
+        batch.append((label, pygame.Rect(rect)))
+    _terrain_names[:] = [(key, batch)]
     return rects
 
 
-def _draw_template_fills(overlay: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, view: tuple[float, float, float, float]) -> pygame.Rect | None:
-    """Translucent template areas on the shared overlay; returns the screen area touched."""
+_terrain_names: list[tuple[tuple[object, ...], list[tuple[pygame.Surface, pygame.Rect]]]] = []
+
+
+def _disjoint(rects: list[pygame.Rect]) -> list[pygame.Rect]:
+    """Rects covering ``rects`` that do not overlap (overlapping ones merged into their union)."""
+    out: list[pygame.Rect] = []
+    for rect in rects:
+        rect = pygame.Rect(rect)
+        k = rect.collidelist(out)
+        while k >= 0:
+            rect.union_ip(out.pop(k))
+            k = rect.collidelist(out)
+        out.append(rect)
+    return out
+
+
+def _draw_template_fills(overlay: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, view: tuple[float, float, float, float]) -> list[pygame.Rect]:
+    """Translucent template areas on the shared overlay; returns the screen areas touched, disjoint."""
     alpha = max(0, min(255, options.template_alpha))
-    touched: pygame.Rect | None = None
+    touched: list[pygame.Rect] = []
     replaced = scene.art.replaced if scene.art is not None else set()
     for art in scene.templates:
         if not _bbox_visible(art.bbox, view):
             continue
-        rect = _screen_rect(vp, art.bbox)
-        touched = rect if touched is None else touched.union(rect)
+        touched.append(_screen_rect(vp, art.bbox))
         for other in art.also:
             _fill_ring(overlay, vp, art.outline(other, vp.scale), (*TEMPLATE_FILL, alpha // 2))
         if not art.allowed:
@@ -1820,7 +1898,9 @@ def _draw_template_fills(overlay: pygame.Surface, vp: Viewport, scene: _Scene, o
                 _fill_poly(overlay, vp, p, (*SHADOW_FILL, min(255, 90 + alpha)))
         elif art.id not in replaced:
             _fill_ring(overlay, vp, art.outline(art.placed, vp.scale), (*TEMPLATE_FILL, alpha))
-    return touched
+    # One blit per cluster of templates, not of their bounding box: templates spread over
+    # the table would otherwise blend the whole screen through per-pixel alpha.
+    return _disjoint(touched)
 
 
 def _draw_template_lines(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, view: tuple[float, float, float, float]) -> None:
@@ -1920,11 +2000,38 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         return _grown(outline(i), sc_l[i], px)
 
     draw_circle, draw_poly, draw_line = pygame.draw.circle, pygame.draw.polygon, pygame.draw.line
+    md = scene.model_data
+    # A view drawn twice in a row (a template or one model is being dragged): round bases
+    # become cached sprites, blitted in one call. A new view (panning) draws directly.
+    sprites = None
+    if md is not None:
+        if md.sprite_view == vp:
+            sprites = md.sprites
+            if len(sprites) > 8 * n:
+                sprites.clear()
+        else:
+            md.sprites = {}
+            md.sprite_view = vp
+    batch: list[tuple[pygame.Surface, tuple[int, int]]] = []
     for i in np.nonzero(shown)[0].tolist():
         c, radius = sc_l[i], r_l[i]
         if radius < 1.5:
+            if batch:
+                surface.fblits(batch)
+                batch.clear()
             draw_circle(surface, fills[i], c, 2)
             continue
+        # Left of or above the surface origin pygame rounds coordinates another way, so a
+        # sprite would be a pixel off: those bases are drawn directly.
+        if sprites is not None and round_mask[i] and radius < _SPRITE_MAX_PX and min(c) - radius > 4:
+            sprite = sprites.get((i, fills[i]))
+            if sprite is None:
+                sprite = sprites[(i, fills[i])] = _base_sprite(c, radius, fills[i], rings[i], rw_l[i], a_l[i], b_l[i])
+            batch.append(sprite)
+            continue
+        if batch:  # keep the painter's order of overlapping bases
+            surface.fblits(batch)
+            batch.clear()
         if round_mask[i] and radius < 4000:
             draw_circle(surface, fills[i], c, radius)
             draw_circle(surface, rings[i], c, radius, rw_l[i])
@@ -1939,15 +2046,72 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
                 draw_poly(surface, fills[i], _grown(pts, c, -rw_l[i]).tolist())
         if radius >= 5:
             draw_line(surface, (20, 20, 20), a_l[i], b_l[i], max(1, rw_l[i]))
+    if batch:
+        surface.fblits(batch)
     # Halos after every base so a neighbour never hides them.
+    halos: list[tuple[pygame.Surface, tuple[int, int]]] = []
     for i in np.nonzero(shown & scene.contested)[0].tolist():
         c, radius = sc_l[i], max(r_l[i], 3.0)
+        halo = sprites.get((i, "halo")) if sprites is not None else None
+        if halo is not None:
+            halos.append(halo)
+            continue
         if round_mask[i]:
             ring = _circle_ring_screen(c[0], c[1], radius + 4, max(24, min(720, int(radius))))
         else:
             ring = grown(i, 4)
-        pygame.draw.lines(surface, CONTESTED_COLOUR, True, ring.tolist(), 3)
-        _dashed(surface, ring, CONTESTED_DASH, 3, 5, 6)
+        if sprites is not None and radius < _SPRITE_MAX_PX and float(ring.min()) > 4:
+            halo = sprites[(i, "halo")] = _halo_sprite(ring)
+            halos.append(halo)
+            continue
+        if halos:
+            surface.fblits(halos)
+            halos.clear()
+        _draw_halo(surface, ring)
+    if halos:
+        surface.fblits(halos)
+
+
+_SPRITE_MAX_PX = 64.0
+
+
+def _draw_halo(surface: pygame.Surface, ring: FloatArray) -> None:
+    """The contested ring: solid, with dashes over it."""
+    pygame.draw.lines(surface, CONTESTED_COLOUR, True, ring.tolist(), 3)
+    _dashed(surface, ring, CONTESTED_DASH, 3, 5, 6)
+
+
+def _halo_sprite(ring: FloatArray) -> tuple[pygame.Surface, tuple[int, int]]:
+    """``_draw_halo`` of screen ``ring`` on a colour key, and where to blit it."""
+    x0, y0 = (math.floor(v) - 4 for v in ring.min(axis=0).tolist())
+    x1, y1 = (math.ceil(v) + 4 for v in ring.max(axis=0).tolist())
+    surf = pygame.Surface((x1 - x0 + 1, y1 - y0 + 1))
+    surf.fill(_KEY)
+    _draw_halo(surf, ring - np.array([x0, y0], dtype=float))
+    surf.set_colorkey(_KEY, pygame.RLEACCEL)
+    return surf, (x0, y0)
+
+
+def _base_sprite(
+    c: Sequence[float], radius: float, fill: Colour, ring: Colour, ring_w: int, tick_a: Sequence[float], tick_b: Sequence[float]
+) -> tuple[pygame.Surface, tuple[int, int]]:
+    """A round base as drawn by ``_draw_models``, on a colour key, and where to blit it.
+
+    Drawn at the same sub-pixel offset, so the blit gives exactly the pixels a direct
+    draw would (a test compares them).
+    """
+    half = math.ceil(radius) + 3
+    ix, iy = math.floor(c[0]), math.floor(c[1])
+    dx, dy = half - ix, half - iy
+    surf = pygame.Surface((2 * half + 2, 2 * half + 2))
+    surf.fill(_KEY)
+    centre = (c[0] + dx, c[1] + dy)
+    pygame.draw.circle(surf, fill, centre, radius)
+    pygame.draw.circle(surf, ring, centre, radius, ring_w)
+    if radius >= 5:
+        pygame.draw.line(surf, (20, 20, 20), (tick_a[0] + dx, tick_a[1] + dy), (tick_b[0] + dx, tick_b[1] + dy), max(1, ring_w))
+    surf.set_colorkey(_KEY, pygame.RLEACCEL)
+    return surf, (ix - half, iy - half)
 
 
 def _model_outline_px(scene: _Scene, vp: Viewport, i: int, projected: dict[int, FloatArray] | None = None) -> FloatArray:
@@ -2001,6 +2165,10 @@ def _world_outline(scene: _Scene, i: int, vp: Viewport) -> FloatArray:
 def _draw_model_names(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> None:
     if not scene.models:
         return
+    md = scene.model_data
+    if md is not None and md.names is not None and md.names[0] == vp:
+        surface.fblits(md.names[1])
+        return
     left, top, w, h = vp.rect
     sc = vp.to_screen_array(scene.centres)
     r = scene.radii * vp.scale
@@ -2018,6 +2186,8 @@ def _draw_model_names(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> N
         x, y = sc_l[i]
         batch.append((label, (int(x - label.get_width() / 2), int(y + r_l[i] + 3))))
     surface.fblits(batch)
+    if md is not None:
+        md.names = (vp, batch)  # names depend on the models and the view only
 
 
 def _draw_template_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[pygame.Rect]:
@@ -2136,7 +2306,9 @@ RULER_BAND = 22  # height of the bottom ruler
 RULER_SIDE = 36  # width of the left ruler (labels sit inside it)
 
 
-def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> None:
+def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[pygame.Rect]:
+    """Inch rulers along the bottom and left edges; returns every rect drawn (all opaque)."""
+    drawn: list[pygame.Rect] = []
     left, top, w, h = vp.rect
     tick_in = nice_grid_step(vp.scale, 7.0) / INCH
     label_x = max(tick_in, nice_grid_step(vp.scale, 44.0) / INCH)
@@ -2157,7 +2329,7 @@ def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tup
     if x_hi >= x_lo:
         sx0 = max(left, int(x_edge))
         sx1 = min(left + w, int(x_end) + 1)
-        pygame.draw.rect(surface, back, (sx0, by, max(0, sx1 - sx0), RULER_BAND))
+        drawn.append(pygame.draw.rect(surface, back, (sx0, by, max(0, sx1 - sx0), RULER_BAND)))
         k0, k1 = math.ceil(x_lo / INCH / tick_in - 1e-9), math.floor(x_hi / INCH / tick_in + 1e-9)
         comb: list[tuple[int, int]] = []
         for k in range(k0, k1 + 1):
@@ -2166,13 +2338,13 @@ def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tup
             major = abs(inches / label_x - round(inches / label_x)) < 1e-6
             comb += [(sx, by), (sx, by + (7 if major else 4)), (sx, by)]
             if major:
-                _blit_centred(surface, _text(_inch_label(inches), 13, fg, bg=back), sx, by + 7, "midtop")
+                drawn.append(_blit_centred(surface, _text(_inch_label(inches), 13, fg, bg=back), sx, by + 7, "midtop"))
         if len(comb) >= 2:
             pygame.draw.lines(surface, fg, False, comb, 1)
     if y_hi >= y_lo:
         sy0 = max(top, int(y_end))
         sy1 = min(top + h, int(y_edge) + 1)
-        pygame.draw.rect(surface, back, (bx, sy0, RULER_SIDE, max(0, sy1 - sy0)))
+        drawn.append(pygame.draw.rect(surface, back, (bx, sy0, RULER_SIDE, max(0, sy1 - sy0))))
         k0, k1 = math.ceil(y_lo / INCH / tick_in - 1e-9), math.floor(y_hi / INCH / tick_in + 1e-9)
         comb = []
         edge = bx + RULER_SIDE - 1
@@ -2182,9 +2354,10 @@ def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tup
             major = abs(inches / label_y - round(inches / label_y)) < 1e-6
             comb += [(edge, sy), (edge - (7 if major else 4), sy), (edge, sy)]
             if major:
-                _blit_centred(surface, _text(_inch_label(inches), 13, fg, bg=back), edge - 8, sy, "midright")
+                drawn.append(_blit_centred(surface, _text(_inch_label(inches), 13, fg, bg=back), edge - 8, sy, "midright"))
         if len(comb) >= 2:
             pygame.draw.lines(surface, fg, False, comb, 1)
+    return drawn
 
 
 def _inch_label(inches: float) -> str:
@@ -2382,6 +2555,14 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
     return surf
 
 
+def _reset_caches() -> None:
+    """Forget every cached layer, sprite and prepared scene (tests compare against a fresh draw)."""
+    for cache in (_layer, _board, _buildings, _rulers, _terrain_names, _terrain_data, _model_data):
+        cache.clear()
+    _scenes.clear()
+    _coverage_art.clear()
+
+
 # --------------------------------------------------------------------------- public API
 
 
@@ -2431,8 +2612,35 @@ def draw_scene(surface: pygame.Surface, viewport: Viewport, adjudication: Adjudi
         surface.set_clip(old_clip)
 
 
-def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect) -> None:
-    """Everything but selection and hover."""
+@dataclass(eq=False)
+class _Pixels:
+    """Pixels of a part of the frame that depends only on ``key`` (the view, the table)."""
+
+    key: tuple[object, ...]
+    surface: pygame.Surface | None = None
+    patches: list[tuple[pygame.Rect, pygame.Surface]] = field(default_factory=list)
+
+
+# While a template or model is dragged the board and the rulers do not change: their
+# pixels are copied once the same view is drawn twice in a row (panning changes the key
+# every frame, so nothing is copied in vain) and blitted from then on.
+_board: list[_Pixels] = []
+_buildings: list[_Pixels] = []
+_rulers: list[_Pixels] = []
+
+
+def _keep_layer(cache: list[_Pixels], key: tuple[object, ...], surface: pygame.Surface, clip: pygame.Rect) -> None:
+    """Remember ``key``; on its second frame in a row copy ``clip`` of ``surface``."""
+    if not cache or cache[0].key != key:
+        cache[:] = [_Pixels(key)]
+        return
+    copy = pygame.Surface(surface.get_size(), 0, surface)
+    copy.blit(surface, clip.topleft, area=clip)
+    cache[0].surface = copy
+
+
+def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect, view: tuple[float, float, float, float]) -> None:
+    """Background, table, grid and open terrain: what lies under the template tint."""
     table = _screen_rect(vp, (0.0, 0.0, scene.width, scene.depth), pad=0).clip(clip)
     if table.width and table.height:
         # Only the margins: the table covers the rest, and each full-screen fill costs.
@@ -2446,22 +2654,47 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
                 surface.fill(BACKGROUND, band)
     else:
         surface.fill(BACKGROUND, clip)
-    view = vp.visible_world_bounds()
     _draw_table(surface, vp, scene, options, view)
     # Open terrain lies under the template tint; solid buildings stand on top of it.
     _draw_terrain(surface, vp, scene, options, view, blocking=False)
 
+
+def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect) -> None:
+    """Everything but selection and hover."""
+    view = vp.visible_world_bounds()
+    board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain)
+    board = _board[0] if _board else None
+    if board is not None and board.key == board_key and board.surface is not None:
+        surface.blit(board.surface, clip.topleft, area=clip)
+    else:
+        _draw_board(surface, vp, scene, options, clip, view)
+        _keep_layer(_board, board_key, surface, clip)
+    _draw_terrain_hits(surface, vp, scene, view, blocking=False)
+
     overlay = _overlay_for(surface.get_size())
     overlay.set_clip(clip)  # nothing may linger outside the area cleared below
-    touched = _draw_template_fills(overlay, vp, scene, options, view)
-    if touched is not None:
-        touched = touched.clip(clip)
-        if touched.width > 0 and touched.height > 0:
-            surface.blit(overlay, touched.topleft, area=touched)
-            overlay.fill((0, 0, 0, 0), touched)
+    for area in _draw_template_fills(overlay, vp, scene, options, view):
+        area = area.clip(clip)
+        if area.width > 0 and area.height > 0:
+            surface.blit(overlay, area.topleft, area=area)
+            overlay.fill((0, 0, 0, 0), area)
+    buildings = _buildings[0] if _buildings else None
+    if buildings is not None and buildings.key == board_key and buildings.surface is not None:
+        surface.blit(buildings.surface, (0, 0))
+    else:
+        _draw_terrain(surface, vp, scene, options, view, blocking=True)
+        if buildings is not None and buildings.key == board_key:
+            # Opaque buildings on a colour key: an RLE blit of the sparse layer costs far
+            # less than filling sixty polygons.
+            layer = pygame.Surface(surface.get_size(), 0, surface)
+            layer.fill(_KEY)
+            layer.set_clip(clip)
+            _draw_terrain(layer, vp, scene, options, view, blocking=True)
+            layer.set_colorkey(_KEY, pygame.RLEACCEL)
+            buildings.surface = layer
         else:
-            overlay.fill((0, 0, 0, 0))
-    _draw_terrain(surface, vp, scene, options, view, blocking=True)
+            _buildings[:] = [_Pixels(board_key)]
+    _draw_terrain_hits(surface, vp, scene, view, blocking=True)
     if scene.art is not None and scene.art.tints:
         # Over the buildings too: a blast's squares say what happens inside them.
         touched = _draw_ruleset_tints(overlay, vp, scene.art, view)
@@ -2483,7 +2716,17 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
             taken += names
         _draw_model_names(surface, vp, scene)
     if options.show_rulers:
-        _draw_rulers(surface, vp, scene, view)
+        ruler_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), scene.width, scene.depth)
+        rulers = _rulers[0] if _rulers else None
+        if rulers is not None and rulers.key == ruler_key and rulers.patches:
+            surface.fblits([(patch, rect) for rect, patch in rulers.patches])
+        else:
+            drawn = _draw_rulers(surface, vp, scene, view)
+            if rulers is not None and rulers.key == ruler_key:
+                # Everything a ruler draws is opaque, so its rects' pixels are the rulers alone.
+                rulers.patches = [(r, surface.subsurface(r).copy()) for r in (d.clip(clip) for d in drawn) if r.width > 0 and r.height > 0]
+            else:
+                _rulers[:] = [_Pixels(ruler_key)]
     taken += _draw_template_labels(surface, vp, scene, view)
     title = _draw_title(surface, vp, scene, options.show_rulers) if options.show_title else None
     if title is not None:

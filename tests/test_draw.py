@@ -439,3 +439,76 @@ def test_overlay_builders_do_not_fail(path: Path) -> None:
     art = draw._RulesetArt()
     build(adj, art)
     assert art.labels or art.tags or art.tints
+
+
+def _frame_sequence() -> list[tuple[Viewport, Adjudication, DrawOptions]]:
+    """Frames as the app draws them: a template dragged, a model dragged, hover, a pan, zoom."""
+    from tabletop.app.live import LiveAdjudicator
+    from tabletop.model import At
+    from tabletop.sample_tables import big_table
+
+    s = big_table(80, 16, 4)
+    live = LiveAdjudicator()
+    size = (960, 640)
+    vp = Viewport.fit(s.table.width, s.table.depth, (0, 0, *size))
+    frames = []
+    first = s.templates[0]
+    assert isinstance(first.placement, At)
+    for k in range(4):
+        at = dataclasses.replace(first.placement, x=first.placement.x + 9 * k, y=first.placement.y + 4 * k)
+        s = dataclasses.replace(s, templates=(dataclasses.replace(first, placement=at), *s.templates[1:]))
+        frames.append((vp, live.adjudicate(s), DrawOptions()))
+    hovered = s.models[3].id
+    for k in range(3):
+        m = s.models[0]
+        moved = dataclasses.replace(m, x=m.x + 7, y=m.y - 3)
+        s = dataclasses.replace(s, models=(moved, *s.models[1:]))
+        frames.append((vp, live.adjudicate(s), DrawOptions(selected=moved.id, hovered=hovered)))
+    last = frames[-1][1]
+    frames += [(vp.panned(13, -7), last, DrawOptions()), (vp.panned(13, -7), last, DrawOptions())]
+    zoomed = vp.zoomed(4.0, about=(400.0, 300.0))
+    frames += [(zoomed, last, DrawOptions()), (zoomed, last, DrawOptions())]
+    return frames
+
+
+def test_cached_frames_equal_fresh_frames() -> None:
+    """Every layer, sprite and name cache gives exactly the pixels of a draw from nothing."""
+    frames = _frame_sequence()
+    fresh = []
+    for vp, adj, options in frames:
+        draw._reset_caches()
+        surface = pygame.Surface(vp.rect[2:])
+        draw_scene(surface, vp, adj, options)
+        fresh.append(pygame.image.tobytes(surface, "RGB"))
+    draw._reset_caches()
+    surface = pygame.Surface(frames[0][0].rect[2:])
+    hits = halos = bases = 0
+    for k, (vp, adj, options) in enumerate(frames):
+        for _ in range(2 if k in (0, 4) else 1):  # settle once so later frames meet warm caches
+            draw_scene(surface, vp, adj, options)
+        assert pygame.image.tobytes(surface, "RGB") == fresh[k], f"frame {k} differs from a fresh draw"
+        hits += bool(draw._board and draw._board[0].surface is not None)
+        sprites = draw._model_data[0].sprites
+        halos = max(halos, sum(1 for key in sprites if key[1] == "halo"))
+        bases = max(bases, len(sprites) - halos)
+    # The caches were really used, not bypassed.
+    assert hits >= 5 and halos >= 1 and bases >= 50
+
+
+def test_base_sprite_equals_direct_draw() -> None:
+    rng = __import__("random").Random(7)
+    for _ in range(300):
+        cx, cy, r = rng.uniform(40, 1500), rng.uniform(40, 900), rng.uniform(1.5, 60)
+        rw = max(1, min(5, round(r * 0.2)))
+        a = rng.uniform(0, 2 * math.pi)
+        tick_a = (cx + math.cos(a) * r * 0.45, cy - math.sin(a) * r * 0.45)
+        tick_b = (cx + math.cos(a) * (r - 2), cy - math.sin(a) * (r - 2))
+        direct = pygame.Surface((1600, 1000))
+        pygame.draw.circle(direct, (200, 10, 10), (cx, cy), r)
+        pygame.draw.circle(direct, (10, 200, 10), (cx, cy), r, rw)
+        if r >= 5:
+            pygame.draw.line(direct, (20, 20, 20), tick_a, tick_b, rw)
+        sprite, at = draw._base_sprite((cx, cy), r, (200, 10, 10), (10, 200, 10), rw, tick_a, tick_b)
+        blitted = pygame.Surface((1600, 1000))
+        blitted.blit(sprite, at)
+        assert pygame.image.tobytes(blitted, "RGB") == pygame.image.tobytes(direct, "RGB")
