@@ -4,13 +4,14 @@
 from touching it; 0: tangent (mere contact counts). Round bases use the closed
 form r - sdf(centre); other outlines minimise the template's exact signed
 distance over their area. Every template is convex, so its signed distance is a
-convex function: along a straight edge a golden-section search finds the true
+convex function: along a straight edge a bracketing grid search finds the true
 minimum, and a minimum inside an outline is the template's deepest point.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import shapely
@@ -19,8 +20,8 @@ from numpy.typing import NDArray
 from tabletop.model import Model, PlacedTemplate
 from tabletop.shapes import FloatArray, base_outline, deepest_point, template_sdf, to_world
 
-_GOLDEN = (math.sqrt(5) - 1) / 2
-_ITERATIONS = 64  # 0.618**64 ~ 4e-14 of the bracket
+_GRID = 17  # points per bracket and round: the bracket shrinks 8x a round
+_ROUNDS = 15  # 8**-15 ~ 3e-14 of the bracket
 
 
 def round_margins(placed: PlacedTemplate, centres: NDArray[np.float64], radii: NDArray[np.float64]) -> FloatArray:
@@ -30,23 +31,36 @@ def round_margins(placed: PlacedTemplate, centres: NDArray[np.float64], radii: N
     return radii - template_sdf(placed, centres)
 
 
-def _golden_min_on_segments(placed: PlacedTemplate, starts: FloatArray, ends: FloatArray) -> FloatArray:
+def _refine_min(f: Callable[[FloatArray], FloatArray], lo: FloatArray, hi: FloatArray) -> FloatArray:
+    """Least value of ``f`` found in each bracket ``[lo, hi]``, refined on a grid.
+
+    ``f`` maps parameters of shape (n, k) to values of the same shape. Each round
+    evaluates every bracket at ``_GRID`` points in one call and keeps the two intervals
+    around the best: exact for a function with one minimum in the bracket (convex along
+    a straight edge), 8x narrower per round, and far fewer calls than a golden section.
+    """
+    best = np.full(len(lo), np.inf)
+    rows = np.arange(len(lo))
+    grid = np.linspace(0.0, 1.0, _GRID)
+    for _ in range(_ROUNDS):
+        ts = lo[:, None] + (hi - lo)[:, None] * grid[None, :]
+        values = f(ts)
+        k = np.argmin(values, axis=1)
+        best = np.minimum(best, values[rows, k])
+        lo = ts[rows, np.maximum(k - 1, 0)]
+        hi = ts[rows, np.minimum(k + 1, _GRID - 1)]
+    return best
+
+
+def _min_on_segments(placed: PlacedTemplate, starts: FloatArray, ends: FloatArray) -> FloatArray:
     """Minimum of the template's signed distance along each segment (convex, so exact)."""
-    lo = np.zeros(len(starts))
-    hi = np.ones(len(starts))
     d = ends - starts
 
     def f(t: FloatArray) -> FloatArray:
-        return template_sdf(placed, starts + d * t[:, None])
+        pts = starts[:, None, :] + d[:, None, :] * t[..., None]
+        return template_sdf(placed, pts.reshape(-1, 2)).reshape(t.shape)
 
-    for _ in range(_ITERATIONS):
-        m1 = hi - _GOLDEN * (hi - lo)
-        m2 = lo + _GOLDEN * (hi - lo)
-        left = f(m1) < f(m2)
-        hi = np.where(left, m2, hi)
-        lo = np.where(left, lo, m1)
-    ends_values = np.minimum(f(np.zeros(len(starts))), f(np.ones(len(starts))))
-    return np.minimum(f((lo + hi) / 2), ends_values)
+    return _refine_min(f, np.zeros(len(starts)), np.ones(len(starts)))
 
 
 def _deepest_inside(placed: PlacedTemplate, ring: FloatArray) -> float | None:
@@ -64,13 +78,13 @@ def polygon_min_sdf(placed: PlacedTemplate, ring: FloatArray) -> float:
     ring = np.asarray(ring, dtype=float)
     starts = ring
     ends = np.roll(ring, -1, axis=0)
-    best = float(np.min(_golden_min_on_segments(placed, starts, ends)))
+    best = float(np.min(_min_on_segments(placed, starts, ends)))
     inside = _deepest_inside(placed, ring)
     return best if inside is None else min(best, inside)
 
 
 def _ellipse_min_sdf(placed: PlacedTemplate, model: Model) -> float:
-    """Least signed distance over an oval base: dense samples, then golden refinement."""
+    """Least signed distance over an oval base: dense samples, then grid refinement."""
     a, b = model.base.length / 2, model.base.width / 2
     samples = 720
     t = np.linspace(0.0, 2 * math.pi, samples, endpoint=False)
@@ -84,15 +98,12 @@ def _ellipse_min_sdf(placed: PlacedTemplate, model: Model) -> float:
     # that bound of the best may sit in the global minimum's basin: refine all of them.
     slack = max(a, b) * step
     candidates = np.nonzero(values <= values.min() + slack)[0]
-    lo = t[candidates] - step
-    hi = t[candidates] + step
-    for _ in range(_ITERATIONS):
-        m1 = hi - _GOLDEN * (hi - lo)
-        m2 = lo + _GOLDEN * (hi - lo)
-        left = template_sdf(placed, boundary(m1)) < template_sdf(placed, boundary(m2))
-        hi = np.where(left, m2, hi)
-        lo = np.where(left, lo, m1)
-    best = min(float(values.min()), float(template_sdf(placed, boundary((lo + hi) / 2)).min()))
+
+    def f(ts: FloatArray) -> FloatArray:
+        return template_sdf(placed, boundary(ts.ravel())).reshape(ts.shape)
+
+    refined = _refine_min(f, t[candidates] - step, t[candidates] + step)
+    best = min(float(values.min()), float(refined.min()))
     inside = _deepest_inside(placed, base_outline(model.base, model.x, model.y, model.facing, 256, outer=True))
     return best if inside is None else min(best, inside)
 

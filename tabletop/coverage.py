@@ -7,6 +7,7 @@ bases that the bracketing polygons leave undecided are looked at again.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -107,6 +108,38 @@ class TableGeometry:
     ids: tuple[str, ...] = ()
     index: dict[str, int] = field(default_factory=dict)
     _base_polygons: dict[tuple[int, int, bool], Polygon] = field(default_factory=dict)
+    # Visible regions depend on the template and the terrain only, so geometries built for
+    # the same terrain share them: dragging a model does not recast any shadow.
+    regions: OrderedDict[tuple[PlacedTemplate, int, tuple[int, ...]], VisibleRegion] = field(default_factory=OrderedDict)
+    # Margins of oval and rectangular bases (an iterative search each), kept across edits
+    # of other models: keyed by the template and the base's shape and pose.
+    shaped_margins: OrderedDict[tuple[PlacedTemplate, object, float, float, float], float] = field(default_factory=OrderedDict)
+
+    def shaped_margin(self, placed: PlacedTemplate, index: int) -> float:
+        """``model_margin`` of the non-round base of model ``index``, cached."""
+        m = self.models[index]
+        key = (placed, m.base, m.x, m.y, m.facing)
+        margin = self.shaped_margins.get(key)
+        if margin is None:
+            margin = self.shaped_margins[key] = model_margin(placed, self.models[index])
+            while len(self.shaped_margins) > _MARGIN_CACHE_SIZE:
+                self.shaped_margins.popitem(last=False)
+        return margin
+
+    def visible_region(
+        self, placed: PlacedTemplate, blocking: tuple[int, ...], segments: int, inner_t: Polygon | None = None, outer_t: Polygon | None = None
+    ) -> VisibleRegion:
+        """``visibility.visible_region`` past the terrain pieces ``blocking`` (indices), cached."""
+        key = (placed, segments, blocking)
+        region = self.regions.get(key)
+        if region is not None:
+            self.regions.move_to_end(key)
+            return region
+        obstacles = [self.terrain_polygons[i] for i in blocking]
+        region = self.regions[key] = visible_region(placed, obstacles, segments, inner_t, outer_t)
+        while len(self.regions) > _REGION_CACHE_SIZE:
+            self.regions.popitem(last=False)
+        return region
 
     def base_polygon(self, index: int, segments: int, outer: bool) -> Polygon:
         key = (index, segments, outer)
@@ -116,14 +149,30 @@ class TableGeometry:
         return poly
 
 
-def table_geometry(scenario: Scenario) -> TableGeometry:
-    """Precompute what every template's coverage needs from the table."""
+_REGION_CACHE_SIZE = 256
+_MARGIN_CACHE_SIZE = 8192
+
+
+def table_geometry(scenario: Scenario, previous: TableGeometry | None = None) -> TableGeometry:
+    """Precompute what every template's coverage needs from the table.
+
+    ``previous``: a geometry of the same table before an edit; when its terrain is
+    unchanged, its terrain index and cached visible regions are kept.
+    """
     models = scenario.models
     centres = np.array([[m.x, m.y] for m in models], dtype=float).reshape(-1, 2)
     radii = np.array([m.base.bounding_radius for m in models], dtype=float)
     round_mask = np.array([m.base.is_round for m in models], dtype=bool)
-    polys = tuple(Polygon(t.polygon) for t in scenario.terrain)
-    return TableGeometry(models, scenario.terrain, centres, radii, round_mask, polys, shapely.STRtree(list(polys)), tuple(m.id for m in models), {m.id: i for i, m in enumerate(models)})
+    if previous is not None and (previous.terrain is scenario.terrain or previous.terrain == scenario.terrain):
+        polys, tree, regions = previous.terrain_polygons, previous.terrain_tree, previous.regions
+    else:
+        polys = tuple(Polygon(t.polygon) for t in scenario.terrain)
+        tree, regions = shapely.STRtree(list(polys)), OrderedDict()
+    return TableGeometry(
+        models, scenario.terrain, centres, radii, round_mask, polys, tree,
+        tuple(m.id for m in models), {m.id: i for i, m in enumerate(models)}, regions=regions,
+        shaped_margins=previous.shaped_margins if previous is not None else OrderedDict(),
+    )
 
 
 #: Candidate searches pad the template's envelope: its circumscribed polygon reaches the
@@ -137,8 +186,8 @@ def _candidates(geom: TableGeometry, region: BaseGeometry) -> list[int]:
     return np.sort(geom.terrain_tree.query(box)).tolist()  # type: ignore[no-any-return]
 
 
-def _blocking_polygons(geom: TableGeometry, candidates: list[int], blocks: Callable[[Terrain], bool]) -> list[Polygon]:
-    return [geom.terrain_polygons[i] for i in candidates if blocks(geom.terrain[i])]
+def _blocking(geom: TableGeometry, candidates: list[int], blocks: Callable[[Terrain], bool]) -> tuple[int, ...]:
+    return tuple(i for i in candidates if blocks(geom.terrain[i]))
 
 
 def default_blocks(terrain: Terrain) -> bool:
@@ -147,13 +196,13 @@ def default_blocks(terrain: Terrain) -> bool:
 
 
 def _meets_visible(
-    geom: TableGeometry, index: int, region: VisibleRegion, placed: PlacedTemplate, obstacles: list[Polygon]
+    geom: TableGeometry, index: int, region: VisibleRegion, placed: PlacedTemplate, blocking: tuple[int, ...]
 ) -> bool:
     """Does model ``index``'s base meet V? Bracketed, then settled with finer polygons."""
     model = geom.models[index]
     for segments, v in ((DEFAULT_SEGMENTS, region), (FINE_SEGMENTS, None)):
         if v is None:
-            v = visible_region(placed, obstacles, segments)
+            v = geom.visible_region(placed, blocking, segments)
         if model.base.is_round:
             centre = shapely.Point(model.x, model.y)
             r = model.base.length / 2
@@ -192,21 +241,21 @@ def cover(
         rm = geom.round_mask
         margins[rm] = round_margins(placed, geom.centres[rm], geom.radii[rm])
         for i in np.nonzero(~rm)[0]:
-            margins[i] = model_margin(placed, geom.models[i])
+            margins[i] = geom.shaped_margin(placed, int(i))
     touching = margins >= -CONTACT_EPS_MM
     user_ids = set(users)
     if placed.user:
         user_ids.add(placed.user)
 
     region: VisibleRegion | None = None
-    obstacles: list[Polygon] = []
+    blocking: tuple[int, ...] = ()
     inner_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=False)
     outer_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=True)
     near = _candidates(geom, outer_t)
     if use_visibility:
-        obstacles = _blocking_polygons(geom, near, blocks)
-        if obstacles:
-            region = visible_region(placed, obstacles, DEFAULT_SEGMENTS, inner_t, outer_t)
+        blocking = _blocking(geom, near, blocks)
+        if blocking:
+            region = geom.visible_region(placed, blocking, DEFAULT_SEGMENTS, inner_t, outer_t)
             if region.shadow is None:
                 region = None
 
@@ -223,9 +272,9 @@ def cover(
                 seen[rc] = d_in <= r
                 unsure = rc[(d_in > r) & (d_out <= r)]
                 for i in unsure:
-                    seen[i] = _meets_visible(geom, int(i), region, placed, obstacles)
+                    seen[i] = _meets_visible(geom, int(i), region, placed, blocking)
             for i in candidates[~geom.round_mask[candidates]]:
-                seen[i] = _meets_visible(geom, int(i), region, placed, obstacles)
+                seen[i] = _meets_visible(geom, int(i), region, placed, blocking)
 
     status_arr = _STATUS_BY_CODE[touching * (1 + seen)]
     if user_ids:

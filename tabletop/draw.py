@@ -482,7 +482,7 @@ def _original_aim(result: TemplateResult, scenario: Scenario) -> PlacedTemplate 
 class _CoverageArt:
     """What a template's art takes from its coverage: triangulated fills and cached hatching."""
 
-    coverage: object
+    visible_region: object  # the coverage's VisibleRegion (or None): held so its id stays unique
     placed: PlacedTemplate
     poly: Polygon
     fill: list[_Poly]
@@ -493,20 +493,22 @@ class _CoverageArt:
     hatches: dict[tuple[int, float], FloatArray] = field(default_factory=dict)
 
 
-# While one template is dragged the others keep their Coverage objects (the app's live
-# cache), so their triangulation and shadow hatching are reused by identity.
-_coverage_art: OrderedDict[int, _CoverageArt] = OrderedDict()
+# The art depends on the placement and the visible region only. While one template is
+# dragged the others keep their Coverage objects (the app's live cache), and while a model
+# is dragged every template keeps its visible region (the geometry's region cache), so
+# triangulation and shadow hatching are reused.
+_coverage_art: OrderedDict[tuple[PlacedTemplate, int], _CoverageArt] = OrderedDict()
 _COVERAGE_ART_SIZE = 64
 
 
 def _art_of_coverage(coverage: Coverage, placed: PlacedTemplate) -> _CoverageArt:
-    key = id(coverage)
+    visible = coverage.visible
+    key = (placed, id(visible))
     hit = _coverage_art.get(key)
-    if hit is not None and hit.coverage is coverage and hit.placed == placed:
+    if hit is not None and hit.visible_region is visible:
         _coverage_art.move_to_end(key)
         return hit
     poly = template_polygon(placed, segments=128)
-    visible = coverage.visible
     vis_polys: list[_Poly] | None = None
     shadow: list[_Poly] = []
     shadow_geom = None
@@ -514,7 +516,7 @@ def _art_of_coverage(coverage: Coverage, placed: PlacedTemplate) -> _CoverageArt
         vis_polys = _polys(visible.outer)
         shadow_geom = visible.shadow
         shadow = _polys(shadow_geom)
-    art = _CoverageArt(coverage, placed, poly, _polys(poly), vis_polys, shadow, shadow_geom)
+    art = _CoverageArt(visible, placed, poly, _polys(poly), vis_polys, shadow, shadow_geom)
     _coverage_art[key] = art
     while len(_coverage_art) > _COVERAGE_ART_SIZE:
         _coverage_art.popitem(last=False)
@@ -603,9 +605,6 @@ class _ModelData:
     rings: list[Colour]
     model_index: dict[str, int]
     name_sizes: dict[int, FloatArray] = field(default_factory=dict)  # font size -> (N, 2) name pill sizes
-    # Drawn at ``sprite_view``: (model, fill or "halo") -> (colour-keyed sprite, top-left).
-    sprites: dict[tuple[int, object], tuple[pygame.Surface, tuple[int, int]]] = field(default_factory=dict)
-    sprite_view: Viewport | None = None
     names: tuple[Viewport, list[tuple[pygame.Surface, tuple[int, int]]]] | None = None
 
     def name_size(self, size: int) -> FloatArray:
@@ -2000,18 +1999,18 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         return _grown(outline(i), sc_l[i], px)
 
     draw_circle, draw_poly, draw_line = pygame.draw.circle, pygame.draw.polygon, pygame.draw.line
-    md = scene.model_data
-    # A view drawn twice in a row (a template or one model is being dragged): round bases
+    # A view drawn twice in a row (a template or a model is being dragged): round bases
     # become cached sprites, blitted in one call. A new view (panning) draws directly.
+    # Sprites are keyed by what they show, so a dragged model leaves the others' intact.
     sprites = None
-    if md is not None:
-        if md.sprite_view == vp:
-            sprites = md.sprites
-            if len(sprites) > 8 * n:
-                sprites.clear()
-        else:
-            md.sprites = {}
-            md.sprite_view = vp
+    if _sprites_view and _sprites_view[0] == vp:
+        sprites = _sprites
+        if len(sprites) > 8 * n + 64:
+            sprites.clear()
+    else:
+        _sprites.clear()
+        _sprites_view[:] = [vp]
+    facing_l = scene.facing.tolist()
     batch: list[tuple[pygame.Surface, tuple[int, int]]] = []
     for i in np.nonzero(shown)[0].tolist():
         c, radius = sc_l[i], r_l[i]
@@ -2024,9 +2023,10 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         # Left of or above the surface origin pygame rounds coordinates another way, so a
         # sprite would be a pixel off: those bases are drawn directly.
         if sprites is not None and round_mask[i] and radius < _SPRITE_MAX_PX and min(c) - radius > 4:
-            sprite = sprites.get((i, fills[i]))
+            key = (c[0], c[1], radius, facing_l[i], fills[i], rings[i])
+            sprite = sprites.get(key)
             if sprite is None:
-                sprite = sprites[(i, fills[i])] = _base_sprite(c, radius, fills[i], rings[i], rw_l[i], a_l[i], b_l[i])
+                sprite = sprites[key] = _base_sprite(c, radius, fills[i], rings[i], rw_l[i], a_l[i], b_l[i])
             batch.append(sprite)
             continue
         if batch:  # keep the painter's order of overlapping bases
@@ -2052,7 +2052,8 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
     halos: list[tuple[pygame.Surface, tuple[int, int]]] = []
     for i in np.nonzero(shown & scene.contested)[0].tolist():
         c, radius = sc_l[i], max(r_l[i], 3.0)
-        halo = sprites.get((i, "halo")) if sprites is not None else None
+        halo_key = ("halo", c[0], c[1], radius, facing_l[i], scene.models[i].base)
+        halo = sprites.get(halo_key) if sprites is not None else None
         if halo is not None:
             halos.append(halo)
             continue
@@ -2061,7 +2062,7 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         else:
             ring = grown(i, 4)
         if sprites is not None and radius < _SPRITE_MAX_PX and float(ring.min()) > 4:
-            halo = sprites[(i, "halo")] = _halo_sprite(ring)
+            halo = sprites[halo_key] = _halo_sprite(ring)
             halos.append(halo)
             continue
         if halos:
@@ -2073,6 +2074,8 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
 
 
 _SPRITE_MAX_PX = 64.0
+_sprites: dict[tuple[object, ...], tuple[pygame.Surface, tuple[int, int]]] = {}
+_sprites_view: list[Viewport] = []
 
 
 def _draw_halo(surface: pygame.Surface, ring: FloatArray) -> None:
@@ -2557,8 +2560,9 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
 
 def _reset_caches() -> None:
     """Forget every cached layer, sprite and prepared scene (tests compare against a fresh draw)."""
-    for cache in (_layer, _board, _buildings, _rulers, _terrain_names, _terrain_data, _model_data):
+    for cache in (_layer, _board, _buildings, _rulers, _terrain_names, _terrain_data, _model_data, _sprites_view):
         cache.clear()
+    _sprites.clear()
     _scenes.clear()
     _coverage_art.clear()
 

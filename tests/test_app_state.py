@@ -192,6 +192,32 @@ def test_dragging_one_template_recomputes_only_that_template() -> None:
         assert live.stats.coverages_computed == computed + i + 1
 
 
+def test_dragging_a_model_keeps_shadows_and_other_bases_margins() -> None:
+    """A model drag rebuilds the geometry but reuses visible regions and shaped-base margins; answers stay exact."""
+    from tabletop import scenario_io
+
+    s = scenario_io.load(Path(__file__).resolve().parent.parent / "scenarios" / "default.toml")
+    live = LiveAdjudicator()
+    live.adjudicate(s)
+    first = live.geometry(s)
+    regions, margins = first.regions, first.shaped_margins
+    assert regions and margins  # the default table has a building in a template and an oval base
+    cached = dict(regions)
+    i = next(k for k, m in enumerate(s.models) if m.base.is_round)
+    for step in range(6):
+        m = s.models[i]
+        s = replace(s, models=s.models[:i] + (replace(m, x=m.x + 4.5, y=m.y - 2.0),) + s.models[i + 1 :])
+        assert _report(live.adjudicate(s)) == _report(adjudicate(s))
+        geometry = live.geometry(s)
+        assert geometry is not first and geometry.regions is regions and geometry.shaped_margins is margins
+    assert all(regions[k] is v for k, v in cached.items())  # no shadow was cast again
+    # New terrain: shadows are cast afresh.
+    t = s.terrain[0]
+    s = replace(s, terrain=(replace(t, points=tuple((x + 3.0, y) for x, y in t.polygon), rect=None),) + s.terrain[1:])
+    assert _report(live.adjudicate(s)) == _report(adjudicate(s))
+    assert live.geometry(s).regions is not regions
+
+
 # --------------------------------------------------------------------------- hit-testing
 
 

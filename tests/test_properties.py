@@ -109,3 +109,29 @@ def test_occlusion_never_adds_a_model(case: tuple[Scenario, PlacedTemplate]) -> 
     assert set(with_terrain.affected) <= set(bare.affected)
     # Terrain changes who is seen, never who is touched.
     assert {k: c.margin_mm for k, c in with_terrain.models.items()} == {k: c.margin_mm for k, c in bare.models.items()}
+
+
+@SETTINGS
+@given(tables())
+def test_shaped_base_margin_brackets_dense_sampling(case: tuple[Scenario, PlacedTemplate]) -> None:
+    """Oval and rectangular margins: never below what 20,000 boundary samples show, and at most the sampling error above it."""
+    import numpy as np
+
+    from tabletop.contact import model_margin
+    from tabletop.shapes import base_outline, template_sdf
+
+    s, placed = case
+    for m in s.models:
+        if m.base.is_round:
+            continue
+        ring = base_outline(m.base, m.x, m.y, m.facing, segments=4096)
+        closed = np.vstack([ring, ring[:1]])
+        t = np.linspace(0.0, 1.0, 6, endpoint=False)
+        pts = (closed[:-1, None, :] + (closed[1:] - closed[:-1])[:, None, :] * t[None, :, None]).reshape(-1, 2)
+        sampled = -float(template_sdf(placed, pts).min())
+        margin = model_margin(placed, m)
+        # The exact margin takes the whole area into account: at least the boundary samples' margin.
+        assert margin >= sampled - 1e-6
+        step = float(np.hypot(*np.diff(pts, axis=0).T).max())
+        interior = margin - sampled  # deepest point inside the base, or sampling between points
+        assert interior <= step + 1e-4 or margin > 0  # 1e-4: chords of the 4096-gon sit inside the oval

@@ -54,7 +54,7 @@ class LiveAdjudicator:
         """The table geometry, rebuilt only when models or terrain changed."""
         if self._geometry is None or scenario.models is not self._models or scenario.terrain is not self._terrain:
             if self._geometry is None or scenario.models != self._models or scenario.terrain != self._terrain:
-                self._geometry = table_geometry(scenario)
+                self._geometry = table_geometry(scenario, self._geometry)
                 self._coverage.clear()
                 self.stats.geometry_rebuilds += 1
             self._models, self._terrain = scenario.models, scenario.terrain
