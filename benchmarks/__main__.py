@@ -152,7 +152,37 @@ def bench_frame(repeat: int) -> dict[str, float] | None:
 
     drag = median_ms(drag_frame, repeat)
     still = median_ms(lambda: draw_scene(surface, view, frames[0], DrawOptions()), repeat)
-    return {"drag_ms": drag, "static_ms": still}
+
+    # Dragging a model: every template's coverage is recomputed (the models changed),
+    # timed here through the app's live adjudicator, then each frame drawn.
+    live = LiveAdjudicator()
+    live.adjudicate(s)
+    k_model = next(i for i, m in enumerate(s.models) if m.base.is_round)
+    scenarios = []
+    for k in range(repeat + 2):
+        m = s.models[k_model]
+        moved_model = dataclasses.replace(m, x=m.x + 0.5 * k, y=m.y + 0.25 * k)
+        scenarios.append(dataclasses.replace(s, models=s.models[:k_model] + (moved_model,) + s.models[k_model + 1 :]))
+    model_frames = []
+    times = []
+    for scenario in scenarios:
+        t0 = time.perf_counter()
+        model_frames.append(live.adjudicate(scenario))
+        times.append(time.perf_counter() - t0)
+    selected = DrawOptions(selected=s.models[k_model].id)
+    state["k"] = 0
+
+    def model_frame() -> None:
+        draw_scene(surface, view, model_frames[state["k"] % len(model_frames)], selected)
+        state["k"] += 1
+
+    model_draw = median_ms(model_frame, repeat)
+    return {
+        "drag_ms": drag,
+        "static_ms": still,
+        "model_recompute_ms": statistics.median(times[2:]) * 1000,
+        "model_frame_ms": model_draw,
+    }
 
 
 def bench_check_process(repeat: int) -> dict[str, float | bool]:
@@ -250,8 +280,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         step = rec["fast_ms"] + frame["drag_ms"]
         print(
-            f"  a whole drag step (recompute + drag frame) {step:.2f} ms of the 16.7 ms a frame has at 60 fps"
-            f"  → {'PASS' if step < 1000 / 60 else 'MISS'}\n"
+            f"  a whole template drag step (recompute + drag frame) {step:.2f} ms of the 16.7 ms a frame has at 60 fps"
+            f"  → {'PASS' if step < 1000 / 60 else 'MISS'}"
+        )
+        model_step = frame["model_recompute_ms"] + frame["model_frame_ms"]
+        print(
+            f"  a whole model drag step: recompute {frame['model_recompute_ms']:.2f} ms + frame {frame['model_frame_ms']:.2f} ms"
+            f" = {model_step:.2f} ms  → {'PASS' if model_step < 1000 / 60 else 'MISS'}\n"
         )
 
     chk = bench_check_process(5 if args.quick else 9)

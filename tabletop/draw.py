@@ -395,7 +395,7 @@ class _Scene:
     statuses: frozenset[str]
     templates: list[_TemplateArt]
     hatches: dict[tuple[int, float], FloatArray] = field(default_factory=dict)
-    name_labels: dict[tuple[int, int], pygame.Surface] = field(default_factory=dict)
+    names_drawn: bool = False  # model names are on screen: labels keep clear of them
     art: _RulesetArt | None = None  # the ruleset's own overlays
     model_data: _ModelData | None = None
 
@@ -648,6 +648,20 @@ def _terrain_for(terrain: tuple[Terrain, ...]) -> _TerrainData:
     return d
 
 
+# A dragged model makes a new models tuple each frame; the others keep their outlines.
+_outlines_48: dict[tuple[object, float, float, float], FloatArray] = {}
+
+
+def _outline_48(m: Model) -> FloatArray:
+    key = (m.base, m.x, m.y, m.facing)
+    ring = _outlines_48.get(key)
+    if ring is None:
+        if len(_outlines_48) > 8192:
+            _outlines_48.clear()
+        ring = _outlines_48[key] = base_outline(m.base, m.x, m.y, m.facing, segments=48)
+    return ring
+
+
 def _models_for(models: tuple[Model, ...]) -> _ModelData:
     for d in _model_data:
         if d.models is models:
@@ -655,11 +669,12 @@ def _models_for(models: tuple[Model, ...]) -> _ModelData:
     n = len(models)
     round_mask = np.array([m.base.shape == "round" or (m.base.shape == "oval" and m.base.length == m.base.width) for m in models], dtype=bool)
     outline_index = [i for i in range(n) if not round_mask[i]]
-    outline_rings = [base_outline(models[i].base, models[i].x, models[i].y, models[i].facing, segments=48) for i in outline_index]
+    outline_rings = [_outline_48(models[i]) for i in outline_index]
     sides: list[str | None] = []
     for m in models:
         if m.side not in sides:
             sides.append(m.side)
+    ring_of = {side: side_colour(side) for side in sides}
     d = _ModelData(
         models=models,
         centres=np.array([[m.x, m.y] for m in models], dtype=float).reshape(-1, 2),
@@ -670,7 +685,7 @@ def _models_for(models: tuple[Model, ...]) -> _ModelData:
         outline_all=np.concatenate(outline_rings) if outline_rings else np.zeros((0, 2)),
         outline_offsets=np.concatenate([[0], np.cumsum([len(o) for o in outline_rings])]).astype(np.int64),
         sides=tuple(sides),
-        rings=[side_colour(m.side) for m in models],
+        rings=[ring_of[m.side] for m in models],
         model_index={m.id: i for i, m in enumerate(models)},
     )
     _model_data[:] = [d, *_model_data[:3]]
@@ -2165,9 +2180,14 @@ def _world_outline(scene: _Scene, i: int, vp: Viewport) -> FloatArray:
     return base_outline(m.base, m.x, m.y, m.facing, segments=_base_segments(scene.radii[i], vp.scale))
 
 
+# Name pills by (label, font size): the same for every scene, so a drag does not re-look them up in the text cache.
+_name_labels: dict[tuple[str, int], pygame.Surface] = {}
+
+
 def _draw_model_names(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> None:
     if not scene.models:
         return
+    scene.names_drawn = True
     md = scene.model_data
     if md is not None and md.names is not None and md.names[0] == vp:
         surface.fblits(md.names[1])
@@ -2180,12 +2200,15 @@ def _draw_model_names(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> N
     sc_l, r_l = sc.tolist(), r.tolist()
     pill = (14, 16, 20)
     models = scene.models
-    labels = scene.name_labels
+    labels = _name_labels
+    if len(labels) > 4 * len(models) + 256:
+        labels.clear()
     batch = []
     for i in np.nonzero(shown)[0].tolist():
-        label = labels.get((i, sizes[i]))
+        key = (models[i].label, sizes[i])
+        label = labels.get(key)
         if label is None:
-            label = labels[(i, sizes[i])] = _text(models[i].label, sizes[i], TEXT, pill, bold=True)
+            label = labels[key] = _text(models[i].label, sizes[i], TEXT, pill, bold=True)
         x, y = sc_l[i]
         batch.append((label, (int(x - label.get_width() / 2), int(y + r_l[i] + 3))))
     surface.fblits(batch)
@@ -2205,7 +2228,7 @@ def _draw_template_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, 
     tops = [_top_middle(ring) for ring in rings]
     # Ruleset tables crowd their templates with badges: keep the names off bases there. Plain
     # tables (300 models while dragging) only stack coincident names, which costs nothing.
-    bases = _obstacles(scene, vp, [], names=scene.name_labels != {}) if scene.art is not None else None
+    bases = _obstacles(scene, vp, [], names=scene.names_drawn) if scene.art is not None else None
     for art, ring, (x0, y0) in zip(shown, rings, tops):
         colour = NULLIFIED if not art.allowed else (255, 236, 170)
         title = _text(art.label, 19, colour, (14, 16, 20, 200), bold=True)
@@ -2264,7 +2287,7 @@ def _draw_refusal(surface: pygame.Surface, vp: Viewport, scene: _Scene, art: _Te
     k = int(np.argmax(ring[:, 1]))
     ax, ay = float(ring[k, 0]), float(ring[k, 1])
     bounds = pygame.Rect(vp.rect)
-    obstacles = _obstacles(scene, vp, taken, names=scene.name_labels != {})
+    obstacles = _obstacles(scene, vp, taken, names=scene.names_drawn)
     # Below the template first, so the bases it would have hit stay visible.
     choices = [pygame.Rect(int(ax - w / 2), int(ay + 6), w, h), *_candidates(ax, ay, w, h, 0.0, "below")]
     inside = [r for r in choices if bounds.contains(r)] or [pygame.Rect(int(ax - w / 2), int(ay + 6), w, h).clamp(bounds)]
@@ -2563,6 +2586,7 @@ def _reset_caches() -> None:
     for cache in (_layer, _board, _buildings, _rulers, _terrain_names, _terrain_data, _model_data, _sprites_view):
         cache.clear()
     _sprites.clear()
+    _name_labels.clear()
     _scenes.clear()
     _coverage_art.clear()
 
@@ -2665,6 +2689,7 @@ def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: D
 
 def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect) -> None:
     """Everything but selection and hover."""
+    scene.names_drawn = False
     view = vp.visible_world_bounds()
     board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain)
     board = _board[0] if _board else None

@@ -441,28 +441,36 @@ def test_overlay_builders_do_not_fail(path: Path) -> None:
     assert art.labels or art.tags or art.tints
 
 
-def _frame_sequence() -> list[tuple[Viewport, Adjudication, DrawOptions]]:
+def _frame_sequence(table: str = "big") -> list[tuple[Viewport, Adjudication, DrawOptions]]:
     """Frames as the app draws them: a template dragged, a model dragged, hover, a pan, zoom."""
     from tabletop.app.live import LiveAdjudicator
     from tabletop.model import At
     from tabletop.sample_tables import big_table
 
-    s = big_table(80, 16, 4)
+    s = big_table(80, 16, 4) if table == "big" else scenario_io.load(SCENARIOS / table)
     live = LiveAdjudicator()
     size = (960, 640)
     vp = Viewport.fit(s.table.width, s.table.depth, (0, 0, *size))
     frames = []
     first = s.templates[0]
-    assert isinstance(first.placement, At)
-    for k in range(4):
-        at = dataclasses.replace(first.placement, x=first.placement.x + 9 * k, y=first.placement.y + 4 * k)
-        s = dataclasses.replace(s, templates=(dataclasses.replace(first, placement=at), *s.templates[1:]))
-        frames.append((vp, live.adjudicate(s), DrawOptions()))
-    hovered = s.models[3].id
+    if isinstance(first.placement, At):
+        for k in range(4):
+            at = dataclasses.replace(first.placement, x=first.placement.x + 9 * k, y=first.placement.y + 4 * k)
+            s = dataclasses.replace(s, templates=(dataclasses.replace(first, placement=at), *s.templates[1:]))
+            frames.append((vp, live.adjudicate(s), DrawOptions()))
+    else:
+        # New adjudications of the same models (other dice): names and sprites stay cached.
+        for seed in (1, 1, 2, 3):
+            live.seed = seed
+            frames.append((vp, live.adjudicate(s), DrawOptions()))
+    # Drag the first template's target when it has one (the template follows it), else a model.
+    target = getattr(first.placement, "target", None)
+    i = next((k for k, m in enumerate(s.models) if m.id == target), 0)
+    hovered = s.models[(i + 3) % len(s.models)].id
     for k in range(3):
-        m = s.models[0]
+        m = s.models[i]
         moved = dataclasses.replace(m, x=m.x + 7, y=m.y - 3)
-        s = dataclasses.replace(s, models=(moved, *s.models[1:]))
+        s = dataclasses.replace(s, models=(*s.models[:i], moved, *s.models[i + 1 :]))
         frames.append((vp, live.adjudicate(s), DrawOptions(selected=moved.id, hovered=hovered)))
     last = frames[-1][1]
     frames += [(vp.panned(13, -7), last, DrawOptions()), (vp.panned(13, -7), last, DrawOptions())]
@@ -471,9 +479,10 @@ def _frame_sequence() -> list[tuple[Viewport, Adjudication, DrawOptions]]:
     return frames
 
 
-def test_cached_frames_equal_fresh_frames() -> None:
+@pytest.mark.parametrize("table", ["big", "infinity-hellcat.toml", "robotech-volley.toml", "wwpd-battery-t.toml", "catastrophic-chain.toml"])
+def test_cached_frames_equal_fresh_frames(table: str) -> None:
     """Every layer, sprite and name cache gives exactly the pixels of a draw from nothing."""
-    frames = _frame_sequence()
+    frames = _frame_sequence(table)
     fresh = []
     for vp, adj, options in frames:
         draw._reset_caches()
@@ -487,11 +496,15 @@ def test_cached_frames_equal_fresh_frames() -> None:
         for _ in range(2 if k in (0, 4) else 1):  # settle once so later frames meet warm caches
             draw_scene(surface, vp, adj, options)
         assert pygame.image.tobytes(surface, "RGB") == fresh[k], f"frame {k} differs from a fresh draw"
+        # Labels keep clear of model names whether the names came from the cache or not.
+        assert draw._scene(adj).names_drawn
         hits += bool(draw._board and draw._board[0].surface is not None)
         halos = max(halos, sum(1 for key in draw._sprites if key[0] == "halo"))
         bases = max(bases, sum(1 for key in draw._sprites if key[0] != "halo"))
     # The caches were really used, not bypassed.
-    assert hits >= 5 and halos >= 1 and bases >= 50
+    assert hits >= 5 and bases >= 5
+    if table == "big":
+        assert halos >= 1 and bases >= 50
 
 
 def test_base_sprite_equals_direct_draw() -> None:
