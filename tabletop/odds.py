@@ -21,7 +21,6 @@ against round bases (continuous scatter, heat maps), processed in chunks.
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ import numpy as np
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
+from tabletop.jsonfmt import readable_json
 from tabletop import rulesets
 from tabletop.adjudicate import AdjudicationError, settings_for
 from tabletop.coverage import CONTACT_EPS_MM, DEFAULT_TOLERANCE_MM, Coverage, TableGeometry, cover, default_blocks, table_geometry
@@ -674,7 +674,7 @@ def as_dict(result: OddsResult) -> dict[str, Any]:
 
 def dumps(result: OddsResult) -> str:
     """The JSON report of ``tabletop odds --json``."""
-    return json.dumps(as_dict(result), indent=2, ensure_ascii=False)
+    return readable_json(as_dict(result))
 
 
 def report_text(result: OddsResult) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
+from tabletop.jsonfmt import readable_json
 from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.model import PlacedTemplate, TemplateShape
 from tabletop.units import format_length, to_units
@@ -93,7 +93,7 @@ def report_json(adj: Adjudication) -> dict[str, Any]:
 
 
 def dumps(adj: Adjudication) -> str:
-    return json.dumps(report_json(adj), indent=2, ensure_ascii=False)
+    return readable_json(report_json(adj))
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
