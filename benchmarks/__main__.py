@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import shapely
@@ -240,7 +241,7 @@ def bench_memory() -> float | None:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def in_processes(name: str, repeat: int, processes: int) -> dict[str, float] | None:
+def in_processes(name: str, repeat: int, processes: int) -> dict[str, Any] | None:
     """Run ``name(repeat)`` in ``processes`` fresh interpreters; the median of each figure.
 
     A process lands in a fast or a slow mode for numpy and shapely work (memory layout),
@@ -257,16 +258,16 @@ def in_processes(name: str, repeat: int, processes: int) -> dict[str, float] | N
         if result is None:
             return None
         runs.append(result)
-    figures: dict[str, float] = {}
+    figures: dict[str, Any] = {}
     for key in runs[0]:
         values = [r[key] for r in runs]
         figures[key] = statistics.median(values)
-        figures[f"{key}_range"] = (min(values), max(values))  # type: ignore[assignment]
+        figures[f"{key}_range"] = (min(values), max(values))
     return figures
 
 
-def _spread(figures: dict[str, float], key: str, unit: str = "ms") -> str:
-    lo, hi = figures[f"{key}_range"]  # type: ignore[misc]
+def _spread(figures: dict[str, Any], key: str, unit: str = "ms") -> str:
+    lo, hi = figures[f"{key}_range"]
     return f"(processes {lo:.2f}–{hi:.2f} {unit})"
 
 

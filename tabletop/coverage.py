@@ -121,7 +121,7 @@ class TableGeometry:
         key = (placed, m.base, m.x, m.y, m.facing)
         margin = self.shaped_margins.get(key)
         if margin is None:
-            margin = self.shaped_margins[key] = model_margin(placed, self.models[index])
+            margin = self.shaped_margins[key] = model_margin(placed, m)
             while len(self.shaped_margins) > _MARGIN_CACHE_SIZE:
                 self.shaped_margins.popitem(last=False)
         return margin

@@ -2657,14 +2657,13 @@ _buildings: list[_Pixels] = []
 _rulers: list[_Pixels] = []
 
 
-def _keep_layer(cache: list[_Pixels], key: tuple[object, ...], surface: pygame.Surface, clip: pygame.Rect) -> None:
-    """Remember ``key``; on its second frame in a row copy ``clip`` of ``surface``."""
-    if not cache or cache[0].key != key:
-        cache[:] = [_Pixels(key)]
-        return
-    copy = pygame.Surface(surface.get_size(), 0, surface)
-    copy.blit(surface, clip.topleft, area=clip)
-    cache[0].surface = copy
+def _pixels_for(cache: list[_Pixels], key: tuple[object, ...]) -> tuple[_Pixels, bool]:
+    """The entry of ``cache`` for ``key`` and whether the last frame had that key too
+    (a new key replaces the entry: its pixels are kept only from the second frame on)."""
+    if cache and cache[0].key == key:
+        return cache[0], True
+    cache[:] = [_Pixels(key)]
+    return cache[0], False
 
 
 def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect, view: tuple[float, float, float, float]) -> None:
@@ -2692,12 +2691,14 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
     scene.names_drawn = False
     view = vp.visible_world_bounds()
     board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain)
-    board = _board[0] if _board else None
-    if board is not None and board.key == board_key and board.surface is not None:
+    board, repeated = _pixels_for(_board, board_key)
+    if board.surface is not None:
         surface.blit(board.surface, clip.topleft, area=clip)
     else:
         _draw_board(surface, vp, scene, options, clip, view)
-        _keep_layer(_board, board_key, surface, clip)
+        if repeated:
+            board.surface = pygame.Surface(surface.get_size(), 0, surface)
+            board.surface.blit(surface, clip.topleft, area=clip)
     _draw_terrain_hits(surface, vp, scene, view, blocking=False)
 
     overlay = _overlay_for(surface.get_size())
@@ -2707,22 +2708,19 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         if area.width > 0 and area.height > 0:
             surface.blit(overlay, area.topleft, area=area)
             overlay.fill((0, 0, 0, 0), area)
-    buildings = _buildings[0] if _buildings else None
-    if buildings is not None and buildings.key == board_key and buildings.surface is not None:
+    buildings, repeated = _pixels_for(_buildings, board_key)
+    if buildings.surface is None and repeated:
+        # Opaque buildings on a colour key: an RLE blit of the sparse layer costs far
+        # less than filling sixty polygons.
+        buildings.surface = pygame.Surface(surface.get_size(), 0, surface)
+        buildings.surface.fill(_KEY)
+        buildings.surface.set_clip(clip)
+        _draw_terrain(buildings.surface, vp, scene, options, view, blocking=True)
+        buildings.surface.set_colorkey(_KEY, pygame.RLEACCEL)
+    if buildings.surface is not None:
         surface.blit(buildings.surface, (0, 0))
     else:
         _draw_terrain(surface, vp, scene, options, view, blocking=True)
-        if buildings is not None and buildings.key == board_key:
-            # Opaque buildings on a colour key: an RLE blit of the sparse layer costs far
-            # less than filling sixty polygons.
-            layer = pygame.Surface(surface.get_size(), 0, surface)
-            layer.fill(_KEY)
-            layer.set_clip(clip)
-            _draw_terrain(layer, vp, scene, options, view, blocking=True)
-            layer.set_colorkey(_KEY, pygame.RLEACCEL)
-            buildings.surface = layer
-        else:
-            _buildings[:] = [_Pixels(board_key)]
     _draw_terrain_hits(surface, vp, scene, view, blocking=True)
     if scene.art is not None and scene.art.tints:
         # Over the buildings too: a blast's squares say what happens inside them.
@@ -2746,16 +2744,14 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         _draw_model_names(surface, vp, scene)
     if options.show_rulers:
         ruler_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), scene.width, scene.depth)
-        rulers = _rulers[0] if _rulers else None
-        if rulers is not None and rulers.key == ruler_key and rulers.patches:
+        rulers, repeated = _pixels_for(_rulers, ruler_key)
+        if rulers.patches:
             surface.fblits([(patch, rect) for rect, patch in rulers.patches])
         else:
             drawn = _draw_rulers(surface, vp, scene, view)
-            if rulers is not None and rulers.key == ruler_key:
+            if repeated:
                 # Everything a ruler draws is opaque, so its rects' pixels are the rulers alone.
                 rulers.patches = [(r, surface.subsurface(r).copy()) for r in (d.clip(clip) for d in drawn) if r.width > 0 and r.height > 0]
-            else:
-                _rulers[:] = [_Pixels(ruler_key)]
     taken += _draw_template_labels(surface, vp, scene, view)
     title = _draw_title(surface, vp, scene, options.show_rulers) if options.show_title else None
     if title is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import random
 from pathlib import Path
 
 import pygame
@@ -508,7 +509,7 @@ def test_cached_frames_equal_fresh_frames(table: str) -> None:
 
 
 def test_base_sprite_equals_direct_draw() -> None:
-    rng = __import__("random").Random(7)
+    rng = random.Random(7)
     for _ in range(300):
         cx, cy, r = rng.uniform(40, 1500), rng.uniform(40, 900), rng.uniform(1.5, 60)
         rw = max(1, min(5, round(r * 0.2)))
