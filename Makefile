@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench render-all clean
+.PHONY: run test bench render-all clean dist
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -20,6 +20,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# Standalone one-folder build (dist/tabletop/) with PyInstaller; see docs/install.md.
+dist: $(STAMP)
+	$(BIN)/python -c 'import PyInstaller' 2>/dev/null || $(BIN)/python -m pip install -q 'pyinstaller>=6,<7'
+	$(BIN)/python packaging/build.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
