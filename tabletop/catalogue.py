@@ -11,10 +11,11 @@ from typing import Any
 import platformdirs
 
 from tabletop.model import TemplateShape
+from tabletop.resources import data_dir
 from tabletop.shapes import shape_problems
 from tabletop.units import LengthError, parse_length
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+ASSETS = data_dir("assets")
 BUNDLED = ASSETS / "templates.toml"
 
 

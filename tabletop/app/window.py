@@ -29,6 +29,7 @@ from tabletop.model import RULESET_NAMES, At, Base, Direct, Explosion, Impact, M
 from tabletop.placement import line_of_fire
 from tabletop.report import STATUS_WORDS, report_text
 from tabletop.scenario_io import Problem, ScenarioError, load_with_warnings, save
+from tabletop.resources import data_dir
 from tabletop.units import format_length, parse_length
 from tabletop.viewport import Viewport
 
@@ -81,7 +82,7 @@ from .state import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-SCENARIOS = ROOT / "scenarios"
+SCENARIOS = data_dir("scenarios")
 DEFAULT_SCENARIO = SCENARIOS / "default.toml"
 
 TOOLBAR_H = 44
