@@ -1,6 +1,7 @@
 """Label layout speed: 300 labels among 300 bases at 1920×1080, against a naive all-pairs layout, same run.
 
-The scene: 300 round bases (radius 10.6–16.9 px, the 300-model sample table's) in squads over the canvas,
+Two scenes. The 300-model sample table (``big_table(300, 60, 6)``) fitted to the canvas, a name under
+each model and a title over each template. A crowded one: 300 round bases (radius 10.6–16.9 px, the 300-model sample table's) in squads over the canvas,
 each with a name label (40–90 × 16 px) below it, plus 12 template titles and badges with leaders. Target: the median
 layout ≤ 1 ms. The baseline places the same labels with the same candidates in the same order, but
 tests each candidate against every obstacle and label placed so far (no spatial hash).
@@ -42,6 +43,31 @@ def scene(n: int = 300, size: tuple[int, int] = SIZE, seed: int = 3) -> tuple[li
     return requests, base_boxes(centres, radii, pad=2.0), foci
 
 
+def sample_table(size: tuple[int, int] = SIZE) -> tuple[list[LabelRequest], np.ndarray, np.ndarray]:
+    """The 300-model sample table (``big_table(300, 60, 6)``) fitted to the canvas: a name per model
+    (8 px a character + 10 px), a title per template over its focus: (requests, base boxes, foci)."""
+    from tabletop.sample_tables import big_table
+    from tabletop.viewport import Viewport
+
+    s = big_table(300, 60, 6)
+    vp = Viewport.fit(s.table.width, s.table.depth, (0, 0, size[0], size[1]))
+    centres = vp.to_screen_array([(m.x, m.y) for m in s.models])
+    radii = np.array([m.base.bounding_radius for m in s.models]) * vp.scale
+    requests = [
+        LabelRequest(m.id, (float(x), float(y)), (8.0 * len(m.label) + 10, 16.0), priority=1, sides=("below",), clear=float(r) + 2, kind="name", text=m.label)
+        for m, (x, y), r in zip(s.models, centres.tolist(), radii.tolist())
+    ]
+    foci = []
+    for t in s.templates:
+        at = getattr(t.placement, "x", None), getattr(t.placement, "y", None)
+        if at[0] is None:
+            continue
+        fx, fy = vp.to_screen(at[0], at[1])
+        foci.append((fx, fy))
+        requests.append(LabelRequest(f"title:{t.id}", (fx, fy - 40), (8.0 * len(t.id) + 20, 38.0), priority=3, sides=("above",), kind="title", text=t.id))
+    return requests, base_boxes(centres, radii, pad=2.0), np.array(foci).reshape(-1, 2)
+
+
 def naive_layout(size: tuple[int, int], requests: list[LabelRequest], bases: np.ndarray, foci: np.ndarray, pad: float = 4.0) -> list[tuple[str, tuple[int, int, int, int]]]:
     """The same greedy placement with an all-pairs overlap test per candidate (the O(n²) baseline)."""
     taken = [tuple(b) for b in bases.tolist()] + [(x - pad, y - pad, x + pad, y + pad) for x, y in foci.tolist()]
@@ -58,22 +84,24 @@ def naive_layout(size: tuple[int, int], requests: list[LabelRequest], bases: np.
     return out
 
 
-def median_ms(fn: Callable[[], object], repeat: int) -> float:
+def median_ms(fn: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter) -> float:
     fn()
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return statistics.median(times) * 1000
 
 
-def measure(repeat: int = 200) -> dict[str, float]:
+def measure(repeat: int = 200, which: str = "crowded") -> dict[str, float]:
     """Median ms of the layout, of a frame with the previous layout given, and of the naive baseline."""
-    requests, bases, foci = scene()
+    requests, bases, foci = scene() if which == "crowded" else sample_table()
     fast = median_ms(lambda: layout_labels(SIZE, requests, bases, foci), repeat)
+    # CPU time of this process too: on a shared, loaded machine wall time includes waiting for a core.
+    cpu = median_ms(lambda: layout_labels(SIZE, requests, bases, foci), repeat, time.process_time)
     first: Layout = layout_labels(SIZE, requests, bases, foci)
-    # A drag frame: one base and its name moved, everything else as the last frame.
+    # A drag frame: one label's anchor moved 3 px, everything else as the last frame.
     moved = list(requests)
     moved[0] = LabelRequest(**{**requests[0].__dict__, "anchor": (requests[0].anchor[0] + 3, requests[0].anchor[1] + 2)})
     stable = median_ms(lambda: layout_labels(SIZE, moved, bases, foci, previous=first), repeat)
@@ -82,10 +110,12 @@ def measure(repeat: int = 200) -> dict[str, float]:
     same = dict(naive_layout(SIZE, requests, bases, foci)) == placed
     return {
         "labels": float(len(requests)),
+        "bases": float(len(bases)),
         "placed": float(len(first.placements)),
         "hidden": float(first.hidden_count),
         "leaders": float(sum(p.leader for p in first.placements)),
         "fast_ms": fast,
+        "cpu_ms": cpu,
         "stable_ms": stable,
         "naive_ms": naive,
         "ratio": naive / fast,
@@ -98,18 +128,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.labels", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = ap.parse_args(argv)
-    fig = measure(40 if args.quick else 200)
-    ok = fig["fast_ms"] <= TARGET_MS
-    print(
-        f"Label layout: {int(fig['labels'])} labels among 300 bases at {SIZE[0]}×{SIZE[1]} "
-        f"({int(fig['placed'])} placed, {int(fig['leaders'])} with leaders, {int(fig['hidden'])} hidden)"
-    )
-    print(
-        f"  layout {fig['fast_ms']:.2f} ms   next frame with one label moved {fig['stable_ms']:.2f} ms   "
-        f"naive all-pairs baseline {fig['naive_ms']:.1f} ms   ratio {fig['ratio']:.0f}×   "
-        f"same placements as baseline: {bool(fig['same_answer'])}"
-    )
-    print(f"  target: median ≤ {TARGET_MS:g} ms  → {'PASS' if ok else 'MISS'}")
+    repeat = 40 if args.quick else 200
+    for which, title in (("sample", "the 300-model sample table"), ("crowded", "a crowded table (300 bases in tight squads)")):
+        fig = measure(repeat, which)
+        ok = fig["fast_ms"] <= TARGET_MS
+        print(
+            f"Label layout, {title} at {SIZE[0]}×{SIZE[1]}: {int(fig['labels'])} labels among {int(fig['bases'])} bases "
+            f"({int(fig['placed'])} placed, {int(fig['leaders'])} with leaders, {int(fig['hidden'])} hidden)"
+        )
+        print(
+            f"  layout {fig['fast_ms']:.2f} ms (CPU {fig['cpu_ms']:.2f} ms)   next frame with one label moved {fig['stable_ms']:.2f} ms   "
+            f"naive all-pairs baseline {fig['naive_ms']:.1f} ms   ratio {fig['ratio']:.0f}×   "
+            f"same placements as baseline: {bool(fig['same_answer'])}"
+        )
+        print(f"  target: median ≤ {TARGET_MS:g} ms  → {'PASS' if ok else 'MISS'}")
     return 0
 
 

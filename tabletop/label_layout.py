@@ -153,6 +153,7 @@ class Layout:
 
 
 _SIDE_INDEX = {s: n for n, s in enumerate(SIDES)}
+_NEAR_ORDERS: dict[tuple[int, ...], tuple[int, ...]] = {}
 _ORDERS: dict[tuple[str, ...], tuple[int, ...]] = {}
 
 
@@ -297,6 +298,40 @@ class _Grid:
                     cells[row + i].append(item)
         return item
 
+    def add_inside(self, x0: int, y0: int, x1: int, y1: int, owner: int) -> tuple[int, int, int, int, int]:
+        """:meth:`add` for a rect inside the canvas (no clamping)."""
+        item = (x0, y0, x1, y1, owner)
+        c, gx, gy, nx, cells = self.cell, self.x0, self.y0, self.nx, self.cells
+        i0 = (x0 - gx) // c
+        i1 = (x1 - 1 - gx) // c + 1
+        for j in range((y0 - gy) // c, (y1 - 1 - gy) // c + 1):
+            row = j * nx
+            for i in range(row + i0, row + i1):
+                cells[i].append(item)
+        return item
+
+    def fill(self, boxes: Iterable[Sequence[int]]) -> None:
+        """Add every box (x0, y0, x1, y1) as a fixed obstacle (owner -1); the loop of :meth:`add`, written out."""
+        c, gx, gy, nx, ny, cells = self.cell, self.x0, self.y0, self.nx, self.ny, self.cells
+        for x0, y0, x1, y1 in boxes:
+            i0 = (x0 - gx) // c
+            i1 = (x1 - 1 - gx) // c
+            j0 = (y0 - gy) // c
+            j1 = (y1 - 1 - gy) // c
+            if i0 < 0:
+                i0 = 0
+            if j0 < 0:
+                j0 = 0
+            if i1 >= nx:
+                i1 = nx - 1
+            if j1 >= ny:
+                j1 = ny - 1
+            item = (x0, y0, x1, y1, -1)
+            for j in range(j0, j1 + 1):
+                row = j * nx
+                for i in range(row + i0, row + i1 + 1):
+                    cells[i].append(item)
+
     def remove(self, item: tuple[int, int, int, int, int]) -> None:
         span = self._span(item[0], item[1], item[2], item[3])
         if span is not None:
@@ -365,6 +400,9 @@ def _search(
     """
     cx0, cy0, cx1, cy1 = bounds
     cs, gx, gy, nx, cells = grid.cell, grid.x0, grid.y0, grid.nx, grid.cells
+    near = _NEAR_ORDERS.get(order)
+    if near is None:
+        near = _NEAR_ORDERS[order] = (*order, 8, 9, 10, 11)
     slot = 0
     for n, g in enumerate((_NEAR, *LEADER_RINGS) if leader else (_NEAR,)):
         right = math.ceil(ax + c + g)
@@ -373,14 +411,19 @@ def _search(
         bottom = math.ceil(ay + c + g)
         mid_x = round(ax - w / 2)
         mid_y = round(ay - h / 2)
-        xs = (mid_x, right, mid_x, left, right, right, left, left)
-        ys = (bottom, mid_y, top, mid_y, bottom, top, bottom, top)
-        spots = [(xs[i], ys[i]) for i in order]
         if n == 0:
             from_left = math.floor(ax - c)
             from_right = math.ceil(ax + c) - w
-            spots += [(from_left, bottom), (from_right, bottom), (from_left, top), (from_right, top)]
-        for x0, y0 in spots:
+            xs: tuple[int, ...] = (mid_x, right, mid_x, left, right, right, left, left, from_left, from_right, from_left, from_right)
+            ys: tuple[int, ...] = (bottom, mid_y, top, mid_y, bottom, top, bottom, top, bottom, bottom, top, top)
+            seq = near
+        else:
+            xs = (mid_x, right, mid_x, left, right, right, left, left)
+            ys = (bottom, mid_y, top, mid_y, bottom, top, bottom, top)
+            seq = order
+        for idx in seq:
+            x0 = xs[idx]
+            y0 = ys[idx]
             x1 = x0 + w
             y1 = y0 + h
             if cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1:
@@ -428,50 +471,57 @@ def layout_labels(
     cx1, cy1 = box[0] + box[2], box[1] + box[3]
     limits = (cx0, cy0, cx1, cy1)
     grid = _Grid(box, cell)
-    for b in _fixed_obstacles(bases, foci, focus_pad, regions):
-        grid.add(*b, -1)
+    grid.fill(_fixed_obstacles(bases, foci, focus_pad, regions))
 
-    order = sorted(range(len(requests)), key=lambda k: (-requests[k].priority, k))
-    rank = {k: n for n, k in enumerate(order)}
+    n = len(requests)
+    neg = [-r.priority for r in requests]
+    order = sorted(range(n), key=neg.__getitem__)  # stable: ties keep request order
+    rank = [0] * n
+    for m, k in enumerate(order):
+        rank[k] = m
     placed: dict[int, tuple[Rect, bool, int, tuple[int, int, int, int, int]]] = {}
     offscreen: list[int] = []
     todo: list[int] = []
     prev = previous._by_id if previous is not None else {}
 
     # Pass 1: unchanged labels keep their rects.
-    kept_any = False
     for k in order:
         r = requests[k]
         ax, ay = r.anchor
         if not (cx0 <= ax <= cx1 and cy0 <= ay <= cy1):
             offscreen.append(k)
             continue
-        p = prev.get(r.id)
-        if p is not None and p.anchor == r.anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader):
-            x, y, w, h = p.rect
-            if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
-                placed[k] = (p.rect, p.leader, p.slot, grid.add(x, y, x + w, y + h, k))
-                kept_any = True
-                continue
+        if prev:
+            p = prev.get(r.id)
+            if p is not None and p.anchor == r.anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader):
+                x, y, w, h = p.rect
+                if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
+                    placed[k] = (p.rect, p.leader, p.slot, grid.add(x, y, x + w, y + h, k))
+                    continue
         todo.append(k)
+    kept_any = bool(placed)
 
-    # Pass 2: the rest, by priority; evicted labels come back through the same queue.
-    heap = [(rank[k], k) for k in todo]
-    heapq.heapify(heap)
+    # Pass 2: the rest, by priority; evicted labels come back through a heap merged into that order.
+    evicted: list[tuple[int, int]] = []
     dropped: set[int] = set()
-    while heap:
-        _, k = heapq.heappop(heap)
+    t = 0
+    while t < len(todo) or evicted:
+        if evicted and (t >= len(todo) or evicted[0][0] < rank[todo[t]]):
+            k = heapq.heappop(evicted)[1]
+        else:
+            k = todo[t]
+            t += 1
         r = requests[k]
+        w, h = r.wh
         spot = None
-        p = prev.get(r.id)
-        if p is not None and p.slot > 0 and p.rect[2:] == r.wh:
+        p = prev.get(r.id) if prev else None
+        if p is not None and p.slot > 0 and p.rect[2:] == (w, h):
             again = _slot_rect(r, p.slot)
             if again is not None:
-                x, y, w, h = again[0]
+                x, y = again[0][0], again[0][1]
                 if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
                     spot = (again[0], again[1], p.slot)
         if spot is None:
-            w, h = r.wh
             found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
             if found is not None:
                 spot = ((found[0], found[1], w, h), found[2], found[3])
@@ -479,19 +529,19 @@ def layout_labels(
             spot, evict = _eviction(grid, box, requests, k)
             for e in evict:
                 grid.remove(placed.pop(e)[3])
-                heapq.heappush(heap, (rank[e], e))
+                heapq.heappush(evicted, (rank[e], e))
         if spot is None:
             dropped.add(k)
             continue
         (x, y, w, h), lead, slot = spot
-        placed[k] = ((x, y, w, h), lead, slot, grid.add(x, y, x + w, y + h, k))
+        placed[k] = ((x, y, w, h), lead, slot, grid.add_inside(x, y, x + w, y + h, k))
 
     placements = []
     for k in order:
-        if k in placed:
+        got = placed.get(k)
+        if got is not None:
             r = requests[k]
-            rect, lead, slot, _ = placed[k]
-            placements.append(Placement(r.id, rect, lead, slot, r.anchor, r.clear, r.kind, r.text, r.priority))
+            placements.append(Placement(r.id, got[0], got[1], got[2], r.anchor, r.clear, r.kind, r.text, r.priority))
     return Layout(
         tuple(placements),
         tuple(requests[k].id for k in order if k in dropped),
