@@ -9,7 +9,9 @@ and the transient gesture being made with the mouse.
 from __future__ import annotations
 
 import html
+import io
 import math
+import sys
 import os
 import time
 from collections.abc import Callable
@@ -28,7 +30,7 @@ from tabletop.catalogue import default_catalogue
 from tabletop.model import RULESET_NAMES, At, Base, Direct, Explosion, Impact, Model, PlacedTemplate, Point, Scenario, Template
 from tabletop.placement import line_of_fire
 from tabletop.report import STATUS_WORDS, report_text
-from tabletop.scenario_io import Problem, ScenarioError, load_with_warnings, save
+from tabletop.scenario_io import Problem, ScenarioError, atomic_write, load_with_warnings, save
 from tabletop.units import format_length, parse_length
 from tabletop.viewport import Viewport
 
@@ -42,6 +44,7 @@ from tabletop.draw_odds import draw_odds
 from .elevation import ElevationProfile, elevation_profile
 from .odds_worker import OddsRequest, OddsWorker
 from .results import ruleset_lines
+from .validate import check_heading, check_length, check_seed, document_problem
 from .state import (
     AddModel,
     AddTemplate,
@@ -281,14 +284,24 @@ class TabletopApp:
     def placed(self) -> dict[str, PlacedTemplate]:
         return placed_templates(self.live_adjudication())
 
-    def dispatch(self, command: Command) -> bool:
-        """Apply ``command``; returns False (and says why) when it does not fit the state."""
+    def dispatch(self, command: Command, validate: bool = False) -> bool:
+        """Apply ``command``; returns False (and says why) when it does not fit the state.
+
+        ``validate``: also refuse an edit whose table would not load back from its file
+        (the loader's own checks), as for fields typed in the side panel.
+        """
         before = self.state
         try:
-            self.state = apply_command(self.state, command)
+            after = apply_command(self.state, command)
         except CommandError as exc:
             self.flash(str(exc), error=True)
             return False
+        if validate and after.scenario is not before.scenario:
+            problem = document_problem(after.scenario)
+            if problem is not None:
+                self.flash(f"Not applied: {problem}", error=True)
+                return False
+        self.state = after
         if self.state.scenario is not before.scenario:
             self.firing = None
             self.autosaver.changed(self.state.scenario, self._now)
@@ -547,7 +560,8 @@ class TabletopApp:
                             "stats": {k: float(v) if not isinstance(v, list) else float(v[0]) for k, v in parse_numbers(f["stats"]).items()},
                             "tags": parse_tags(f["tags"]),
                         },
-                    )
+                    ),
+                    validate=True,
                 )
             if ref.kind == "template":
                 t = self.scenario.template(ref.id)
@@ -557,11 +571,12 @@ class TabletopApp:
                     if name not in self.catalogue:
                         raise ValueError(f"no template named {name!r} in the catalogue")
                     changes |= {"shape": self.catalogue[name].shape, "shape_name": name}
-                ok = self.dispatch(EditTemplate(ref.id, changes))
                 p = t.placement
                 shown = f"{round(p.heading, 2):g}" if isinstance(p, (At, Direct)) else None
-                if ok and "heading" in f and f["heading"] != shown:
-                    ok = self.dispatch(RotateTemplate(ref.id, float(f["heading"])))
+                heading = check_heading(f["heading"]) if "heading" in f and f["heading"] != shown else None
+                ok = self.dispatch(EditTemplate(ref.id, changes), validate=True)
+                if ok and heading is not None:
+                    ok = self.dispatch(RotateTemplate(ref.id, heading), validate=True)
                 return ok
             blocks = f["blocks_los"].lower()
             if blocks not in ("yes", "no", "true", "false", "y", "n"):
@@ -572,12 +587,13 @@ class TabletopApp:
                     {
                         "name": f["name"] or None,
                         "kind": f["kind"] or None,
-                        "height": parse_length(f["height"], "mm") if f["height"] else None,
+                        "height": check_length(parse_length(f["height"], "mm"), "Height", positive=False) if f["height"] else None,
                         "blocks_los": blocks in ("yes", "true", "y"),
                     },
-                )
+                ),
+                validate=True,
             )
-        except (ValueError, KeyError) as exc:
+        except (ValueError, KeyError, OverflowError) as exc:
             self.flash(f"Not applied: {exc}", error=True)
             return False
 
@@ -656,12 +672,7 @@ class TabletopApp:
             return True
         if t == pygame_gui.UI_TEXT_ENTRY_FINISHED:
             if event.ui_element is self.seed_entry:
-                try:
-                    self.dispatch(SetSeed(int(self.seed_entry.get_text().strip() or "1")))
-                    self.live.seed = self.state.seed
-                    self.flash(f"Seed {self.state.seed}")
-                except ValueError:
-                    self.flash("The seed is a whole number", error=True)
+                self.set_seed(self.seed_entry.get_text())
             elif event.ui_element is self.whatif_entry:
                 self.set_what_if(self.whatif_entry.get_text())
             elif event.ui_element in self._fields.values():
@@ -1052,9 +1063,16 @@ class TabletopApp:
         return profile
 
     def shutdown(self) -> None:
-        """Stop the background work (odds worker, autosave)."""
+        """Stop the background work (the odds worker). The autosave stays: only ``quit``
+        (after the user saved or chose to discard) removes it."""
         self.odds_worker.shutdown()
-        self.autosaver.stop()
+
+    def crash(self, error: BaseException) -> Path | None:
+        """The loop is stopping on an unexpected error (or Ctrl+C): keep the autosave and the
+        marker, write an emergency copy of the table, and return its path (None if it failed)."""
+        self.running = False
+        self.exit_code = 130 if isinstance(error, KeyboardInterrupt) else 1
+        return self.autosaver.emergency(self.scenario, error)
 
     def delete_selection(self) -> None:
         sel = self.state.selection
@@ -1072,6 +1090,18 @@ class TabletopApp:
             return
         self.dispatch(SetRuleset(name))
         self.flash(f"Ruleset: {rulesets.get(name).title}")
+
+    def set_seed(self, text: str) -> bool:
+        """The seed typed in the Seed box; a bad one is refused with the reason."""
+        try:
+            seed = check_seed(text)
+        except ValueError as exc:
+            self.flash(str(exc), error=True)
+            return False
+        self.dispatch(SetSeed(seed))
+        self.live.seed = self.state.seed
+        self.flash(f"Seed {self.state.seed}")
+        return True
 
     def set_what_if(self, text: str) -> bool:
         try:
@@ -1151,8 +1181,8 @@ class TabletopApp:
             return False
         try:
             save(self.scenario, path)
-        except (OSError, ValueError) as exc:
-            self.show_message("Could not save", html.escape(f"{path}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - OSError, or a value the file syntax cannot hold: say so, keep the table
+            self.show_message("Could not save", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
             return False
         self.dispatch(MarkSaved(str(path)))
         self.autosaver.clean()
@@ -1163,13 +1193,15 @@ class TabletopApp:
     def export_png(self, path: str) -> bool:
         """Write the table view as it is now (without the widgets) to a PNG."""
         r = self.view_rect
-        surface = pygame.Surface(r.size)
-        vp = Viewport(self.viewport.centre, self.viewport.scale, (0, 0, r.width, r.height))
-        draw_scene(surface, vp, self.adjudication(), self._draw_options(selected=False))
         try:
-            pygame.image.save(surface, path)
-        except (pygame.error, OSError) as exc:
-            self.show_message("Could not export", html.escape(f"{path}: {exc}"))
+            surface = pygame.Surface(r.size)
+            vp = Viewport(self.viewport.centre, self.viewport.scale, (0, 0, r.width, r.height))
+            draw_scene(surface, vp, self.adjudication(), self._draw_options(selected=False))
+            png = io.BytesIO()
+            pygame.image.save(surface, png, "export.png")
+            atomic_write(path, png.getvalue())  # an old PNG is replaced whole or not at all
+        except Exception as exc:  # noqa: BLE001 - a failed export is a message, the app carries on
+            self.show_message("Could not export", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
             return False
         self.flash(f"Exported {path}")
         return True
@@ -1178,7 +1210,9 @@ class TabletopApp:
         self.confirm_discard(self.quit, "quit")
 
     def quit(self) -> None:
+        """Quit for real: the table is saved or the user chose to discard it."""
         self.running = False
+        self.autosaver.stop()
         self.shutdown()
 
     def confirm_discard(self, action: Callable[[], Any], doing: str) -> None:
@@ -1195,8 +1229,15 @@ class TabletopApp:
     def offer_recovery(self, recovery: Recovery) -> None:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(recovery.saved_at))
         name = Path(recovery.original_path).name if recovery.original_path else "an unsaved table"
+        if recovery.emergency is not None:
+            text = (
+                f"Tabletop stopped on an error ({recovery.error or 'unknown'}). Your work on {name} was kept "
+                f"in the emergency copy {recovery.emergency} ({when}). Recover it?"
+            )
+        else:
+            text = f"Tabletop did not close cleanly. Recover the unsaved work on {name} autosaved at {when}?"
         self.confirm(
-            f"Tabletop did not close cleanly. Recover the unsaved work on {name} autosaved at {when}?",
+            text,
             "Recover",
             lambda: self.recover(recovery),
             discard_recovery,
@@ -1208,6 +1249,10 @@ class TabletopApp:
             scenario = load_recovery(recovery)
         except ScenarioError as exc:
             self.show_problems("Could not recover", exc.problems)
+            return False
+        problem = document_problem(scenario)
+        if problem is not None:
+            self.show_message("Could not recover", html.escape(f"{recovery.autosave}: {problem}"))
             return False
         self.dispatch(Open(scenario, recovery.original_path, dirty=True))
         self.fit()
@@ -1267,8 +1312,10 @@ class TabletopApp:
             self.firing.elapsed += dt
             if self.firing.done:
                 self._refresh_results(force=True)
-        if self.autosaver.tick(self._now):
-            pass
+        failures = self.autosaver.failures
+        self.autosaver.tick(self._now)
+        if self.autosaver.failures != failures and self.autosaver.last_error:
+            self.flash(self.autosaver.last_error, error=True)
         if self.state.view.show_odds:
             self.odds_worker.request(self.odds_request(), self._now)
             self.odds_worker.poll(self._now)
@@ -1427,14 +1474,10 @@ def parse_base(text: str) -> Base:
                 if rest.endswith(u):
                     unit, rest = u, rest[: -len(u)]
             a, b = (v.strip() for v in rest.split("x"))
-            length, width = parse_length(f"{a}{unit}", "mm"), parse_length(f"{b}{unit}", "mm")
-            if not (length > 0 and width > 0):
-                raise ValueError("base sizes must be positive")
+            length = check_length(parse_length(f"{a}{unit}", "mm"), "Base length")
+            width = check_length(parse_length(f"{b}{unit}", "mm"), "Base width")
             return Base(shape, length, width)  # type: ignore[arg-type]
-    d = parse_length(t, "mm")
-    if not d > 0:
-        raise ValueError("a base diameter must be positive")
-    return Base.round(d)
+    return Base.round(check_length(parse_length(t, "mm"), "Base diameter"))
 
 
 def _placement_words(t: Template) -> str:
@@ -1529,6 +1572,18 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
             app.draw(screen)
             pygame.display.flip()
             app.frame_ms = (time.perf_counter() - t0) * 1000
+        return app.exit_code
+    except (Exception, KeyboardInterrupt) as exc:
+        if app is None:
+            raise
+        # Not a quit: the autosave and the marker stay, and an emergency copy is offered at the next start.
+        copy = app.crash(exc)
+        where = f"; your table was kept in {copy}" if copy is not None else ""
+        print(f"tabletop: stopped on {type(exc).__name__}: {exc}{where}", file=sys.stderr)
+        if not isinstance(exc, KeyboardInterrupt):
+            import traceback
+
+            traceback.print_exception(exc, file=sys.stderr)
         return app.exit_code
     finally:
         if app is not None:
