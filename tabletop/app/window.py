@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 import io
-import math
 import sys
 import os
 import time
@@ -27,8 +26,7 @@ from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWind
 from tabletop import rulesets
 from tabletop.adjudicate import Adjudication, AdjudicationError, adjudicate
 from tabletop.catalogue import default_catalogue
-from tabletop.model import RULESET_NAMES, At, Base, Direct, Explosion, Impact, Model, PlacedTemplate, Point, Scenario, Template
-from tabletop.placement import line_of_fire
+from tabletop.model import RULESET_NAMES, At, Base, Direct, Impact, Model, PlacedTemplate, Point, Scenario, Template
 from tabletop.report import STATUS_WORDS, report_text
 from tabletop.scenario_io import Problem, ScenarioError, atomic_write, load_with_warnings, save
 from tabletop.units import format_length, parse_length
@@ -36,7 +34,7 @@ from tabletop.viewport import Viewport
 
 from . import overlays
 from .autosave import Autosaver, Recovery, discard_recovery, find_recovery, load_recovery
-from .hit import distance, item_at, model_at
+from .hit import item_at, model_at
 from .live import LiveAdjudicator, placed_templates
 from tabletop.draw import DrawOptions, draw_scene, status_colour
 from tabletop.draw_odds import draw_odds
@@ -45,10 +43,8 @@ from .elevation import ElevationProfile, elevation_profile
 from .odds_worker import OddsRequest, OddsWorker
 from .results import ruleset_lines
 from .validate import check_heading, check_length, check_seed, document_problem
+from .tools import TOOL_BUTTONS, Pointer, Tool, make_tools
 from .state import (
-    AddModel,
-    AddTemplate,
-    AddTerrain,
     AppState,
     Command,
     CommandError,
@@ -57,11 +53,7 @@ from .state import (
     EditTemplate,
     EditTerrain,
     MarkSaved,
-    MoveModel,
-    MoveTemplate,
-    MoveTerrain,
     Open,
-    PickAttacker,
     Redo,
     Ref,
     RotateTemplate,
@@ -75,11 +67,9 @@ from .state import (
     Undo,
     empty_scenario,
     format_numbers,
-    fresh_id,
     new_state,
     parse_numbers,
     parse_tags,
-    square_terrain,
     template_heading,
 )
 
@@ -99,16 +89,6 @@ ZOOM_STEP = 1.15
 PAN_STEP_PX = 60
 STEP_SECONDS = 0.7  # per animated resolution step
 
-TOOL_BUTTONS: tuple[tuple[str, str, str], ...] = (
-    ("select", "Select", "Select and drag models, templates and buildings (1)"),
-    ("ruler", "Ruler", "Measure centre-to-centre and base edge to base edge (2)"),
-    ("impact", "Impact", "Place a template by impact: click the attacker, then the target or a point (3)"),
-    ("direct", "Direct", "Direct template: press on the attacker and drag to aim; it pivots on the base edge (4)"),
-    ("at", "Free", "Lay a template anywhere: click and drag (5)"),
-    ("add_model", "+Model", "Add a model: click on the table (6)"),
-    ("add_terrain", "+Building", "Add a 4\" building: click on the table (7)"),
-)
-
 THEME: dict[str, Any] = {
     "defaults": {
         "colours": {
@@ -126,21 +106,6 @@ THEME: dict[str, Any] = {
     "#heading": {"font": {"name": "noto_sans", "size": "15", "bold": "1"}, "colours": {"normal_text": "#ffd65a"}},
     "#small": {"font": {"name": "noto_sans", "size": "13"}, "colours": {"normal_text": "#b9c0c8"}},
 }
-
-
-@dataclass
-class Drag:
-    """The gesture the mouse is making."""
-
-    kind: str  # pan, move_model, move_template, move_terrain, rotate, ruler, aim
-    button: int
-    start_screen: tuple[int, int]
-    start_world: Point
-    ref: Ref | None = None
-    gesture: int | None = None
-    offset: Point = (0.0, 0.0)  # item anchor minus the grab point
-    last_world: Point = (0.0, 0.0)
-    ruler_model: str | None = None
 
 
 @dataclass
@@ -230,7 +195,8 @@ class TabletopApp:
         self.set_caption = set_caption
         self.running = True
         self.exit_code = 0
-        self.drag: Drag | None = None
+        self.tools: dict[str, Tool] = make_tools()
+        self.pan: tuple[int, Point] | None = None  # a pan in progress: its button, the world point held
         self.mouse_screen: tuple[int, int] | None = None
         self.mouse_world: Point | None = None
         self.hovered: Ref | None = None
@@ -239,7 +205,6 @@ class TabletopApp:
         self.message_is_error = False
         self.frame_ms = 0.0
         self.draw_ms = 0.0
-        self.ruler: overlays.RulerReading | None = None
         self.odds_worker = OddsWorker()
         self._elevation: tuple[Any, ElevationProfile | None] | None = None
         self._gesture = 0
@@ -284,6 +249,21 @@ class TabletopApp:
     def placed(self) -> dict[str, PlacedTemplate]:
         return placed_templates(self.live_adjudication())
 
+    @property
+    def tool(self) -> Tool:
+        """The tool the toolbar has chosen."""
+        return self.tools[self.state.tool]
+
+    @property
+    def dragging(self) -> bool:
+        """A mouse button is held in a pan or a tool's gesture."""
+        return self.pan is not None or self.tool.busy
+
+    @property
+    def ruler(self) -> overlays.RulerReading | None:
+        """The ruler's reading, if one is shown."""
+        return self.tools["ruler"].reading  # type: ignore[attr-defined, no-any-return]
+
     def dispatch(self, command: Command, validate: bool = False) -> bool:
         """Apply ``command``; returns False (and says why) when it does not fit the state.
 
@@ -302,6 +282,9 @@ class TabletopApp:
                 self.flash(f"Not applied: {problem}", error=True)
                 return False
         self.state = after
+        if after.tool != before.tool:
+            self.tools[before.tool].deactivate(self)
+            self.tools[after.tool].activate(self)
         if self.state.scenario is not before.scenario:
             self.firing = None
             self.autosaver.changed(self.state.scenario, self._now)
@@ -309,7 +292,7 @@ class TabletopApp:
             self.autosaver.set_path(self.state.path)
         if self.state.dirty != before.dirty or self.state.path != before.path or self.state.scenario.title != before.scenario.title:
             self._title()
-        if self.drag is None:
+        if not self.dragging:
             self._refresh_widgets()
         return True
 
@@ -635,7 +618,7 @@ class TabletopApp:
         if self._handle_ui_event(event):
             return
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION, pygame.MOUSEWHEEL):
-            if self.drag is not None and event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONUP):
+            if self.dragging and event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONUP):
                 self._table_mouse(event)  # a drag keeps the mouse even over the panels
                 return
             if consumed or self._modal_open():
@@ -723,6 +706,8 @@ class TabletopApp:
     def _key(self, event: pygame.event.Event) -> None:
         key, mod = event.key, getattr(event, "mod", 0)
         ctrl, shift = _ctrl(mod), _shift(mod)
+        if self.tool.key(self, event):
+            return
         if ctrl:
             if key == pygame.K_z:
                 self.dispatch(Redo() if shift else Undo())
@@ -744,13 +729,14 @@ class TabletopApp:
         elif key == pygame.K_ESCAPE:
             if self.state.view.show_help:
                 self.dispatch(ToggleView("show_help"))
-            elif self.drag is not None:
-                self._cancel_drag()
+            elif self.pan is not None:
+                self.pan = None
+            elif self.tool.cancel(self):
+                self._refresh_widgets()
             elif self.state.tool != "select" or self.state.pending_attacker:
                 self.dispatch(SetTool("select"))
             else:
                 self.dispatch(Select(None))
-            self.ruler = None
         elif key in (pygame.K_RETURN, pygame.K_KP_ENTER):
             self.fire()
         elif key in (pygame.K_DELETE, pygame.K_BACKSPACE):
@@ -790,25 +776,41 @@ class TabletopApp:
 
     # ------------------------------------------------------------------ the table under the mouse
 
-    def _world(self, pos: tuple[int, int]) -> Point:
-        return self.viewport.to_world(*pos)
-
-    def _next_gesture(self) -> int:
+    def next_gesture(self) -> int:
+        """A fresh id grouping one gesture's commands into one undo step."""
         self._gesture += 1
         return self._gesture
+
+    def slack_mm(self) -> float:
+        """How far (mm) a click may miss a base and still pick it: 3 px."""
+        return self.viewport.length_to_world(3)
+
+    def start_pan(self, at: Pointer) -> None:
+        """Drag the table under the mouse until ``at.button`` comes up."""
+        self.pan = (at.button, at.world)
+
+    def _pan_to(self, pos: tuple[int, int]) -> None:
+        assert self.pan is not None
+        held = self.viewport.to_screen(*self.pan[1])
+        self.viewport = self.viewport.panned(pos[0] - held[0], pos[1] - held[1])
 
     def _table_mouse(self, event: pygame.event.Event) -> None:
         if event.type == pygame.MOUSEWHEEL:
             self._wheel(event)
             return
         pos = event.pos
-        world = self._world(pos)
+        world = self.viewport.to_world(*pos)
+        at = Pointer(world, pos, getattr(event, "button", 1), pygame.key.get_mods())
+        tool = self.tool
         if event.type == pygame.MOUSEMOTION:
             self.mouse_world = world
-            if self.drag is not None:
-                self._drag_to(world, pos)
+            if self.pan is not None:
+                self._pan_to(pos)
+            elif tool.busy:
+                tool.drag(self, at)
             else:
                 self._hover(world)
+                tool.hover(self, at)
             return
         if event.type == pygame.MOUSEBUTTONDOWN:
             if not self.view_rect.collidepoint(pos):
@@ -816,175 +818,25 @@ class TabletopApp:
             self.mouse_screen = pos
             self.mouse_world = world
             if event.button in (2, 3):
-                self.drag = Drag("pan", event.button, pos, world, last_world=world)
+                self.start_pan(at)
             elif event.button == 1:
-                self._press(world, pos)
+                tool.press(self, at)
             return
-        if event.type == pygame.MOUSEBUTTONUP and self.drag is not None and event.button == self.drag.button:
-            self._drag_to(world, pos)
-            self._end_drag()
-
-    def _slack_mm(self) -> float:
-        return self.viewport.length_to_world(3)
-
-    def _press(self, world: Point, pos: tuple[int, int]) -> None:
-        s, tool = self.scenario, self.state.tool
-        placed = self.placed()
-        x, y = world
-        if tool == "ruler":
-            m = model_at(s, x, y, self._slack_mm())
-            start = m.centre if m else world
-            self.drag = Drag("ruler", 1, pos, start, ruler_model=m.id if m else None, last_world=world)
-            self.ruler = overlays.measure(s, start, world, self.drag.ruler_model, None)
-            return
-        if tool == "impact":
-            m = model_at(s, x, y, self._slack_mm())
-            attacker = self.state.pending_attacker
-            if attacker is None:
-                if m is None:
-                    self.flash("Impact: click the attacker first", error=True)
-                else:
-                    self.dispatch(PickAttacker(m.id))
-                    self.flash(f"Attacker {m.label}: now click the target model or a point")
-                return
-            if m is not None and m.id == attacker:
-                return
-            tid = fresh_id(s, "t", "template")
-            placement = Impact(attacker, target=m.id) if m is not None else Impact(attacker, point=world)
-            if self._add_template(tid, placement):
-                self.dispatch(SetTool("select"))
-                self.dispatch(Select(Ref("template", tid)))
-            return
-        if tool == "direct":
-            m = model_at(s, x, y, self._slack_mm())
-            if m is None:
-                self.flash("Direct: press on the attacker's base and drag to aim", error=True)
-                return
-            tid = fresh_id(s, "t", "template")
-            g = self._next_gesture()
-            heading = line_of_fire(m, world) if distance(world, m.centre) > 1 else m.facing
-            if self._add_template(tid, Direct(m.id, round(heading % 360, 6)), g):
-                self.dispatch(Select(Ref("template", tid)))
-                self.drag = Drag("aim", 1, pos, world, Ref("template", tid), g, last_world=world)
-            return
-        if tool == "at":
-            tid = fresh_id(s, "t", "template")
-            g = self._next_gesture()
-            if self._add_template(tid, At(x, y, 0.0), g):
-                self.dispatch(Select(Ref("template", tid)))
-                self.drag = Drag("move_template", 1, pos, world, Ref("template", tid), g, (0.0, 0.0), world)
-            return
-        if tool == "add_model":
-            side = self._last_side()
-            mid = fresh_id(s, "m")
-            model = Model(mid, x, y, Base.round(25.0), name=None, side=side)
-            if self.dispatch(AddModel(model)):
-                self.dispatch(Select(Ref("model", mid)))
-            return
-        if tool == "add_terrain":
-            tid = fresh_id(s, "b")
-            if self.dispatch(AddTerrain(square_terrain(tid, world))):
-                self.dispatch(Select(Ref("terrain", tid)))
-            return
-        # select tool: the rotation handle, then the item under the mouse, else pan
-        sel = self.state.selection
-        if sel is not None and sel.kind == "template" and sel.id in placed:
-            hx, hy = self.viewport.to_screen(*overlays.handle_world(placed[sel.id], self.viewport))
-            if math.hypot(pos[0] - hx, pos[1] - hy) <= overlays.HANDLE_RADIUS_PX + 4:
-                self.drag = Drag("rotate", 1, pos, world, sel, self._next_gesture(), last_world=world)
-                return
-        ref = item_at(s, placed, x, y, self._slack_mm(), prefer=sel)
-        if ref != sel:
-            self.dispatch(Select(ref))
-        if ref is None:
-            self.drag = Drag("pan", 1, pos, world, last_world=world)
-            return
-        g = self._next_gesture()
-        if ref.kind == "model":
-            m = s.model(ref.id)
-            self.drag = Drag("move_model", 1, pos, world, ref, g, (m.x - x, m.y - y), world)
-        elif ref.kind == "template":
-            t = s.template(ref.id)
-            if isinstance(t.placement, Explosion):
-                self.flash("An explosion sits on its model: move the model")
-                return
-            if isinstance(t.placement, Direct):
-                self.drag = Drag("aim", 1, pos, world, ref, g, last_world=world)
-            else:
-                focus = placed[ref.id].focus if ref.id in placed else world
-                self.drag = Drag("move_template", 1, pos, world, ref, g, (focus[0] - x, focus[1] - y), world)
-        else:
-            self.drag = Drag("move_terrain", 1, pos, world, ref, g, last_world=world)
-
-    def _add_template(self, tid: str, placement: Any, gesture: int | None = None) -> bool:
-        entry = self.catalogue.get(self.state.new_shape)
-        if entry is None:
-            self.flash(f"No template {self.state.new_shape!r} in the catalogue", error=True)
-            return False
-        return self.dispatch(AddTemplate(Template(tid, entry.shape, placement, shape_name=entry.name), gesture))
-
-    def _last_side(self) -> str:
-        sel = self.state.selection
-        if sel is not None and sel.kind == "model":
-            try:
-                return self.scenario.model(sel.id).side or "red"
-            except KeyError:
-                pass
-        return self.scenario.models[-1].side or "red" if self.scenario.models else "red"
-
-    def _drag_to(self, world: Point, pos: tuple[int, int]) -> None:
-        d = self.drag
-        if d is None:
-            return
-        x, y = world
-        if d.kind == "pan":
-            dx = pos[0] - self.viewport.to_screen(*d.last_world)[0]
-            dy = pos[1] - self.viewport.to_screen(*d.last_world)[1]
-            self.viewport = self.viewport.panned(dx, dy)
-            return
-        if d.kind == "ruler":
-            m = model_at(self.scenario, x, y, self._slack_mm())
-            end = m.centre if m is not None and m.id != d.ruler_model else world
-            self.ruler = overlays.measure(self.scenario, d.start_world, end, d.ruler_model, m.id if m else None)
-            d.last_world = world
-            return
-        assert d.ref is not None
-        if d.kind == "move_model":
-            self.dispatch(MoveModel(d.ref.id, x + d.offset[0], y + d.offset[1], d.gesture))
-        elif d.kind == "move_template":
-            self.dispatch(MoveTemplate(d.ref.id, x + d.offset[0], y + d.offset[1], d.gesture))
-        elif d.kind == "aim":
-            self.dispatch(MoveTemplate(d.ref.id, x, y, d.gesture))
-        elif d.kind == "rotate":
-            placed = self.placed().get(d.ref.id)
-            if placed is not None and distance(world, placed.focus) > 1e-6:
-                heading = math.degrees(math.atan2(y - placed.focus[1], x - placed.focus[0]))
-                self.dispatch(RotateTemplate(d.ref.id, round(heading, 6), d.gesture))
-        elif d.kind == "move_terrain":
-            dx, dy = x - d.last_world[0], y - d.last_world[1]
-            if dx or dy:
-                self.dispatch(MoveTerrain(d.ref.id, dx, dy, d.gesture))
-        d.last_world = world
-
-    def _end_drag(self) -> None:
-        d = self.drag
-        self.drag = None
-        if d is not None and d.kind == "aim" and self.state.tool == "direct":
-            self.dispatch(SetTool("select"))
-        self._refresh_widgets()
-
-    def _cancel_drag(self) -> None:
-        d = self.drag
-        self.drag = None
-        if d is not None and d.gesture is not None and self.state.history.gesture == d.gesture:
-            self.dispatch(Undo())
-        self._refresh_widgets()
+        if event.type == pygame.MOUSEBUTTONUP:
+            if self.pan is not None and event.button == self.pan[0]:
+                self._pan_to(pos)
+                self.pan = None
+                self._refresh_widgets()
+            elif tool.busy and event.button == 1:
+                tool.drag(self, at)
+                tool.release(self, at)
+                self._refresh_widgets()
 
     def _hover(self, world: Point) -> None:
         if not self.view_rect.collidepoint(self.mouse_screen or (-1, -1)):
             self.hovered = None
             return
-        m = model_at(self.scenario, world[0], world[1], self._slack_mm())
+        m = model_at(self.scenario, world[0], world[1], self.slack_mm())
         if m is not None:
             self.hovered = Ref("model", m.id)
             return
@@ -1006,7 +858,7 @@ class TabletopApp:
                 now = self._now
                 g = self._wheel_gesture
                 if g is None or g[1] != sel.id or now - g[2] > 0.8 or self.state.history.gesture != g[0]:
-                    g = (self._next_gesture(), sel.id, now)
+                    g = (self.next_gesture(), sel.id, now)
                 self._wheel_gesture = (g[0], sel.id, now)
                 self.rotate_selected(WHEEL_ROTATE_DEG * steps, g[0])
             return
@@ -1166,7 +1018,8 @@ class TabletopApp:
 
     def _after_open(self) -> None:
         self.firing = None
-        self.ruler = None
+        for tool in self.tools.values():
+            tool.deactivate(self)
         self.live.seed = self.state.seed
         self._rebuild_dropdown("ruleset")
         self._refresh_widgets()
@@ -1319,7 +1172,7 @@ class TabletopApp:
         if self.state.view.show_odds:
             self.odds_worker.request(self.odds_request(), self._now)
             self.odds_worker.poll(self._now)
-        if self.drag is None:
+        if not self.dragging:
             self._refresh_results()
 
     def _draw_options(self, selected: bool = True) -> Any:
@@ -1352,11 +1205,6 @@ class TabletopApp:
         sel = self.state.selection
         if sel is not None:
             overlays.draw_selection(surface, vp, self.scenario, placed, sel.kind, sel.id)
-        if self.state.tool == "impact" and self.state.pending_attacker:
-            try:
-                overlays.draw_attacker_hint(surface, vp, self.scenario.model(self.state.pending_attacker), self.mouse_world)
-            except KeyError:
-                pass
         if self.firing is not None and not self.firing.done and self.firing.keyframes:
             i = min(len(self.firing.keyframes) - 1, int(self.firing.elapsed // STEP_SECONDS))
             tid, a, b, caption = self.firing.keyframes[i]
@@ -1369,8 +1217,7 @@ class TabletopApp:
                 note += " · updating…"
             corner = "bottomleft" if self.state.view.show_legend else "topright"
             draw_odds(surface, vp, odds.scenario, odds, note=note, legend_corner=corner)
-        if self.ruler is not None:
-            overlays.draw_ruler(surface, vp, self.ruler)
+        self.tool.draw(self, surface)
         if sel is not None and sel.kind == "model" and self.state.view.show_loupe and placed:
             try:
                 m = self.scenario.model(sel.id)
@@ -1385,31 +1232,13 @@ class TabletopApp:
             if profile is not None:
                 w, h = min(ELEVATION_SIZE[0], view.width - 24), min(ELEVATION_SIZE[1], view.height - 24)
                 overlays.draw_elevation(surface, pygame.Rect(view.right - w - 12, view.bottom - h - 12, w, h), profile)
-        overlays.draw_message(surface, view, self._hint_lines())
+        overlays.draw_message(surface, view, self.tool.hint(self))
         if self.state.view.show_help:
             overlays.draw_help(surface, view)
         surface.set_clip(None)
         self.ui.draw_ui(surface)
         self._draw_status(surface)
         self.draw_ms = (time.perf_counter() - start) * 1000
-
-    def _hint_lines(self) -> list[str]:
-        tool = self.state.tool
-        if tool == "impact":
-            if self.state.pending_attacker:
-                return [f"Impact ({self.state.new_shape}): click the target model, or a point on the table. Esc cancels."]
-            return [f"Impact ({self.state.new_shape}): click the attacking model."]
-        if tool == "direct":
-            return [f"Direct ({self.state.new_shape}): press on the attacker and drag to aim."]
-        if tool == "at":
-            return [f"Free template ({self.state.new_shape}): click to lay it, drag to move it."]
-        if tool == "ruler":
-            return ["Ruler: drag from a base or a point; ends snap to base centres."]
-        if tool == "add_model":
-            return ["Add model: click on the table (25 mm base; edit it in the side panel)."]
-        if tool == "add_terrain":
-            return ["Add building: click on the table (4\" square)."]
-        return []
 
     def odds_status(self) -> str:
         """The status bar's odds note: a spinner with the time waited, an error, or ready."""
