@@ -2,8 +2,9 @@
 
 ``TabletopApp`` follows pygame_gui's split: ``process_events(event)``,
 ``update(dt)``, ``draw(surface)``. It holds the one ``AppState`` (immutable,
-changed only through ``dispatch``), the live adjudication cache, the viewport
-and the transient gesture being made with the mouse.
+changed only through ``dispatch``), the live adjudication cache, the viewport,
+the widgets and one instance of each table tool (``tabletop.app.tools``); the
+chosen tool gets the mouse and the keys first.
 """
 
 from __future__ import annotations
