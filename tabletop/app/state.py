@@ -529,14 +529,22 @@ def parse_numbers(text: str) -> dict[str, Any]:
     return out
 
 
+MAX_TYPED_NUMBER = 1e9  # stats, dice and rolls: far above any game's, far below overflow
+
+
 def _number(text: str) -> float | int:
+    if len(text) > 40:
+        raise ValueError(f"{text[:12]}…: too long for a number")
+    value: float | int
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         value = float(text)
-        if not math.isfinite(value):
-            raise ValueError(f"{text!r} is not a finite number") from None
-        return value
+    if not math.isfinite(value):
+        raise ValueError(f"{text!r} is not a finite number")
+    if abs(value) > MAX_TYPED_NUMBER:
+        raise ValueError(f"{text!r} is too large (at most {MAX_TYPED_NUMBER:g})")
+    return value
 
 
 def format_numbers(values: Mapping[str, Any]) -> str:

@@ -1,0 +1,160 @@
+"""What the toolbar, the panel and the shortcuts do to the table (besides files)."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import replace
+
+from tabletop import rulesets
+from tabletop.adjudicate import Adjudication, AdjudicationError, adjudicate
+from tabletop.model import At, Direct, PlacedTemplate
+
+from .elevation import ElevationProfile, elevation_profile
+from .firing import Firing
+from .live import placed_templates
+from .odds_worker import OddsRequest
+from .state import (
+    DeleteItem,
+    RotateTemplate,
+    SetRuleset,
+    SetSeed,
+    SetWhatIf,
+    ToggleView,
+    format_numbers,
+    parse_numbers,
+    template_heading,
+)
+from .validate import check_seed
+
+
+def has_side_view(ruleset_name: str) -> bool:
+    """The ruleset draws its templates in a side view (the app never names a ruleset).
+
+    A ruleset says so with a ``side_view`` attribute; until rulesets carry one, a ruleset
+    whose settings choose the templates' vertical model is the one with a vertical extent.
+    """
+    try:
+        ruleset = rulesets.get(ruleset_name)
+    except Exception:  # noqa: BLE001 - an unknown or broken ruleset has no side view
+        return False
+    if getattr(ruleset, "side_view", None) is not None:
+        return True
+    return "vertical_model" in ruleset.settings
+
+
+class ActionsMixin:
+    """Part of ``TabletopApp``: rotate, odds, side view, delete, ruleset, seed, what-if, Fire."""
+
+    def rotate_selected(self, delta_deg: float, gesture: int | None = None) -> None:
+        sel = self.state.selection
+        if sel is None or sel.kind != "template":
+            self.flash("Select a template to rotate it")
+            return
+        t = self.scenario.template(sel.id)
+        if not isinstance(t.placement, (At, Direct)):
+            self.flash("This template follows its line of fire: move the attacker or the aim point")
+            return
+        self.dispatch(RotateTemplate(sel.id, template_heading(self.scenario, t) + delta_deg, gesture))
+
+    def toggle_odds(self) -> None:
+        """Odds on or off; off forgets the result (the worker process stays for the next time)."""
+        self.dispatch(ToggleView("show_odds"))
+        if not self.state.view.show_odds:
+            self.odds_worker.cancel()
+        self._refresh_widgets()
+        self.flash("Odds on: computing off the frame" if self.state.view.show_odds else "Odds off")
+
+    def toggle_dice_free(self) -> None:
+        self.dispatch(ToggleView("odds_dice_free"))
+        self._refresh_widgets()
+        free = self.state.view.odds_dice_free
+        self.flash("Odds: every roll free" if free else "Odds: the file's fixed rolls stay fixed")
+
+    def odds_request(self) -> OddsRequest:
+        """What the odds overlay wants computed now."""
+        return OddsRequest(self.scenario, self.state.seed, self.state.view.odds_dice_free)
+
+    def elevation(self) -> ElevationProfile | None:
+        """The side view of the selected template (rulesets with one), cached per resolution."""
+        sel = self.state.selection
+        if sel is None or sel.kind != "template" or not has_side_view(self.scenario.ruleset):
+            return None
+        adj = self.live_adjudication()
+        result = next((r for r in adj.results if r.template.id == sel.id), None)
+        if result is None:
+            return None
+        if self._elevation is not None and self._elevation[0] is result:
+            return self._elevation[1]
+        try:
+            profile: ElevationProfile | None = elevation_profile(self.scenario, result, adj.settings)
+        except Exception as exc:  # noqa: BLE001 - a drawing aid must not take the editor down
+            self.flash(f"side view: {exc}", error=True)
+            profile = None
+        self._elevation = (result, profile)
+        return profile
+
+    def delete_selection(self) -> None:
+        sel = self.state.selection
+        if sel is None:
+            return
+        if self.dispatch(DeleteItem(sel)):
+            self.flash(f"Deleted {sel.kind} {sel.id} (Ctrl+Z brings it back)")
+
+    def set_ruleset(self, name: str) -> None:
+        try:
+            rulesets.get(name)
+        except Exception as exc:  # noqa: BLE001 - a ruleset module still being written
+            self.flash(f"Ruleset {name} is not available: {exc}", error=True)
+            self._rebuild_dropdown("ruleset")
+            return
+        self.dispatch(SetRuleset(name))
+        self.flash(f"Ruleset: {rulesets.get(name).title}")
+
+    def set_seed(self, text: str) -> bool:
+        """The seed typed in the Seed box; a bad one is refused with the reason."""
+        try:
+            seed = check_seed(text)
+        except ValueError as exc:
+            self.flash(str(exc), error=True)
+            return False
+        self.dispatch(SetSeed(seed))
+        self.live.seed = self.state.seed
+        self.flash(f"Seed {self.state.seed}")
+        return True
+
+    def set_what_if(self, text: str) -> bool:
+        try:
+            rolls = parse_numbers(text)
+        except ValueError as exc:
+            self.flash(f"What-if rolls: {exc}", error=True)
+            return False
+        self.dispatch(SetWhatIf(rolls))
+        self.flash("What-if rolls: " + (format_numbers(rolls) or "none (seeded dice)"))
+        return True
+
+    def fire(self) -> Adjudication | None:
+        """Resolve every template with the seeded dice (and what-if rolls), then animate it."""
+        s = self.scenario
+        if self.state.what_if:
+            s = replace(s, templates=tuple(replace(t, rolls={**t.rolls, **self.state.what_if}) for t in s.templates))
+        try:
+            adj = adjudicate(s, seed=self.state.seed, geometry=self.live.geometry(self.scenario))
+        except (AdjudicationError, ValueError) as exc:
+            self.show_message("Cannot resolve", html.escape(str(exc)))
+            return None
+        adj = replace(adj, scenario=self.scenario)
+        live = placed_templates(self.live_adjudication())
+        keyframes: list[tuple[str, PlacedTemplate, PlacedTemplate, str]] = []
+        for r in adj.results:
+            current = live.get(r.template.id, r.resolution.placed)
+            for step in r.resolution.steps:
+                if step.placed is not None:
+                    keyframes.append((r.template.id, current, step.placed, step.text))
+                    current = step.placed
+            if current != r.resolution.placed:
+                keyframes.append((r.template.id, current, r.resolution.placed, f"{r.template.id}: final position"))
+        self.firing = Firing(adj, keyframes)
+        affected = sorted({i for r in adj.results for i in r.resolution.affected})
+        self.flash(f"Fired {len(adj.results)} template(s): {len(affected)} model(s) affected")
+        self._refresh_results(force=True)
+        return adj

@@ -1,0 +1,144 @@
+"""New, open, save, export and crash recovery, with their file dialogs."""
+
+from __future__ import annotations
+
+import html
+import io
+import time
+from pathlib import Path
+
+import pygame
+
+from tabletop.draw import draw_scene
+from tabletop.scenario_io import ScenarioError, atomic_write, load_with_warnings, save
+from tabletop.viewport import Viewport
+
+from .autosave import Recovery, discard_recovery, load_recovery
+from .layout import SCENARIOS
+from .state import MarkSaved, Open, empty_scenario
+from .validate import document_problem
+
+
+class DocumentsMixin:
+    """Part of ``TabletopApp``: the table as a file."""
+
+    def new_table(self) -> None:
+        self.dispatch(Open(empty_scenario(), None))
+        self.fit()
+        self._after_open()
+
+    def open_file(self, path: str, as_demo: bool = False) -> bool:
+        """Open ``path``; a broken file shows its problems and keeps the current table."""
+        try:
+            scenario, warnings = load_with_warnings(path)
+        except ScenarioError as exc:
+            self.show_problems("Could not open the file", exc.problems)
+            return False
+        except Exception as exc:  # noqa: BLE001 - e.g. a ruleset that cannot be imported
+            self.show_message("Could not open the file", html.escape(f"{path}: {exc}"))
+            return False
+        # A demo opens as a copy: saving asks where, so the bundled file stays as shipped.
+        self.dispatch(Open(scenario, None if as_demo else str(Path(path)), dirty=False))
+        self.fit()
+        self._after_open()
+        if warnings:
+            self.show_problems("Opened with warnings", warnings)
+        self.flash(f"Opened {Path(path).name}")
+        return True
+
+    def _after_open(self) -> None:
+        self.firing = None
+        for tool in self.tools.values():
+            tool.deactivate(self)
+        self.live.seed = self.state.seed
+        self._rebuild_dropdown("ruleset")
+        self._refresh_widgets()
+        self._title()
+        self.autosaver.set_path(self.state.path)
+
+    def save(self, path: str | None = None) -> bool:
+        """Save to ``path`` (or the current file; without one, ask where)."""
+        path = path or self.state.path
+        if path is None:
+            self.ask_save_as()
+            return False
+        try:
+            save(self.scenario, path)
+        except Exception as exc:  # noqa: BLE001 - OSError, or a value the file syntax cannot hold: say so, keep the table
+            self.show_message("Could not save", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
+            return False
+        self.dispatch(MarkSaved(str(path)))
+        self.autosaver.clean()
+        self.flash(f"Saved {path}")
+        self._title()
+        return True
+
+    def export_png(self, path: str) -> bool:
+        """Write the table view as it is now (without the widgets) to a PNG."""
+        r = self.view_rect
+        try:
+            surface = pygame.Surface(r.size)
+            vp = Viewport(self.viewport.centre, self.viewport.scale, (0, 0, r.width, r.height))
+            draw_scene(surface, vp, self.adjudication(), self._draw_options(selected=False))
+            png = io.BytesIO()
+            pygame.image.save(surface, png, "export.png")
+            atomic_write(path, png.getvalue())  # an old PNG is replaced whole or not at all
+        except Exception as exc:  # noqa: BLE001 - a failed export is a message, the app carries on
+            self.show_message("Could not export", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
+            return False
+        self.flash(f"Exported {path}")
+        return True
+
+    def offer_recovery(self, recovery: Recovery) -> None:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(recovery.saved_at))
+        name = Path(recovery.original_path).name if recovery.original_path else "an unsaved table"
+        if recovery.emergency is not None:
+            text = (
+                f"Tabletop stopped on an error ({recovery.error or 'unknown'}). Your work on {name} was kept "
+                f"in the emergency copy {recovery.emergency} ({when}). Recover it?"
+            )
+        else:
+            text = f"Tabletop did not close cleanly. Recover the unsaved work on {name} autosaved at {when}?"
+        self.confirm(
+            text,
+            "Recover",
+            lambda: self.recover(recovery),
+            discard_recovery,
+            title="Recover unsaved work",
+        )
+
+    def recover(self, recovery: Recovery) -> bool:
+        try:
+            scenario = load_recovery(recovery)
+        except ScenarioError as exc:
+            self.show_problems("Could not recover", exc.problems)
+            return False
+        problem = document_problem(scenario)
+        if problem is not None:
+            self.show_message("Could not recover", html.escape(f"{recovery.autosave}: {problem}"))
+            return False
+        self.dispatch(Open(scenario, recovery.original_path, dirty=True))
+        self.fit()
+        self._after_open()
+        self.autosaver.changed(scenario, self._now)
+        self.flash("Recovered the autosaved table: save it to keep it")
+        return True
+
+    def ask_open(self) -> None:
+        def pick() -> None:
+            start = str(Path(self.state.path).parent) if self.state.path else str(SCENARIOS if SCENARIOS.exists() else Path.cwd())
+            self._file_dialog("Open scenario", lambda p: self.open_file(p), start, True, {".toml", ".json"})
+
+        self.confirm_discard(pick, "open another table")
+
+    def ask_save_as(self) -> None:
+        start = self.state.path or str(Path.cwd() / "table.toml")
+        self._file_dialog("Save scenario as", lambda p: self.save(_with_suffix(p, ".toml", (".toml", ".json"))), start, False, {".toml", ".json"})
+
+    def ask_export(self) -> None:
+        base = Path(self.state.path).with_suffix(".png") if self.state.path else Path.cwd() / "table.png"
+        self._file_dialog("Export view to PNG", lambda p: self.export_png(_with_suffix(p, ".png", (".png",))), str(base), False, {".png"})
+
+
+def _with_suffix(path: str, default: str, allowed: tuple[str, ...]) -> str:
+    return path if Path(path).suffix.lower() in allowed else path + default

@@ -1,0 +1,203 @@
+"""The side panel's inspector: the fields of the selected model, template or building, and applying them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pygame
+from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
+
+from tabletop.model import At, Base, Direct, Impact, Template
+from tabletop.units import format_length, parse_length
+
+from .layout import PANEL_W
+from .state import EditModel, EditTemplate, EditTerrain, RotateTemplate, format_numbers, parse_numbers, parse_tags
+from .validate import check_heading, check_length
+
+
+class InspectorMixin:
+    """Part of ``TabletopApp``: builds the inspector widgets and turns their text into checked edits."""
+
+    def _inspector_subject(self) -> Any:
+        ref = self.state.selection
+        if ref is None:
+            return (None, self.scenario.title, len(self.scenario.models), len(self.scenario.templates))
+        s = self.scenario
+        try:
+            if ref.kind == "model":
+                m = s.model(ref.id)
+                return (ref, replace(m, x=0.0, y=0.0))
+            if ref.kind == "template":
+                t = s.template(ref.id)
+                return (ref, t)
+            return (ref, s.terrain_piece(ref.id))
+        except KeyError:
+            return None
+
+    def _refresh_inspector(self) -> None:
+        key = self._inspector_subject()
+        if key == self._inspector_key:
+            return
+        self._inspector_key = key
+        for e in self._inspector:
+            e.kill()
+        self._inspector = []
+        self._fields = {}
+        iw = PANEL_W - 24
+        y = self.inspector_top
+        s = self.scenario
+        ref = self.state.selection
+
+        def add(e: Any) -> Any:
+            self._inspector.append(e)
+            return e
+
+        def row(label: str, name: str, value: str, tip: str | None = None) -> None:
+            nonlocal y
+            add(UILabel(pygame.Rect(8, y, 76, 26), label, self.ui, container=self.panel, object_id="#small"))
+            entry = add(UITextEntryLine(pygame.Rect(86, y, iw - 78, 26), self.ui, container=self.panel, initial_text=value))
+            if tip:
+                entry.set_tooltip(tip)
+            self._fields[name] = entry
+            y += 28
+
+        def heading(title: str) -> None:
+            nonlocal y
+            title = title if len(title) <= 40 else title[:39] + "…"
+            add(UILabel(pygame.Rect(8, y, iw, 22), title, self.ui, container=self.panel, object_id="#heading"))
+            y += 24
+
+        def actions() -> None:
+            nonlocal y
+            b = add(UIButton(pygame.Rect(8, y, (iw - 4) // 2, 28), "Apply", self.ui, container=self.panel, tool_tip_text="Apply the edits (Enter in a field)"))
+            self.buttons["apply"] = b
+            d = add(UIButton(pygame.Rect(8 + (iw + 4) // 2, y, (iw - 4) // 2 + 8, 28), "Delete", self.ui, container=self.panel, tool_tip_text="Delete (Del)"))
+            self.buttons["delete"] = d
+            y += 32
+
+        if ref is None:
+            heading("Nothing selected")
+            lines = [
+                f"{s.title or 'Untitled table'}",
+                f"{format_length(s.table.width)} × {format_length(s.table.depth)} table",
+                f"{len(s.models)} models, {len(s.terrain)} terrain, {len(s.templates)} templates",
+                "Click a model, template or building to edit it.",
+                "F1 lists every shortcut.",
+            ]
+            for line in lines:
+                line = line if len(line) <= 44 else line[:43] + "…"
+                add(UILabel(pygame.Rect(8, y, iw, 22), line, self.ui, container=self.panel, object_id="#small"))
+                y += 22
+            return
+        try:
+            if ref.kind == "model":
+                m = s.model(ref.id)
+                heading(f"Model {m.id}")
+                row("Name", "name", m.name or "")
+                row("Side", "side", m.side or "", "Same side = friends; 'neutral' is nobody's")
+                base = f"{m.base.length:g}mm" if m.base.shape == "round" else f"{m.base.shape} {m.base.length:g}x{m.base.width:g}mm"
+                row("Base", "base", base, "Diameter (25mm, 1in) or 'oval 60x35mm' / 'rect 50x25mm'")
+                row("Stats", "stats", format_numbers(m.stats), "e.g. DF=4, GN=2")
+                row("Tags", "tags", ", ".join(m.tags), "comma separated")
+            elif ref.kind == "template":
+                t = s.template(ref.id)
+                heading(f"Template {t.id} — {_placement_words(t)}")
+                row("Shape", "shape", t.shape_name or (t.shape.kind if t.shape else ""), "A catalogue name: " + ", ".join(list(self.catalogue)[:6]) + ", …")
+                p = t.placement
+                if isinstance(p, (At, Direct)):
+                    row("Heading", "heading", f"{round(p.heading, 2):g}", "degrees counter-clockwise from +x")
+                row("Fixed rolls", "rolls", format_numbers(t.rolls), "what-if dice for this template, e.g. scatter=4")
+            else:
+                piece = s.terrain_piece(ref.id)
+                heading(f"Terrain {piece.id}")
+                row("Name", "name", piece.name or "")
+                row("Kind", "kind", piece.kind or "")
+                row("Height", "height", "" if piece.height is None else f"{piece.height:g}mm", "empty = blocks at any height")
+                row("Blocks LOS", "blocks_los", "yes" if piece.blocks_los else "no", "yes / no")
+        except KeyError:
+            return
+        actions()
+
+    def apply_inspector(self) -> bool:
+        """Turn the side panel's fields into an edit of the selected item."""
+        ref = self.state.selection
+        if ref is None:
+            return False
+        f = {k: e.get_text().strip() for k, e in self._fields.items()}
+        try:
+            if ref.kind == "model":
+                return self.dispatch(
+                    EditModel(
+                        ref.id,
+                        {
+                            "name": f["name"] or None,
+                            "side": f["side"] or None,
+                            "base": parse_base(f["base"]),
+                            "stats": {k: float(v) if not isinstance(v, list) else float(v[0]) for k, v in parse_numbers(f["stats"]).items()},
+                            "tags": parse_tags(f["tags"]),
+                        },
+                    ),
+                    validate=True,
+                )
+            if ref.kind == "template":
+                t = self.scenario.template(ref.id)
+                changes: dict[str, Any] = {"rolls": parse_numbers(f["rolls"])}
+                name = f["shape"]
+                if name != (t.shape_name or (t.shape.kind if t.shape else "")):
+                    if name not in self.catalogue:
+                        raise ValueError(f"no template named {name!r} in the catalogue")
+                    changes |= {"shape": self.catalogue[name].shape, "shape_name": name}
+                p = t.placement
+                shown = f"{round(p.heading, 2):g}" if isinstance(p, (At, Direct)) else None
+                heading = check_heading(f["heading"]) if "heading" in f and f["heading"] != shown else None
+                ok = self.dispatch(EditTemplate(ref.id, changes), validate=True)
+                if ok and heading is not None:
+                    ok = self.dispatch(RotateTemplate(ref.id, heading), validate=True)
+                return ok
+            blocks = f["blocks_los"].lower()
+            if blocks not in ("yes", "no", "true", "false", "y", "n"):
+                raise ValueError("Blocks LOS: yes or no")
+            return self.dispatch(
+                EditTerrain(
+                    ref.id,
+                    {
+                        "name": f["name"] or None,
+                        "kind": f["kind"] or None,
+                        "height": check_length(parse_length(f["height"], "mm"), "Height", positive=False) if f["height"] else None,
+                        "blocks_los": blocks in ("yes", "true", "y"),
+                    },
+                ),
+                validate=True,
+            )
+        except (ValueError, KeyError, OverflowError) as exc:
+            self.flash(f"Not applied: {exc}", error=True)
+            return False
+
+
+def parse_base(text: str) -> Base:
+    """``25mm`` / ``1in`` / ``32`` (mm) → round; ``oval 60x35mm`` / ``rect 50x25mm``."""
+    t = text.strip().lower()
+    for shape in ("oval", "rect"):
+        if t.startswith(shape):
+            rest = t[len(shape) :].strip()
+            unit = "mm"
+            for u in ("mm", "cm", "in"):
+                if rest.endswith(u):
+                    unit, rest = u, rest[: -len(u)]
+            a, b = (v.strip() for v in rest.split("x"))
+            length = check_length(parse_length(f"{a}{unit}", "mm"), "Base length")
+            width = check_length(parse_length(f"{b}{unit}", "mm"), "Base width")
+            return Base(shape, length, width)  # type: ignore[arg-type]
+    return Base.round(check_length(parse_length(t, "mm"), "Base diameter"))
+
+
+def _placement_words(t: Template) -> str:
+    p = t.placement
+    if isinstance(p, At):
+        return "free"
+    if isinstance(p, Impact):
+        return f"impact {p.attacker} on {p.target or 'a point'}"
+    if isinstance(p, Direct):
+        return f"direct from {p.attacker}"
+    return f"explosion of {p.model}"
