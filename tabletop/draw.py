@@ -27,9 +27,23 @@ from shapely.geometry.base import BaseGeometry
 
 from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.coverage import Coverage
+from tabletop.marks import (
+    BADGE_BACK,
+    BLOCKED_FILL,
+    NULLIFIED,
+    ROSE,
+    ROSE_HOT,
+    ROSE_MIN_PX,
+    TEMPLATE_EDGE,
+    TEXT,
+    TEXT_DIM,
+    Marks,
+    Rose,
+    Stroke,
+    heat_colour,
+)
 from tabletop.model import Model, PlacedTemplate, Scenario, Terrain
 from tabletop.placement import place
-from tabletop.rulesets.robotech import AIM_DF
 from tabletop.shapes import base_outline, template_polygon
 from tabletop.units import MM_PER_UNIT
 from tabletop.viewport import MAX_SCALE, MIN_SCALE, Viewport, nice_grid_step
@@ -70,14 +84,10 @@ SOFT_EDGE: Colour = (140, 160, 134)
 SOFT_HATCH: Colour = (120, 146, 116)
 
 TEMPLATE_FILL: Colour = (255, 220, 120)
-TEMPLATE_EDGE: Colour = (255, 240, 190)
 VISIBLE_FILL: Colour = TEMPLATE_FILL  # what the focus sees looks like any template
 SHADOW_FILL: Colour = (12, 16, 36)
 SHADOW_HATCH: Colour = (120, 130, 170)
-NULLIFIED: Colour = (235, 40, 40)
 SCATTER: Colour = (255, 255, 255)
-TEXT: Colour = (240, 240, 240)
-TEXT_DIM: Colour = (190, 196, 200)
 PANEL: tuple[int, int, int, int] = (16, 18, 22, 210)
 
 _SIDE_PALETTE: tuple[Colour, ...] = (
@@ -396,7 +406,7 @@ class _Scene:
     templates: list[_TemplateArt]
     hatches: dict[tuple[int, float], FloatArray] = field(default_factory=dict)
     names_drawn: bool = False  # model names are on screen: labels keep clear of them
-    art: _RulesetArt | None = None  # the ruleset's own overlays
+    art: Marks | None = None  # the ruleset's own overlays
     model_data: _ModelData | None = None
 
 
@@ -741,649 +751,42 @@ def _prepare(adj: Adjudication) -> _Scene:
     )
 
 
-# --------------------------------------------------------------------------- ruleset overlays
+# --------------------------------------------------------------------------- ruleset marks
 #
-# What each ruleset decided, drawn from ``TemplateResult.resolution`` only (details,
-# model_details, steps, also_drawn). One function per ruleset fills a _RulesetArt of
-# plain world-space marks once per Adjudication; each frame projects and draws them.
-# Rulesets without an entry in _RULESET_ART cost nothing.
+# What a ruleset decided, as the marks its ``marks`` hook returns (tabletop.marks): built
+# once per Adjudication, projected and painted every frame. A ruleset without the hook
+# costs nothing.
 
-Point = tuple[float, float]
 
-ROSE: Colour = (196, 202, 212)
-ROSE_HOT: Colour = SCATTER
-CHAIN: Colour = (255, 128, 40)
-LINK: Colour = (255, 90, 90)
-GROUND_ZERO: Colour = (255, 255, 255)
-BLOCKED_FILL: Colour = (70, 78, 110)
-BLOCKED_HATCH: Colour = (205, 210, 235)
-DODGE_PH: Colour = (86, 180, 233)
-DODGE_PH3: Colour = (230, 159, 0)
-WARN: Colour = (255, 80, 70)
-BADGE_BACK: Colour = (16, 18, 22)
-DAMAGE_TEXT: Colour = (255, 170, 120)
+def _ruleset_art(adj: Adjudication) -> Marks | None:
+    """The marks of ``adj``'s ruleset (None: the ruleset draws nothing of its own)."""
+    from tabletop import rulesets
 
-# YlOrRd: damage reads as heat, light to dark, without relying on hue alone.
-_HEAT: tuple[Colour, ...] = ((255, 237, 160), (254, 178, 76), (240, 59, 32), (150, 0, 38))
-HEAT_ALPHA = 150
-
-
-def _heat_colour(damage: float, top: float) -> Colour:
-    """Heat colour of ``damage`` on a log scale up to ``top`` (damage halves per ring)."""
-    if top <= 1:
-        t = 1.0
-    else:
-        t = min(1.0, max(0.0, math.log2(max(damage, 1.0)) / math.log2(top)))
-    x = t * (len(_HEAT) - 1)
-    k = min(int(x), len(_HEAT) - 2)
-    f = x - k
-    a, b = _HEAT[k], _HEAT[k + 1]
-    return (round(a[0] + (b[0] - a[0]) * f), round(a[1] + (b[1] - a[1]) * f), round(a[2] + (b[2] - a[2]) * f))
-
-
-@dataclass(frozen=True)
-class _Stroke:
-    """A world polyline: a Ground Zero outline, a line of fire, a battery's T."""
-
-    points: FloatArray
-    colour: Colour
-    width: int = 2
-    closed: bool = False
-    dashed: bool = False
-    above: bool = False  # over the bases
-
-
-@dataclass(frozen=True)
-class _Pointer:
-    """An arrow (or a plain link) between world points, over the bases, tagged at its middle."""
-
-    a: Point
-    b: Point
-    colour: Colour
-    tag: str | None = None
-    trim_a: float = 0.0  # mm kept clear at each end (a base's radius)
-    trim_b: float = 0.0
-    head: bool = True
-
-
-@dataclass(frozen=True)
-class _Rose:
-    """Robotech's six numbered scatter directions at an aim point."""
-
-    centre: Point
-    first: float  # heading (degrees CCW) of direction 1: straight away from the firer
-    rolled: tuple[int, ...]
-    reach: float  # mm: the template's radius, which sizes the rose
-
-
-@dataclass(frozen=True)
-class _Cell:
-    """A number written in a grid square."""
-
-    centre: Point
-    side: float  # mm
-    text: str
-    dark: bool  # dark ink on a pale square
-
-
-@dataclass(frozen=True)
-class _Label:
-    """A small badge next to a world point, placed each frame clear of other text and bases."""
-
-    anchor: Point
-    lines: tuple[tuple[str, Colour], ...]
-    accent: Colour
-    clear: float = 0.0  # mm around the anchor to keep clear (a base, a template)
-    prefer: str = "right"
-    clear_px: float = 0.0  # and at least this many pixels (a rose)
-    leader: bool = True  # a line back to the anchor when the badge had to move away
-
-
-@dataclass(eq=False)
-class _RulesetArt:
-    """A ruleset's overlays for one Adjudication: world-space marks, projected every frame."""
-
-    tints: list[tuple[tuple[float, float, float, float], Colour, int]] = field(default_factory=list)  # world box, colour, alpha
-    hatches: list[tuple[FloatArray, Colour]] = field(default_factory=list)  # (M, 2, 2) world segments
-    strokes: list[_Stroke] = field(default_factory=list)
-    pointers: list[_Pointer] = field(default_factory=list)
-    roses: list[_Rose] = field(default_factory=list)
-    cells: list[_Cell] = field(default_factory=list)
-    labels: list[_Label] = field(default_factory=list)
-    tags: list[tuple[Point, str, Colour]] = field(default_factory=list)  # short text centred on a point, over the bases
-    legend: list[tuple[str, str, Colour]] = field(default_factory=list)  # (kind, text, colour)
-    replaced: set[str] = field(default_factory=set)  # templates whose plain fill, outline and axis are redrawn
-    sublabels: dict[str, str] = field(default_factory=dict)
-    outlines: dict[str, FloatArray] = field(default_factory=dict)  # a replaced template's true outline (world ring)
-    name_at: dict[str, Point] = field(default_factory=dict)  # terrain names moved off the marks under them
-    extent: list[tuple[float, float, float, float]] = field(default_factory=list)  # must be in the action view
-    tint_boxes: FloatArray | None = None  # all tints' boxes, (K, 4), built once
-    tint_bbox: tuple[float, float, float, float] | None = None
-
-    def add_legend(self, kind: str, text: str, colour: Colour) -> None:
-        if (kind, text, colour) not in self.legend:
-            self.legend.append((kind, text, colour))
-
-
-def _mm(point: Sequence[float], scenario: Scenario) -> Point:
-    """A ``details`` point (scenario units) in mm."""
-    k = MM_PER_UNIT.get(scenario.units, 1.0)
-    return (float(point[0]) * k, float(point[1]) * k)
-
-
-def _num_text(x: float) -> str:
-    return f"{x:g}"
-
-
-def _minus(md: int) -> str:
-    return f"\u2212{md} MD" if md else "0 MD"
-
-
-def _ring_top(placed: PlacedTemplate) -> Point:
-    return (placed.focus[0], placed.focus[1] + placed.shape.reach)
-
-
-def _seq(ids: Sequence[int]) -> str:
-    """1, 2, 3, 4 -> "M1–M4"; 1, 3 -> "M1, M3"."""
-    ids = sorted(ids)
-    if len(ids) > 2 and ids == list(range(ids[0], ids[-1] + 1)):
-        return f"M{ids[0]}\u2013M{ids[-1]}"
-    return ", ".join(f"M{i}" for i in ids)
-
-
-# ---- robotech
-
-
-def _robotech_art(adj: Adjudication, art: _RulesetArt) -> None:
-    scenario = adj.scenario
-    models = scenario.models_by_id()
-    terrain = {t.id: k for k, t in enumerate(scenario.terrain)}
-    centroids = _terrain_for(scenario.terrain).centroids
-    for result in adj.results:
-        res = result.resolution
-        d = res.details
-        if not res.allowed or "strike" not in d:
-            continue
-        placed = res.placed
-        gn = int(d.get("gn", 0))
-        missiles = d.get("missiles")
-        dice: list[tuple[str, Colour]] = []
-        # Scatters, grouped by aim point: a volley's missiles share one rose.
-        roses: dict[Point, tuple[float, list[int], list[str]]] = {}
-        scatters = [s for s in res.steps if s.kind == "scatter" and s.placed is not None and "direction" in s.data]
-        for step in scatters:
-            info = step.data
-            aim = _mm(info["from"], scenario)
-            to = step.placed.focus  # type: ignore[union-attr]
-            direction = int(info["direction"])
-            if math.dist(aim, to) > 1e-6:
-                first = math.degrees(math.atan2(to[1] - aim[1], to[0] - aim[0])) + 60.0 * (direction - 1)
-            else:  # no distance to read the firer's side from: the aim's own axis
-                first = placed.heading
-            key = (round(aim[0], 3), round(aim[1], 3))
-            number = step.placed.id.rsplit(".m", 1)[-1]  # type: ignore[union-attr]
-            who = f"M{number} " if number.isdigit() else ""  # a volley's missiles are "<id>.m<k>"
-            entry = roses.setdefault(key, (first, [], []))
-            entry[1].append(direction)
-            rolled = int(info.get("distance_rolled", 0))
-            dist = float(info.get("distance", rolled))
-            capped = f" (rolled {rolled}\", capped)" if info.get("capped") else " (2D6)"
-            entry[2].append(f"{who}Scatter: direction {direction}, {_num_text(dist)}\"{capped}")
-            entry[2].append(f"{who}Scatter Strike {info.get('strike_roll', '?')} + 1 = {info.get('strike', '?')}")
-            art.extent.append((min(aim[0], to[0]), min(aim[1], to[1]), max(aim[0], to[0]), max(aim[1], to[1])))
-        if isinstance(missiles, list) and missiles:
-            parts = [f"M{x['missile']}: {x['strike']} {'hit' if x['hit'] else 'miss'}" for x in missiles if isinstance(x, Mapping)]
-            dice.append((f"Strike vs DF {AIM_DF} (D6 + GN {gn})", TEXT))
-            for k in range(0, len(parts), 2):
-                dice.append(("  " + " \u00b7 ".join(parts[k : k + 2]), TEXT_DIM))
-            if d.get("whole_volley_missed"):
-                dice.append(("the whole volley missed: one scatter", TEXT_DIM))
-        else:
-            strike = int(d["strike"])
-            verdict = "hit" if d.get("hit") else "miss"
-            dice.append((f"Strike {strike - gn} + GN {gn} = {strike} vs DF {AIM_DF}: {verdict}", TEXT))
-        for _first, _rolled, said in roses.values():
-            dice.extend((line, TEXT_DIM) for line in said)
-        if d.get("dud"):
-            dice.append(("a dud: the new Strike reaches no DF", WARN))
-        for key, (first, rolled, _lines) in roses.items():
-            art.roses.append(_Rose((float(key[0]), float(key[1])), first, tuple(rolled), placed.shape.reach))
-        if roses:
-            anchor = next(iter(roses))
-            art.labels.append(_Label((float(anchor[0]), float(anchor[1])), ((f"{result.template.id}: dice", TEXT), *dice), ROSE_HOT, clear=placed.shape.reach * 0.62, prefer="left", clear_px=_ROSE_MIN_PX + 24, leader=False))
-            art.add_legend("rose", "scatter: 1 away from the firer, clockwise", ROSE_HOT)
-        else:
-            art.labels.append(_Label(placed.focus, ((f"{result.template.id}: dice", TEXT), *dice), ROSE, clear=placed.shape.reach, prefer="left"))
-
-        # Missile numbers on each template of a volley.
-        if isinstance(missiles, list) and missiles:
-            spots: dict[tuple[float, float], list[int]] = {}
-            for mis in missiles:
-                if not isinstance(mis, Mapping):
-                    continue
-                p = _mm(mis["impact_point"], scenario)
-                if mis.get("shot_down_by") is None:
-                    spots.setdefault((round(p[0], 2), round(p[1], 2)), []).append(int(mis["missile"]))
-                else:
-                    art.labels.append(_Label(p, ((f"M{mis['missile']} shot down by {mis['shot_down_by']}", TEXT_DIM),), ROSE, prefer="below"))
-            for (x, y), ids in spots.items():
-                text = _seq(ids)
-                if len(ids) > 1:
-                    text = f"{text} ({len(ids)} missiles)"
-                r = placed.shape.reach
-                art.labels.append(_Label((x + r * 0.71, y - r * 0.71), ((text, (255, 236, 170)),), TEMPLATE_EDGE, prefer="right"))
-        for other in res.also_drawn:
-            if other.id.endswith(".aim"):
-                art.labels.append(_Label(_ring_top(other), (("aimed here", TEXT_DIM),), ROSE, prefer="above"))
-
-        # Damage per mecha (and structure), with the reactions that changed it.
-        damage = d.get("damage", {})
-        final = d.get("final_damage", {})
-        reactions = d.get("reactions", {}) or {}
-        for unit, md in (damage.items() if isinstance(damage, Mapping) else ()):
-            md = int(md)
-            end = int(final.get(unit, md)) if isinstance(final, Mapping) else md
-            head = _minus(md) if end == md else f"{_minus(md)} \u00b7 final {end}"
-            colour = DAMAGE_TEXT if end else TEXT
-            lines: list[tuple[str, Colour]] = [(head, colour)]
-            did = reactions.get(unit, {}) if isinstance(reactions, Mapping) else {}
-            what, cp = _robotech_reactions(did)
-            if what:
-                lines.append((" \u00b7 ".join(what) + (f" \u00b7 {cp} CP" if cp else ""), TEXT_DIM))
-            if md == 0 and unit in models and "df" in res.model_details.get(unit, {}):
-                lines.append((f"DF {_num_text(res.model_details[unit]['df'])} > Strike", TEXT_DIM))
-            if unit in models:
-                m = models[unit]
-                art.labels.append(_Label(m.centre, tuple(lines), CHAIN if end else ROSE, clear=m.base.bounding_radius))
-            elif unit in terrain:
-                c = centroids[terrain[unit]]
-                art.labels.append(_Label((float(c[0]), float(c[1])), ((f"{unit}: {head}", colour),), CHAIN if end else ROSE, prefer="above"))
-
-
-def _robotech_reactions(did: Mapping[str, Any]) -> tuple[list[str], int]:
-    """Short words for what a mecha did, and the Command Points it paid."""
-    out: list[str] = []
-    cp = 0
-    for name, word in (("shoot_down", "shoot down"), ("dodge", "dodge"), ("roll_with_impact", "roll with impact")):
-        v = did.get(name)
-        if v is None:
-            continue
-        if isinstance(v, str):  # "no Command Point left"
-            out.append(f"no CP to {word}")
-            continue
-        if isinstance(v, Mapping) and v.get("inescapable"):
-            out.append(f"Inescapable ({v.get('missiles')} missiles)")
-            continue
-        cp += 1
-        if name == "dodge" and isinstance(v, Mapping):
-            ok = "dodged" if v.get("success") else "dodge failed"
-            out.append(f"{ok} ({v.get('total')} vs {v.get('needs')})")
-        elif name == "shoot_down" and isinstance(v, Mapping):
-            out.append(f"shoot down {'6: shot down' if v.get('success') else str(v.get('roll')) + ': missed'}")
-        elif isinstance(v, Mapping) and v.get("success") is False:
-            out.append(f"roll with impact failed ({v.get('roll')})")
-        else:
-            out.append("rolled with impact (\u00bd)")
-    return out, cp
-
-
-# ---- increments
-
-
-def _increments_art(adj: Adjudication, art: _RulesetArt) -> None:
-    scenario = adj.scenario
-    g = scenario.table.grid
-    if not g:
-        return
-    models = scenario.models_by_id()
-    results = [r for r in adj.results if r.resolution.allowed and isinstance(r.resolution.details.get("squares"), list)]
-    top = max((int(s.get("damage", 0)) for r in results for s in r.resolution.details["squares"]), default=1)
-    top = max(top, 1)
-    for result in results:
-        res = result.resolution
-        d = res.details
-        art.replaced.add(result.template.id)
-        squares = d["squares"]
-        if not squares:
-            continue
-        cr = np.array([(int(q["col"]), int(q["row"])) for q in squares], dtype=float).reshape(-1, 2)
-        # Exactly shared edges (k * g on both sides): the fast coverage union applies.
-        boxes = shapely.box(cr[:, 0] * g, cr[:, 1] * g, (cr[:, 0] + 1) * g, (cr[:, 1] + 1) * g)
-        blocked: dict[str, list[int]] = {}
-        colours: dict[int, Colour] = {}
-        for k, q in enumerate(squares):
-            c, r, dmg = cr[k, 0], cr[k, 1], int(q.get("damage", 0))
-            box = (c * g, r * g, (c + 1) * g, (r + 1) * g)
-            centre = ((c + 0.5) * g, (r + 0.5) * g)
-            by = q.get("blocked_by") or []
-            if dmg >= 1:
-                colour = colours.get(dmg) or colours.setdefault(dmg, _heat_colour(dmg, top))
-                art.tints.append((box, colour, HEAT_ALPHA))
-                art.cells.append(_Cell(centre, g, str(dmg), dark=sum(colour) > 480))
-            elif by:
-                art.tints.append((box, BLOCKED_FILL, 170))
-                art.cells.append(_Cell(centre, g, "0", dark=False))
-                for piece in by:
-                    blocked.setdefault(str(piece), []).append(k)
-        area = shapely.coverage_union_all(boxes).simplify(0)  # no vertex mid-edge: the name goes over the middle
-        for t in scenario.terrain:
-            piece = Polygon(t.polygon)
-            if piece.intersects(area):
-                x0, _, x1, y1 = piece.bounds
-                art.name_at[t.id] = ((x0 + x1) / 2, y1)  # on its top edge: the squares' numbers stay readable
-        for part in _polys(area):
-            ring = np.asarray(part.geom.exterior.coords)
-            art.strokes.append(_Stroke(ring, TEMPLATE_EDGE, 2, closed=True))
-            art.outlines.setdefault(result.template.id, ring)
-        art.extent.append(area.bounds)
-        cover = d.get("cover") or {}
-        contained = d.get("contained") or {}
-        for piece, picks in blocked.items():
-            art.hatches.append((_square_hatch(cr[picks], g, 5), BLOCKED_HATCH))
-            why = ""
-            info = cover.get(piece) if isinstance(cover, Mapping) else None
-            if isinstance(info, Mapping) and info.get("roll") is not None:
-                why = f" (save {info['roll']} + {_num_text(info.get('save') or 0)} vs {info.get('dc')}: holds)"
-            elif isinstance(contained, Mapping) and contained.get("enclosure") == piece:
-                why = " (contained)"
-            art.add_legend("hatch", f"blocked by {piece}{why}", BLOCKED_HATCH)
-        gz = d.get("ground_zero") or {}
-        if gz.get("cols") and gz.get("rows"):
-            (c0, c1), (r0, r1) = gz["cols"], gz["rows"]
-            x0, y0, x1, y1 = c0 * g, r0 * g, (c1 + 1) * g, (r1 + 1) * g
-            art.strokes.append(_Stroke(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], dtype=float), GROUND_ZERO, 3, closed=True, above=True))
-            art.add_legend("outline", "Ground Zero", GROUND_ZERO)
-        rings = d.get("rings") or []
-        if rings:
-            shape = str(d.get("shape", "circle"))
-            art.sublabels[result.template.id] = f"{shape}: " + " · ".join(str(x.get("damage")) for x in rings) + " by ring"
-        lines: list[tuple[str, Colour]] = []
-        if d.get("smothered_by"):
-            lines.append((f"{d['smothered_by']} smothers it: {d.get('base_damage')} − CON = {d.get('spread_damage')}", TEXT))
-        if isinstance(contained, Mapping) and contained:
-            if contained.get("breached"):
-                lines.append((f"{contained.get('enclosure')} breached: the blast spreads", TEXT))
-            elif contained.get("bonus") is not None:
-                rolls = contained.get("rolls") or []
-                dice = " + ".join(str(x) for x in rolls) if isinstance(rolls, list) else ""
-                lines.append((f"contained by {contained.get('enclosure')}: +{contained.get('bonus')} ({dice})", WARN))
-                lines.append(("nothing gets out", TEXT_DIM))
-        if lines:
-            bx0, by0, bx1, by1 = area.bounds
-            art.labels.append(_Label(((bx0 + bx1) / 2, by1), tuple(lines), WARN, prefer="above"))
-        art.add_legend("heat", f"damage per square (1 \u2013 {top})", _heat_colour(top, top))
-        for mid, md in res.model_details.items():
-            m = models.get(mid)
-            if m is None or res.coverage.models.get(mid) is None or res.coverage.models[mid].status == "user":
-                continue
-            dmg = int(md.get("damage", 0) or 0)
-            if dmg == 0 and not md.get("blocked_by"):
-                continue
-            art.tags.append((m.centre, f"{dmg} dmg" if dmg else "0", DAMAGE_TEXT if dmg else TEXT))
-            notes: list[tuple[str, Colour]] = []
-            if md.get("covering_blast"):
-                notes.append(("smothering the blast", TEXT_DIM))
-            if md.get("blocked_by"):
-                notes.append((f"blocked by {', '.join(md['blocked_by'])}", TEXT_DIM))
-            if md.get("levels_away"):
-                notes.append((f"{md['levels_away']} levels away", TEXT_DIM))
-            if notes:
-                art.labels.append(_Label(m.centre, tuple(notes), BLOCKED_HATCH, clear=m.base.bounding_radius, prefer="below"))
-
-
-def _square_hatch(cells: FloatArray, g: float, lines: int) -> FloatArray:
-    """(M, 2, 2) 45° hatching of grid squares (col, row), ``lines`` per side, continuous across squares."""
-    d = g / lines
-    cs = np.arange(-lines + 1, lines) * d  # y = x + c through a square at the origin
-    a = np.stack([np.maximum(-cs, 0.0), np.maximum(cs, 0.0)], axis=-1)
-    b = np.stack([g - np.maximum(cs, 0.0), g + np.minimum(cs, 0.0)], axis=-1)
-    unit = np.stack([a, b], axis=1)  # (L, 2, 2)
-    offsets = (np.asarray(cells, dtype=float) * g)[:, None, None, :]
-    return (unit[None] + offsets).reshape(-1, 2, 2)
-
-
-# ---- wwpd
-
-
-def _wwpd_art(adj: Adjudication, art: _RulesetArt) -> None:
-    scenario = adj.scenario
-    models = scenario.models_by_id()
-    for result in adj.results:
-        res = result.resolution
-        d = res.details
-        if "counts" not in d:
-            continue
-        members = sorted([res.placed, *res.also_drawn], key=lambda p: p.id)
-        fire = math.radians(float(d.get("line_of_fire", 0.0)))
-        ahead = (math.cos(fire), math.sin(fire))
-        target = models.get(d.get("target") or "")
-        centre = target.centre if target is not None else res.placed.focus
-        # The T: the line of fire from the table edge behind the target (the firer's side) to it ...
-        back = _ray_to_edge(centre, (-ahead[0], -ahead[1]), scenario)
-        reach = _exit_distance(centre, back, members)
-        art.strokes.append(_Stroke(np.array([back, centre], dtype=float), (235, 235, 235), 2, dashed=True))
-        tip = (centre[0] - ahead[0] * (reach + 4), centre[1] - ahead[1] * (reach + 4))
-        tail = (tip[0] - ahead[0] * 22, tip[1] - ahead[1] * 22)
-        if math.dist(back, centre) > reach + 30:
-            art.pointers.append(_Pointer(tail, tip, (235, 235, 235)))
-        art.add_legend("dash", "line of fire", (235, 235, 235))
-        # ... and the battery laid across it, members numbered from the firer's right.
-        if len(members) > 1:
-            foci = np.array([p.focus for p in members], dtype=float)
-            order = np.argsort(foci @ np.array([-ahead[1], ahead[0]]))
-            art.strokes.append(_Stroke(foci[order], TEMPLATE_EDGE, 2))
-            for p in members:
-                art.tags.append((p.focus, f"#{p.id.rsplit('#', 1)[-1]}", (255, 236, 170)))
-            art.add_legend("line", "battery: #1 on the firer's right", TEMPLATE_EDGE)
-        counts = d.get("counts") or {}
-        lines: list[tuple[str, Colour]] = [("Rate of fire" if counts else "No unit under the templates", TEXT)]
-        for unit, n in counts.items():
-            lines.append((f"{unit}: RoF {n}", (255, 236, 170)))
-        accent = ROSE
-        if d.get("leadership_test"):
-            lines.append((f"Leadership test! ({d.get('leadership_unit')})", WARN))
-            accent = WARN
-        # Beyond the target, away from the firer: the side nothing else is drawn on.
-        if abs(ahead[1]) >= abs(ahead[0]):
-            prefer = "above" if ahead[1] > 0 else "below"
-        else:
-            prefer = "right" if ahead[0] > 0 else "left"
-        art.labels.append(_Label(centre, tuple(lines), accent, clear=reach, prefer=prefer))
-        for mid in d.get("friendly_covered") or []:
-            m = models.get(mid)
-            if m is not None:
-                art.labels.append(_Label(m.centre, (("friendly fire", WARN),), WARN, clear=m.base.bounding_radius, prefer="below"))
-        for mid, md in res.model_details.items():
-            m = models.get(mid)
-            if m is not None and len(md.get("under", [])) > 1:
-                art.tags.append((m.centre, f"\u00d7{len(md['under'])}", (255, 236, 170)))
-
-
-def _exit_distance(centre: Point, towards: Point, members: Sequence[PlacedTemplate]) -> float:
-    """How far from ``centre`` towards ``towards`` the templates reach (their depth along the line of fire)."""
-    area = shapely.union_all([template_polygon(p, segments=64, outer=True) for p in members])
-    far = max(p.shape.reach for p in members) * 2 * max(1, len(members))
-    d = math.dist(centre, towards)
-    if d <= 1e-9:
-        return 0.0
-    end = (centre[0] + (towards[0] - centre[0]) / d * far, centre[1] + (towards[1] - centre[1]) / d * far)
-    hit = LineString([centre, end]).intersection(area)
-    coords = shapely.get_coordinates(hit)
-    return float(np.hypot(coords[:, 0] - centre[0], coords[:, 1] - centre[1]).max()) if len(coords) else 0.0
-
-
-def _ray_to_edge(start: Point, direction: Point, scenario: Scenario) -> Point:
-    """Where a ray from ``start`` leaves the table."""
-    w, h = scenario.table.width, scenario.table.depth
-    ts = []
-    for p, v, hi in ((start[0], direction[0], w), (start[1], direction[1], h)):
-        if v > 1e-12:
-            ts.append((hi - p) / v)
-        elif v < -1e-12:
-            ts.append(-p / v)
-    t = max(0.0, min(ts)) if ts else 0.0
-    return (start[0] + direction[0] * t, start[1] + direction[1] * t)
-
-
-# ---- infinity
-
-
-def _infinity_art(adj: Adjudication, art: _RulesetArt) -> None:
-    scenario = adj.scenario
-    models = scenario.models_by_id()
-    dodges: dict[str, list[tuple[str, str, Any, bool]]] = {}
-    pulled: dict[str, str] = {}
-    for result in adj.results:
-        res = result.resolution
-        tid = result.template.id
-        for mid, md in res.model_details.items():
-            if "dodge" in md:
-                dodges.setdefault(mid, []).append((tid, str(md["dodge"]), md.get("dodge_target"), bool(md.get("can_shoot_back"))))
-            why = md.get("why")
-            if res.allowed and isinstance(why, str) and why.startswith("in close combat with") and mid in res.affected:
-                pulled[mid] = why.split(",")[0].replace("in close combat with ", "")
-        if not res.allowed and res.details.get("nullified"):
-            for mid in res.affected:
-                md = res.model_details.get(mid, {})
-                if md.get("relation") in ("friendly", "neutral", "attacker") and mid in models:
-                    m = models[mid]
-                    who = "the attacker" if md["relation"] == "attacker" else f"{md['relation']} trooper"
-                    art.labels.append(_Label(m.centre, ((f"{who}: nullifies {tid}", WARN),), NULLIFIED, clear=m.base.bounding_radius, prefer="right"))
-                elif "aro" in md and mid in models:
-                    m = models[mid]
-                    back = "may shoot back" if md.get("can_shoot_back") else "no line of fire back"
-                    art.labels.append(_Label(m.centre, ((f"ARO vs {tid}: Normal Roll", TEXT), (back, TEXT_DIM)), ROSE, clear=m.base.bounding_radius, prefer="left"))
-    for mid, entries in dodges.items():
-        m = models.get(mid)
-        if m is None:
-            continue
-        texts = []
-        for tid, dodge, target, back in entries:
-            text = f"Dodge {dodge}" + (f" ({target})" if target is not None else "")
-            texts.append((tid, text, back))
-        same = len({(t, b) for _, t, b in texts}) == 1
-        lines: list[tuple[str, Colour]] = []
-        worst = DODGE_PH3 if any(e[1] != "PH" for e in entries) else DODGE_PH
-        if same:
-            tid, text, back = texts[0]
-            lines.append((text + (f" \u00b7 {len(texts)} shots" if len(texts) > 1 else ""), worst))
-            lines.append(("may shoot back" if back else "cannot shoot back", TEXT_DIM))
-        else:
-            for tid, text, back in texts:
-                lines.append((f"{tid}: {text}" + (", shoot back" if back else ""), DODGE_PH if "PH-3" not in text else DODGE_PH3))
-        art.labels.append(_Label(m.centre, tuple(lines), worst, clear=m.base.bounding_radius))
-    if dodges:
-        art.add_legend("swatch", "Dodge at PH", DODGE_PH)
-        art.add_legend("swatch", "Dodge at PH-3", DODGE_PH3)
-    # Close combats: every engaged pair, from the models' own links.
-    seen: set[tuple[str, str]] = set()
-    for m in scenario.models:
-        for other in m.engaged:
-            o = models.get(other)
-            key = (min(m.id, other), max(m.id, other))
-            if o is None or key in seen:
-                continue
-            seen.add(key)
-            hot = m.id in pulled or other in pulled
-            art.pointers.append(_Pointer(m.centre, o.centre, LINK if hot else (230, 230, 230), "CC", head=False))
-    if seen:
-        art.add_legend("link", "engaged in close combat", LINK)
-    for mid, by in pulled.items():
-        m = models[mid]
-        art.labels.append(_Label(m.centre, (("affected via close combat", LINK), (f"with {by}", TEXT_DIM)), LINK, clear=m.base.bounding_radius, prefer="below"))
-
-
-# ---- catastrophic
-
-
-def _catastrophic_art(adj: Adjudication, art: _RulesetArt) -> None:
-    scenario = adj.scenario
-    models = scenario.models_by_id()
-    for result in adj.results:
-        res = result.resolution
-        d = res.details
-        explodes = [s for s in res.steps if s.kind == "explode" and s.placed is not None]
-        lines: list[tuple[str, Colour]] = [(result.template.id, TEXT)]
-        for n, step in enumerate(explodes):
-            data, placed = step.data, step.placed
-            assert placed is not None
-            size = f"RAV {data.get('rav')} \u00b7 AOE {data.get('aoe')}"
-            m = models.get(str(data.get("model")))
-            name = m.label if m is not None else str(data.get("model"))
-            if n == 0:
-                art.sublabels[result.template.id] = f"{name} explodes: {size}"
-            else:
-                art.labels.append(_Label(_ring_top(placed), ((size, (255, 236, 170)), (f"{name} explodes", TEXT_DIM)), CHAIN, prefer="above"))
-                src = models.get(str(data.get("caused_by")))
-                if m is not None and src is not None:
-                    art.pointers.append(_Pointer(src.centre, m.centre, CHAIN, str(n), trim_a=src.base.bounding_radius, trim_b=m.base.bounding_radius))
-        if len(explodes) > 1:
-            art.add_legend("arrow", "chain reaction (in order)", CHAIN)
-        if "critical_damage" in d:
-            lines.append((f"Critical Hit {d['critical_damage']} vs 2 \u00d7 {d.get('damage_tracks')} damage tracks", TEXT_DIM))
-        if d.get("second_attack_roll") is not None:
-            fail = d.get("catastrophic_failure")
-            lines.append((f"2nd Attack Roll {d['second_attack_roll']}" + (": Catastrophic Failure!" if fail else ""), WARN if fail else TEXT_DIM))
-        if not d.get("explodes"):
-            why = next((s.text for s in res.steps if s.text.startswith("No Catastrophic Explosion")), "no explosion")
-            lines.append((why if len(why) <= 70 else why[:67] + "...", TEXT_DIM))
-        for vp in d.get("victory_points") or []:
-            if not isinstance(vp, Mapping):
-                continue
-            martyr = models.get(str(vp.get("martyr")))
-            name = martyr.label if martyr is not None else str(vp.get("martyr"))
-            lines.append(("Victory points", (255, 236, 170)))
-            lines.append((f"{name} (Martyr): {vp.get('martyr_awarded_to') or 'nobody'} scores it", TEXT))
-            by_side: dict[str, list[str]] = {}
-            for victim, side in (vp.get("caught_awarded_to") or {}).items():
-                by_side.setdefault(str(side) if side else "", []).append(victim)
-            for side, victims in by_side.items():
-                who = f"{side} scores" if side else "own side: nobody scores"
-                lines.append((f"{', '.join(sorted(victims))}: {who}", TEXT_DIM))
-        if len(lines) > 1:
-            reach = res.placed.shape.reach
-            art.labels.append(_Label(res.placed.focus, tuple(lines), CHAIN if d.get("explodes") else ROSE, clear=reach, prefer="right"))
-
-
-_RULESET_ART: dict[str, Callable[[Adjudication, _RulesetArt], None]] = {
-    "robotech": _robotech_art,
-    "increments": _increments_art,
-    "wwpd": _wwpd_art,
-    "infinity": _infinity_art,
-    "catastrophic": _catastrophic_art,
-}
-
-
-def _ruleset_art(adj: Adjudication) -> _RulesetArt | None:
-    """The overlays of ``adj``'s ruleset (None: the ruleset draws nothing of its own)."""
-    build = _RULESET_ART.get(adj.scenario.ruleset)
-    if build is None:
-        return None
-    art = _RulesetArt()
     try:
-        build(adj, art)
+        hook = rulesets.get(adj.scenario.ruleset).marks
+    except rulesets.UnknownRuleset:
+        return None
+    if hook is None:
+        return None
+    try:
+        art = hook(adj)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         # Details from a newer or half-written ruleset: draw the table without its extras rather than fail.
-        art = _RulesetArt()
-    if art.tints:
-        boxes = np.array([t[0] for t in art.tints], dtype=float).reshape(-1, 4)
-        art.tint_boxes = boxes
-        art.tint_bbox = (float(boxes[:, 0].min()), float(boxes[:, 1].min()), float(boxes[:, 2].max()), float(boxes[:, 3].max()))
+        art = Marks()
     return art
 
 
 # ---- per frame
 
-_ROSE_MIN_PX = 40.0
 _ROSE_MAX_PX = 120.0
 
 
-def _rose_length(vp: Viewport, rose: _Rose) -> float:
+def _rose_length(vp: Viewport, rose: Rose) -> float:
     """Length (px) of a rose's arrows: most of the template's radius, within readable bounds."""
-    return max(_ROSE_MIN_PX, min(_ROSE_MAX_PX, 0.62 * rose.reach * vp.scale))
+    return max(ROSE_MIN_PX, min(_ROSE_MAX_PX, 0.62 * rose.reach * vp.scale))
 
 
-def _draw_ruleset_tints(overlay: pygame.Surface, vp: Viewport, art: _RulesetArt, view: tuple[float, float, float, float]) -> pygame.Rect | None:
+def _draw_ruleset_tints(overlay: pygame.Surface, vp: Viewport, art: Marks, view: tuple[float, float, float, float]) -> pygame.Rect | None:
     """Translucent boxes (heat per grid square) on the shared overlay; returns the screen area touched."""
     if art.tint_boxes is None or art.tint_bbox is None or not _bbox_visible(art.tint_bbox, view):
         return None
@@ -1403,7 +806,7 @@ def _draw_ruleset_tints(overlay: pygame.Surface, vp: Viewport, art: _RulesetArt,
     return touched
 
 
-def _draw_stroke(surface: pygame.Surface, vp: Viewport, stroke: _Stroke) -> None:
+def _draw_stroke(surface: pygame.Surface, vp: Viewport, stroke: Stroke) -> None:
     pts = vp.to_screen_array(stroke.points)
     if len(pts) < 2:
         return
@@ -1415,7 +818,7 @@ def _draw_stroke(surface: pygame.Surface, vp: Viewport, stroke: _Stroke) -> None
     pygame.draw.lines(surface, stroke.colour, stroke.closed, pts.tolist(), stroke.width)
 
 
-def _draw_ruleset_under(surface: pygame.Surface, vp: Viewport, art: _RulesetArt) -> None:
+def _draw_ruleset_under(surface: pygame.Surface, vp: Viewport, art: Marks) -> None:
     """Hatching, strokes and grid numbers: under the bases."""
     for segments, colour in art.hatches:
         for a, b in vp.to_screen_array(segments.reshape(-1, 2)).reshape(-1, 2, 2).tolist():
@@ -1437,13 +840,13 @@ def _draw_ruleset_under(surface: pygame.Surface, vp: Viewport, art: _RulesetArt)
         surface.fblits(batch)
 
 
-def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: _RulesetArt) -> list[pygame.Rect]:
+def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: Marks) -> list[pygame.Rect]:
     """Strokes, arrows, links and roses over the bases; returns the rects their text occupies."""
     taken: list[pygame.Rect] = []
     for stroke in art.strokes:
         if stroke.above:
             _draw_stroke(surface, vp, stroke)
-    for p in art.pointers:
+    for p in art.arrows:
         a, b = np.array(vp.to_screen(*p.a)), np.array(vp.to_screen(*p.b))
         length = float(np.hypot(*(b - a)))
         if length < 2:
@@ -1469,7 +872,7 @@ def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: _RulesetArt) 
     return taken
 
 
-def _draw_rose(surface: pygame.Surface, vp: Viewport, rose: _Rose) -> pygame.Rect:
+def _draw_rose(surface: pygame.Surface, vp: Viewport, rose: Rose) -> pygame.Rect:
     cx, cy = vp.to_screen(*rose.centre)
     length = _rose_length(vp, rose)
     disc = 10
@@ -1592,14 +995,14 @@ def _obstacles(scene: _Scene, vp: Viewport, rects: list[pygame.Rect], names: boo
     return _Obstacles(np.concatenate(boxes), list(rects))
 
 
-def _draw_ruleset_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, art: _RulesetArt, taken: list[pygame.Rect], bounds: pygame.Rect) -> list[pygame.Rect]:
+def _draw_ruleset_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, art: Marks, taken: list[pygame.Rect], bounds: pygame.Rect) -> list[pygame.Rect]:
     """Every badge, each in the first place clear of the text, bases and badges already there; returns their rects."""
-    if not art.labels:
+    if not art.badges:
         return []
-    anchors = vp.to_screen_array([lab.anchor for lab in art.labels])
+    anchors = vp.to_screen_array([lab.anchor for lab in art.badges])
     obstacles = _obstacles(scene, vp, taken)
     placed: list[tuple[pygame.Surface, pygame.Rect, tuple[float, float], float]] = []
-    for lab, (ax, ay) in zip(art.labels, anchors.tolist()):
+    for lab, (ax, ay) in zip(art.badges, anchors.tolist()):
         if not bounds.collidepoint(ax, ay):
             continue
         badge = _badge(lab.lines, lab.accent)
@@ -2422,7 +1825,7 @@ _legends: OrderedDict[tuple[object, ...], pygame.Surface] = OrderedDict()
 
 def _legend_heat(surf: pygame.Surface, box: pygame.Rect, colour: Colour) -> None:
     for k in range(box.width):
-        c = _heat_colour(2 ** (4 * k / max(1, box.width - 1)), 16)
+        c = heat_colour(2 ** (4 * k / max(1, box.width - 1)), 16)
         pygame.draw.line(surf, c, (box.left + k, box.top), (box.left + k, box.bottom - 1))
     pygame.draw.rect(surf, (20, 20, 20), box, 1)
 
@@ -2762,7 +2165,7 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
         if title is not None and title.right + 8 > x:
             y = title.bottom + 8  # a narrow window: stack the legend under the title
         taken.append(surface.blit(legend, (x, y)))
-    if scene.art is not None and scene.art.labels:
+    if scene.art is not None and scene.art.badges:
         bounds = clip
         if options.show_rulers:
             bounds = pygame.Rect(clip.left + RULER_SIDE, clip.top, clip.width - RULER_SIDE, clip.height - RULER_BAND)

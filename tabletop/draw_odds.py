@@ -68,8 +68,13 @@ def percent(p: float) -> str:
 
 
 def damage_unit(ruleset: str) -> str:
-    """What the ruleset's damage is counted in."""
-    return "MD" if ruleset == "robotech" else "dmg"
+    """What the ruleset's damage is counted in (its ``damage_unit``; "dmg" for an unknown one)."""
+    from tabletop import rulesets
+
+    try:
+        return rulesets.get(ruleset).damage_unit
+    except rulesets.UnknownRuleset:
+        return "dmg"
 
 
 def model_label(scenario: Scenario, odds: OddsResult, model_id: str) -> list[str]:

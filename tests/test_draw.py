@@ -10,9 +10,10 @@ from pathlib import Path
 import pygame
 import pytest
 
-from tabletop import draw, scenario_io
+from tabletop import draw, marks, rulesets, scenario_io
 from tabletop.adjudicate import Adjudication, adjudicate
 from tabletop.draw import DrawOptions, draw_scene, render_png, side_colour, status_colour
+from tabletop.marks import Marks
 from tabletop.resolution import Step
 from tabletop.viewport import Viewport
 
@@ -211,17 +212,17 @@ def _scenario(name: str) -> Adjudication:
 PLAIN = DrawOptions(show_legend=False, show_title=False, show_names=False, show_rulers=False)
 
 
-def _art(adj: Adjudication) -> draw._RulesetArt:
+def _art(adj: Adjudication) -> Marks:
     art = draw._scene(adj).art
     assert art is not None
     return art
 
 
-def _words(art: draw._RulesetArt) -> str:
+def _words(art: Marks) -> str:
     """Every piece of text the ruleset's overlays show, one per line."""
-    texts = [text for label in art.labels for text, _ in label.lines]
+    texts = [text for label in art.badges for text, _ in label.lines]
     texts += [text for _, text, _ in art.tags] + list(art.sublabels.values())
-    texts += [text for _, text, _ in art.legend] + [p.tag for p in art.pointers if p.tag]
+    texts += [text for _, text, _ in art.legend] + [p.tag for p in art.arrows if p.tag]
     return "\n".join(texts)
 
 
@@ -269,8 +270,8 @@ def test_increments_squares_carry_their_damage_tint() -> None:
             continue
         # Off the square's centre (where its number is) and off the grid lines.
         x, y = vp.to_screen((s["col"] + 0.25) * g, (s["row"] + 0.75) * g)
-        heat = draw._heat_colour(s["damage"], top)
-        a = draw.HEAT_ALPHA / 255
+        heat = marks.heat_colour(s["damage"], top)
+        a = marks.HEAT_ALPHA / 255
         expected = [round(h * a + f * (1 - a)) for h, f in zip(heat, draw.TABLE_FILL)]
         got = tuple(surface.get_at((round(x), round(y))))[:3]
         assert all(abs(e - v) <= 3 for e, v in zip(expected, got)), (s, expected, got)
@@ -290,7 +291,7 @@ def test_increments_blocked_squares_are_hatched() -> None:
     x0, y1 = vp.to_screen(s["col"] * g, (s["row"] + 1) * g)
     x1, y0 = vp.to_screen((s["col"] + 1) * g, s["row"] * g)
     pixels = {tuple(surface.get_at((x, y)))[:3] for x in range(round(x0) + 3, round(x1) - 3) for y in range(round(y1) + 3, round(y0) - 3)}
-    assert draw.BLOCKED_HATCH in pixels
+    assert marks.BLOCKED_HATCH in pixels
 
 
 def test_robotech_scatter_rose_points_six_ways_from_the_aim() -> None:
@@ -306,7 +307,7 @@ def test_robotech_scatter_rose_points_six_ways_from_the_aim() -> None:
     length = draw._rose_length(vp, rose)
     for k in range(1, 7):
         h = math.radians(rose.first - 60 * (k - 1))
-        colour = draw.ROSE_HOT if k in rose.rolled else draw.ROSE
+        colour = marks.ROSE_HOT if k in rose.rolled else marks.ROSE
         along = [(cx + math.cos(h) * length * t, cy - math.sin(h) * length * t) for t in (0.5, 0.6, 0.7)]
         assert any(tuple(surface.get_at((round(x), round(y))))[:3] == colour for x, y in along), k
 
@@ -317,7 +318,7 @@ def test_robotech_without_scatter_draws_no_rose() -> None:
 
 def test_catastrophic_chain_arrows_follow_the_explosions() -> None:
     art = _art(_scenario("catastrophic-chain"))
-    chain = [p for p in art.pointers if p.colour == draw.CHAIN]
+    chain = [p for p in art.arrows if p.colour == marks.CHAIN]
     assert [p.tag for p in chain] == ["1", "2"]
     assert chain[0].b == chain[1].a  # the scout is caught, then explodes in turn
 
@@ -363,14 +364,14 @@ impact = { attacker = "a", target = "t" }
     adj = _adj(text)
     assert "e2" in adj.results[0].resolution.affected
     art = _art(adj)
-    (link,) = [p for p in art.pointers if p.tag == "CC"]
-    assert {link.a, link.b} == {(520.0, 500.0), (620.0, 500.0)} and link.colour == draw.LINK
+    (link,) = [p for p in art.arrows if p.tag == "CC"]
+    assert {link.a, link.b} == {(520.0, 500.0), (620.0, 500.0)} and link.colour == marks.LINK
     assert "affected via close combat" in _words(art)
     surface, vp = _surface_and_view(adj)
     vp = vp.zoomed(4.0, vp.to_screen(570, 500))
     draw_scene(surface, vp, adj, PLAIN)
     x, y = vp.to_screen(570 - 30, 500)  # between the bases, left of the "CC" tag
-    assert tuple(surface.get_at((round(x), round(y))))[:3] == draw.LINK
+    assert tuple(surface.get_at((round(x), round(y))))[:3] == marks.LINK
 
 
 def test_action_view_zooms_on_the_templates(tmp_path: Path) -> None:
@@ -434,12 +435,12 @@ def test_cli_render_view_flag(tmp_path: Path) -> None:
 def test_overlay_builders_do_not_fail(path: Path) -> None:
     # _ruleset_art swallows errors so the app never falls over on odd details: call the builder raw.
     adj = adjudicate(scenario_io.load(path))
-    build = draw._RULESET_ART.get(adj.scenario.ruleset)
+    build = rulesets.get(adj.scenario.ruleset).marks
     if build is None:
         pytest.skip(f"ruleset {adj.scenario.ruleset} draws no overlay")
-    art = draw._RulesetArt()
-    build(adj, art)
-    assert art.labels or art.tags or art.tints
+    art = build(adj)
+    assert art is not None
+    assert art.badges or art.tags or art.tints
 
 
 def _frame_sequence(table: str = "big") -> list[tuple[Viewport, Adjudication, DrawOptions]]:
