@@ -999,10 +999,12 @@ def _draw_ruleset_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, a
     """Every badge, each in the first place clear of the text, bases and badges already there; returns their rects."""
     if not art.badges:
         return []
-    anchors = vp.to_screen_array([lab.anchor for lab in art.badges])
+    # Higher priority first (a stable sort: equal priorities keep the ruleset's order).
+    badges = sorted(art.badges, key=lambda lab: -lab.priority)
+    anchors = vp.to_screen_array([lab.anchor for lab in badges])
     obstacles = _obstacles(scene, vp, taken)
     placed: list[tuple[pygame.Surface, pygame.Rect, tuple[float, float], float]] = []
-    for lab, (ax, ay) in zip(art.badges, anchors.tolist()):
+    for lab, (ax, ay) in zip(badges, anchors.tolist()):
         if not bounds.collidepoint(ax, ay):
             continue
         badge = _badge(lab.lines, lab.accent)
