@@ -12,7 +12,10 @@ import pytest
 
 from tabletop import draw, marks, rulesets, scenario_io
 from tabletop.adjudicate import Adjudication, adjudicate
-from tabletop.draw import DrawOptions, draw_scene, render_png, side_colour, status_colour
+from tabletop.draw import DrawOptions, compose, draw_scene, render_png, side_colour, status_colour
+from tabletop.draw import marks as paint_marks
+from tabletop.draw import models as draw_models
+from tabletop.draw import scene as dscene
 from tabletop.marks import Marks
 from tabletop.resolution import Step
 from tabletop.viewport import Viewport
@@ -213,7 +216,7 @@ PLAIN = DrawOptions(show_legend=False, show_title=False, show_names=False, show_
 
 
 def _art(adj: Adjudication) -> Marks:
-    art = draw._scene(adj).art
+    art = dscene._scene(adj).art
     assert art is not None
     return art
 
@@ -252,7 +255,7 @@ def test_each_ruleset_says_what_it_decided(name: str, expected: list[str]) -> No
 
 def test_no_ruleset_draws_no_overlay() -> None:
     # The 300-model benchmark table runs ruleset none: its frames must not pay for overlays.
-    assert draw._scene(_scenario("default")).art is None
+    assert dscene._scene(_scenario("default")).art is None
 
 
 def test_increments_squares_carry_their_damage_tint() -> None:
@@ -304,7 +307,7 @@ def test_robotech_scatter_rose_points_six_ways_from_the_aim() -> None:
     # Direction 1 points straight away from the firer (at 10, 10; the aim at 30, 10): east.
     assert rose.first == pytest.approx(0.0, abs=1e-6)
     cx, cy = vp.to_screen(*rose.centre)
-    length = draw._rose_length(vp, rose)
+    length = paint_marks._rose_length(vp, rose)
     for k in range(1, 7):
         h = math.radians(rose.first - 60 * (k - 1))
         colour = marks.ROSE_HOT if k in rose.rolled else marks.ROSE
@@ -407,14 +410,14 @@ def test_table_view_is_the_default(tmp_path: Path) -> None:
 def test_badges_never_overlap(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     adj = adjudicate(scenario_io.load(path))
     placed: list[list[pygame.Rect]] = []
-    real = draw._draw_ruleset_labels
+    real = paint_marks._draw_ruleset_labels
 
     def spy(*args: object) -> list[pygame.Rect]:
         rects = real(*args)  # type: ignore[arg-type]
         placed.append(rects)
         return rects
 
-    monkeypatch.setattr(draw, "_draw_ruleset_labels", spy)
+    monkeypatch.setattr(compose, "_draw_ruleset_labels", spy)
     for region in ("table", "action"):
         render_png(adj, tmp_path / f"{region}.png", region=region)
     for rects in placed:
@@ -487,11 +490,11 @@ def test_cached_frames_equal_fresh_frames(table: str) -> None:
     frames = _frame_sequence(table)
     fresh = []
     for vp, adj, options in frames:
-        draw._reset_caches()
+        compose._reset_caches()
         surface = pygame.Surface(vp.rect[2:])
         draw_scene(surface, vp, adj, options)
         fresh.append(pygame.image.tobytes(surface, "RGB"))
-    draw._reset_caches()
+    compose._reset_caches()
     surface = pygame.Surface(frames[0][0].rect[2:])
     hits = halos = bases = 0
     for k, (vp, adj, options) in enumerate(frames):
@@ -499,10 +502,10 @@ def test_cached_frames_equal_fresh_frames(table: str) -> None:
             draw_scene(surface, vp, adj, options)
         assert pygame.image.tobytes(surface, "RGB") == fresh[k], f"frame {k} differs from a fresh draw"
         # Labels keep clear of model names whether the names came from the cache or not.
-        assert draw._scene(adj).names_drawn
-        hits += bool(draw._board and draw._board[0].surface is not None)
-        halos = max(halos, sum(1 for key in draw._sprites if key[0] == "halo"))
-        bases = max(bases, sum(1 for key in draw._sprites if key[0] != "halo"))
+        assert dscene._scene(adj).names_drawn
+        hits += bool(compose._board and compose._board[0].surface is not None)
+        halos = max(halos, sum(1 for key in draw_models._sprites if key[0] == "halo"))
+        bases = max(bases, sum(1 for key in draw_models._sprites if key[0] != "halo"))
     # The caches were really used, not bypassed.
     assert hits >= 5 and bases >= 5
     if table == "big":
@@ -522,7 +525,7 @@ def test_base_sprite_equals_direct_draw() -> None:
         pygame.draw.circle(direct, (10, 200, 10), (cx, cy), r, rw)
         if r >= 5:
             pygame.draw.line(direct, (20, 20, 20), tick_a, tick_b, rw)
-        sprite, at = draw._base_sprite((cx, cy), r, (200, 10, 10), (10, 200, 10), rw, tick_a, tick_b)
+        sprite, at = draw_models._base_sprite((cx, cy), r, (200, 10, 10), (10, 200, 10), rw, tick_a, tick_b)
         blitted = pygame.Surface((1600, 1000))
         blitted.blit(sprite, at)
         assert pygame.image.tobytes(blitted, "RGB") == pygame.image.tobytes(direct, "RGB")

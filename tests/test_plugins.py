@@ -192,7 +192,19 @@ def _pygame_importers(root: Path, skip: tuple[str, ...]) -> list[str]:
     return found
 
 
+PAINTING = ("chrome", "compose", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text")
+
+
 def test_core_modules_never_import_pygame() -> None:
-    # Everything but the shell (tabletop/app, the pygame layers of tabletop/draw) is pure.
-    shell = ("app/", "draw.py", "draw_odds.py", "draw/layers", "draw/legend", "draw/text", "draw/png", "draw/marks", "draw/odds", "draw/__init__", "__main__")
+    # Everything but the shell (tabletop/app and the painting modules of tabletop/draw) is pure,
+    # including the drawing pipeline's own first steps: style, scene preparation and label layout.
+    shell = ("app/", *(f"draw/{name}.py" for name in PAINTING))
     assert _pygame_importers(ROOT / "tabletop", shell) == []
+    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "layout", *PAINTING}
+
+
+def test_the_pure_drawing_steps_load_without_pygame() -> None:
+    code = "import sys, tabletop.draw, tabletop.draw.scene, tabletop.draw.layout, tabletop.plugin; print('pygame' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
