@@ -299,6 +299,10 @@ class ScenarioIn(_In):
             hint = rulesets.suggest(name)
             known = ", ".join(repr(n) for n in rulesets.names())
             raise ValueError(f'unknown ruleset {name!r}: did you mean "{hint}"?' if hint else f"unknown ruleset {name!r} (known: {known})")
+        try:
+            rulesets.get(name)
+        except rulesets.BadPlugin as exc:
+            raise ValueError(str(exc)) from None
         return name
 
 # --------------------------------------------------------------------------- lines

@@ -208,3 +208,10 @@ def test_the_pure_drawing_steps_load_without_pygame() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_a_broken_plugin_in_a_scenario_is_a_clean_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rulesets, "_plugins", {"odd": EntryPoint("odd", "no_such_module_here:RULESET", rulesets.GROUP)})
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads('format = 1\nruleset = "odd"\n[table]\nwidth = 24\ndepth = 24\n', "odd.toml")
+    assert str(err.value).startswith("odd.toml:2: ruleset: ruleset plug-in 'odd' (no_such_module_here:RULESET) failed to load: No module named")
