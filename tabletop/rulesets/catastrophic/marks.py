@@ -8,18 +8,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from tabletop.plugin import (
-    Adjudication,
-    Arrow,
-    Badge,
     CHAIN,
-    Colour,
     HIGHLIGHT,
-    Marks,
-    ring_top,
     ROSE,
     TEXT,
     TEXT_DIM,
     WARN,
+    Adjudication,
+    Arrow,
+    Badge,
+    Colour,
+    Marks,
+    ring_top,
 )
 
 

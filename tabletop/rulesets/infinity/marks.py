@@ -8,19 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop.plugin import (
-    Adjudication,
-    Arrow,
-    Badge,
-    Colour,
     DODGE_PH,
     DODGE_PH3,
     LINK,
-    Marks,
     NULLIFIED,
     ROSE,
     TEXT,
     TEXT_DIM,
     WARN,
+    Adjudication,
+    Badge,
+    Colour,
+    Marks,
+    link,
 )
 
 
@@ -81,7 +81,7 @@ def _fill(adj: Adjudication, art: Marks) -> None:
                 continue
             seen.add(key)
             hot = m.id in pulled or other in pulled
-            art.arrows.append(Arrow(m.centre, o.centre, LINK if hot else (230, 230, 230), "CC", head=False))
+            art.arrows.append(link(m.centre, o.centre, LINK if hot else (230, 230, 230), "CC"))
     if seen:
         art.add_legend("link", "engaged in close combat", LINK)
     for mid, by in pulled.items():

@@ -10,26 +10,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tabletop.plugin import (
-    Adjudication,
-    Badge,
     CHAIN,
-    Colour,
     DAMAGE_TEXT,
     HIGHLIGHT,
-    Marks,
-    mm,
-    num_text,
-    Point,
-    ring_top,
-    Rose,
     ROSE,
     ROSE_HOT,
     ROSE_MIN_PX,
     TEMPLATE_EDGE,
-    terrain_point,
     TEXT,
     TEXT_DIM,
     WARN,
+    Adjudication,
+    Badge,
+    Colour,
+    Marks,
+    Point,
+    Rose,
+    mm,
+    num_text,
+    ring_top,
+    terrain_point,
 )
 from tabletop.rulesets.robotech.rules import AIM_DF
 

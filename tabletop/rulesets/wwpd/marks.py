@@ -13,22 +13,22 @@ import shapely
 from shapely.geometry import LineString
 
 from tabletop.plugin import (
+    HIGHLIGHT,
+    ROSE,
+    TEMPLATE_EDGE,
+    TEXT,
+    WARN,
     Adjudication,
     Arrow,
     Badge,
     Colour,
-    HIGHLIGHT,
     Marks,
     PlacedTemplate,
     Point,
-    ROSE,
     Scenario,
     Stroke,
     Tag,
-    TEMPLATE_EDGE,
     template_polygon,
-    TEXT,
-    WARN,
 )
 
 
