@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -22,11 +24,10 @@ HOUSE_SCENARIO = EXAMPLE / "scenarios" / "friendly-fire.toml"
 BUILT_INS = ("none", "infinity", "robotech", "wwpd", "increments", "catastrophic")
 
 
-def _installed_example(tmp_path: Path) -> dict[str, str]:
-    """The example as pip would leave it: its package importable and a dist-info naming its entry point.
+def _dist_info_install(tmp_path: Path) -> Path:
+    """The example as pip leaves it, written by hand: its package and a dist-info naming its entry point.
 
-    (A real ``pip install`` needs a build backend and wheel in the environment, which an
-    offline test machine may lack; the dist-info is what importlib.metadata reads either way.)
+    Fast and needs no build backend; importlib.metadata reads it exactly as an installed one.
     """
     site = tmp_path / "site"
     info = site / "tabletop_house_rules-0.1.0.dist-info"
@@ -38,13 +39,30 @@ def _installed_example(tmp_path: Path) -> dict[str, str]:
     lines = [ln.strip() for ln in section.splitlines() if "=" in ln and not ln.strip().startswith("#")]
     entries = "".join(ln.replace('"', "") + "\n" for ln in lines)
     (info / "entry_points.txt").write_text("[tabletop.rulesets]\n" + entries, encoding="utf-8")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(site), str(EXAMPLE), str(ROOT)])
-    return env
+    shutil.copytree(EXAMPLE / "house_rules", site / "house_rules")
+    return site
 
 
-def test_example_plugin_runs_check_and_render_from_its_entry_point(tmp_path: Path) -> None:
-    env = _installed_example(tmp_path)
+def _pip_install(tmp_path: Path) -> Path:
+    """A real ``pip install`` of the example package (its own pyproject.toml) into a target directory."""
+    site = tmp_path / "site"
+    source = tmp_path / "house-rules"  # a copy: the build leaves build/ and *.egg-info next to the sources
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    out = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-cache-dir", "--target", str(site), str(source)],
+        capture_output=True, text=True, timeout=300,
+    )
+    if out.returncode != 0 and "setuptools" in out.stderr and ("No matching distribution" in out.stderr or "Could not find a version" in out.stderr):
+        pytest.skip("no build backend reachable offline to build the example")
+    assert out.returncode == 0, out.stderr
+    assert (site / "tabletop_house_rules-0.1.0.dist-info" / "entry_points.txt").is_file()
+    return site
+
+
+@pytest.mark.parametrize("install", [_dist_info_install, _pip_install], ids=["dist-info", "pip"])
+def test_example_plugin_runs_check_and_render_from_its_entry_point(install: Callable[[Path], Path], tmp_path: Path) -> None:
+    site = install(tmp_path)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
     names = subprocess.run(
         [sys.executable, "-c", "from tabletop import rulesets; print(' '.join(rulesets.names()))"],
         env=env, capture_output=True, text=True, timeout=120,
