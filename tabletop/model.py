@@ -14,7 +14,6 @@ from typing import Any, Literal, Union
 BaseShape = Literal["round", "oval", "rect"]
 TemplateKind = Literal["circle", "teardrop", "rect", "cone"]
 Status = Literal["user", "outside", "total_cover", "affected"]
-RULESET_NAMES: tuple[str, ...] = ("none", "infinity", "robotech", "wwpd", "increments", "catastrophic")
 
 Point = tuple[float, float]
 
@@ -275,3 +274,13 @@ class PlacedTemplate:
     focus: Point
     heading: float
     user: str | None = None
+
+
+def __getattr__(name: str) -> Any:
+    # ``RULESET_NAMES`` is every registered ruleset (built-ins and plug-ins), asked of the
+    # registry when first read: the model module itself names none.
+    if name == "RULESET_NAMES":
+        from tabletop import rulesets
+
+        return rulesets.names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

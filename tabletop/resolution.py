@@ -5,12 +5,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tabletop.coverage import DEFAULT_TOLERANCE_MM, Coverage, TableGeometry, cover, default_blocks
 from tabletop.dice import Dice, RollSpec
 from tabletop.model import PlacedTemplate, Scenario, Status, Template, TemplateShape, Terrain
 from tabletop.placement import place
+
+if TYPE_CHECKING:
+    from tabletop.adjudicate import Adjudication, TemplateResult
+    from tabletop.marks import Marks
+    from tabletop.sideview import ElevationProfile
+
+#: A results-panel line: (style, text); styles are head, good, bad, warn, note.
+PanelLine = tuple[str, str]
 
 
 @dataclass
@@ -91,7 +100,13 @@ class Resolution:
 
 @dataclass(frozen=True)
 class Ruleset:
-    """A ruleset: data plus functions, registered by name."""
+    """A ruleset: data plus functions, registered by name.
+
+    Only ``name``, ``title`` and ``resolve`` are required. The hooks below let the app show
+    what the ruleset decided without knowing it: ``marks`` (what to draw on the table, once
+    per adjudication), ``panel_lines`` (its lines in the results panel) and ``side_view``
+    (a vertical profile of one template).
+    """
 
     name: str
     title: str
@@ -105,3 +120,13 @@ class Ruleset:
     #: Settings players may disagree on: name -> (default, explanation).
     settings: Mapping[str, tuple[Any, str]] = field(default_factory=dict)
     doc: str = ""
+    #: What the ruleset draws on the table for one adjudication (None: nothing of its own).
+    marks: Callable[[Adjudication], Marks | None] | None = None
+    #: Its account of one template for the results panel: (style, text) lines.
+    panel_lines: Callable[[Scenario, TemplateResult], list[PanelLine]] | None = None
+    #: A side view of one template: (scenario, result, settings) -> profile.
+    side_view: Callable[[Scenario, TemplateResult, Mapping[str, Any]], ElevationProfile | None] | None = None
+    #: Short word for a point of damage in odds labels ("dmg", "MD", ...).
+    damage_unit: str = "dmg"
+    #: Its documentation page (Markdown).
+    doc_path: Path | None = None

@@ -22,12 +22,11 @@ from typing import Annotated, Any, Literal
 
 import shapely
 import tomli_w
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from tabletop.catalogue import Entry, default_catalogue, shape_from_table
 from tabletop.dice import check_fixed_rolls
 from tabletop.model import (
-    RULESET_NAMES,
     At,
     Base,
     Direct,
@@ -284,15 +283,27 @@ class TableIn(_In):
 class ScenarioIn(_In):
     format: Literal[1]
     title: str = ""
-    ruleset: Literal["none", "infinity", "robotech", "wwpd", "increments", "catastrophic"] = "none"
+    ruleset: str = "none"  # any registered ruleset: checked by _known_ruleset
     units: Literal["in", "mm", "cm"] = "in"
     table: TableIn
     model: list[ModelIn] = Field(default_factory=list)
     terrain: list[TerrainIn] = Field(default_factory=list)
     template: list[TemplateIn] = Field(default_factory=list)
 
+    @field_validator("ruleset")
+    @classmethod
+    def _known_ruleset(cls, name: str) -> str:
+        from tabletop import rulesets  # the registry imports the core; import late to keep this module light
 
-assert set(RULESET_NAMES) == {"none", "infinity", "robotech", "wwpd", "increments", "catastrophic"}
+        if not rulesets.is_registered(name):
+            hint = rulesets.suggest(name)
+            known = ", ".join(repr(n) for n in rulesets.names())
+            raise ValueError(f'unknown ruleset {name!r}: did you mean "{hint}"?' if hint else f"unknown ruleset {name!r} (known: {known})")
+        try:
+            rulesets.get(name)
+        except rulesets.BadPlugin as exc:
+            raise ValueError(str(exc)) from None
+        return name
 
 # --------------------------------------------------------------------------- lines
 

@@ -10,9 +10,13 @@ from pathlib import Path
 import pygame
 import pytest
 
-from tabletop import draw, scenario_io
+from tabletop import draw, marks, rulesets, scenario_io
 from tabletop.adjudicate import Adjudication, adjudicate
-from tabletop.draw import DrawOptions, draw_scene, render_png, side_colour, status_colour
+from tabletop.draw import DrawOptions, compose, draw_scene, render_png, side_colour, status_colour
+from tabletop.draw import marks as paint_marks
+from tabletop.draw import models as draw_models
+from tabletop.draw import scene as dscene
+from tabletop.marks import Marks
 from tabletop.resolution import Step
 from tabletop.viewport import Viewport
 
@@ -211,17 +215,17 @@ def _scenario(name: str) -> Adjudication:
 PLAIN = DrawOptions(show_legend=False, show_title=False, show_names=False, show_rulers=False)
 
 
-def _art(adj: Adjudication) -> draw._RulesetArt:
-    art = draw._scene(adj).art
+def _art(adj: Adjudication) -> Marks:
+    art = dscene._scene(adj).art
     assert art is not None
     return art
 
 
-def _words(art: draw._RulesetArt) -> str:
+def _words(art: Marks) -> str:
     """Every piece of text the ruleset's overlays show, one per line."""
-    texts = [text for label in art.labels for text, _ in label.lines]
+    texts = [text for label in art.badges for text, _ in label.lines]
     texts += [text for _, text, _ in art.tags] + list(art.sublabels.values())
-    texts += [text for _, text, _ in art.legend] + [p.tag for p in art.pointers if p.tag]
+    texts += [text for _, text, _ in art.legend] + [p.tag for p in art.arrows if p.tag]
     return "\n".join(texts)
 
 
@@ -251,7 +255,7 @@ def test_each_ruleset_says_what_it_decided(name: str, expected: list[str]) -> No
 
 def test_no_ruleset_draws_no_overlay() -> None:
     # The 300-model benchmark table runs ruleset none: its frames must not pay for overlays.
-    assert draw._scene(_scenario("default")).art is None
+    assert dscene._scene(_scenario("default")).art is None
 
 
 def test_increments_squares_carry_their_damage_tint() -> None:
@@ -269,8 +273,8 @@ def test_increments_squares_carry_their_damage_tint() -> None:
             continue
         # Off the square's centre (where its number is) and off the grid lines.
         x, y = vp.to_screen((s["col"] + 0.25) * g, (s["row"] + 0.75) * g)
-        heat = draw._heat_colour(s["damage"], top)
-        a = draw.HEAT_ALPHA / 255
+        heat = marks.heat_colour(s["damage"], top)
+        a = marks.HEAT_ALPHA / 255
         expected = [round(h * a + f * (1 - a)) for h, f in zip(heat, draw.TABLE_FILL)]
         got = tuple(surface.get_at((round(x), round(y))))[:3]
         assert all(abs(e - v) <= 3 for e, v in zip(expected, got)), (s, expected, got)
@@ -290,7 +294,7 @@ def test_increments_blocked_squares_are_hatched() -> None:
     x0, y1 = vp.to_screen(s["col"] * g, (s["row"] + 1) * g)
     x1, y0 = vp.to_screen((s["col"] + 1) * g, s["row"] * g)
     pixels = {tuple(surface.get_at((x, y)))[:3] for x in range(round(x0) + 3, round(x1) - 3) for y in range(round(y1) + 3, round(y0) - 3)}
-    assert draw.BLOCKED_HATCH in pixels
+    assert marks.BLOCKED_HATCH in pixels
 
 
 def test_robotech_scatter_rose_points_six_ways_from_the_aim() -> None:
@@ -303,10 +307,10 @@ def test_robotech_scatter_rose_points_six_ways_from_the_aim() -> None:
     # Direction 1 points straight away from the firer (at 10, 10; the aim at 30, 10): east.
     assert rose.first == pytest.approx(0.0, abs=1e-6)
     cx, cy = vp.to_screen(*rose.centre)
-    length = draw._rose_length(vp, rose)
+    length = paint_marks._rose_length(vp, rose)
     for k in range(1, 7):
         h = math.radians(rose.first - 60 * (k - 1))
-        colour = draw.ROSE_HOT if k in rose.rolled else draw.ROSE
+        colour = marks.ROSE_HOT if k in rose.rolled else marks.ROSE
         along = [(cx + math.cos(h) * length * t, cy - math.sin(h) * length * t) for t in (0.5, 0.6, 0.7)]
         assert any(tuple(surface.get_at((round(x), round(y))))[:3] == colour for x, y in along), k
 
@@ -317,7 +321,7 @@ def test_robotech_without_scatter_draws_no_rose() -> None:
 
 def test_catastrophic_chain_arrows_follow_the_explosions() -> None:
     art = _art(_scenario("catastrophic-chain"))
-    chain = [p for p in art.pointers if p.colour == draw.CHAIN]
+    chain = [p for p in art.arrows if p.colour == marks.CHAIN]
     assert [p.tag for p in chain] == ["1", "2"]
     assert chain[0].b == chain[1].a  # the scout is caught, then explodes in turn
 
@@ -363,14 +367,14 @@ impact = { attacker = "a", target = "t" }
     adj = _adj(text)
     assert "e2" in adj.results[0].resolution.affected
     art = _art(adj)
-    (link,) = [p for p in art.pointers if p.tag == "CC"]
-    assert {link.a, link.b} == {(520.0, 500.0), (620.0, 500.0)} and link.colour == draw.LINK
+    (link,) = [p for p in art.arrows if p.tag == "CC"]
+    assert {link.a, link.b} == {(520.0, 500.0), (620.0, 500.0)} and link.colour == marks.LINK
     assert "affected via close combat" in _words(art)
     surface, vp = _surface_and_view(adj)
     vp = vp.zoomed(4.0, vp.to_screen(570, 500))
     draw_scene(surface, vp, adj, PLAIN)
     x, y = vp.to_screen(570 - 30, 500)  # between the bases, left of the "CC" tag
-    assert tuple(surface.get_at((round(x), round(y))))[:3] == draw.LINK
+    assert tuple(surface.get_at((round(x), round(y))))[:3] == marks.LINK
 
 
 def test_action_view_zooms_on_the_templates(tmp_path: Path) -> None:
@@ -406,14 +410,14 @@ def test_table_view_is_the_default(tmp_path: Path) -> None:
 def test_badges_never_overlap(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     adj = adjudicate(scenario_io.load(path))
     placed: list[list[pygame.Rect]] = []
-    real = draw._draw_ruleset_labels
+    real = paint_marks._draw_ruleset_labels
 
     def spy(*args: object) -> list[pygame.Rect]:
         rects = real(*args)  # type: ignore[arg-type]
         placed.append(rects)
         return rects
 
-    monkeypatch.setattr(draw, "_draw_ruleset_labels", spy)
+    monkeypatch.setattr(compose, "_draw_ruleset_labels", spy)
     for region in ("table", "action"):
         render_png(adj, tmp_path / f"{region}.png", region=region)
     for rects in placed:
@@ -434,12 +438,12 @@ def test_cli_render_view_flag(tmp_path: Path) -> None:
 def test_overlay_builders_do_not_fail(path: Path) -> None:
     # _ruleset_art swallows errors so the app never falls over on odd details: call the builder raw.
     adj = adjudicate(scenario_io.load(path))
-    build = draw._RULESET_ART.get(adj.scenario.ruleset)
+    build = rulesets.get(adj.scenario.ruleset).marks
     if build is None:
         pytest.skip(f"ruleset {adj.scenario.ruleset} draws no overlay")
-    art = draw._RulesetArt()
-    build(adj, art)
-    assert art.labels or art.tags or art.tints
+    art = build(adj)
+    assert art is not None
+    assert art.badges or art.tags or art.tints
 
 
 def _frame_sequence(table: str = "big") -> list[tuple[Viewport, Adjudication, DrawOptions]]:
@@ -486,11 +490,11 @@ def test_cached_frames_equal_fresh_frames(table: str) -> None:
     frames = _frame_sequence(table)
     fresh = []
     for vp, adj, options in frames:
-        draw._reset_caches()
+        compose._reset_caches()
         surface = pygame.Surface(vp.rect[2:])
         draw_scene(surface, vp, adj, options)
         fresh.append(pygame.image.tobytes(surface, "RGB"))
-    draw._reset_caches()
+    compose._reset_caches()
     surface = pygame.Surface(frames[0][0].rect[2:])
     hits = halos = bases = 0
     for k, (vp, adj, options) in enumerate(frames):
@@ -498,10 +502,10 @@ def test_cached_frames_equal_fresh_frames(table: str) -> None:
             draw_scene(surface, vp, adj, options)
         assert pygame.image.tobytes(surface, "RGB") == fresh[k], f"frame {k} differs from a fresh draw"
         # Labels keep clear of model names whether the names came from the cache or not.
-        assert draw._scene(adj).names_drawn
-        hits += bool(draw._board and draw._board[0].surface is not None)
-        halos = max(halos, sum(1 for key in draw._sprites if key[0] == "halo"))
-        bases = max(bases, sum(1 for key in draw._sprites if key[0] != "halo"))
+        assert dscene._scene(adj).names_drawn
+        hits += bool(compose._board and compose._board[0].surface is not None)
+        halos = max(halos, sum(1 for key in draw_models._sprites if key[0] == "halo"))
+        bases = max(bases, sum(1 for key in draw_models._sprites if key[0] != "halo"))
     # The caches were really used, not bypassed.
     assert hits >= 5 and bases >= 5
     if table == "big":
@@ -521,7 +525,7 @@ def test_base_sprite_equals_direct_draw() -> None:
         pygame.draw.circle(direct, (10, 200, 10), (cx, cy), r, rw)
         if r >= 5:
             pygame.draw.line(direct, (20, 20, 20), tick_a, tick_b, rw)
-        sprite, at = draw._base_sprite((cx, cy), r, (200, 10, 10), (10, 200, 10), rw, tick_a, tick_b)
+        sprite, at = draw_models._base_sprite((cx, cy), r, (200, 10, 10), (10, 200, 10), rw, tick_a, tick_b)
         blitted = pygame.Surface((1600, 1000))
         blitted.blit(sprite, at)
         assert pygame.image.tobytes(blitted, "RGB") == pygame.image.tobytes(direct, "RGB")

@@ -355,7 +355,8 @@ def test_ruleset_declares_its_rolls_and_settings() -> None:
     assert rs.rolls["cover_save"].sides == 20
     assert (rs.rolls["contained"].count, rs.rolls["contained"].sides) == (2, 6)
     assert set(rs.settings) == {"distance", "model_square", "cover_save_rule", "contained_bonus"}
-    doc = (SCENARIOS.parent / "docs" / "rulesets" / "increments.md").read_text(encoding="utf-8")
+    assert rs.doc_path is not None
+    doc = rs.doc_path.read_text(encoding="utf-8")
     for setting, (default, why) in rs.settings.items():
         assert why and f"`{setting}`" in doc
 

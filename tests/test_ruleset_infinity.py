@@ -18,7 +18,7 @@ from tabletop.model import PlacedTemplate, Scenario
 from tabletop.placement import place
 from tabletop.report import report_json, report_text
 from tabletop.rulesets import get
-from tabletop.rulesets.infinity import SILHOUETTES, silhouette_span
+from tabletop.rulesets.infinity.rules import SILHOUETTES, silhouette_span
 from tabletop.scenario_io import ScenarioError, load, loads
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -590,7 +590,8 @@ def test_ruleset_is_registered_with_documented_settings() -> None:
     assert set(ruleset.settings) == {"vertical_model", "prone_height_mm", "default_silhouette", "models_block_lof"}
     for default, why in ruleset.settings.values():
         assert why and default is not None
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "rulesets" / "infinity.md").read_text()
+    assert ruleset.doc_path is not None
+    doc = ruleset.doc_path.read_text(encoding="utf-8")
     for name in ruleset.settings:
         assert f"`{name}`" in doc
 

@@ -12,7 +12,7 @@ from tabletop import rulesets
 from tabletop.adjudicate import adjudicate
 from tabletop.model import Impact, Scenario, Terrain
 from tabletop.report import report_json, report_text
-from tabletop.rulesets.robotech import scatter_point
+from tabletop.rulesets.robotech.rules import scatter_point
 from tabletop.scenario_io import ScenarioError, load, load_with_warnings, loads
 
 from .conftest import SCENARIOS

@@ -244,7 +244,8 @@ def test_ruleset_is_registered_without_visibility_or_dice() -> None:
     assert rs.uses_visibility is False
     assert dict(rs.rolls) == {}
     assert set(rs.settings) == {"battery_overlap", "even_battery_centre", "allow_point_aim"}
-    doc = (SCENARIOS.parent / "docs" / "rulesets" / "wwpd.md").read_text(encoding="utf-8")
+    assert rs.doc_path is not None
+    doc = rs.doc_path.read_text(encoding="utf-8")
     for setting, (default, why) in rs.settings.items():
         assert why and f"`{setting}`" in doc
 

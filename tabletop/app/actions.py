@@ -9,7 +9,7 @@ from tabletop import rulesets
 from tabletop.adjudicate import Adjudication, AdjudicationError, adjudicate
 from tabletop.model import At, Direct, PlacedTemplate
 
-from .elevation import ElevationProfile, elevation_profile
+from .elevation import ElevationProfile, elevation_profile, has_side_view
 from .firing import Firing
 from .live import placed_templates
 from .odds_worker import OddsRequest
@@ -25,21 +25,6 @@ from .state import (
     template_heading,
 )
 from .validate import check_seed
-
-
-def has_side_view(ruleset_name: str) -> bool:
-    """The ruleset draws its templates in a side view (the app never names a ruleset).
-
-    A ruleset says so with a ``side_view`` attribute; until rulesets carry one, a ruleset
-    whose settings choose the templates' vertical model is the one with a vertical extent.
-    """
-    try:
-        ruleset = rulesets.get(ruleset_name)
-    except Exception:  # noqa: BLE001 - an unknown or broken ruleset has no side view
-        return False
-    if getattr(ruleset, "side_view", None) is not None:
-        return True
-    return "vertical_model" in ruleset.settings
 
 
 class ActionsMixin:

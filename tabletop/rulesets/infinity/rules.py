@@ -6,7 +6,7 @@ module adds what the rules add: terrain heights, the 3D reach of the template
 (the "X" of a horizontal and a vertical template), close-combat contagion, the
 friendly/neutral nullification, the main-target checks and, for every affected
 enemy, how it may react (Dodge at PH or PH-3, shooting back). See
-``docs/rulesets/infinity.md`` for the rules and every choice made.
+``tabletop/rulesets/infinity/README.md`` for the rules and every choice made.
 """
 
 from __future__ import annotations
@@ -20,13 +20,30 @@ import shapely
 from shapely.geometry import LineString, Point
 from shapely.geometry import Polygon as ShapelyPolygon
 
-from tabletop.contact import model_margin, polygon_min_sdf
-from tabletop.coverage import CONTACT_EPS_MM, Coverage
-from tabletop.model import Direct, Explosion, Impact, Model, PlacedTemplate, Scenario, Status, Template
-from tabletop.placement import FOCUS_AT_TIP
-from tabletop.resolution import Context, Resolution, Ruleset, Step, with_statuses
-from tabletop.shapes import base_polygon, to_local
-from tabletop.units import LengthError, parse_length
+from tabletop.plugin import (
+    CONTACT_EPS_MM,
+    FOCUS_AT_TIP,
+    Context,
+    Coverage,
+    Direct,
+    Explosion,
+    Impact,
+    LengthError,
+    Model,
+    PlacedTemplate,
+    Resolution,
+    Ruleset,
+    Scenario,
+    Status,
+    Step,
+    Template,
+    base_polygon,
+    model_margin,
+    parse_length,
+    polygon_min_sdf,
+    to_local,
+    with_statuses,
+)
 
 #: Silhouette templates: S -> (base diameter, height) in mm.
 SILHOUETTES: dict[int, tuple[float, float]] = {
@@ -598,7 +615,7 @@ RULESET = Ruleset(
         "Direct and Impact templates (Circular, Small and Large Teardrop), one template per shot. "
         "Blast focus line of fire with terrain heights, 3D reach (the X of a flat and an upright "
         "template), close-combat contagion, shots nullified by friendly or neutral troopers, main "
-        "target checks, and Dodge at PH or PH-3 for every affected enemy. See docs/rulesets/infinity.md."
+        "target checks, and Dodge at PH or PH-3 for every affected enemy. See tabletop/rulesets/infinity/README.md."
     ),
 )
 

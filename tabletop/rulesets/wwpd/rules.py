@@ -13,12 +13,24 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop.coverage import Coverage, ModelCoverage
-from tabletop.model import At, Direct, Impact, Model, PlacedTemplate, Scenario, TemplateShape
-from tabletop.placement import line_of_fire
-from tabletop.resolution import Context, Resolution, Ruleset, Step
-from tabletop.shapes import to_world
-from tabletop.units import to_units
+from tabletop.plugin import (
+    At,
+    Context,
+    Coverage,
+    Direct,
+    Impact,
+    Model,
+    ModelCoverage,
+    PlacedTemplate,
+    Resolution,
+    Ruleset,
+    Scenario,
+    Step,
+    TemplateShape,
+    line_of_fire,
+    to_units,
+    to_world,
+)
 
 NO_SIDE = ("", "neutral")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tabletop.resolution import Context, Resolution, Ruleset
+from tabletop.plugin import Context, Resolution, Ruleset
 
 
 def resolve(ctx: Context) -> Resolution:

@@ -2,7 +2,7 @@
 
 One template may be one Blast attack or a Blast Missile volley (``weapon.volley``,
 or ``weapon.targets`` for a volley split between targets). Everything random goes
-through ``ctx.dice`` in a documented order (docs/rulesets/robotech.md):
+through ``ctx.dice`` in a documented order (tabletop/rulesets/robotech/README.md):
 every ``strike`` (missile order), then each scatter (``scatter_direction``,
 ``scatter_distance``, ``scatter_strike``), then ``shoot_down`` attempts, ``dodge``
 rolls and ``roll_with_impact`` rolls in the order the weapon lists the mecha.
@@ -18,11 +18,23 @@ from typing import Any
 
 import shapely
 
-from tabletop.coverage import Coverage
-from tabletop.dice import RollSpec
-from tabletop.model import Impact, Model, PlacedTemplate, Point, Scenario, Terrain
-from tabletop.resolution import Context, Resolution, Ruleset, Step, with_statuses
-from tabletop.units import MM_PER_UNIT, to_units
+from tabletop.plugin import (
+    MM_PER_UNIT,
+    Context,
+    Coverage,
+    Impact,
+    Model,
+    PlacedTemplate,
+    Point,
+    Resolution,
+    RollSpec,
+    Ruleset,
+    Scenario,
+    Step,
+    Terrain,
+    to_units,
+    with_statuses,
+)
 
 INCH_MM = MM_PER_UNIT["in"]
 #: The roll to Strike is made against DF 5 to hit the point of impact.
@@ -536,6 +548,6 @@ RULESET = Ruleset(
     doc=(
         "Revised Blast rule: Strike D6 + GN against DF 5, full MD to the primary target and half to all else "
         "under the 5\" template (nothing where DF > Strike), one scatter with a D6 + 1 Strike, Dodge, Roll with "
-        "Impact, shooting down Blast Missiles, volleys. See docs/rulesets/robotech.md."
+        "Impact, shooting down Blast Missiles, volleys. See tabletop/rulesets/robotech/README.md."
     ),
 )

@@ -15,11 +15,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabletop.coverage import Coverage
-from tabletop.dice import RollSpec
-from tabletop.model import Explosion, Model, PlacedTemplate, Scenario, Template, TemplateShape
-from tabletop.resolution import Context, Resolution, Ruleset, Step, with_statuses
-from tabletop.units import MM_PER_UNIT
+from tabletop.plugin import (
+    MM_PER_UNIT,
+    Context,
+    Coverage,
+    Explosion,
+    Model,
+    PlacedTemplate,
+    Resolution,
+    RollSpec,
+    Ruleset,
+    Scenario,
+    Step,
+    Template,
+    TemplateShape,
+    with_statuses,
+)
 
 INCH_MM = MM_PER_UNIT["in"]
 SELF_DESTRUCT = "self_destruct"
@@ -305,6 +316,6 @@ RULESET = Ruleset(
     doc=(
         "Catastrophic Explosions: a Critical Hit of twice the damage tracks makes a RAV/AOE explosion centred on "
         "the model, catching every model; Catastrophic Failure; the Martyr upgrade (self-destruct, +1, victory "
-        "points); chain reactions. See docs/rulesets/catastrophic.md."
+        "points); chain reactions. See tabletop/rulesets/catastrophic/README.md."
     ),
 )

@@ -20,12 +20,27 @@ import shapely
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
-from tabletop.coverage import Coverage, ModelCoverage
-from tabletop.dice import RollSpec
-from tabletop.model import At, Direct, Explosion, Impact, Model, PlacedTemplate, Scenario, Status, TemplateShape, Terrain
-from tabletop.placement import line_of_fire
-from tabletop.resolution import Context, Resolution, Ruleset, Step
-from tabletop.shapes import base_polygon
+from tabletop.plugin import (
+    At,
+    Context,
+    Coverage,
+    Direct,
+    Explosion,
+    Impact,
+    Model,
+    ModelCoverage,
+    PlacedTemplate,
+    Resolution,
+    RollSpec,
+    Ruleset,
+    Scenario,
+    Status,
+    Step,
+    TemplateShape,
+    Terrain,
+    base_polygon,
+    line_of_fire,
+)
 
 #: A base must reach this far (mm) into a square to stand in it: a base tangent
 #: to a grid line (a 1" base filling a 1" square) does not stand in the next square.

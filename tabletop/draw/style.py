@@ -1,0 +1,161 @@
+"""Colours, status and side colours, and the drawing options. Pure: no pygame."""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+Colour = tuple[int, int, int]
+
+
+FloatArray = NDArray[np.float64]
+
+
+INCH = 25.4
+
+
+# Okabe–Ito based: statuses differ in hue *and* lightness, never by red/green alone.
+STATUS_COLOURS: dict[str, Colour] = {
+    "affected": (230, 85, 13),  # vermillion-orange
+    "total_cover": (40, 110, 200),  # blue
+    "outside": (214, 214, 206),  # light grey
+    "user": (240, 190, 30),  # gold
+}
+
+
+CONTESTED_COLOUR: Colour = (255, 236, 40)
+
+
+CONTESTED_DASH: Colour = (20, 20, 20)
+
+
+SELECT_COLOUR: Colour = (0, 230, 255)
+
+
+HOVER_COLOUR: Colour = (255, 255, 255)
+
+
+BACKGROUND: Colour = (30, 32, 36)
+
+
+TABLE_FILL: Colour = (58, 84, 64)  # muted felt: keeps orange/blue/grey bases readable
+
+
+TABLE_EDGE: Colour = (18, 26, 20)
+
+
+GRID_MINOR: Colour = (70, 98, 76)
+
+
+GRID_SIX: Colour = (92, 124, 98)
+
+
+GRID_TWELVE: Colour = (108, 140, 114)
+
+
+BUILDING_FILL: Colour = (112, 114, 120)
+
+
+BUILDING_EDGE: Colour = (46, 48, 54)
+
+
+SOFT_FILL: Colour = (92, 116, 92)  # blocks_los = false: lighter than felt, hatched
+
+
+SOFT_EDGE: Colour = (140, 160, 134)
+
+
+SOFT_HATCH: Colour = (120, 146, 116)
+
+
+TEMPLATE_FILL: Colour = (255, 220, 120)
+
+
+VISIBLE_FILL: Colour = TEMPLATE_FILL  # what the focus sees looks like any template
+
+
+SHADOW_FILL: Colour = (12, 16, 36)
+
+
+SHADOW_HATCH: Colour = (120, 130, 170)
+
+
+SCATTER: Colour = (255, 255, 255)
+
+
+PANEL: tuple[int, int, int, int] = (16, 18, 22, 210)
+
+
+_SIDE_PALETTE: tuple[Colour, ...] = (
+    (86, 180, 233),  # sky blue
+    (204, 121, 167),  # reddish purple
+    (0, 158, 115),  # bluish green
+    (245, 245, 245),  # white
+    (25, 25, 25),  # black
+    (148, 103, 189),  # violet
+    (166, 118, 29),  # ochre
+    (231, 41, 138),  # magenta
+    (170, 190, 40),  # olive
+    (120, 70, 40),  # brown
+)
+
+
+# A side called after a colour gets that colour: "red" vs "blue" must never collide.
+_NAMED_SIDES: dict[str, Colour] = {
+    "red": (220, 50, 47),
+    "blue": (38, 139, 210),
+    "green": (0, 158, 115),
+    "white": (245, 245, 245),
+    "black": (25, 25, 25),
+    "yellow": (240, 228, 66),
+    "orange": (240, 150, 30),
+    "purple": (148, 103, 189),
+    "pink": (204, 121, 167),
+    "brown": (120, 70, 40),
+    "grey": (150, 150, 150),
+    "gray": (150, 150, 150),
+    "neutral": (140, 140, 140),
+}
+
+
+NO_SIDE: Colour = (90, 90, 90)
+
+
+_STATUS_RANK = {"outside": 0, "user": 1, "total_cover": 2, "affected": 3}
+
+
+_STATUS_WORDS = {"affected": "affected", "total_cover": "total cover", "outside": "outside", "user": "user"}
+
+
+def status_colour(status: str) -> Colour:
+    """Fill colour of a base with ``status`` (unknown statuses: outside grey)."""
+    return STATUS_COLOURS.get(status, STATUS_COLOURS["outside"])
+
+
+def side_colour(side: str | None) -> Colour:
+    """A stable ring colour for a side name (same name, same colour, every run)."""
+    if side is None or not side.strip():
+        return NO_SIDE
+    key = side.strip().lower()
+    if key in _NAMED_SIDES:
+        return _NAMED_SIDES[key]
+    return _SIDE_PALETTE[zlib.crc32(key.encode("utf-8")) % len(_SIDE_PALETTE)]
+
+
+@dataclass(frozen=True)
+class DrawOptions:
+    """What to draw on top of the table and its templates."""
+
+    show_grid: bool = True
+    show_names: bool = True
+    show_visibility: bool = True
+    show_legend: bool = True
+    show_rulers: bool = True
+    show_title: bool = True
+    selected: str | None = None
+    hovered: str | None = None
+    template_alpha: int = 70

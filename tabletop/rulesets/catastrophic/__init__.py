@@ -1,0 +1,18 @@
+"""Catastrophic Damage: one ruleset, one folder.
+
+``rules.py`` the rules (``resolve``, settings, checks); ``marks.py`` what it draws on the table; ``panel.py`` its results-panel lines; ``README.md`` its documentation page. ``RULESET`` (here) is the registered object, with every hook attached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tabletop.rulesets.catastrophic import marks, panel, rules
+
+RULESET = replace(
+    rules.RULESET,
+    marks=marks.marks,
+    panel_lines=panel.panel_lines,
+    doc_path=Path(__file__).with_name("README.md"),
+)

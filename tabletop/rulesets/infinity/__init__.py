@@ -1,0 +1,19 @@
+"""Infinity template weapons: one ruleset, one folder.
+
+``rules.py`` the rules (``resolve``, settings, checks); ``marks.py`` what it draws on the table; ``panel.py`` its results-panel lines; ``side_view.py`` its side view; ``README.md`` its documentation page. ``RULESET`` (here) is the registered object, with every hook attached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tabletop.rulesets.infinity import marks, panel, rules, side_view
+
+RULESET = replace(
+    rules.RULESET,
+    marks=marks.marks,
+    panel_lines=panel.panel_lines,
+    side_view=side_view.side_view,
+    doc_path=Path(__file__).with_name("README.md"),
+)

@@ -1,0 +1,19 @@
+"""Robotech RPG Tactics, revised Blast rule: one ruleset, one folder.
+
+``rules.py`` the rules (``resolve``, settings, checks); ``marks.py`` what it draws on the table; ``panel.py`` its results-panel lines; ``README.md`` its documentation page. ``RULESET`` (here) is the registered object, with every hook attached.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tabletop.rulesets.robotech import marks, panel, rules
+
+RULESET = replace(
+    rules.RULESET,
+    marks=marks.marks,
+    panel_lines=panel.panel_lines,
+    damage_unit="MD",
+    doc_path=Path(__file__).with_name("README.md"),
+)
