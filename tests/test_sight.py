@@ -1,0 +1,334 @@
+"""Line of sight / line of fire between silhouettes: worked cases and properties."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+import shapely
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from shapely.geometry import LineString
+
+from tabletop.model import Base, Model, RectSpec, Terrain
+from tabletop.sight import GRAZE_MM, Sight, base_line_of_sight, in_range, line_of_fire
+
+IN = 25.4
+S2 = 40.0  # Infinity S2: 25 mm base, 40 mm tall
+
+
+def trooper(mid: str, x_in: float, y_in: float, height: float | None = S2, z: float = 0.0, d: float = 25.0) -> Model:
+    return Model(mid, x_in * IN, y_in * IN, Base.round(d), z=z, height=height)
+
+
+def at_mm(mid: str, x: float, y: float, height: float | None = S2, z: float = 0.0, base: Base | None = None) -> Model:
+    return Model(mid, x, y, base or Base.round(25.0), z=z, height=height)
+
+
+def wall(tid: str, x: float, y: float, length: float, width: float, height: float | None = None, name: str | None = None) -> Terrain:
+    return Terrain(tid, rect=RectSpec(x, y, length, width), name=name, height=height)
+
+
+KIND_ORDER = {"none": 0, "partial": 1, "full": 2}
+
+
+# --------------------------------------------------------------------------- the issue's worked examples
+
+
+def test_issue_example_second_trooper_sees_past_the_first() -> None:
+    attacker = trooper("att", 30, 6)
+    first = trooper("t1", 30, 13)
+    second = trooper("t2", 30.45, 14.2)
+    # Precondition of the example: the centre-to-centre line crosses the first trooper's base.
+    centre_line = LineString([second.centre, attacker.centre])
+    assert centre_line.distance(shapely.Point(first.centre)) < first.base.length / 2
+    sight = line_of_fire(second, attacker, (), (attacker, first, second))
+    assert sight.kind == "partial"
+    assert sight.seen and sight.exact
+    assert sight.blocked_by == ("t1",)
+    assert sight.visible_fraction > 0.5
+    assert 0.1 < sight.clear_fraction < 0.9
+    assert "t1" in sight.reason and "%" in sight.reason
+    clear = [ln for ln in sight.lines if ln.clear]
+    assert clear, "clear sight lines are given for drawing"
+    for ln in clear:  # each drawn clear line really misses the first trooper's base
+        seg = LineString([ln.start[:2], ln.end[:2]])
+        assert seg.distance(shapely.Point(first.centre)) >= first.base.length / 2 - 1e-6
+    # The first trooper itself sees the attacker in full.
+    assert line_of_fire(first, attacker, (), (attacker, first, second)).kind == "full"
+
+
+def test_issue_example_thin_post_does_not_hide_a_trooper() -> None:
+    viewer, target = at_mm("v", 0, 0), at_mm("t", 200, 0)
+    post = wall("p", 100, 0, 5, 5, name="Post")  # unlimited height, on the centre line
+    assert LineString([viewer.centre, target.centre]).intersects(shapely.Polygon(post.polygon))
+    sight = line_of_fire(viewer, target, [post])
+    assert sight.kind == "partial"
+    assert sight.blocked_by == ("p",)
+    assert sight.visible_fraction == pytest.approx(1.0)
+    assert 0.3 < sight.clear_fraction < 0.95
+    assert "Post (p)" in sight.reason
+
+
+def test_seed_fusiliers_in_a_row_only_the_first_sees_the_hellcat() -> None:
+    """Seed 004: 'The other two Fusiliers do not have LoF to the Hellcat because the first Fusilier
+    is blocking him.' Equal bases in a line: the outer tangents only touch the first, and touching blocks."""
+    hellcat = at_mm("hellcat", 0, 0)
+    f1, f2, f3 = at_mm("f1", 0, 100), at_mm("f2", 0, 130), at_mm("f3", 0, 160)
+    table = (hellcat, f1, f2, f3)
+    assert line_of_fire(f1, hellcat, (), table).kind == "full"
+    for f in (f2, f3):
+        sight = line_of_fire(f, hellcat, (), table)
+        assert sight.kind == "none", sight.reason
+        assert sight.exact
+        assert "f1" in sight.blocked_by
+    # Step the second Fusilier aside by 1 mm: the first no longer hides it completely.
+    moved = dataclasses.replace(f2, x=1.0)
+    assert line_of_fire(moved, hellcat, (), (hellcat, f1, moved, f3)).kind == "partial"
+
+
+# --------------------------------------------------------------------------- walls and heights
+
+
+@pytest.mark.parametrize(
+    ("height", "viewer_z", "kind", "exact"),
+    [
+        (None, 0.0, "none", True),  # unlimited wall: hidden
+        (60.0, 0.0, "none", True),  # taller than both silhouettes
+        (40.0, 0.0, "none", True),  # exactly as tall: the top lines touch it, and touching blocks
+        (20.0, 0.0, "partial", False),  # low wall: sight over it
+        (60.0, 80.0, "partial", False),  # tall wall, viewer on a tower: sight down over it
+        (None, 80.0, "none", True),  # no height can see over an unlimited wall
+    ],
+)
+def test_wide_wall(height: float | None, viewer_z: float, kind: str, exact: bool) -> None:
+    viewer, target = at_mm("v", 0, 0, z=viewer_z), at_mm("t", 200, 0)
+    w = wall("w", 100, 0, 10, 300, height=height, name="Wall")
+    sight = line_of_fire(viewer, target, [w])
+    assert sight.kind == kind, sight.reason
+    assert sight.exact is exact
+    assert sight.blocked_by == ("w",)
+    if kind == "none":
+        assert sight.reason == "blocked by Wall (w)"
+        assert sight.visible_fraction == 0.0
+    else:
+        clear = [ln for ln in sight.lines if ln.clear]
+        assert clear
+        for ln in clear:  # the drawn line passes above the wall where it crosses it
+            (x0, _, z0), (x1, _, z1) = ln.start, ln.end
+            for x in (95.0, 105.0):
+                assert z0 + (z1 - z0) * (x - x0) / (x1 - x0) > (height or math.inf)
+
+
+def test_low_wall_near_an_elevated_viewer_hides_nothing_of_a_far_target() -> None:
+    """Lines from a viewer at z 100 descend over a 30 mm wall right in front of it."""
+    viewer, target = at_mm("v", 0, 0, z=100.0), at_mm("t", 300, 0)
+    sight = line_of_fire(viewer, target, [wall("w", 30, 0, 6, 200, height=30.0)])
+    assert sight.seen
+    assert sight.visible_fraction == pytest.approx(1.0)
+
+
+def test_target_on_a_roof_is_seen_over_the_parapet_by_a_taller_viewer() -> None:
+    building = wall("b", 250, 0, 100, 100, height=50.0, name="Bunker")
+    viewer, target = at_mm("v", 0, 0, height=40.0), at_mm("t", 250, 0, z=50.0)
+    sight = line_of_fire(viewer, target, [building])
+    assert sight.seen
+    low_target = at_mm("t", 310, 0)  # on the ground behind the bunker
+    assert line_of_fire(viewer, low_target, [building]).kind == "none"
+
+
+def test_other_troopers_are_blockers_only_up_to_their_height() -> None:
+    viewer, target = at_mm("v", 0, 0, height=55.0), at_mm("t", 200, 0, height=55.0)
+    prone = at_mm("p", 100, 0, height=12.5)
+    sight = line_of_fire(viewer, target, (), (viewer, target, prone))
+    assert sight.kind == "partial"
+    assert sight.visible_fraction == pytest.approx(1.0)
+    assert sight.clear_fraction == pytest.approx(1.0)  # every line clears it at the top
+
+
+def test_a_slit_narrower_than_the_sampling_is_found_by_the_critical_lines() -> None:
+    """Two unlimited walls leave a 0.04 mm slanted slit: sampled lines all miss it, a tangent line does not."""
+
+    def line_y(x: float) -> float:
+        return 5.0 + 0.03 * (x - 150.0)
+
+    half = 0.02
+    upper = Terrain("u", points=((140, line_y(140) + half), (160, line_y(160) + half), (160, 300), (140, 300)))
+    lower = Terrain("l", points=((140, -300), (160, -300), (160, line_y(160) - half), (140, line_y(140) - half)))
+    viewer, target = at_mm("v", 0, 0), at_mm("t", 300, 0)
+    sight = line_of_fire(viewer, target, [upper, lower])
+    assert sight.kind == "partial", sight.reason
+    assert sight.exact
+    assert sight.clear_fraction == 0.0  # no sampled line made it: the decision came from the exact check
+    through = [ln for ln in sight.lines if ln.clear]
+    assert through
+    seg = LineString([through[0].start[:2], through[0].end[:2]])
+    assert not seg.intersects(shapely.Polygon(upper.polygon)) and not seg.intersects(shapely.Polygon(lower.polygon))
+    closed = Terrain("l", points=((140, -300), (160, -300), (160, line_y(160) + half), (140, line_y(140) + half)))
+    assert line_of_fire(viewer, target, [upper, closed]).kind == "none"
+
+
+def test_rect_and_oval_bases_and_a_non_convex_building() -> None:
+    viewer = at_mm("v", 0, 0, base=Base("rect", 50, 30))
+    target = at_mm("t", 200, 0, base=Base("oval", 60, 35))
+    ell = Terrain("L", points=((90, -40), (120, -40), (120, 10), (110, 10), (110, -30), (90, -30)), name="Ell")
+    sight = line_of_fire(viewer, target, [ell])
+    assert sight.kind == "partial"
+    assert sight.blocked_by == ("L",)
+    assert 0.2 < sight.visible_fraction <= 1.0
+    # The notch of the L is open towards +y: a blocker of the notch's shape would hide more.
+    solid = Terrain("S", rect=RectSpec(105, -15, 30, 50))
+    assert line_of_fire(viewer, target, [solid]).clear_fraction <= sight.clear_fraction
+
+
+def test_models_in_base_contact_see_each_other() -> None:
+    a, b = at_mm("a", 0, 0), at_mm("b", 25, 0)
+    sight = line_of_fire(a, b, (), (a, b, at_mm("c", 12.5, 30)))
+    assert sight.kind == "full"
+
+
+def test_terrain_that_does_not_block_sight_is_ignored() -> None:
+    hedge = dataclasses.replace(wall("h", 100, 0, 10, 300), blocks_los=False)
+    assert line_of_fire(at_mm("v", 0, 0), at_mm("t", 200, 0), [hedge]).kind == "full"
+
+
+# --------------------------------------------------------------------------- wwpd: nominate a target in range and line of sight
+
+
+def test_wwpd_target_behind_a_building_is_not_in_line_of_sight() -> None:
+    firer = Model("gun", 0, 0, Base.round(25))
+    target = Model("inf", 300, 0, Base.round(25))
+    ruin = Terrain("b1", rect=RectSpec(150, 0, 80, 200), name="Ruined building")
+    sight = base_line_of_sight(firer, target, [ruin])
+    assert sight.kind == "none"
+    assert sight.reason == "blocked by Ruined building (b1)"
+    # Heights are ignored unless both models have one: a 30 mm ruin still blocks a flat check.
+    low = dataclasses.replace(ruin, height=30.0)
+    assert base_line_of_sight(firer, target, [low]).kind == "none"
+    tall_firer = dataclasses.replace(firer, height=60.0)
+    tall_target = dataclasses.replace(target, height=60.0)
+    assert base_line_of_sight(tall_firer, tall_target, [low]).seen
+    # Beside the building, in the open: seen.
+    assert base_line_of_sight(firer, Model("inf", 300, 350, Base.round(25)), [ruin]).kind == "full"
+
+
+@pytest.mark.parametrize(
+    ("measure", "range_mm", "expected", "distance"),
+    [("edge", 175.0, True, 175.0), ("edge", 174.9, False, 175.0), ("centre", 199.9, False, 200.0), ("centre", 200.0, True, 200.0)],
+)
+def test_in_range(measure: str, range_mm: float, expected: bool, distance: float) -> None:
+    a, b = Model("a", 0, 0, Base.round(25)), Model("b", 200, 0, Base.round(25))
+    ok, dist = in_range(a, b, range_mm, measure)  # type: ignore[arg-type]
+    assert ok is expected
+    assert dist == pytest.approx(distance)
+
+
+def test_in_range_edge_with_rect_bases_and_touching() -> None:
+    a = Model("a", 0, 0, Base("rect", 40, 20), facing=0.0)
+    b = Model("b", 100, 0, Base("rect", 40, 20), facing=90.0)
+    assert in_range(a, b, 70.0) == (True, pytest.approx(70.0))
+    c = Model("c", 30, 0, Base.round(20))
+    assert in_range(a, c, 0.0) == (True, 0.0)
+    with pytest.raises(ValueError, match="measure"):
+        in_range(a, b, 1.0, "feet")  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- properties
+
+COORD = st.integers(-400, 400).map(lambda v: v / 2)
+PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[Model, Model, list[Terrain], list[Model]]:
+    def base() -> Base:
+        shape = draw(st.sampled_from(["round", "round", "rect", "oval"]))
+        length = float(draw(st.integers(20, 50)))
+        return Base(shape, length, length if shape == "round" else float(draw(st.integers(15, 40))))
+
+    viewer = Model("v", draw(COORD), draw(COORD), base(), facing=float(draw(st.integers(0, 359))))
+    target = Model("t", draw(COORD), draw(COORD), base(), facing=float(draw(st.integers(0, 359))))
+    terrain = [
+        Terrain(f"w{i}", rect=RectSpec(draw(COORD), draw(COORD), float(draw(st.integers(1, 80))), float(draw(st.integers(1, 80))), float(draw(st.integers(0, 179)))))
+        for i in range(draw(st.integers(0, 3)))
+    ]
+    others = [Model(f"m{i}", draw(COORD), draw(COORD), Base.round(25.0)) for i in range(draw(st.integers(0, 2)))]
+    return viewer, target, terrain, others
+
+
+def _shift(t: Terrain, dx: float, dy: float) -> Terrain:
+    assert t.rect is not None
+    return dataclasses.replace(t, rect=dataclasses.replace(t.rect, x=t.rect.x + dx, y=t.rect.y + dy))
+
+
+@PROPS
+@given(tables(), st.integers(-200, 200), st.integers(-200, 200))
+def test_moving_everything_together_changes_nothing(table: tuple[Model, Model, list[Terrain], list[Model]], dx: int, dy: int) -> None:
+    viewer, target, terrain, others = table
+    before = line_of_fire(viewer, target, terrain, others)
+    moved = [dataclasses.replace(m, x=m.x + dx, y=m.y + dy) for m in (viewer, target, *others)]
+    after = line_of_fire(moved[0], moved[1], [_shift(t, dx, dy) for t in terrain], moved[2:])
+    assert after.kind == before.kind
+    assert after.seen == before.seen
+    assert set(after.blocked_by) == set(before.blocked_by)
+    assert abs(after.visible_fraction - before.visible_fraction) <= 0.05
+
+
+@PROPS
+@given(tables(), st.data())
+def test_adding_a_blocker_never_shows_more(table: tuple[Model, Model, list[Terrain], list[Model]], data: st.DataObject) -> None:
+    viewer, target, terrain, others = table
+    before = line_of_fire(viewer, target, terrain, others)
+    extra = Terrain(
+        "extra",
+        rect=RectSpec(data.draw(COORD), data.draw(COORD), float(data.draw(st.integers(1, 60))), float(data.draw(st.integers(1, 60))), 0.0),
+    )
+    after = line_of_fire(viewer, target, [*terrain, extra], others)
+    assert KIND_ORDER[after.kind] <= KIND_ORDER[before.kind]
+    assert after.visible_fraction <= before.visible_fraction + 1e-12
+    assert after.clear_fraction <= before.clear_fraction + 1e-12
+
+
+@PROPS
+@given(tables())
+def test_without_blockers_sight_is_full(table: tuple[Model, Model, list[Terrain], list[Model]]) -> None:
+    viewer, target, _, _ = table
+    sight = line_of_fire(viewer, target)
+    assert sight.kind == "full"
+    assert sight.visible_fraction == 1.0 and sight.clear_fraction == 1.0
+    assert sight.blocked_by == ()
+
+
+@PROPS
+@given(tables())
+def test_every_clear_line_drawn_is_clear_and_joins_the_two_bases(table: tuple[Model, Model, list[Terrain], list[Model]]) -> None:
+    viewer, target, terrain, others = table
+    sight: Sight = line_of_fire(viewer, target, terrain, others)
+    from tabletop.shapes import base_polygon
+
+    va, tb = base_polygon(viewer, 256, outer=True), base_polygon(target, 256, outer=True)
+    for ln in sight.lines:
+        assert shapely.distance(shapely.Point(ln.start[:2]), va) <= 1e-6
+        assert shapely.distance(shapely.Point(ln.end[:2]), tb) <= 1e-6
+        if not ln.clear:
+            continue
+        seg = LineString([ln.start[:2], ln.end[:2]])
+        for t in terrain:
+            assert not seg.relate_pattern(shapely.Polygon(t.polygon), "T********")
+        for m in others:
+            assert seg.distance(shapely.Point(m.centre)) >= m.base.length / 2 - 1e-6
+
+
+def test_sight_is_symmetric_on_an_open_table() -> None:
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        a = at_mm("a", *rng.uniform(-100, 100, 2))
+        b = at_mm("b", *rng.uniform(150, 300, 2))
+        posts = [wall(f"p{i}", *rng.uniform(0, 200, 2), 5, 5) for i in range(3)]
+        assert line_of_fire(a, b, posts).seen == line_of_fire(b, a, posts).seen
+
+
+def test_graze_tolerance_is_tiny() -> None:
+    assert GRAZE_MM < 1e-6
