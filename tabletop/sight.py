@@ -33,7 +33,7 @@ import shapely
 from numpy.typing import NDArray
 
 from tabletop.coverage import CONTACT_EPS_MM
-from tabletop.model import Model, Terrain
+from tabletop.model import Base, Model, Terrain
 from tabletop.shapes import base_outline, base_polygon, to_world
 from tabletop.visibility import is_convex
 
@@ -49,7 +49,7 @@ SpanFn = Callable[[Model], "tuple[float, float] | None"]
 GRAZE_MM = 1e-7
 CRITICAL_CLEARANCE_MM = 10 * GRAZE_MM
 #: Points on each footprint's boundary; the area gets about twice as many (target) or a third (viewer).
-DEFAULT_SAMPLES = 32
+DEFAULT_SAMPLES = 24
 #: Segments of the polygons standing in for oval outlines (a gap of r(1 - cos(pi/n)) ~ 0.015 mm at 25 mm).
 OVAL_SEGMENTS = 64
 _GOLDEN = math.pi * (3.0 - math.sqrt(5.0))
@@ -216,15 +216,16 @@ def _halfplanes(ring: FloatArray) -> tuple[FloatArray, FloatArray]:
 
 def _clip_params(num: FloatArray, den: FloatArray, lo: float, hi: float) -> tuple[FloatArray, FloatArray]:
     """Cyrus-Beck: the parameter range where t * den <= num holds for every column; NaN when empty."""
-    parallel = np.abs(den) <= 1e-15
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = num / np.where(parallel, 1.0, den)
-    enter = np.max(np.where(den < -1e-15, ratio, -np.inf), axis=-1)
-    leave = np.min(np.where(den > 1e-15, ratio, np.inf), axis=-1)
-    outside = np.any(parallel & (num <= 0.0), axis=-1)
+        ratio = num / den  # den == 0 (parallel) is settled by the sign of num below
+    enter = np.max(np.where(den < 0.0, ratio, -np.inf), axis=-1)
+    leave = np.min(np.where(den > 0.0, ratio, np.inf), axis=-1)
+    outside = np.any((den == 0.0) & (num < 0.0), axis=-1)
     t0, t1 = np.maximum(enter, lo), np.minimum(leave, hi)
     bad = outside | (t1 < t0)
-    return np.where(bad, np.nan, t0), np.where(bad, np.nan, t1)
+    t0[bad] = np.nan
+    t1[bad] = np.nan
+    return t0, t1
 
 
 # --------------------------------------------------------------------------- blockers
@@ -446,11 +447,14 @@ def line_of_fire(
         sv = st = (0.0, 0.0)
     assert sv is not None and st is not None
     fa, fb = _footprint(viewer), _footprint(target)
-    hull = shapely.convex_hull(shapely.union(base_polygon(viewer, 256, outer=True), base_polygon(target, 256, outer=True)))
+    poly_a, poly_b = base_polygon(viewer, 256, outer=True), base_polygon(target, 256, outer=True)
+    hull = shapely.convex_hull(shapely.union(poly_a, poly_b))
+    overlapping = False
     if blockers:
         outlines = np.array([b.outline for b in blockers], dtype=object)
-        near = shapely.relate_pattern(hull, outlines, "T********")
-        blockers = [b for b, hit in zip(blockers, near) if hit]
+        blockers = [b for b, hit in zip(blockers, shapely.intersects(hull, outlines)) if hit]
+        # A blocker overlapping either base adds extreme lines the critical set does not list.
+        overlapping = bool(np.any(shapely.relate_pattern(outlines, poly_a, "T********") | shapely.relate_pattern(outlines, poly_b, "T********")))
     batch = _batch(blockers)
 
     k = max(4, samples)
@@ -475,7 +479,7 @@ def line_of_fire(
     blocking_walls = [
         b for b in blockers if b.bottom <= max(min(sv[0], st[0]), CONTACT_EPS_MM) and b.top >= max(sv[1], st[1]) - CONTACT_EPS_MM
     ]
-    exact = flat or len(blocking_walls) == len(blockers)
+    exact = (flat or len(blocking_walls) == len(blockers)) and not overlapping
     crit_line: SightLine | None = None
     if not clear.any() and not in_contact and blockers:
         cs, ce = _critical_segments(fa, fb, blockers, hull)
@@ -587,6 +591,21 @@ def base_line_of_sight(
     return line_of_fire(firer, target, terrain, models, span=span, samples=samples)
 
 
+def point_line_of_sight(
+    viewer: Model,
+    point: tuple[float, float],
+    terrain: Sequence[Terrain] = (),
+    *,
+    z: float | None = None,
+    models: Sequence[Model] = (),
+    span: SpanFn = model_span,
+    samples: int = DEFAULT_SAMPLES,
+) -> Sight:
+    """Sight from any part of ``viewer``'s base (silhouette, when it has a height and ``z`` is given) to a point."""
+    spot = Model("point", float(point[0]), float(point[1]), Base.round(0.0), name="the point", z=z, height=None if z is None else 0.0)
+    return line_of_fire(viewer, spot, terrain, models, span=span, samples=samples)
+
+
 def in_range(firer: Model, target: Model, range_mm: float, measure: Literal["edge", "centre"] = "edge") -> tuple[bool, float]:
     """Is ``target`` within ``range_mm`` of ``firer``, and the distance (mm) measured.
 
@@ -614,5 +633,6 @@ __all__ = [
     "line_of_fire",
     "model_blocker",
     "model_span",
+    "point_line_of_sight",
     "terrain_blocker",
 ]

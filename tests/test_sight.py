@@ -332,3 +332,22 @@ def test_sight_is_symmetric_on_an_open_table() -> None:
 
 def test_graze_tolerance_is_tiny() -> None:
     assert GRAZE_MM < 1e-6
+
+
+def test_point_line_of_sight_for_indirect_fire() -> None:
+    """Robotech: an Indirect Fire point must be 'within LOS to any friendly mecha or the attacking mecha'."""
+    from tabletop.sight import point_line_of_sight
+
+    mecha = Model("m", 0, 0, Base.round(40), height=50.0)
+    bunker = wall("b", 150, 0, 40, 200, name="Bunker")
+    assert point_line_of_sight(mecha, (300.0, 0.0), [bunker]).kind == "none"
+    assert point_line_of_sight(mecha, (300.0, 300.0), [bunker]).kind == "full"
+    low = dataclasses.replace(bunker, height=20.0)
+    assert point_line_of_sight(mecha, (300.0, 0.0), [low], z=0.0).seen  # over a low bunker, with heights
+    assert point_line_of_sight(mecha, (300.0, 0.0), [low]).kind == "none"  # flat without the point's height
+
+
+def test_a_blocker_overlapping_a_base_makes_the_answer_sampled() -> None:
+    viewer, target = at_mm("v", 0, 0), at_mm("t", 200, 0)
+    sight = line_of_fire(viewer, target, [wall("w", 0, 20, 40, 20)])
+    assert sight.seen and not sight.exact
