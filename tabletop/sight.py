@@ -522,7 +522,10 @@ def line_of_fire(
             if fraction > 0
             else "only a sliver in view"
         )
-        reason = f"partial: {share}; partly hidden by {names}" if names else f"partial: {share}"
+        if line_share >= 1.0 and names:
+            reason = f"partial: in view over {names} (only lower sight lines are blocked)"
+        else:
+            reason = f"partial: {share}; partly hidden by {names}" if names else f"partial: {share}"
         if in_contact and not clear.any():
             reason = "in base contact"
     else:
