@@ -351,3 +351,14 @@ def test_a_blocker_overlapping_a_base_makes_the_answer_sampled() -> None:
     viewer, target = at_mm("v", 0, 0), at_mm("t", 200, 0)
     sight = line_of_fire(viewer, target, [wall("w", 0, 20, 40, 20)])
     assert sight.seen and not sight.exact
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables())
+def test_flat_seen_does_not_depend_on_the_sampling(table: tuple[Model, Model, list[Terrain], list[Model]]) -> None:
+    """Flat check: the critical lines make seen / not seen exact, so 4x finer sampling never finds more."""
+    viewer, target, terrain, others = table
+    coarse = line_of_fire(viewer, target, terrain, others, samples=8)
+    fine = line_of_fire(viewer, target, terrain, others, samples=96)
+    if coarse.exact:
+        assert coarse.seen == fine.seen, (coarse.reason, fine.reason)
