@@ -122,55 +122,83 @@ def model_span(model: Model) -> tuple[float, float] | None:
 
 @dataclass(frozen=True, eq=False)
 class _Footprint:
-    """A base in plan: a disc, or a convex polygon (rect exact, oval circumscribed)."""
+    """A footprint in plan: a disc, an ellipse or a convex polygon.
+
+    ``ring`` (counter-clockwise, not closed) is the polygon used to clip critical lines: exact
+    for a polygon, circumscribed for an ellipse, None for a disc. ``frame`` is (half length,
+    half width, facing) for an ellipse or a rectangle, whose area is sampled in its own frame.
+    """
 
     centre: FloatArray
     radius: float
-    ring: FloatArray | None  # counter-clockwise, not closed; None for a disc
-    model: Model
+    ring: FloatArray | None
+    kind: Literal["disc", "ellipse", "polygon"]
+    frame: tuple[float, float, float] | None = None
 
     @property
     def is_disc(self) -> bool:
-        return self.ring is None
+        return self.kind == "disc"
 
     def boundary_points(self, k: int) -> FloatArray:
-        m, base = self.model, self.model.base
-        if self.is_disc:
-            ang = (np.arange(k) + 0.5) * (2 * math.pi / k)
-            return np.stack([m.x + self.radius * np.cos(ang), m.y + self.radius * np.sin(ang)], axis=-1)
-        if base.shape == "rect":
-            ring = np.asarray(base_outline(base, m.x, m.y, m.facing))
-            per_edge = max(1, k // 4)
-            t = np.arange(per_edge) / per_edge
-            a, b = ring, np.roll(ring, -1, axis=0)
-            return (a[:, None, :] + (b - a)[:, None, :] * t[None, :, None]).reshape(-1, 2)
+        cx, cy = float(self.centre[0]), float(self.centre[1])
         ang = (np.arange(k) + 0.5) * (2 * math.pi / k)
-        return to_world(base.length / 2 * np.cos(ang), base.width / 2 * np.sin(ang), (m.x, m.y), m.facing)
+        if self.kind == "disc":
+            return np.stack([cx + self.radius * np.cos(ang), cy + self.radius * np.sin(ang)], axis=-1)
+        if self.kind == "ellipse":
+            assert self.frame is not None
+            a, b, facing = self.frame
+            return to_world(a * np.cos(ang), b * np.sin(ang), (cx, cy), facing)
+        assert self.ring is not None
+        ring = self.ring
+        edges = np.roll(ring, -1, axis=0) - ring
+        lengths = np.hypot(edges[:, 0], edges[:, 1])
+        # Every corner, then the rest of the k points spread along the perimeter.
+        s = (np.arange(k) + 0.5) * (lengths.sum() / k)
+        cum = np.concatenate([[0.0], np.cumsum(lengths)])
+        idx = np.clip(np.searchsorted(cum, s, side="right") - 1, 0, len(ring) - 1)
+        t = (s - cum[idx]) / np.where(lengths[idx] > 0, lengths[idx], 1.0)
+        along = ring[idx] + edges[idx] * t[:, None]
+        return np.concatenate([ring, along])
 
     def area_points(self, n: int) -> FloatArray:
-        """``n``-ish points spread evenly over the base's area (each stands for an equal share)."""
-        m, base = self.model, self.model.base
-        if base.shape == "rect":
-            nx = max(1, round(math.sqrt(n * base.length / base.width)))
+        """About ``n`` points spread evenly over the area (each stands for an equal share)."""
+        cx, cy = float(self.centre[0]), float(self.centre[1])
+        if self.kind in ("disc", "ellipse"):
+            a, b, facing = self.frame if self.frame is not None else (self.radius, self.radius, 0.0)
+            i = np.arange(n)
+            rho = np.sqrt((i + 0.5) / n)  # Vogel's spiral: equal area per point
+            th = i * _GOLDEN
+            return to_world(a * rho * np.cos(th), b * rho * np.sin(th), (cx, cy), facing)
+        if self.frame is not None:  # a rectangle: a grid in its own frame
+            a, b, facing = self.frame
+            nx = max(1, round(math.sqrt(n * a / b)))
             ny = max(1, round(n / nx))
-            u = (np.arange(nx) + 0.5) / nx - 0.5
-            v = (np.arange(ny) + 0.5) / ny - 0.5
-            uu, vv = np.meshgrid(u * base.length, v * base.width)
-            return to_world(uu.ravel(), vv.ravel(), (m.x, m.y), m.facing)
-        i = np.arange(n)
-        rho = np.sqrt((i + 0.5) / n)  # Vogel's spiral: equal area per point
-        th = i * _GOLDEN
-        return to_world(base.length / 2 * rho * np.cos(th), base.width / 2 * rho * np.sin(th), (m.x, m.y), m.facing)
+            u = ((np.arange(nx) + 0.5) / nx - 0.5) * 2 * a
+            v = ((np.arange(ny) + 0.5) / ny - 0.5) * 2 * b
+            uu, vv = np.meshgrid(u, v)
+            return to_world(uu.ravel(), vv.ravel(), (cx, cy), facing)
+        assert self.ring is not None
+        lo, hi = self.ring.min(axis=0), self.ring.max(axis=0)
+        area = float(shapely.area(shapely.Polygon(self.ring)))
+        step = math.sqrt(max(area, 1e-12) / n)
+        xs = np.arange(lo[0] + step / 2, hi[0], step)
+        ys = np.arange(lo[1] + step / 2, hi[1], step)
+        gx, gy = np.meshgrid(xs, ys)
+        pts = np.column_stack([gx.ravel(), gy.ravel()])
+        normals, offsets = _halfplanes(self.ring)
+        inside = np.all(pts @ normals.T <= offsets[None, :], axis=1)
+        pts = pts[inside]
+        return pts if len(pts) else self.ring.mean(axis=0, keepdims=True)
 
     def features(self) -> FloatArray:
-        """Circles (x, y, r) whose tangents bound the lines meeting this base (r = 0: a corner)."""
+        """Circles (x, y, r) whose tangents bound the lines meeting this footprint (r = 0: a corner)."""
         if self.is_disc:
             return np.array([[self.centre[0], self.centre[1], self.radius]])
         assert self.ring is not None
         return np.column_stack([self.ring, np.zeros(len(self.ring))])
 
     def clip(self, origin: FloatArray, direction: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """Parameters [s0, s1] where the lines origin + s * direction (unit) cross the base; NaN if they miss."""
+        """Parameters [s0, s1] where the lines origin + s * direction (unit) cross the footprint; NaN if they miss."""
         if self.is_disc:
             rel = self.centre[None, :] - origin
             sc = np.einsum("ij,ij->i", rel, direction)
@@ -190,12 +218,33 @@ def _footprint(model: Model) -> _Footprint:
     base = model.base
     centre = np.array([model.x, model.y], dtype=float)
     if base.is_round:
-        return _Footprint(centre, base.length / 2, None, model)
+        return _Footprint(centre, base.length / 2, None, "disc")
+    frame = (base.length / 2, base.width / 2, model.facing)
     if base.shape == "rect":
         ring = np.asarray(base_outline(base, model.x, model.y, model.facing), dtype=float)
-    else:
-        ring = np.asarray(base_outline(base, model.x, model.y, model.facing, OVAL_SEGMENTS, outer=True), dtype=float)
-    return _Footprint(centre, base.bounding_radius, _ccw(ring), model)
+        return _Footprint(centre, base.bounding_radius, _ccw(ring), "polygon", frame)
+    ring = np.asarray(base_outline(base, model.x, model.y, model.facing, OVAL_SEGMENTS, outer=True), dtype=float)
+    return _Footprint(centre, base.bounding_radius, _ccw(ring), "ellipse", frame)
+
+
+@dataclass(frozen=True, eq=False)
+class _Body:
+    """One end of the sight lines: a footprint, its outline polygon and its vertical span."""
+
+    id: str
+    label: str
+    footprint: _Footprint
+    outline: shapely.Polygon  # contains the true footprint
+    span: tuple[float, float] | None
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        return float(self.footprint.centre[0]), float(self.footprint.centre[1])
+
+
+def _model_body(model: Model, span: SpanFn) -> _Body:
+    outline = base_polygon(model, 4 if model.base.shape == "rect" else 256, outer=True)
+    return _Body(model.id, model.label, _footprint(model), outline, span(model))
 
 
 def _ccw(ring: FloatArray) -> FloatArray:
@@ -408,16 +457,19 @@ def _critical_segments(a: _Footprint, b: _Footprint, blockers: Sequence[Blocker]
 # --------------------------------------------------------------------------- the query
 
 
-def _name(model: Model) -> str:
-    return model.label if model.label == model.id else f"{model.label} ({model.id})"
-
-
 def _gap(a: Model, b: Model) -> float:
+    """Edge-to-edge distance between two bases (negative: round bases overlapping)."""
     if a.base.is_round and b.base.is_round:
         return math.hypot(a.x - b.x, a.y - b.y) - (a.base.length + b.base.length) / 2
     pa = base_polygon(a, 1024, outer=True) if a.base.shape != "rect" else base_polygon(a)
     pb = base_polygon(b, 1024, outer=True) if b.base.shape != "rect" else base_polygon(b)
     return float(shapely.distance(pa, pb))
+
+
+def _gather_blockers(terrain: Sequence[Terrain], models: Sequence[Model], span: SpanFn, skip: Sequence[str]) -> list[Blocker]:
+    out = [terrain_blocker(t) for t in terrain if t.blocks_los and t.id not in skip]
+    out += [model_blocker(m, span(m)) for m in models if m.id not in skip]
+    return out
 
 
 def line_of_fire(
@@ -436,31 +488,36 @@ def line_of_fire(
     (bottom, top) in mm; when the viewer's or the target's is None the check is flat (2D):
     every blocker blocks at every height. ``samples``: points on each base's boundary.
     """
-    sv, st = span(viewer), span(target)
+    blockers = _gather_blockers(terrain, models, span, (viewer.id, target.id))
+    a, b = _model_body(viewer, span), _model_body(target, span)
+    touching = _gap(viewer, target) <= CONTACT_EPS_MM
+    return _sight(a, b, blockers, samples, touching)
+
+
+def _sight(body_a: _Body, body_b: _Body, blockers: list[Blocker], samples: int, touching: bool) -> Sight:
+    """Sight between two bodies past ``blockers`` (see the module docstring)."""
+    sv, st = body_a.span, body_b.span
     flat = sv is None or st is None
-    blockers = [terrain_blocker(t) for t in terrain if t.blocks_los]
-    for m in models:
-        if m.id not in (viewer.id, target.id):
-            blockers.append(model_blocker(m, span(m)))
     if flat:
         blockers = [Blocker(b.id, b.label, -math.inf, math.inf, b.outline, b.pieces, b.disc, b.corners) for b in blockers]
         sv = st = (0.0, 0.0)
     assert sv is not None and st is not None
-    fa, fb = _footprint(viewer), _footprint(target)
-    poly_a, poly_b = base_polygon(viewer, 256, outer=True), base_polygon(target, 256, outer=True)
+    fa, fb = body_a.footprint, body_b.footprint
+    poly_a, poly_b = body_a.outline, body_b.outline
     hull = shapely.convex_hull(shapely.union(poly_a, poly_b))
     overlapping = False
     if blockers:
         outlines = np.array([b.outline for b in blockers], dtype=object)
-        blockers = [b for b, hit in zip(blockers, shapely.intersects(hull, outlines)) if hit]
-        # A blocker overlapping either base adds extreme lines the critical set does not list.
+        near = shapely.intersects(hull, outlines)
+        # A blocker overlapping either footprint adds extreme lines the critical set does not list.
         overlapping = bool(np.any(shapely.relate_pattern(outlines, poly_a, "T********") | shapely.relate_pattern(outlines, poly_b, "T********")))
+        blockers = [b for b, hit in zip(blockers, near) if hit]
     batch = _batch(blockers)
 
     k = max(4, samples)
     pa = np.concatenate([fa.boundary_points(k), fa.area_points(max(1, k // 3))])
-    area_b = fb.area_points(2 * k)
-    pb = np.concatenate([fb.boundary_points(k), area_b])
+    edge_b = fb.boundary_points(k)
+    pb = np.concatenate([edge_b, fb.area_points(2 * k)])
     na, nb = len(pa), len(pb)
     starts = np.repeat(pa, nb, axis=0)
     ends = np.tile(pb, (na, 1))
@@ -470,12 +527,12 @@ def line_of_fire(
     clear_at = np.stack([~b.any(axis=1) for b in blocked_at])  # (pairs, segments)
     clear = clear_at.any(axis=0)
     grid = clear.reshape(na, nb)
-    seen_area = grid[:, k:]
+    seen_area = grid[:, len(edge_b) :]
     fraction = float(seen_area.any(axis=0).mean())
     line_share = float(seen_area.mean())
     best_pair = np.argmax(clear_at, axis=0)  # the first (highest) clear pair of each segment
 
-    in_contact = _gap(viewer, target) <= CONTACT_EPS_MM and (flat or (sv[0] <= st[1] + CONTACT_EPS_MM and st[0] <= sv[1] + CONTACT_EPS_MM))
+    in_contact = touching and (flat or (sv[0] <= st[1] + CONTACT_EPS_MM and st[0] <= sv[1] + CONTACT_EPS_MM))
     blocking_walls = [
         b for b in blockers if b.bottom <= max(min(sv[0], st[0]), CONTACT_EPS_MM) and b.top >= max(sv[1], st[1]) - CONTACT_EPS_MM
     ]
@@ -508,29 +565,26 @@ def line_of_fire(
     blocked_by = tuple(blockers[i].id for i in order)
     names = ", ".join(blockers[i].name for i in order)
 
-    lines = _example_lines(pa, pb, grid, best_pair, pairs, blocked_at, blockers, k, viewer, target)
+    lines = _example_lines(pa, pb, grid, best_pair, pairs, blocked_at, blockers, body_a.centre, body_b.centre)
     if crit_line is not None:
         lines = (crit_line, *lines)
     if flat:
         lines = tuple(SightLine((ln.start[0], ln.start[1], 0.0), (ln.end[0], ln.end[1], 0.0), ln.clear, ln.blocked_by) for ln in lines)
-
-    if kind == "full":
-        reason = "in base contact" if in_contact and not blockers else "clear: nothing in between"
-    elif kind == "partial":
-        share = (
-            f"{fraction:.0%} of its base in view, {line_share:.0%} of sight lines clear"
-            if fraction > 0
-            else "only a sliver in view"
-        )
-        if line_share >= 1.0 and names:
-            reason = f"partial: in view over {names} (only lower sight lines are blocked)"
-        else:
-            reason = f"partial: {share}; partly hidden by {names}" if names else f"partial: {share}"
-        if in_contact and not clear.any():
-            reason = "in base contact"
-    else:
-        reason = f"blocked by {names}" if names else "no line of sight"
+    reason = _reason(kind, fraction, line_share, names, in_contact and not clear.any())
     return Sight(kind, fraction, line_share, blocked_by, lines, reason, exact)
+
+
+def _reason(kind: SightKind, fraction: float, line_share: float, names: str, contact_only: bool) -> str:
+    if kind == "full":
+        return "clear: nothing in between"
+    if kind == "none":
+        return f"blocked by {names}" if names else "no line of sight"
+    if contact_only:
+        return "in base contact"
+    if line_share >= 1.0 and names:
+        return f"partial: in view over {names} (only lower sight lines are blocked)"
+    share = f"{fraction:.0%} of its base in view, {line_share:.0%} of sight lines clear" if fraction > 0 else "only a sliver in view"
+    return f"partial: {share}; partly hidden by {names}" if names else f"partial: {share}"
 
 
 def _example_lines(
@@ -541,20 +595,20 @@ def _example_lines(
     pairs: list[tuple[float, float]],
     blocked_at: list[BoolArray],
     blockers: Sequence[Blocker],
-    k: int,
-    viewer: Model,
-    target: Model,
+    centre_a: tuple[float, float],
+    centre_b: tuple[float, float],
 ) -> tuple[SightLine, ...]:
     """A few lines to draw: the clear ones nearest the centre line and at both sides, and the blocked centre line."""
     na, nb = grid.shape
-    centre_a = np.argmin(np.hypot(pa[:, 0] - viewer.x, pa[:, 1] - viewer.y))
-    centre_b = np.argmin(np.hypot(pb[:, 0] - target.x, pb[:, 1] - target.y))
-    axis = np.array([target.x - viewer.x, target.y - viewer.y])
+    (ax, ay), (bx, by) = centre_a, centre_b
+    near_a = int(np.argmin(np.hypot(pa[:, 0] - ax, pa[:, 1] - ay)))
+    near_b = int(np.argmin(np.hypot(pb[:, 0] - bx, pb[:, 1] - by)))
+    axis = np.array([bx - ax, by - ay])
     norm = float(np.hypot(*axis)) or 1.0
     side = np.array([-axis[1], axis[0]]) / norm
     mid_a = pa @ side
     mid_b = pb @ side
-    offset = (mid_a[:, None] + mid_b[None, :]) / 2 - (viewer.x * side[0] + viewer.y * side[1])
+    offset = (mid_a[:, None] + mid_b[None, :]) / 2 - (ax * side[0] + ay * side[1])
     chosen: list[int] = []
     clear_idx = np.flatnonzero(grid.ravel())
     if len(clear_idx):
@@ -563,7 +617,7 @@ def _example_lines(
             idx = int(clear_idx[pick])
             if idx not in chosen:
                 chosen.append(idx)
-    centre_idx = int(centre_a * nb + centre_b)
+    centre_idx = near_a * nb + near_b
     if centre_idx not in chosen:
         chosen.append(centre_idx)
     out = []
@@ -592,6 +646,51 @@ def base_line_of_sight(
     lines. Other models block only when passed in ``models``.
     """
     return line_of_fire(firer, target, terrain, models, span=span, samples=samples)
+
+
+#: Height (mm) standing in for "unlimited" when a structure without a height is a target.
+UNLIMITED_TOP_MM = 10_000.0
+
+
+def structure_line_of_sight(
+    viewer: Model,
+    structure: Terrain,
+    terrain: Sequence[Terrain] = (),
+    *,
+    models: Sequence[Model] = (),
+    span: SpanFn = model_span,
+    samples: int = DEFAULT_SAMPLES,
+) -> Sight:
+    """Sight from any part of ``viewer`` to any part of a terrain piece (Robotech: a structure as target).
+
+    The structure is a prism from the table to its height (no height: unlimited); it never blocks
+    sight to itself. A non-convex outline is split into convex pieces, each tried; the fractions
+    are area-weighted over the pieces.
+    """
+    blockers = _gather_blockers(terrain, models, span, (viewer.id, structure.id))
+    a = _model_body(viewer, span)
+    top = UNLIMITED_TOP_MM if structure.height is None else float(structure.height)
+    whole = shapely.Polygon(structure.polygon)
+    touching = float(shapely.distance(a.outline, whole)) <= CONTACT_EPS_MM
+    results: list[tuple[float, Sight]] = []
+    for ring in _convex_pieces(np.asarray(structure.polygon, dtype=float)):
+        poly = shapely.Polygon(ring)
+        fp = _Footprint(ring.mean(axis=0), 0.0, ring, "polygon")
+        body = _Body(structure.id, structure.label, fp, poly, (0.0, top))
+        piece_touch = touching and float(shapely.distance(a.outline, poly)) <= CONTACT_EPS_MM
+        results.append((float(poly.area), _sight(a, body, blockers, samples, piece_touch)))
+    total = sum(w for w, _ in results) or 1.0
+    kinds = {r.kind for _, r in results}
+    kind: SightKind = "full" if kinds == {"full"} else "none" if kinds == {"none"} else "partial"
+    fraction = sum(w * r.visible_fraction for w, r in results) / total
+    line_share = sum(w * r.clear_fraction for w, r in results) / total
+    blocked_by = tuple(dict.fromkeys(i for _, r in results for i in r.blocked_by))
+    label = {b.id: b.name for b in blockers}
+    names = ", ".join(label[i] for i in blocked_by)
+    best = max(results, key=lambda wr: (wr[1].seen, wr[1].visible_fraction))[1]
+    contact_only = touching and not any(r.clear_fraction > 0 for _, r in results)
+    reason = _reason(kind, fraction, line_share, names, contact_only and kind == "partial")
+    return Sight(kind, fraction, line_share, blocked_by, best.lines, reason, all(r.exact for _, r in results))
 
 
 def point_line_of_sight(
@@ -637,5 +736,6 @@ __all__ = [
     "model_blocker",
     "model_span",
     "point_line_of_sight",
+    "structure_line_of_sight",
     "terrain_blocker",
 ]

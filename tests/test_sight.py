@@ -362,3 +362,22 @@ def test_flat_seen_does_not_depend_on_the_sampling(table: tuple[Model, Model, li
     fine = line_of_fire(viewer, target, terrain, others, samples=96)
     if coarse.exact:
         assert coarse.seen == fine.seen, (coarse.reason, fine.reason)
+
+
+def test_structure_as_target() -> None:
+    """Robotech: 'target any structure or enemy mecha within range and Line of Sight (LOS)'."""
+    from tabletop.sight import structure_line_of_sight
+
+    mecha = Model("m", 0, 0, Base.round(40))
+    tower = Terrain("tw", rect=RectSpec(300, 0, 40, 40), name="Tower")
+    screen = wall("s", 150, 0, 20, 300, name="Screen")
+    assert structure_line_of_sight(mecha, tower, [tower]).kind == "full"  # never blocks itself
+    hidden = structure_line_of_sight(mecha, tower, [tower, screen])
+    assert hidden.kind == "none" and hidden.reason == "blocked by Screen (s)"
+    short = wall("s", 150, 0, 20, 120, name="Screen")
+    part = structure_line_of_sight(mecha, tower, [tower, short])
+    assert part.kind == "none"  # the short screen still covers the whole tower from this mecha
+    l_shape = Terrain("L", points=((280, -60), (340, -60), (340, 60), (320, 60), (320, -40), (280, -40)), name="Ell")
+    half = structure_line_of_sight(mecha, l_shape, [wall("s", 150, 40, 20, 120)])
+    assert half.kind == "partial"
+    assert 0.0 < half.visible_fraction < 1.0
