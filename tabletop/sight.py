@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 import shapely
 from numpy.typing import NDArray
 
-from tabletop.coverage import CONTACT_EPS_MM
+from tabletop.coverage import CONTACT_EPS_MM, DEFAULT_TOLERANCE_MM
 from tabletop.model import Base, Model, Terrain
 from tabletop.shapes import base_outline, base_polygon, to_world
 from tabletop.visibility import is_convex
@@ -75,7 +75,8 @@ class Sight:
     silhouette is seen from some point of the viewer's. ``clear_fraction``: share of the sampled
     lines that are clear at their best heights. ``blocked_by``: ids of what blocks lines, most
     blocking first. ``exact``: the seen / not seen decision is exact (every blocker in the way
-    is taller than both silhouettes or of unlimited height), not only sampled.
+    is taller than both silhouettes or of unlimited height), not only sampled. ``contested``:
+    the answer flips when every blocker grows (or shrinks) by the tolerance, in plan and height.
     """
 
     kind: SightKind
@@ -85,6 +86,7 @@ class Sight:
     lines: tuple[SightLine, ...]
     reason: str
     exact: bool
+    contested: bool = False
 
     @property
     def seen(self) -> bool:
@@ -309,6 +311,30 @@ def model_blocker(model: Model, span: tuple[float, float] | None) -> Blocker:
     return Blocker(model.id, model.label, bottom, top, shapely.Polygon(ring), (_ccw(ring),), None, ring)
 
 
+def grown(blocker: Blocker, by_mm: float) -> Blocker | None:
+    """``blocker`` grown (``by_mm`` > 0) or shrunk (< 0) in plan (mitred corners) and in height; None when nothing is left."""
+    top = blocker.top + by_mm
+    bottom = blocker.bottom - by_mm if blocker.bottom > CONTACT_EPS_MM else blocker.bottom
+    if top <= max(bottom, 0.0):
+        return None
+    if blocker.disc is not None:
+        x, y, r = blocker.disc
+        if r + by_mm <= 0.0:
+            return None
+        outline = shapely.Point(x, y).buffer(r + by_mm + 1e-3 * abs(by_mm), 64)
+        return Blocker(blocker.id, blocker.label, bottom, top, outline, (), (x, y, r + by_mm), None)
+    pieces = []
+    for piece in blocker.pieces:
+        g = shapely.buffer(shapely.Polygon(piece), by_mm, join_style="mitre", mitre_limit=10.0)
+        if not g.is_empty and g.geom_type == "Polygon" and g.area > 0:
+            pieces.append(_ccw(np.asarray(shapely.get_coordinates(g))[:-1]))
+    if not pieces:
+        return None
+    outline = shapely.buffer(blocker.outline, by_mm, join_style="mitre", mitre_limit=10.0)
+    corners = np.concatenate(pieces) if by_mm < 0 else np.asarray(shapely.get_coordinates(outline))[:-1]
+    return Blocker(blocker.id, blocker.label, bottom, top, outline, tuple(pieces), None, corners)
+
+
 @dataclass(frozen=True)
 class _Batch:
     """The relevant blockers as flat arrays for one vectorised test."""
@@ -480,6 +506,7 @@ def line_of_fire(
     *,
     span: SpanFn = model_span,
     samples: int = DEFAULT_SAMPLES,
+    tolerance_mm: float = DEFAULT_TOLERANCE_MM,
 ) -> Sight:
     """Sight from any part of ``viewer``'s silhouette to any part of ``target``'s.
 
@@ -487,11 +514,30 @@ def line_of_fire(
     absent) and the silhouettes of ``models`` other than the two. ``span`` gives a model's
     (bottom, top) in mm; when the viewer's or the target's is None the check is flat (2D):
     every blocker blocks at every height. ``samples``: points on each base's boundary.
+    ``tolerance_mm``: the answer is ``contested`` when blockers grown (if seen) or shrunk (if
+    not) by this much give the other answer; 0 skips that second check.
     """
     blockers = _gather_blockers(terrain, models, span, (viewer.id, target.id))
     a, b = _model_body(viewer, span), _model_body(target, span)
     touching = _gap(viewer, target) <= CONTACT_EPS_MM
-    return _sight(a, b, blockers, samples, touching)
+    sight = _sight(a, b, blockers, samples, touching)
+    return _contest(sight, tolerance_mm, lambda bl: _sight(a, b, bl, samples, touching).seen, blockers)
+
+
+def _contest(sight: Sight, tolerance_mm: float, seen_with: Callable[[list[Blocker]], bool], blockers: list[Blocker]) -> Sight:
+    """Mark ``sight`` contested when blockers changed by the tolerance flip seen / not seen."""
+    if tolerance_mm <= 0 or not blockers:
+        return sight
+    by = tolerance_mm if sight.seen else -tolerance_mm
+    changed = [g for g in (grown(b, by) for b in blockers) if g is not None]
+    if seen_with(changed) == sight.seen:
+        return sight
+    why = (
+        f"contested: blockers {tolerance_mm:g} mm larger would hide it"
+        if sight.seen
+        else f"contested: blockers {tolerance_mm:g} mm smaller would show it"
+    )
+    return replace(sight, contested=True, reason=f"{sight.reason} ({why})")
 
 
 def _sight(body_a: _Body, body_b: _Body, blockers: list[Blocker], samples: int, touching: bool) -> Sight:
@@ -639,13 +685,14 @@ def base_line_of_sight(
     models: Sequence[Model] = (),
     span: SpanFn = model_span,
     samples: int = DEFAULT_SAMPLES,
+    tolerance_mm: float = DEFAULT_TOLERANCE_MM,
 ) -> Sight:
     """Sight from any part of ``firer``'s base to any part of ``target``'s past sight-blocking terrain.
 
     Flat (2D) unless both models have a height; then terrain heights are compared along the
     lines. Other models block only when passed in ``models``.
     """
-    return line_of_fire(firer, target, terrain, models, span=span, samples=samples)
+    return line_of_fire(firer, target, terrain, models, span=span, samples=samples, tolerance_mm=tolerance_mm)
 
 
 #: Height (mm) standing in for "unlimited" when a structure without a height is a target.
@@ -660,6 +707,7 @@ def structure_line_of_sight(
     models: Sequence[Model] = (),
     span: SpanFn = model_span,
     samples: int = DEFAULT_SAMPLES,
+    tolerance_mm: float = DEFAULT_TOLERANCE_MM,
 ) -> Sight:
     """Sight from any part of ``viewer`` to any part of a terrain piece (Robotech: a structure as target).
 
@@ -672,13 +720,13 @@ def structure_line_of_sight(
     top = UNLIMITED_TOP_MM if structure.height is None else float(structure.height)
     whole = shapely.Polygon(structure.polygon)
     touching = float(shapely.distance(a.outline, whole)) <= CONTACT_EPS_MM
-    results: list[tuple[float, Sight]] = []
+    bodies: list[tuple[_Body, bool]] = []
     for ring in _convex_pieces(np.asarray(structure.polygon, dtype=float)):
         poly = shapely.Polygon(ring)
         fp = _Footprint(ring.mean(axis=0), 0.0, ring, "polygon")
-        body = _Body(structure.id, structure.label, fp, poly, (0.0, top))
         piece_touch = touching and float(shapely.distance(a.outline, poly)) <= CONTACT_EPS_MM
-        results.append((float(poly.area), _sight(a, body, blockers, samples, piece_touch)))
+        bodies.append((_Body(structure.id, structure.label, fp, poly, (0.0, top)), piece_touch))
+    results = [(float(body.outline.area), _sight(a, body, blockers, samples, t)) for body, t in bodies]
     total = sum(w for w, _ in results) or 1.0
     kinds = {r.kind for _, r in results}
     kind: SightKind = "full" if kinds == {"full"} else "none" if kinds == {"none"} else "partial"
@@ -690,7 +738,12 @@ def structure_line_of_sight(
     best = max(results, key=lambda wr: (wr[1].seen, wr[1].visible_fraction))[1]
     contact_only = touching and not any(r.clear_fraction > 0 for _, r in results)
     reason = _reason(kind, fraction, line_share, names, contact_only and kind == "partial")
-    return Sight(kind, fraction, line_share, blocked_by, best.lines, reason, all(r.exact for _, r in results))
+    sight = Sight(kind, fraction, line_share, blocked_by, best.lines, reason, all(r.exact for _, r in results))
+
+    def seen_with(changed: list[Blocker]) -> bool:
+        return any(_sight(a, body, changed, samples, t).seen for body, t in bodies)
+
+    return _contest(sight, tolerance_mm, seen_with, blockers)
 
 
 def point_line_of_sight(
@@ -702,10 +755,11 @@ def point_line_of_sight(
     models: Sequence[Model] = (),
     span: SpanFn = model_span,
     samples: int = DEFAULT_SAMPLES,
+    tolerance_mm: float = DEFAULT_TOLERANCE_MM,
 ) -> Sight:
     """Sight from any part of ``viewer``'s base (silhouette, when it has a height and ``z`` is given) to a point."""
     spot = Model("point", float(point[0]), float(point[1]), Base.round(0.0), name="the point", z=z, height=None if z is None else 0.0)
-    return line_of_fire(viewer, spot, terrain, models, span=span, samples=samples)
+    return line_of_fire(viewer, spot, terrain, models, span=span, samples=samples, tolerance_mm=tolerance_mm)
 
 
 def in_range(firer: Model, target: Model, range_mm: float, measure: Literal["edge", "centre"] = "edge") -> tuple[bool, float]:
@@ -731,6 +785,7 @@ __all__ = [
     "SightLine",
     "SpanFn",
     "base_line_of_sight",
+    "grown",
     "in_range",
     "line_of_fire",
     "model_blocker",

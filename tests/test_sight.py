@@ -46,7 +46,7 @@ def test_issue_example_second_trooper_sees_past_the_first() -> None:
     assert centre_line.distance(shapely.Point(first.centre)) < first.base.length / 2
     sight = line_of_fire(second, attacker, (), (attacker, first, second))
     assert sight.kind == "partial"
-    assert sight.seen and sight.exact
+    assert sight.seen and sight.exact and not sight.contested
     assert sight.blocked_by == ("t1",)
     assert sight.visible_fraction > 0.5
     assert 0.1 < sight.clear_fraction < 0.9
@@ -66,7 +66,7 @@ def test_issue_example_thin_post_does_not_hide_a_trooper() -> None:
     assert LineString([viewer.centre, target.centre]).intersects(shapely.Polygon(post.polygon))
     sight = line_of_fire(viewer, target, [post])
     assert sight.kind == "partial"
-    assert sight.blocked_by == ("p",)
+    assert sight.blocked_by == ("p",) and not sight.contested
     assert sight.visible_fraction == pytest.approx(1.0)
     assert 0.3 < sight.clear_fraction < 0.95
     assert "Post (p)" in sight.reason
@@ -83,35 +83,49 @@ def test_seed_fusiliers_in_a_row_only_the_first_sees_the_hellcat() -> None:
         sight = line_of_fire(f, hellcat, (), table)
         assert sight.kind == "none", sight.reason
         assert sight.exact
+        assert sight.contested  # a first Fusilier 1 mm narrower would let it see: the judge's call
         assert "f1" in sight.blocked_by
     # Step the second Fusilier aside by 1 mm: the first no longer hides it completely.
     moved = dataclasses.replace(f2, x=1.0)
-    assert line_of_fire(moved, hellcat, (), (hellcat, f1, moved, f3)).kind == "partial"
+    aside = line_of_fire(moved, hellcat, (), (hellcat, f1, moved, f3))
+    assert aside.kind == "partial" and aside.contested
+    assert line_of_fire(moved, hellcat, (), (hellcat, f1, moved, f3), tolerance_mm=0.0).contested is False
+
+
+def test_a_sliver_past_a_trooper_is_sight_but_contested() -> None:
+    """Like scenarios/infinity-hellcat-split.toml: Fusilier 3 stands 0.05 mm off the line through
+    Fusilier 1 and the Hellcat; exactly, a 0.05 mm corridor is open."""
+    hellcat, f1 = at_mm("hellcat", 0, 0), at_mm("f1", 0, 180)
+    f3 = at_mm("f3", 0.05 * (1 + 60 / 180), 240)
+    sight = line_of_fire(f3, hellcat, (), (hellcat, f1, f3))
+    assert sight.kind == "partial" and sight.exact
+    assert sight.contested and "contested" in sight.reason
 
 
 # --------------------------------------------------------------------------- walls and heights
 
 
 @pytest.mark.parametrize(
-    ("height", "viewer_z", "kind", "exact"),
+    ("height", "viewer_z", "kind", "exact", "contested"),
     [
-        (None, 0.0, "none", True),  # unlimited wall: hidden
-        (60.0, 0.0, "none", True),  # taller than both silhouettes
-        (40.0, 0.0, "none", True),  # exactly as tall: the top lines touch it, and touching blocks
-        (20.0, 0.0, "partial", False),  # low wall: sight over it
-        (60.0, 80.0, "partial", False),  # tall wall, viewer on a tower: sight down over it
-        (None, 80.0, "none", True),  # no height can see over an unlimited wall
+        (None, 0.0, "none", True, False),  # unlimited wall: hidden
+        (60.0, 0.0, "none", True, False),  # taller than both silhouettes
+        (40.0, 0.0, "none", True, True),  # exactly as tall: the top lines touch it (touching blocks); 1 mm lower shows them
+        (20.0, 0.0, "partial", False, False),  # low wall: sight over it
+        (60.0, 80.0, "partial", False, False),  # tall wall, viewer on a tower: sight down over it
+        (None, 80.0, "none", True, False),  # no height can see over an unlimited wall
     ],
 )
-def test_wide_wall(height: float | None, viewer_z: float, kind: str, exact: bool) -> None:
+def test_wide_wall(height: float | None, viewer_z: float, kind: str, exact: bool, contested: bool) -> None:
     viewer, target = at_mm("v", 0, 0, z=viewer_z), at_mm("t", 200, 0)
     w = wall("w", 100, 0, 10, 300, height=height, name="Wall")
     sight = line_of_fire(viewer, target, [w])
     assert sight.kind == kind, sight.reason
     assert sight.exact is exact
+    assert sight.contested is contested
     assert sight.blocked_by == ("w",)
     if kind == "none":
-        assert sight.reason == "blocked by Wall (w)"
+        assert sight.reason.startswith("blocked by Wall (w)")
         assert sight.visible_fraction == 0.0
     else:
         clear = [ln for ln in sight.lines if ln.clear]
@@ -202,7 +216,7 @@ def test_wwpd_target_behind_a_building_is_not_in_line_of_sight() -> None:
     target = Model("inf", 300, 0, Base.round(25))
     ruin = Terrain("b1", rect=RectSpec(150, 0, 80, 200), name="Ruined building")
     sight = base_line_of_sight(firer, target, [ruin])
-    assert sight.kind == "none"
+    assert sight.kind == "none" and not sight.contested
     assert sight.reason == "blocked by Ruined building (b1)"
     # Heights are ignored unless both models have one: a 30 mm ruin still blocks a flat check.
     low = dataclasses.replace(ruin, height=30.0)
