@@ -498,6 +498,15 @@ def _gather_blockers(terrain: Sequence[Terrain], models: Sequence[Model], span: 
     return out
 
 
+def _near(blockers: list[Blocker], a: _Body, b: _Body, margin: float) -> list[Blocker]:
+    """The blockers within ``margin`` of the hull of the two bodies (only they can meet a sight line)."""
+    if not blockers:
+        return blockers
+    zone = shapely.buffer(shapely.convex_hull(shapely.union(a.outline, b.outline)), max(margin, 0.0) + 1e-3)
+    hits = shapely.intersects(zone, np.array([bl.outline for bl in blockers], dtype=object))
+    return [bl for bl, hit in zip(blockers, hits) if hit]
+
+
 def line_of_fire(
     viewer: Model,
     target: Model,
@@ -517,8 +526,8 @@ def line_of_fire(
     ``tolerance_mm``: the answer is ``contested`` when blockers grown (if seen) or shrunk (if
     not) by this much give the other answer; 0 skips that second check.
     """
-    blockers = _gather_blockers(terrain, models, span, (viewer.id, target.id))
     a, b = _model_body(viewer, span), _model_body(target, span)
+    blockers = _near(_gather_blockers(terrain, models, span, (viewer.id, target.id)), a, b, tolerance_mm)
     touching = _gap(viewer, target) <= CONTACT_EPS_MM
     sight = _sight(a, b, blockers, samples, touching)
     return _contest(sight, tolerance_mm, lambda bl: _sight(a, b, bl, samples, touching).seen, blockers)
