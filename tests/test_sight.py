@@ -395,3 +395,21 @@ def test_structure_as_target() -> None:
     half = structure_line_of_sight(mecha, l_shape, [wall("s", 150, 40, 20, 120)])
     assert half.kind == "partial"
     assert 0.0 < half.visible_fraction < 1.0
+
+
+@PROPS
+@given(tables(), st.data())
+def test_with_heights_a_new_blocker_never_shows_more_of_the_target(table: tuple[Model, Model, list[Terrain], list[Model]], data: st.DataObject) -> None:
+    viewer, target, terrain, others = table
+    tall = st.sampled_from([12.5, 25.0, 40.0, 55.0])
+    viewer = dataclasses.replace(viewer, height=data.draw(tall), z=data.draw(st.sampled_from([0.0, 0.0, 30.0])))
+    target = dataclasses.replace(target, height=data.draw(tall))
+    others = [dataclasses.replace(m, height=data.draw(tall)) for m in others]
+    terrain = [dataclasses.replace(t, height=data.draw(st.one_of(st.none(), st.floats(1.0, 80.0)))) for t in terrain]
+    before = line_of_fire(viewer, target, terrain, others, tolerance_mm=0.0)
+    extra = Terrain("extra", rect=RectSpec(data.draw(COORD), data.draw(COORD), 30.0, 8.0, 45.0), height=data.draw(st.floats(1.0, 80.0)))
+    after = line_of_fire(viewer, target, [*terrain, extra], others, tolerance_mm=0.0)
+    assert after.visible_fraction <= before.visible_fraction + 1e-12
+    assert after.clear_fraction <= before.clear_fraction + 1e-12
+    if before.exact and after.exact:
+        assert KIND_ORDER[after.kind] <= KIND_ORDER[before.kind]
