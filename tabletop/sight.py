@@ -2,10 +2,10 @@
 
 A model's *silhouette* is the vertical prism over its base footprint from ``z`` to
 ``z + height``. There is sight when some straight line joins the viewer's silhouette
-to the target's without passing through the interior of a blocker: a terrain piece
-that blocks sight (a prism from the table up to its ``height``; no height means
-unlimited) or another model's silhouette. Grazing an edge, a corner or a round base
-does not block.
+to the target's without touching a blocker: a terrain piece that blocks sight (a prism
+from the table up to its ``height``; no height means unlimited) or another model's
+silhouette. Blockers are closed: a line along the top of a trooper of the same height,
+or the common tangent of three equal bases in a row, is blocked (the seed's Fusiliers).
 
 Algorithm (see docs/sight.md for the claims and examples):
 
@@ -19,6 +19,8 @@ Algorithm (see docs/sight.md for the claims and examples):
    (the viewer's and target's bases, round blockers, corners of polygonal blockers) are
    tested too. In plan, if any clear line exists, one of those exists, so for blockers
    that are taller than both silhouettes (or of unlimited height) "none" is exact.
+3. *Contested.* The query is repeated with every blocker grown (when seen) or shrunk (when
+   not) by the tolerance; if the answer flips, it is a judge's call and says so.
 """
 
 from __future__ import annotations
