@@ -63,7 +63,7 @@ def _sample() -> Scenario:
         title="Sample",
         ruleset="none",
         units="in",
-        extra={"seed": 7, "settings": {"x": 1}},
+        extra={"seed": 7, "notes": {"x": 1}},
     )
 
 
