@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the JSON report of the spec")
     render = sub.add_parser("render", help="draw the table to a PNG", description="Draw the table, templates, visible regions and statuses to a PNG.")
     _common(render)
-    render.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
+    render.add_argument("-o", "--output", type=str, required=True, metavar="OUT.png")
     render.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     render.add_argument("--odds", action="store_true", help="also draw each model's chance to be affected")
     render.add_argument("--free-rolls", action="store_true", help="with --odds: leave the file's fixed rolls free too")
@@ -115,7 +115,8 @@ def settings_epilog() -> str:
     for name in RULESET_NAMES:
         declared = rulesets.get(name).settings
         for setting, spec in specs(declared).items():
-            lines.append(f"  {name}: {setting} = {spec.allowed()} (default {spec.default!r})")
+            default = str(spec.default).lower() if isinstance(spec.default, bool) else repr(spec.default)
+            lines.append(f"  {name}: {setting} = {spec.allowed()} (default {default})")
     return "\n".join(lines)
 
 

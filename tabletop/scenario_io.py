@@ -70,6 +70,7 @@ MAX_BATTERY = 50
 MAX_DEPTH = 12  # nesting of tables and lists anywhere in a scenario (the format itself needs 4)
 MAX_FREE_DEPTH = 6  # nesting inside weapon, stats, rolls
 MAX_ROLL = 1000  # a fixed die result
+MAX_BLAST_SQUARES_ACROSS = 201  # increments: a blast up to 201 x 201 squares resolves in about 3 s
 #: Weapon counts the rulesets turn into work, with the most a table can field.
 WEAPON_COUNTS: dict[str, int] = {"volley": 1000, "burst": 100, "increment": 1000, "damage": 100_000, "max_damage": 100_000, "md": 100_000}
 #: Stats the rulesets turn into work.
@@ -816,6 +817,28 @@ def scenario_from_data(
     return scenario, warnings
 
 
+def _work_limits(scenario: Scenario) -> list[tuple[tuple[Any, ...], str]]:
+    """Work a ruleset would do that no table needs: refuse it here rather than run for minutes."""
+    out: list[tuple[tuple[Any, ...], str]] = []
+    if scenario.ruleset == "increments":
+        for i, t in enumerate(scenario.templates):
+            damage = max((v for v in (t.weapon.get("damage"), t.weapon.get("max_damage")) if isinstance(v, int) and not isinstance(v, bool)), default=0)
+            increment = t.weapon.get("increment", 1)
+            if isinstance(increment, bool) or not isinstance(increment, int) or damage < 1:
+                continue  # the ruleset's own checks name these
+            # Each increment outward halves the damage, so it spreads for damage.bit_length() rings
+            # (a contained blast gains at most 2D6 = 12 per ring).
+            rings = (damage + 12 * damage.bit_length()).bit_length()
+            across = increment * (2 * rings + 1)
+            if across > MAX_BLAST_SQUARES_ACROSS:
+                out.append(
+                    (("template", i, "weapon", "increment"),
+                     f"a blast of {damage} damage in increments of {increment} squares spreads {across} squares across; "
+                     f"at most {MAX_BLAST_SQUARES_ACROSS} (lower increment or damage)")
+                )
+    return out
+
+
 def _ruleset_checks(scenario: Scenario, problem: Any) -> None:
     from tabletop import rulesets  # rulesets import the core; import late to keep this module light
 
@@ -829,6 +852,8 @@ def _ruleset_checks(scenario: Scenario, problem: Any) -> None:
                 problem(("template", i, "rolls", roll), f"ruleset {scenario.ruleset} has no roll {roll!r} (it rolls {known})", True)
         if t.shape is None and ruleset.explosion_shape is None:
             problem(("template", i, "shape"), f"ruleset {scenario.ruleset} does not size explosions: give a shape")
+    for loc, message in _work_limits(scenario):
+        problem(loc, message)
     if "settings" in scenario.extra:
         for name, message in check_settings(scenario.extra["settings"], ruleset.settings, ruleset.name):
             problem(("settings", name) if name else ("settings",), message)
