@@ -126,6 +126,13 @@ def _positive_length(value: Any, info: ValidationInfo) -> float:
     return mm
 
 
+def _non_negative_length(value: Any, info: ValidationInfo) -> float:
+    mm = _length(value, info)
+    if mm < 0:
+        raise ValueError(f"must not be negative, got {_shown(value)}")
+    return mm
+
+
 def _grid(value: Any, info: ValidationInfo) -> float:
     mm = _length(value, info)
     if not mm >= MIN_GRID_MM:
@@ -213,29 +220,30 @@ def _stats(value: Any) -> dict[str, float]:
     out: dict[str, float] = {}
     for k, v in value.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ValueError(f"{k} must be a finite number, got {_shown(v)}")
+            raise ValueError(_at(str(k), f"must be a finite number, got {_shown(v)}"))
         limit = STAT_COUNTS.get(str(k), MAX_STAT)
         if abs(v) > limit:
-            raise ValueError(f"{k} must be within ±{limit:,}, got {_shown(v)}")
+            raise ValueError(_at(str(k), f"must be within ±{limit:,}, got {_shown(v)}"))
         out[str(k)] = v
     return out
 
 
-def _free_problem(value: Any, where: str, depth: int, counts: Mapping[str, int]) -> str | None:
-    """What is out of range in a free-form table (weapon, rolls), or None."""
+def _free_problem(value: Any, where: str, depth: int, counts: Mapping[str, int]) -> tuple[str, str] | None:
+    """(sub-path, message) of what is out of range in a free-form table (weapon, rolls), or None."""
     if depth > MAX_FREE_DEPTH:
-        return f"{where or 'table'}: nested more than {MAX_FREE_DEPTH} deep"
+        return where, f"nested more than {MAX_FREE_DEPTH} deep"
     if isinstance(value, dict):
         for k, v in value.items():
-            found = _free_problem(v, f"{where}.{k}" if where else str(k), depth + 1, counts if depth == 0 else {})
+            here = f"{where}.{k}" if where else str(k)
+            if depth == 0 and str(k) in counts and not isinstance(v, bool) and isinstance(v, (int, float)) and abs(v) > counts[str(k)]:
+                return here, f"at most {counts[str(k)]:,} (more than any table fields), got {_shown(v)}"
+            found = _free_problem(v, here, depth + 1, {})
             if found:
                 return found
-            if depth == 0 and str(k) in counts and not isinstance(v, bool) and isinstance(v, (int, float)) and abs(v) > counts[str(k)]:
-                return f"{k}: at most {counts[str(k)]:,} (more than any table fields), got {_shown(v)}"
         return None
     if isinstance(value, list):
         if len(value) > MAX_ITEMS:
-            return f"{where or 'list'}: at most {MAX_ITEMS} entries, got {len(value)}"
+            return where, f"at most {MAX_ITEMS} entries, got {len(value)}"
         for i, v in enumerate(value):
             found = _free_problem(v, f"{where}[{i}]", depth + 1, {})
             if found:
@@ -245,13 +253,28 @@ def _free_problem(value: Any, where: str, depth: int, counts: Mapping[str, int])
         return None
     if isinstance(value, (int, float)):
         if isinstance(value, float) and not math.isfinite(value):
-            return f"{where or 'value'}: must be finite, got {value!r}"
+            return where, f"must be finite, got {value!r}"
         if abs(value) > MAX_STAT:
-            return f"{where or 'value'}: must be within ±{MAX_STAT:,}, got {_shown(value)}"
+            return where, f"must be within ±{MAX_STAT:,}, got {_shown(value)}"
         return None
     if isinstance(value, str) and (len(value) > MAX_TEXT_CHARS or not printable(value)):
-        return f"{where or 'value'}: text must be printable and at most {MAX_TEXT_CHARS} characters"
+        return where, f"text must be printable and at most {MAX_TEXT_CHARS} characters"
     return None
+
+
+_SUB = "\x1f"  # marks a sub-path inside a validator's message (pydantic cannot extend the location)
+
+
+def _at(sub_path: str, message: str) -> str:
+    return f"{_SUB}{sub_path}{_SUB}{message}" if sub_path else message
+
+
+def _split_sub(message: str) -> tuple[tuple[Any, ...], str]:
+    if not message.startswith(_SUB):
+        return (), message
+    sub, rest = message[1:].split(_SUB, 1)
+    parts = tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", sub) if p)
+    return parts, rest
 
 
 def _weapon(value: Any) -> dict[str, Any]:
@@ -259,7 +282,7 @@ def _weapon(value: Any) -> dict[str, Any]:
         raise ValueError(f"must be a table, got {_shown(value)}")
     found = _free_problem(value, "", 0, WEAPON_COUNTS)
     if found:
-        raise ValueError(found)
+        raise ValueError(_at(*found))
     return dict(value)
 
 
@@ -272,6 +295,7 @@ Title = Annotated[str, BeforeValidator(_text(MAX_TITLE_CHARS))]
 StrictInt = Annotated[int, BeforeValidator(_strict_int)]
 StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 GridLength = Annotated[float, BeforeValidator(_grid)]
+NonNegativeLength = Annotated[float, BeforeValidator(_non_negative_length)]
 Identifier = Annotated[str, BeforeValidator(_identifier)]
 PointIn = Annotated[tuple[float, float], BeforeValidator(_point)]
 Strings = Annotated[tuple[str, ...], BeforeValidator(_strings)]
@@ -331,7 +355,7 @@ def _points(value: Any, info: ValidationInfo) -> tuple[tuple[float, float], ...]
         try:
             out.append(_point(p, info))
         except ValueError as exc:
-            raise ValueError(f"point {i}: {exc}") from None
+            raise ValueError(_at(str(i), str(exc))) from None
     return tuple(out)
 
 
@@ -341,7 +365,7 @@ class TerrainIn(_In):
     kind: Name | None = None
     points: Annotated[tuple[tuple[float, float], ...], BeforeValidator(_points)] | None = None
     rect: RectIn | None = None
-    height: Length | None = None
+    height: NonNegativeLength | None = None
     blocks_los: StrictBool = True
     stats: Stats = Field(default_factory=dict)
     tags: Strings = ()
@@ -350,8 +374,6 @@ class TerrainIn(_In):
     def _one_outline(self) -> TerrainIn:
         if (self.points is None) == (self.rect is None):
             raise ValueError("give exactly one of points or rect")
-        if self.height is not None and self.height < 0:
-            raise ValueError("height must not be negative")
         return self
 
 
@@ -388,9 +410,9 @@ def _rolls(value: Any) -> dict[str, Any]:
     for k, v in value.items():
         values = v if isinstance(v, list) else [v]
         if not values or any(isinstance(x, bool) or not isinstance(x, int) for x in values):
-            raise ValueError(f"{k}: must be a whole number or a list of them, got {_shown(v)}")
+            raise ValueError(_at(str(k), f"must be a whole number or a list of them, got {_shown(v)}"))
         if len(values) > MAX_ITEMS or any(abs(x) > MAX_ROLL for x in values):
-            raise ValueError(f"{k}: at most {MAX_ITEMS} results, each within ±{MAX_ROLL}, got {_shown(v)}")
+            raise ValueError(_at(str(k), f"at most {MAX_ITEMS} results, each within ±{MAX_ROLL}, got {_shown(v)}"))
     return dict(value)
 
 
@@ -683,7 +705,8 @@ def scenario_from_data(
         parsed = ScenarioIn.model_validate(data, context={"units": units})
     except ValidationError as exc:
         for err in exc.errors():
-            problem(_clean_loc(err["loc"]), _message(err))
+            sub, message = _split_sub(_message(err))
+            problem((*_clean_loc(err["loc"]), *sub), message)
         raise ScenarioError(problems) from None
 
     for loc, message in _collect_unknown(data):
