@@ -211,7 +211,9 @@ def run_odds(args: argparse.Namespace) -> int:
         settings=_parse_settings(args.set, scenario),
         keep_fixed_rolls=not args.free_rolls,
     )
-    print(odds.dumps(result) if args.json else odds.report_text(result))
+    from tabletop.report import escape_text
+
+    print(odds.dumps(result) if args.json else "\n".join(escape_text(line) for line in odds.report_text(result).splitlines()))
     return EXIT_OK
 
 

@@ -8,6 +8,7 @@ line where known, never a traceback. Keys the format does not know are kept
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
 import math
@@ -1053,11 +1054,18 @@ def atomic_write(path: Path | str, data: bytes) -> None:
     _atomic_write(path, data)
 
 
+def _json_default(value: Any) -> Any:
+    """TOML dates and times among kept keys: JSON has none, so they are written as ISO 8601 text."""
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    raise TypeError(f"cannot write {type(value).__name__} {_shown(value)} as JSON")
+
+
 def save(s: Scenario, path: Path | str) -> None:
     """Save as TOML atomically (a ``.json`` path gets JSON of the same structure)."""
     path = Path(path)
     if path.suffix.lower() == ".json":
-        data = json.dumps(scenario_to_data(s), indent=2, ensure_ascii=False).encode("utf-8")
+        data = json.dumps(scenario_to_data(s), indent=2, ensure_ascii=False, default=_json_default).encode("utf-8")
     else:
         data = dumps(s).encode("utf-8")
     atomic_write(path, data)

@@ -677,3 +677,11 @@ def test_what_a_table_can_hold_finishes(tmp_path: Path) -> None:
     for name in ("inc.toml", "vol.toml"):
         done = _tabletop(["check", str(tmp_path / name)])
         assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_toml_dates_in_kept_keys_save_as_json(tmp_path: Path) -> None:
+    src = tmp_path / "s.toml"
+    src.write_text("played = 2026-11-23T10:00:00\n" + (SCENARIOS / "default.toml").read_text())
+    s = scenario_io.load(src)
+    scenario_io.save(s, tmp_path / "s.json")
+    assert json.loads((tmp_path / "s.json").read_text())["played"] == "2026-11-23T10:00:00"
