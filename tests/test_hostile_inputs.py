@@ -685,3 +685,19 @@ def test_toml_dates_in_kept_keys_save_as_json(tmp_path: Path) -> None:
     s = scenario_io.load(src)
     scenario_io.save(s, tmp_path / "s.json")
     assert json.loads((tmp_path / "s.json").read_text())["played"] == "2026-11-23T10:00:00"
+
+
+def test_settings_for_is_strict_on_overrides_and_values() -> None:
+    import dataclasses
+
+    from tabletop.adjudicate import AdjudicationError, settings_for
+
+    s = scenario_io.load(WWPD)
+    assert settings_for(s, {"battery_overlap": 0.25})["battery_overlap"] == 0.25
+    with pytest.raises(AdjudicationError, match="did you mean 'battery_overlap'"):
+        settings_for(s, {"battery_overlp": 0.25})
+    with pytest.raises(AdjudicationError, match="battery_overlap"):
+        settings_for(dataclasses.replace(s, extra={**s.extra, "settings": {"battery_overlap": "abc"}}))
+    # A table switched to another ruleset keeps the old ruleset's settings as data, unused.
+    switched = dataclasses.replace(s, ruleset="increments", extra={**s.extra, "settings": {"battery_overlap": 0.5}})
+    assert "battery_overlap" not in settings_for(switched)
