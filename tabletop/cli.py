@@ -78,7 +78,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
     p.add_argument("--seed", type=_seed_arg, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
     p.add_argument("--catalogue", type=Path, action="append", default=[], metavar="FILE", help="extra template catalogue (TOML)")
-    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25 (wwpd); see SETTINGS below")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25 (wwpd); `tabletop --help` lists them all")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -701,3 +701,15 @@ def test_settings_for_is_strict_on_overrides_and_values() -> None:
     # A table switched to another ruleset keeps the old ruleset's settings as data, unused.
     switched = dataclasses.replace(s, ruleset="increments", extra={**s.extra, "settings": {"battery_overlap": 0.5}})
     assert "battery_overlap" not in settings_for(switched)
+
+
+def test_text_reports_escape_control_characters() -> None:
+    import dataclasses
+
+    from tabletop.adjudicate import adjudicate
+    from tabletop.report import report_text
+
+    s = scenario_io.load(SCENARIOS / "default.toml")
+    s = dataclasses.replace(s, title="\x1b[2J\x1b]0;owned\x07", models=(dataclasses.replace(s.models[0], name="bell\x07"), *s.models[1:]))
+    text = report_text(adjudicate(s))
+    assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J" in text
