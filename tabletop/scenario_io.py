@@ -66,6 +66,7 @@ MAX_SEED = 2**63
 MIN_GRID_MM = 1.0
 MAX_GRID_SQUARES = 4_000_000  # a 6' x 4' table on a 1 mm grid is 2.2 million squares
 MAX_VERTICES = 10_000  # points of one terrain outline
+MAX_TOTAL_VERTICES = 20_000  # points of all outlines: a blast over 20,000 takes about 9 s of shadow casting
 MAX_ITEMS = 10_000  # models, terrain pieces, templates, list entries
 MAX_BATTERY = 50
 MAX_DEPTH = 12  # nesting of tables and lists anywhere in a scenario (the format itself needs 4)
@@ -745,6 +746,10 @@ def scenario_from_data(
         elif not poly.area > 0:
             problem(("terrain", i, "points"), "polygon has zero area")
         terrain.append(piece)
+
+    total_vertices = sum(len(piece.polygon) for piece in terrain)
+    if total_vertices > MAX_TOTAL_VERTICES:
+        problem(("terrain",), f"{total_vertices:,} outline points in all; at most {MAX_TOTAL_VERTICES:,} (simplify the outlines)")
 
     templates: list[Template] = []
     for i, tpl_in in enumerate(parsed.template):

@@ -713,3 +713,17 @@ def test_text_reports_escape_control_characters() -> None:
     s = dataclasses.replace(s, title="\x1b[2J\x1b]0;owned\x07", models=(dataclasses.replace(s.models[0], name="bell\x07"), *s.models[1:]))
     text = report_text(adjudicate(s))
     assert "\x1b" not in text and "\x07" not in text and "\\x1b[2J" in text
+
+
+def test_total_outline_points_are_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import math
+
+    def star(cx: float, n: int = 7_000) -> list[list[float]]:
+        return [[cx + (3 if k % 2 else 1.5) * math.cos(k * 2 * math.pi / n), 24 + (3 if k % 2 else 1.5) * math.sin(k * 2 * math.pi / n)] for k in range(n)]
+
+    data = copy.deepcopy(BASE)
+    data["terrain"] = [{"id": f"s{i}", "points": star(8 + 10 * i), "height": 2} for i in range(3)]
+    file = tmp_path / "stars.json"
+    file.write_text(json.dumps(data))
+    code, _, err = _run(["check", str(file)], capsys)
+    _assert_refused(code, err, str(file), "terrain:", "21,000 outline points", "20,000")
