@@ -69,6 +69,10 @@ MAX_VERTICES = 10_000  # points of one terrain outline
 MAX_TOTAL_VERTICES = 20_000  # points of all outlines: a blast over 20,000 takes about 9 s of shadow casting
 MAX_ITEMS = 10_000  # models, terrain pieces, templates, list entries
 MAX_BATTERY = 50
+# Models x templates bounds the work of a check: 5,000 models under 100 table-wide templates take about 9 s.
+MAX_MODELS = 5_000
+MAX_TERRAIN = 1_000
+MAX_TEMPLATES = 100
 MAX_DEPTH = 12  # nesting of tables and lists anywhere in a scenario (the format itself needs 4)
 MAX_FREE_DEPTH = 6  # nesting inside weapon, stats, rolls
 MAX_ROLL = 1000  # a fixed die result
@@ -469,9 +473,9 @@ class ScenarioIn(_In):
     ruleset: Literal["none", "infinity", "robotech", "wwpd", "increments", "catastrophic"] = "none"
     units: Literal["in", "mm", "cm"] = "in"
     table: TableIn
-    model: Annotated[list[ModelIn], Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
-    terrain: Annotated[list[TerrainIn], Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
-    template: Annotated[list[TemplateIn], Field(max_length=MAX_ITEMS)] = Field(default_factory=list)
+    model: Annotated[list[ModelIn], Field(max_length=MAX_MODELS)] = Field(default_factory=list)
+    terrain: Annotated[list[TerrainIn], Field(max_length=MAX_TERRAIN)] = Field(default_factory=list)
+    template: Annotated[list[TemplateIn], Field(max_length=MAX_TEMPLATES)] = Field(default_factory=list)
 
 
 assert set(RULESET_NAMES) == {"none", "infinity", "robotech", "wwpd", "increments", "catastrophic"}

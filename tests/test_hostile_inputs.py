@@ -171,7 +171,8 @@ LIMITS: list[tuple[str, tuple[Any, ...], Any, str]] = [
     ("unknown key 10**400", ("model", 0, "note"), BIG, "model[0].note"),
     ("unknown key 20k text", ("note",), "x" * 20_000, "note"),
     ("seed 2**70", ("seed",), 2**70, "seed"),
-    ("200k models", ("model",), None, "model"),
+    ("20k models", ("model",), None, "model"),
+    ("101 templates", ("template",), [{"id": f"t{i}", "shape": "small_blast", "at": [5, 5]} for i in range(101)], "template"),
 ]
 
 
@@ -181,7 +182,7 @@ def _limit_value(name: str, value: Any) -> Any:
         for _ in range(900):
             deep = {"w": deep}
         return deep
-    if name == "200k models":
+    if name == "20k models":
         return [{"id": f"m{i}", "x": 1, "y": 1, "base": 1} for i in range(20_001)]
     return value
 
