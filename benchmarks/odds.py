@@ -8,11 +8,14 @@ at least 2,000,000 samples per second, and at least 100× the shapely loop.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import shapely
@@ -67,10 +70,37 @@ def measure(fast_samples: int = 2_000_000, loop_samples: int = 4_000, repeat: in
     return {"fast_per_s": fast, "shapely_per_s": slow, "ratio": fast / slow, "max_disagreement": agree, "bases": float(len(radii))}
 
 
+VOLLEY = Path(__file__).resolve().parent.parent / "scenarios" / "robotech-volley.toml"
+VOLLEY_TARGET_RATE = 100_000
+
+
+def volley(samples: int) -> dict[str, float]:
+    """``odds --free-rolls`` of the Robotech volley in a fresh process: samples/s and peak RSS (MiB).
+
+    Peak RSS of a separate process, so what this process allocated earlier does not count.
+    """
+    code = (
+        "import json, resource, time\n"
+        "from tabletop import odds, scenario_io\n"
+        f"s = scenario_io.load({str(VOLLEY)!r})\n"
+        "t0 = time.perf_counter()\n"
+        f"odds.compute_odds(s, samples={samples}, keep_fixed_rolls=False, exact_limit=0)\n"
+        "dt = time.perf_counter() - t0\n"
+        "print(json.dumps({'seconds': dt, 'rss_mib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    fig = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"samples": float(samples), "per_s": samples / fig["seconds"], "rss_mib": fig["rss_mib"], "seconds": fig["seconds"]}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Print both rates, the ratio and the targets."""
+    """Print both rates, the ratio and the targets; then the Robotech volley's rate and memory."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks.odds", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="fewer samples and repetitions")
+    ap.add_argument(
+        "--volley", type=int, nargs="*", default=None, metavar="N",
+        help="sample counts for the Robotech volley (default 100000 1000000; --quick: 10000 100000)",
+    )
     args = ap.parse_args(argv)
     fig = measure(500_000, 1_000, 3) if args.quick else measure()
     ok_rate = fig["fast_per_s"] >= TARGET_RATE
@@ -81,6 +111,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  largest difference in a base's chance between the two: {fig['max_disagreement']:.4f}")
     print(f"  target: ≥ {TARGET_RATE / 1e6:.0f} M samples/s → {'PASS' if ok_rate else 'MISS'};  "
           f"≥ {TARGET_RATIO:.0f}× the shapely loop → {'PASS' if ok_ratio else 'MISS'}")
+    counts = args.volley if args.volley is not None else ([10_000, 100_000] if args.quick else [100_000, 1_000_000])
+    if counts:
+        print("Odds of a Robotech volley (scenarios/robotech-volley.toml, --free-rolls: every sample runs the ruleset)")
+        rows = [volley(n) for n in counts]
+        for row in rows:
+            print(f"  {int(row['samples']):>9,} samples  {row['per_s']:8,.0f} samples/s  {row['seconds']:7.1f} s  peak RSS {row['rss_mib']:6.0f} MiB")
+        flat = rows[-1]["rss_mib"] <= 1.5 * rows[0]["rss_mib"] + 50
+        fast = min(r["per_s"] for r in rows) >= VOLLEY_TARGET_RATE
+        print(f"  target: memory flat in the sample count → {'PASS' if flat else 'MISS'};  "
+              f"≥ {VOLLEY_TARGET_RATE:,} samples/s → {'PASS' if fast else 'MISS'} (each sample resolves the volley's dice in the ruleset)")
     return 0 if math.isfinite(fig["ratio"]) else 1
 
 

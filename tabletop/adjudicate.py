@@ -12,6 +12,7 @@ from tabletop.dice import Dice, DiceError, RollRecord
 from tabletop.model import Explosion, PlacedTemplate, Scenario, Template
 from tabletop.placement import PlacementError, place
 from tabletop.resolution import Context, Resolution
+from tabletop.settings import SettingError, checked
 
 DEFAULT_SEED = 1
 
@@ -41,13 +42,24 @@ class Adjudication:
 
 
 def settings_for(scenario: Scenario, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The ruleset's settings: defaults, then the scenario's ``[settings]``, then ``overrides``."""
+    """The ruleset's settings: defaults, then the scenario's ``[settings]``, then ``overrides``.
+
+    Every override, and every value of the file's settings this ruleset declares, is checked
+    against the ruleset's declared settings (:mod:`tabletop.settings`); a bad one raises
+    :class:`AdjudicationError` naming the setting.
+    """
     ruleset = rulesets.get(scenario.ruleset)
     merged = {name: default for name, (default, _why) in ruleset.settings.items()}
     file_settings = scenario.extra.get("settings", {})
-    if isinstance(file_settings, Mapping):
-        merged.update(file_settings)
-    merged.update(overrides or {})
+    try:
+        if not isinstance(file_settings, Mapping):
+            raise SettingError("", f"settings: must be a table of setting = value, got {type(file_settings).__name__}")
+        # The loader refuses unknown names in a file's [settings]; here names another ruleset
+        # declares are passed over (the app can switch a table's ruleset), known ones are checked.
+        merged.update(checked({k: v for k, v in file_settings.items() if k in ruleset.settings}, ruleset.settings, ruleset.name))
+        merged.update(checked(overrides or {}, ruleset.settings, ruleset.name))
+    except SettingError as exc:
+        raise AdjudicationError(str(exc)) from None
     return merged
 
 

@@ -48,22 +48,37 @@ def _size(text: str) -> tuple[int, int]:
     return (w, h)
 
 
+#: Most Monte Carlo samples ``odds`` takes: ±0.1 percentage point at 95%, already finer than any table needs
+#: (a Robotech volley resolves about 1,600 samples a second, so a million take ten minutes).
+MAX_SAMPLES = 1_000_000
+
+
 def _samples(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 100 <= value <= 10_000_000:
-        raise argparse.ArgumentTypeError("must be between 100 and 10,000,000")
+    if not 100 <= value <= MAX_SAMPLES:
+        raise argparse.ArgumentTypeError(f"must be between 100 and {MAX_SAMPLES:,} (±0.1 percentage point at 95%)")
+    return value
+
+
+def _seed_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError("must be a whole number 0 <= N < 2**63")
     return value
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="scenario file (.toml or .json)")
     p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
-    p.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
+    p.add_argument("--seed", type=_seed_arg, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
     p.add_argument("--catalogue", type=Path, action="append", default=[], metavar="FILE", help="extra template catalogue (TOML)")
-    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set dodge_rule=strict")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25; `tabletop --help` lists every ruleset's settings")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the JSON report of the spec")
     render = sub.add_parser("render", help="draw the table to a PNG", description="Draw the table, templates, visible regions and statuses to a PNG.")
     _common(render)
-    render.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.png")
+    render.add_argument("-o", "--output", type=str, required=True, metavar="OUT.png")
     render.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     render.add_argument("--odds", action="store_true", help="also draw each model's chance to be affected")
     render.add_argument("--free-rolls", action="store_true", help="with --odds: leave the file's fixed rolls free too")
@@ -91,33 +106,51 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _parse_settings(pairs: Sequence[str]) -> dict[str, object]:
-    import json
+def settings_epilog() -> str:
+    """The real settings of every ruleset, for ``--help``."""
+    from tabletop import rulesets
+    from tabletop.model import RULESET_NAMES
+    from tabletop.settings import specs
 
-    out: dict[str, object] = {}
+    lines = ["settings (--set NAME=VALUE, or a [settings] table in the file):"]
+    for name in RULESET_NAMES:
+        declared = rulesets.get(name).settings
+        for setting, spec in specs(declared).items():
+            default = str(spec.default).lower() if isinstance(spec.default, bool) else repr(spec.default)
+            lines.append(f"  {name}: {setting} = {spec.allowed()} (default {default})")
+    return "\n".join(lines)
+
+
+def _parse_settings(pairs: Sequence[str], scenario) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """``--set`` pairs checked against the scenario's ruleset; raises SettingError."""
+    from tabletop import rulesets
+    from tabletop.settings import parse_pairs
+
+    ruleset = rulesets.get(scenario.ruleset)
+    return parse_pairs(pairs, ruleset.settings, scenario.ruleset)
+
+
+def _check_set_syntax(pairs: Sequence[str]) -> None:
+    """Refuse a malformed ``--set`` before the file is read."""
+    from tabletop.settings import SettingError
+
     for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--set expects NAME=VALUE, got {pair!r}")
-        name, raw = pair.split("=", 1)
-        try:
-            out[name.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[name.strip()] = raw
-    return out
+        if "=" not in pair or not pair.split("=", 1)[0].strip():
+            raise SettingError("", f"--set expects NAME=VALUE, got {pair[:60]!r}")
 
 
 def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """Load the scenario (with warnings on stderr) or raise ScenarioError."""
     from tabletop import scenario_io
-    from tabletop.catalogue import CatalogueError, load_catalogue
+    from tabletop.catalogue import load_catalogue
 
-    try:
-        catalogue = load_catalogue(args.catalogue) if args.catalogue else None
-    except CatalogueError as exc:
-        raise scenario_io.ScenarioError([scenario_io.Problem(str(args.catalogue[0]), "", p) for p in exc.problems]) from None
+    _check_set_syntax(args.set)
+    catalogue = load_catalogue(args.catalogue, missing_ok=False) if args.catalogue else None
     scenario, warnings = scenario_io.load_with_warnings(args.file, catalogue)
+    from tabletop.report import escape_text
+
     for w in warnings:
-        print(w, file=sys.stderr)
+        print(escape_text(str(w)), file=sys.stderr)
     return scenario
 
 
@@ -134,7 +167,7 @@ def _seed(args: argparse.Namespace, scenario) -> int:  # type: ignore[no-untyped
 def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-def]
     from tabletop.adjudicate import adjudicate
 
-    return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set))
+    return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set, scenario))
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -146,7 +179,12 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
+    from tabletop.atomic import check_writable, write_with
+
+    check_writable(args.output)  # before any work: a path that cannot be written fails now
     adj = _adjudicate(args, _load(args))
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout holds the report only
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     from tabletop import draw  # pygame only from here on
 
     kwargs = {}
@@ -156,7 +194,7 @@ def run_render(args: argparse.Namespace) -> int:
         kwargs["odds"] = odds.compute_odds(
             adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=not args.free_rolls
         )
-    draw.render_png(adj, args.output, size=args.size, region=args.view, **kwargs)
+    write_with(args.output, lambda tmp: draw.render_png(adj, tmp, size=args.size, region=args.view, **kwargs))
     print(f"wrote {args.output}")
     return EXIT_OK
 
@@ -170,10 +208,12 @@ def run_odds(args: argparse.Namespace) -> int:
         seed=_seed(args, scenario),
         samples=args.samples,
         tolerance_mm=args.tolerance,
-        settings=_parse_settings(args.set),
+        settings=_parse_settings(args.set, scenario),
         keep_fixed_rolls=not args.free_rolls,
     )
-    print(odds.dumps(result) if args.json else odds.report_text(result))
+    from tabletop.report import escape_text
+
+    print(odds.dumps(result) if args.json else "\n".join(escape_text(line) for line in odds.report_text(result).splitlines()))
     return EXIT_OK
 
 
@@ -188,6 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in ("-h", "--help"):
         build_parser().print_help()
+        print()
+        print(settings_epilog())
         print("\nWith no COMMAND: `tabletop [FILE]` opens the desktop app (the bundled default table without FILE).")
         return EXIT_OK
     try:
@@ -209,14 +251,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _report_exception(exc: Exception) -> int:
     from tabletop.adjudicate import AdjudicationError
+    from tabletop.atomic import OutputError
+    from tabletop.report import escape_text
+    from tabletop.catalogue import CatalogueError
     from tabletop.scenario_io import ScenarioError
+    from tabletop.settings import SettingError
 
     if isinstance(exc, ScenarioError):
         for problem in exc.problems:
-            print(problem, file=sys.stderr)
+            print(escape_text(str(problem)), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if isinstance(exc, CatalogueError):
+        for line in exc.problems:
+            print(escape_text(line), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if isinstance(exc, (SettingError, OutputError)):
+        print(f"tabletop: {escape_text(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if isinstance(exc, (RecursionError, MemoryError, OverflowError)) and not os.environ.get("TABLETOP_DEBUG"):
+        print(f"tabletop: input too large to handle ({type(exc).__name__}); see docs/limits.md", file=sys.stderr)
         return EXIT_BAD_INPUT
     if isinstance(exc, (AdjudicationError, ValueError)) and not os.environ.get("TABLETOP_DEBUG"):
-        print(f"tabletop: {exc}", file=sys.stderr)
+        print(f"tabletop: {escape_text(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT if isinstance(exc, AdjudicationError) else EXIT_FAILURE
     if os.environ.get("TABLETOP_DEBUG"):
         traceback.print_exc()

@@ -50,6 +50,14 @@ DEFAULT_SAMPLES = 9_604
 PROBES = 48
 #: Samples per chunk of the vectorised path: 4096 × 50 bases × 8 bytes ≈ 1.6 MB per array.
 CHUNK = 4096
+#: Samples pushed down the roll tree at a time; their outcomes are tallied and dropped.
+SAMPLE_CHUNK = 16_384
+#: Leaves (resolved outcomes) the roll tree may hold before it is dropped and regrown:
+#: a tree where nearly every sample is a new leaf (a Robotech volley) would otherwise grow
+#: with the sample count. Dropping it only costs re-resolving leaves; the odds stay unbiased.
+TREE_LEAVES_MAX = 10_000
+#: Most samples one template takes (``tabletop odds --samples`` says so before it starts).
+MAX_SAMPLES = 1_000_000
 Z95 = 1.959963984540054
 _COVER_CACHE_MAX = 20_000
 
@@ -541,23 +549,41 @@ def _exact_odds(template_id: str, ids: Sequence[str], leaves: list[tuple[Fractio
     return OddsTemplate(template_id, True, models, len(leaves), None, float(allowed), reasons, names, landings)
 
 
-def _sampled_odds(template_id: str, ids: Sequence[str], drawn: list[tuple[int, _Outcome]], n: int, names: tuple[str, ...]) -> OddsTemplate:
-    hits: dict[str, int] = dict.fromkeys(ids, 0)
-    contested: dict[str, int] = dict.fromkeys(ids, 0)
-    total: dict[str, float] = dict.fromkeys(ids, 0.0)
-    squares: dict[str, float] = dict.fromkeys(ids, 0.0)
-    allowed = 0
-    for k, o in drawn:
-        if o.allowed:
-            allowed += k
-        for i in o.affected:
-            if i in hits:
-                hits[i] += k
-        for i, v in o.damage.items():
-            total[i] += k * v
-            squares[i] += k * v * v
-        for i in o.contested:
-            contested[i] += k
+class _Tally:
+    """Running sums of sampled outcomes: memory grows with the distinct landings, not the samples."""
+
+    def __init__(self, ids: Sequence[str]) -> None:
+        self.hits: dict[str, int] = dict.fromkeys(ids, 0)
+        self.contested: dict[str, int] = dict.fromkeys(ids, 0)
+        self.total: dict[str, float] = dict.fromkeys(ids, 0.0)
+        self.squares: dict[str, float] = dict.fromkeys(ids, 0.0)
+        self.allowed = 0
+        self.reasons: dict[str, None] = {}
+        self.landings: dict[tuple[float, float, float], list[Any]] = {}
+        self.outcomes = 0
+
+    def add(self, drawn: Sequence[tuple[int, _Outcome]]) -> None:
+        self.outcomes += len(drawn)
+        for k, o in drawn:
+            if o.reason:
+                self.reasons.setdefault(o.reason)
+            if o.allowed:
+                self.allowed += k
+                p = o.landing
+                key = (round(p.focus[0], 6), round(p.focus[1], 6), round(p.heading, 6))
+                self.landings.setdefault(key, [p, 0])[1] += k
+            for i in o.affected:
+                if i in self.hits:
+                    self.hits[i] += k
+            for i, v in o.damage.items():
+                self.total[i] += k * v
+                self.squares[i] += k * v * v
+            for i in o.contested:
+                self.contested[i] += k
+
+
+def _sampled_odds(template_id: str, ids: Sequence[str], tally: _Tally, n: int, names: tuple[str, ...]) -> OddsTemplate:
+    hits, contested, total, squares = tally.hits, tally.contested, tally.total, tally.squares
     models: dict[str, ModelOdds] = {}
     for i in ids:
         mean = total[i] / n
@@ -567,9 +593,8 @@ def _sampled_odds(template_id: str, ids: Sequence[str], drawn: list[tuple[int, _
             hits[i] / n, mean, False, None, None, wilson_interval(hits[i], n),
             (max(0.0, mean - half), mean + half), contested[i] / n,
         )
-    reasons = tuple(dict.fromkeys(o.reason for _, o in drawn if o.reason))
-    landings = _landings([(k / n, o) for k, o in drawn])
-    return OddsTemplate(template_id, False, models, len(drawn), n, allowed / n, reasons, names, landings)
+    landings = tuple((p, k / n) for p, k in sorted(tally.landings.values(), key=lambda e: (-e[1], e[0].focus)))
+    return OddsTemplate(template_id, False, models, tally.outcomes, n, tally.allowed / n, tuple(tally.reasons), names, landings)
 
 
 def template_odds(
@@ -600,8 +625,18 @@ def template_odds(
     if leaves is not None:
         return _exact_odds(template.id, ids, leaves, tuple(ex.names))
     n = max(1, samples if samples is not None else DEFAULT_SAMPLES)
-    drawn = _sample(ex, n, np.random.default_rng([seed, stream, 1]))
-    return _sampled_odds(template.id, ids, drawn, n, tuple(ex.names))
+    if n > MAX_SAMPLES:
+        raise ValueError(f"samples must be at most {MAX_SAMPLES:,}, got {n:,}")
+    sample_rng = np.random.default_rng([seed, stream, 1])
+    tally = _Tally(ids)
+    left, runs_at_reset = n, ex.runs
+    while left:
+        k = min(left, SAMPLE_CHUNK)
+        tally.add(_sample(ex, k, sample_rng))
+        left -= k
+        if ex.runs - runs_at_reset > TREE_LEAVES_MAX:
+            ex.root, runs_at_reset = _Node(), ex.runs
+    return _sampled_odds(template.id, ids, tally, n, tuple(ex.names))
 
 
 def compute_odds(

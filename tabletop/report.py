@@ -19,6 +19,21 @@ STATUS_WORDS = {
 }
 
 
+def escape_text(text: str) -> str:
+    """``text`` on one line with control characters and lone surrogates escaped (``\\x1b``).
+
+    What a file holds (titles, names, values quoted in messages) must not drive the terminal.
+    """
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code < 32 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _clean(value: Any) -> Any:
     """Make ruleset details JSON-safe (tuples to lists, numpy scalars to floats)."""
     if isinstance(value, Mapping):
@@ -166,4 +181,4 @@ def report_text(adj: Adjudication) -> str:
             lines.append(f"  · {step.text}")
         for record in result.rolls:
             lines.append(f"  dice: {record.describe()}")
-    return "\n".join(lines)
+    return "\n".join(escape_text(line) for line in lines)

@@ -8,12 +8,12 @@ line where known, never a traceback. Keys the format does not know are kept
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
 import math
 import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,8 +24,11 @@ import shapely
 import tomli_w
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from tabletop.atomic import InputError, read_regular
+from tabletop.atomic import atomic_write as _atomic_write
 from tabletop.catalogue import Entry, default_catalogue, shape_from_table
 from tabletop.dice import check_fixed_rolls
+from tabletop.settings import check_mapping as check_settings
 from tabletop.model import (
     At,
     Base,
@@ -40,10 +43,42 @@ from tabletop.model import (
     TemplateShape,
     Terrain,
 )
-from tabletop.units import MM_PER_UNIT, LengthError, length_for_file, parse_length
+from tabletop.units import (
+    MAX_NAME_CHARS,
+    MAX_TEXT_CHARS,
+    MAX_TITLE_CHARS,
+    MIN_TEMPLATE_MM,
+    MM_PER_UNIT,
+    LengthError,
+    length_for_file,
+    parse_length,
+    printable,
+)
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
-_ID = re.compile(r"^[A-Za-z0-9_-]+$")
+_ID = re.compile(r"[A-Za-z0-9_-]+")
+#: Limits a real table can hold (docs/limits.md); lengths are bounded in :mod:`tabletop.units`.
+MAX_ANGLE_DEG = 36_000.0  # a hundred turns: headings past that are typing errors
+MAX_STAT = 1_000_000  # |a stat|, a weapon number, a setting without a stated range
+MAX_EXACT_INT = 2**53  # larger whole numbers do not survive a float
+MAX_SEED = 2**63
+MIN_GRID_MM = 1.0
+MAX_GRID_SQUARES = 4_000_000  # a 6' x 4' table on a 1 mm grid is 2.2 million squares
+MAX_VERTICES = 10_000  # points of one terrain outline
+MAX_TOTAL_VERTICES = 20_000  # points of all outlines: a blast over 20,000 takes about 9 s of shadow casting
+MAX_ITEMS = 10_000  # models, terrain pieces, templates, list entries
+MAX_BATTERY = 50
+# Models x templates bounds the work of a check: 5,000 models under 100 table-wide templates take about 9 s.
+MAX_MODELS = 5_000
+MAX_TERRAIN = 1_000
+MAX_TEMPLATES = 100
+MAX_DEPTH = 12  # nesting of tables and lists anywhere in a scenario (the format itself needs 4)
+MAX_FREE_DEPTH = 6  # nesting inside weapon, stats, rolls
+MAX_ROLL = 1000  # a fixed die result
+#: Weapon counts the rulesets turn into work, with the most a table can field.
+WEAPON_COUNTS: dict[str, int] = {"volley": 1000, "burst": 100, "increment": 1000, "damage": 100_000, "max_damage": 100_000, "md": 100_000}
+#: Stats the rulesets turn into work.
+STAT_COUNTS: dict[str, int] = {"damage_tracks": 1000}
 
 
 @dataclass(frozen=True)
@@ -89,50 +124,182 @@ def _length(value: Any, info: ValidationInfo) -> float:
 def _positive_length(value: Any, info: ValidationInfo) -> float:
     mm = _length(value, info)
     if not mm > 0:
-        raise ValueError(f"must be a positive length, got {value!r}")
+        raise ValueError(f"must be a positive length, got {_shown(value)}")
+    if mm < MIN_TEMPLATE_MM:
+        raise ValueError(f"must be at least {MIN_TEMPLATE_MM} mm, got {_shown(value)}")
     return mm
+
+
+def _non_negative_length(value: Any, info: ValidationInfo) -> float:
+    mm = _length(value, info)
+    if mm < 0:
+        raise ValueError(f"must not be negative, got {_shown(value)}")
+    return mm
+
+
+def _grid(value: Any, info: ValidationInfo) -> float:
+    mm = _length(value, info)
+    if not mm >= MIN_GRID_MM:
+        raise ValueError(f"a grid square must be at least {MIN_GRID_MM:g} mm, got {_shown(value)}")
+    return mm
+
+
+def _shown(value: Any) -> str:
+    """A value quoted in a message: short, and never 4 MB of it."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EXACT_INT:
+        return f"a {int(abs(value).bit_length() * 0.30103) + 1}-digit number"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _finite(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"must be a number, got {value!r}")
+        raise ValueError(f"must be a number, got {_shown(value)}")
+    if isinstance(value, int) and abs(value) > MAX_EXACT_INT:
+        raise ValueError(f"number too large, got {_shown(value)}")
     if not math.isfinite(value):
         raise ValueError(f"must be finite, got {value!r}")
     return float(value)
 
 
+def _angle(value: Any) -> float:
+    degrees = _finite(value)
+    if abs(degrees) > MAX_ANGLE_DEG:
+        raise ValueError(f"must be an angle within ±{MAX_ANGLE_DEG:g} degrees, got {_shown(value)}")
+    return degrees
+
+
 def _identifier(value: Any) -> str:
-    if not isinstance(value, str) or not _ID.match(value):
-        raise ValueError(f"must be letters, digits, '-' or '_', got {value!r}")
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise ValueError(f"must be letters, digits, '-' or '_', got {_shown(value)}")
+    if len(value) > MAX_NAME_CHARS:
+        raise ValueError(f"must be at most {MAX_NAME_CHARS} characters, got {len(value)}")
+    return value
+
+
+def _text(limit: int) -> Any:
+    def check(value: Any) -> str:
+        if not isinstance(value, str):
+            raise ValueError(f"must be text, got {_shown(value)}")
+        if len(value) > limit:
+            raise ValueError(f"must be at most {limit} characters, got {len(value)}")
+        if not printable(value):
+            raise ValueError(f"must not hold control characters, got {_shown(value)}")
+        return value
+
+    return check
+
+
+def _strict_int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be a whole number, got {_shown(value)}")
+    return value
+
+
+def _strict_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, got {_shown(value)}")
     return value
 
 
 def _point(value: Any, info: ValidationInfo) -> tuple[float, float]:
     if not isinstance(value, (list, tuple)) or len(value) != 2:
-        raise ValueError(f"must be a point [x, y], got {value!r}")
+        raise ValueError(f"must be a point [x, y], got {_shown(value)}")
     return (_length(value[0], info), _length(value[1], info))
 
 
 def _strings(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"must be a list of strings, got {value!r}")
+        raise ValueError(f"must be a list of strings, got {_shown(value)}")
+    if len(value) > MAX_ITEMS:
+        raise ValueError(f"at most {MAX_ITEMS} entries, got {len(value)}")
+    for v in value:
+        _text(MAX_NAME_CHARS)(v)
     return tuple(value)
 
 
 def _stats(value: Any) -> dict[str, float]:
     if not isinstance(value, dict):
-        raise ValueError(f"must be a table of numbers, got {value!r}")
+        raise ValueError(f"must be a table of numbers, got {_shown(value)}")
     out: dict[str, float] = {}
     for k, v in value.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-            raise ValueError(f"{k} must be a finite number, got {v!r}")
+            raise ValueError(_at(str(k), f"must be a finite number, got {_shown(v)}"))
+        limit = STAT_COUNTS.get(str(k), MAX_STAT)
+        if abs(v) > limit:
+            raise ValueError(_at(str(k), f"must be within ±{limit:,}, got {_shown(v)}"))
         out[str(k)] = v
     return out
+
+
+def _free_problem(value: Any, where: str, depth: int, counts: Mapping[str, int]) -> tuple[str, str] | None:
+    """(sub-path, message) of what is out of range in a free-form table (weapon, rolls), or None."""
+    if depth > MAX_FREE_DEPTH:
+        return where, f"nested more than {MAX_FREE_DEPTH} deep"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            here = f"{where}.{k}" if where else str(k)
+            if depth == 0 and str(k) in counts and not isinstance(v, bool) and isinstance(v, (int, float)) and abs(v) > counts[str(k)]:
+                return here, f"at most {counts[str(k)]:,} (more than any table fields), got {_shown(v)}"
+            found = _free_problem(v, here, depth + 1, {})
+            if found:
+                return found
+        return None
+    if isinstance(value, list):
+        if len(value) > MAX_ITEMS:
+            return where, f"at most {MAX_ITEMS} entries, got {len(value)}"
+        for i, v in enumerate(value):
+            found = _free_problem(v, f"{where}[{i}]", depth + 1, {})
+            if found:
+                return found
+        return None
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            return where, f"must be finite, got {value!r}"
+        if abs(value) > MAX_STAT:
+            return where, f"must be within ±{MAX_STAT:,}, got {_shown(value)}"
+        return None
+    if isinstance(value, str) and (len(value) > MAX_TEXT_CHARS or not printable(value)):
+        return where, f"text must be printable and at most {MAX_TEXT_CHARS} characters"
+    return None
+
+
+_SUB = "\x1f"  # marks a sub-path inside a validator's message (pydantic cannot extend the location)
+
+
+def _at(sub_path: str, message: str) -> str:
+    return f"{_SUB}{sub_path}{_SUB}{message}" if sub_path else message
+
+
+def _split_sub(message: str) -> tuple[tuple[Any, ...], str]:
+    if not message.startswith(_SUB):
+        return (), message
+    sub, rest = message[1:].split(_SUB, 1)
+    parts = tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", sub) if p)
+    return parts, rest
+
+
+def _weapon(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a table, got {_shown(value)}")
+    found = _free_problem(value, "", 0, WEAPON_COUNTS)
+    if found:
+        raise ValueError(_at(*found))
+    return dict(value)
 
 
 Length = Annotated[float, BeforeValidator(_length)]
 PositiveLength = Annotated[float, BeforeValidator(_positive_length)]
 Number = Annotated[float, BeforeValidator(_finite)]
+Angle = Annotated[float, BeforeValidator(_angle)]
+Name = Annotated[str, BeforeValidator(_text(MAX_NAME_CHARS))]
+Title = Annotated[str, BeforeValidator(_text(MAX_TITLE_CHARS))]
+StrictInt = Annotated[int, BeforeValidator(_strict_int)]
+StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
+GridLength = Annotated[float, BeforeValidator(_grid)]
+NonNegativeLength = Annotated[float, BeforeValidator(_non_negative_length)]
 Identifier = Annotated[str, BeforeValidator(_identifier)]
 PointIn = Annotated[tuple[float, float], BeforeValidator(_point)]
 Strings = Annotated[tuple[str, ...], BeforeValidator(_strings)]
@@ -158,13 +325,13 @@ def _base(value: Any, info: ValidationInfo) -> Any:
 
 class ModelIn(_In):
     id: Identifier
-    name: str | None = None
-    side: str | None = None
-    unit: str | None = None
+    name: Name | None = None
+    side: Name | None = None
+    unit: Name | None = None
     x: Length
     y: Length
     base: Annotated[BaseIn, BeforeValidator(_base)]
-    facing: Number = 90.0
+    facing: Angle = 90.0
     z: Length | None = None
     height: PositiveLength | None = None
     stats: Stats = Field(default_factory=dict)
@@ -177,31 +344,33 @@ class RectIn(_In):
     y: Length
     length: PositiveLength
     width: PositiveLength
-    rotation: Number = 0.0
+    rotation: Angle = 0.0
 
 
 def _points(value: Any, info: ValidationInfo) -> tuple[tuple[float, float], ...]:
     if not isinstance(value, list):
-        raise ValueError(f"must be a list of points [[x, y], ...], got {value!r}")
+        raise ValueError(f"must be a list of points [[x, y], ...], got {_shown(value)}")
     if len(value) < 3:
         raise ValueError(f"a polygon needs at least 3 points, got {len(value)}")
+    if len(value) > MAX_VERTICES:
+        raise ValueError(f"a terrain outline has at most {MAX_VERTICES:,} points, got {len(value):,}")
     out = []
     for i, p in enumerate(value):
         try:
             out.append(_point(p, info))
         except ValueError as exc:
-            raise ValueError(f"point {i}: {exc}") from None
+            raise ValueError(_at(str(i), str(exc))) from None
     return tuple(out)
 
 
 class TerrainIn(_In):
     id: Identifier
-    name: str | None = None
-    kind: str | None = None
+    name: Name | None = None
+    kind: Name | None = None
     points: Annotated[tuple[tuple[float, float], ...], BeforeValidator(_points)] | None = None
     rect: RectIn | None = None
-    height: Length | None = None
-    blocks_los: bool = True
+    height: NonNegativeLength | None = None
+    blocks_los: StrictBool = True
     stats: Stats = Field(default_factory=dict)
     tags: Strings = ()
 
@@ -209,8 +378,6 @@ class TerrainIn(_In):
     def _one_outline(self) -> TerrainIn:
         if (self.points is None) == (self.rect is None):
             raise ValueError("give exactly one of points or rect")
-        if self.height is not None and self.height < 0:
-            raise ValueError("height must not be negative")
         return self
 
 
@@ -228,7 +395,7 @@ class ImpactIn(_In):
 
 class DirectIn(_In):
     attacker: Identifier
-    heading: Number = 0.0
+    heading: Angle = 0.0
 
 
 class ExplosionIn(_In):
@@ -238,16 +405,18 @@ class ExplosionIn(_In):
 def _shape(value: Any) -> Any:
     if isinstance(value, (str, dict)):
         return value
-    raise ValueError(f"must be a catalogue name or a shape table, got {value!r}")
+    raise ValueError(f"must be a catalogue name or a shape table, got {_shown(value)}")
 
 
 def _rolls(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise ValueError(f"must be a table of fixed die results, got {value!r}")
+        raise ValueError(f"must be a table of fixed die results, got {_shown(value)}")
     for k, v in value.items():
         values = v if isinstance(v, list) else [v]
         if not values or any(isinstance(x, bool) or not isinstance(x, int) for x in values):
-            raise ValueError(f"{k}: must be a whole number or a list of them, got {v!r}")
+            raise ValueError(_at(str(k), f"must be a whole number or a list of them, got {_shown(v)}"))
+        if len(values) > MAX_ITEMS or any(abs(x) > MAX_ROLL for x in values):
+            raise ValueError(_at(str(k), f"at most {MAX_ITEMS} results, each within ±{MAX_ROLL}, got {_shown(v)}"))
     return dict(value)
 
 
@@ -258,9 +427,9 @@ class TemplateIn(_In):
     impact: ImpactIn | None = None
     direct: DirectIn | None = None
     explosion: ExplosionIn | None = None
-    heading: Number = 0.0
-    battery: Annotated[int, Field(ge=1, le=100)] = 1
-    weapon: dict[str, Any] = Field(default_factory=dict)
+    heading: Angle = 0.0
+    battery: Annotated[StrictInt, Field(ge=1, le=MAX_BATTERY)] = 1
+    weapon: Annotated[dict[str, Any], BeforeValidator(_weapon)] = Field(default_factory=dict)
     rolls: Annotated[dict[str, Any], BeforeValidator(_rolls)] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -277,18 +446,34 @@ class TemplateIn(_In):
 class TableIn(_In):
     width: PositiveLength
     depth: PositiveLength
-    grid: PositiveLength | None = None
+    grid: GridLength | None = None
+
+    @model_validator(mode="after")
+    def _squares(self) -> TableIn:
+        if self.grid is not None:
+            squares = math.ceil(self.width / self.grid) * math.ceil(self.depth / self.grid)
+            if squares > MAX_GRID_SQUARES:
+                raise ValueError(
+                    f"grid of {self.grid:g} mm makes {squares:,} squares; at most {MAX_GRID_SQUARES:,} (use a coarser grid)"
+                )
+        return self
+
+
+def _format(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError(f"must be 1, got {value!r}")
+    return value
 
 
 class ScenarioIn(_In):
-    format: Literal[1]
-    title: str = ""
+    format: Annotated[Literal[1], BeforeValidator(_format)]
+    title: Title = ""
     ruleset: str = "none"  # any registered ruleset: checked by _known_ruleset
     units: Literal["in", "mm", "cm"] = "in"
     table: TableIn
-    model: list[ModelIn] = Field(default_factory=list)
-    terrain: list[TerrainIn] = Field(default_factory=list)
-    template: list[TemplateIn] = Field(default_factory=list)
+    model: Annotated[list[ModelIn], Field(max_length=MAX_MODELS)] = Field(default_factory=list)
+    terrain: Annotated[list[TerrainIn], Field(max_length=MAX_TERRAIN)] = Field(default_factory=list)
+    template: Annotated[list[TemplateIn], Field(max_length=MAX_TEMPLATES)] = Field(default_factory=list)
 
     @field_validator("ruleset")
     @classmethod
@@ -361,18 +546,12 @@ def read_document(path: Path | str) -> tuple[dict[str, Any], str]:
     path = Path(path)
     name = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ScenarioError(
-                [Problem(name, "", f"file is {size / 1e6:.1f} MB; scenarios are limited to {MAX_FILE_BYTES // (1024 * 1024)} MB")]
-            )
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ScenarioError([Problem(name, "", "no such file")]) from None
-    except IsADirectoryError:
-        raise ScenarioError([Problem(name, "", "is a folder, not a scenario file")]) from None
-    except OSError as exc:
-        raise ScenarioError([Problem(name, "", f"cannot read: {exc.strerror or exc}")]) from None
+        raw = read_regular(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        message = str(exc)
+        if message.startswith("file is"):
+            message = message.replace("the limit is", "scenarios are limited to")
+        raise ScenarioError([Problem(name, "", message)]) from None
     return parse_document(raw, name, json_syntax=path.suffix.lower() == ".json")
 
 
@@ -476,6 +655,43 @@ def _message(err: Mapping[str, Any]) -> str:
     return msg
 
 
+def _document_problems(data: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """Limits that hold anywhere in a document, kept keys included: nesting, huge whole numbers,
+    lone surrogates, giant texts and lists. One problem per offending field (at most 20)."""
+    out: list[tuple[tuple[Any, ...], str]] = []
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack and len(out) < 20:
+        node, loc = stack.pop()
+        if len(loc) > MAX_DEPTH:
+            out.append((loc[:MAX_DEPTH], f"nested more than {MAX_DEPTH} deep"))
+            continue
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(key, str) and (not printable(key) or len(key) > MAX_NAME_CHARS):
+                    out.append((loc, f"key {_shown(key)} must be printable and at most {MAX_NAME_CHARS} characters"))
+                    continue
+                stack.append((value, (*loc, key)))
+        elif isinstance(node, list):
+            if len(node) > MAX_ITEMS and loc[-1:] != ("points",):
+                out.append((loc, f"at most {MAX_ITEMS:,} entries, got {len(node):,}"))
+                continue
+            if len(node) > MAX_VERTICES:
+                out.append((loc, f"a terrain outline has at most {MAX_VERTICES:,} points, got {len(node):,}"))
+                continue
+            stack.extend((v, (*loc, i)) for i, v in reversed(list(enumerate(node))))
+        elif isinstance(node, int) and not isinstance(node, bool):
+            limit = MAX_SEED if loc == ("seed",) else MAX_EXACT_INT
+            if abs(node) > limit:
+                out.append((loc, f"number too large, got {_shown(node)} (whole numbers are at most {limit:,})"))
+        elif isinstance(node, str):
+            if len(node) > MAX_TEXT_CHARS:
+                out.append((loc, f"text of {len(node):,} characters; at most {MAX_TEXT_CHARS:,}"))
+            elif any(0xD800 <= ord(c) <= 0xDFFF for c in node):
+                out.append((loc, f"holds a lone UTF-16 surrogate (not valid text): {_shown(node)}"))
+    out.reverse()
+    return sorted(out, key=lambda item: [str(p) for p in item[0]])
+
+
 def scenario_from_data(
     data: dict[str, Any],
     name: str = "<scenario>",
@@ -491,6 +707,11 @@ def scenario_from_data(
         p = Problem(name, format_path(loc), message, _line_for(lines, loc), warning)
         (warnings if warning else problems).append(p)
 
+    for loc, message in _document_problems(data):
+        problem(loc, message)
+    if problems:
+        raise ScenarioError(problems)
+
     units = data.get("units", "in")
     if not isinstance(units, str) or units not in MM_PER_UNIT:
         units = "in"  # validation below reports the bad value; read lengths as inches meanwhile
@@ -500,7 +721,8 @@ def scenario_from_data(
         parsed = ScenarioIn.model_validate(data, context={"units": units})
     except ValidationError as exc:
         for err in exc.errors():
-            problem(_clean_loc(err["loc"]), _message(err))
+            sub, message = _split_sub(_message(err))
+            problem((*_clean_loc(err["loc"]), *sub), message)
         raise ScenarioError(problems) from None
 
     for loc, message in _collect_unknown(data):
@@ -538,6 +760,10 @@ def scenario_from_data(
         elif not poly.area > 0:
             problem(("terrain", i, "points"), "polygon has zero area")
         terrain.append(piece)
+
+    total_vertices = sum(len(piece.polygon) for piece in terrain)
+    if total_vertices > MAX_TOTAL_VERTICES:
+        problem(("terrain",), f"{total_vertices:,} outline points in all; at most {MAX_TOTAL_VERTICES:,} (simplify the outlines)")
 
     templates: list[Template] = []
     for i, tpl_in in enumerate(parsed.template):
@@ -647,6 +873,9 @@ def _ruleset_checks(scenario: Scenario, problem: Any) -> None:
                 problem(("template", i, "rolls", roll), f"ruleset {scenario.ruleset} has no roll {roll!r} (it rolls {known})", True)
         if t.shape is None and ruleset.explosion_shape is None:
             problem(("template", i, "shape"), f"ruleset {scenario.ruleset} does not size explosions: give a shape")
+    if "settings" in scenario.extra:
+        for name, message in check_settings(scenario.extra["settings"], ruleset.settings, ruleset.name):
+            problem(("settings", name) if name else ("settings",), message)
     if ruleset.validate is not None:
         for path, message in ruleset.validate(scenario):
             loc = tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", path) if p)
@@ -811,41 +1040,27 @@ def dumps(s: Scenario) -> str:
 
 
 def atomic_write(path: Path | str, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half of one."""
-    path = Path(path)
-    directory = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    try:
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half of one.
+
+    Temp file, fsync, rename, fsync of the folder (:mod:`tabletop.atomic`); through a
+    symbolic link the target is written and the link kept. Raises ``OutputError``
+    (an OSError) naming the path.
+    """
+    _atomic_write(path, data)
+
+
+def _json_default(value: Any) -> Any:
+    """TOML dates and times among kept keys: JSON has none, so they are written as ISO 8601 text."""
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    raise TypeError(f"cannot write {type(value).__name__} {_shown(value)} as JSON")
 
 
 def save(s: Scenario, path: Path | str) -> None:
     """Save as TOML atomically (a ``.json`` path gets JSON of the same structure)."""
     path = Path(path)
     if path.suffix.lower() == ".json":
-        data = json.dumps(scenario_to_data(s), indent=2, ensure_ascii=False).encode("utf-8")
+        data = json.dumps(scenario_to_data(s), indent=2, ensure_ascii=False, default=_json_default).encode("utf-8")
     else:
         data = dumps(s).encode("utf-8")
     atomic_write(path, data)

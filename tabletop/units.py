@@ -18,8 +18,42 @@ UNIT_ALIASES: dict[str, str] = {
 _LENGTH = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(mm|cm|in|inch|inches|\"|″)?\s*$")
 
 
+#: Limits a real table can hold (docs/limits.md). Longest length or farthest coordinate: 100 m.
+MAX_LENGTH_MM = 100_000.0
+#: Smallest template dimension, base size or model height.
+MIN_TEMPLATE_MM = 0.1
+#: Longest model, terrain or template name (also side, unit, kind).
+MAX_NAME_CHARS = 200
+#: Longest title.
+MAX_TITLE_CHARS = 500
+#: Longest other text value (notes, weapon names, unknown keys kept).
+MAX_TEXT_CHARS = 10_000
+
+
 class LengthError(ValueError):
     """A length that cannot be read."""
+
+
+def printable(text: str) -> bool:
+    """No control characters and no lone UTF-16 surrogates (those break terminals and encoders)."""
+    return not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or 0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
+def too_deep(value: object, limit: int, path: str = "") -> str | None:
+    """The path of the first table/list nested more than ``limit`` deep in ``value``, else None."""
+    stack: list[tuple[object, str, int]] = [(value, path, 0)]
+    while stack:
+        node, where, depth = stack.pop()
+        if isinstance(node, dict):
+            items: list[tuple[str, object]] = [(f"{where}.{k}" if where else str(k), v) for k, v in node.items()]
+        elif isinstance(node, list):
+            items = [(f"{where}[{i}]", v) for i, v in enumerate(node)]
+        else:
+            continue
+        if depth >= limit:
+            return where or "(top level)"
+        stack.extend((v, w, depth + 1) for w, v in items)
+    return None
 
 
 def parse_length(value: object, default_unit: str) -> float:
@@ -27,7 +61,10 @@ def parse_length(value: object, default_unit: str) -> float:
     if isinstance(value, bool):
         raise LengthError(f"expected a length, got {value!r}")
     if isinstance(value, (int, float)):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            raise LengthError(f"length is far too large (about 10^{int(value.bit_length() * 0.30103)})") from None
         unit = default_unit
     elif isinstance(value, str):
         match = _LENGTH.match(value)
@@ -39,7 +76,10 @@ def parse_length(value: object, default_unit: str) -> float:
         raise LengthError(f"expected a length, got {type(value).__name__} {value!r}")
     if not math.isfinite(number):
         raise LengthError(f"length must be finite, got {value!r}")
-    return number * MM_PER_UNIT[unit]
+    mm = number * MM_PER_UNIT[unit]
+    if abs(mm) > MAX_LENGTH_MM:
+        raise LengthError(f"length {value!r} is beyond what a table can hold (at most {MAX_LENGTH_MM / 1000:g} m)")
+    return mm
 
 
 def to_units(mm: float, unit: str) -> float:

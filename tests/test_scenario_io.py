@@ -22,6 +22,9 @@ JSON_EXPECT = {
     "json-wrong-type.json": "table.width",
     "json-top-array.json": "top level",
     "deep-nesting.json": "nested too deeply",
+    "json-lone-surrogate.json": "title: holds a lone UTF-16 surrogate",
+    "json-bigint.json": "table.grid: number too large",
+    "json-inf.json": "model[0].x",
 }
 
 
@@ -63,7 +66,7 @@ def _sample() -> Scenario:
         title="Sample",
         ruleset="none",
         units="in",
-        extra={"seed": 7, "settings": {"x": 1}},
+        extra={"seed": 7, "notes": {"x": 1}},
     )
 
 
@@ -144,6 +147,8 @@ def test_bad_files_exit_2_naming_the_field(path: Path, capsys: pytest.CaptureFix
     assert _expected(path) in err
     assert "Traceback" not in err
     assert str(path) in err
+    assert all(line.startswith(str(path)) for line in err.splitlines()), err
+    assert not any(ord(c) < 32 and c != "\n" for c in err), "control characters must reach the terminal escaped"
 
 
 def test_bad_corpus_is_big_enough() -> None:

@@ -42,6 +42,8 @@ from tabletop.plugin import (
     line_of_fire,
 )
 
+from .limits import blast_work_problems
+
 #: A base must reach this far (mm) into a square to stand in it: a base tangent
 #: to a grid line (a 1" base filling a 1" square) does not stand in the next square.
 OCCUPY_EPS_MM = 1e-6
@@ -151,6 +153,8 @@ def validate(scenario: Scenario) -> list[tuple[str, str]]:
         sb = t.weapon.get("smothered_by")
         if isinstance(sb, str) and sb not in ids:
             problems.append((f"template[{i}].weapon.smothered_by", f"{sb!r} is not a model on this table"))
+    if not problems:
+        problems.extend(blast_work_problems(scenario))
     return problems
 
 
