@@ -40,9 +40,9 @@ def _profiles(rect: Rectified, centres: np.ndarray, radii_lo: np.ndarray, radii_
     m = int(np.ceil(np.max(radii_hi - radii_lo) / step)) + 1
     radii = radii_lo[:, None] + step * np.arange(m)[None, :]
     ux, uy = np.cos(angles), np.sin(angles)
-    px = centres[:, 0, None, None] + radii[:, None, :] * ux[None, :, None]
-    py = centres[:, 1, None, None] + radii[:, None, :] * uy[None, :, None]
-    h = rect.homography
+    px = (centres[:, 0, None, None] + radii[:, None, :] * ux[None, :, None]).astype(np.float32)
+    py = (centres[:, 1, None, None] + radii[:, None, :] * uy[None, :, None]).astype(np.float32)
+    h = rect.homography.astype(np.float32)
     w = h[2, 0] * px + h[2, 1] * py + h[2, 2]
     ix = ((h[0, 0] * px + h[0, 1] * py + h[0, 2]) / w).astype(np.float32)
     iy = ((h[1, 0] * px + h[1, 1] * py + h[1, 2]) / w).astype(np.float32)
@@ -243,9 +243,9 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     rect = dataclasses.replace(rect, source=cv2.GaussianBlur(rect.source, (0, 0), SMOOTH_PX))
     guess = cand[:, 2]
     band = np.maximum(3.0, 0.2 * guess)
-    fits = _refine(rect, cand[:, :2], guess, band, band, 0.25, angles, ring_search=True, window=1.25)
-    ok = np.ones(len(cand), dtype=bool)
-    centres, radii = cand[:, :2].copy(), guess.copy()
+    # First look: half the rays, coarse steps, every candidate.
+    fits = _refine(rect, cand[:, :2], guess, band, band, 0.5, angles[::2], ring_search=True, window=1.5)
+    centres, radii = cand[:, :2], guess
     # Second look about the fitted centre, now sharp: the outermost ring within reach is the rim (the
     # first pass may have taken a painted bevel's inner border); then a narrow final fit.
     for inward, outward, ring, window in ((2.0, 4.0, True, 0.8), (0.8, 0.8, False, 0.0)):
@@ -253,16 +253,25 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         new_r = np.array([f[1] for f in fits])
         rms = np.array([f[3] for f in fits])
         # Drop what is plainly not a rim (saves the later passes), and fits that ran off (a partial arc).
-        ok &= np.isfinite(new_r) & (new_r > sizes[0] / 2 * 0.8) & (new_r < sizes[-1] / 2 * 1.15) & (rms < 0.9)
-        ok &= np.abs(new_r - radii) < np.maximum(4.0, 0.25 * radii) + 1.0
-        ok &= np.hypot(*(new_c - centres).T) < np.maximum(4.0, 0.25 * radii)
-        centres = np.where(ok[:, None], new_c, centres)
-        radii = np.where(ok, new_r, radii)
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(new_r) & (new_r > sizes[0] / 2 * 0.8) & (new_r < sizes[-1] / 2 * 1.15) & (rms < 0.9)
+            ok &= np.abs(new_r - radii) < np.maximum(4.0, 0.25 * radii) + 1.0
+            ok &= np.hypot(*(new_c - centres).T) < np.maximum(4.0, 0.25 * radii)
+        centres, radii = new_c[ok], new_r[ok]
+        # Candidates that converged on the same rim: measure it once.
+        if len(centres) > 1:
+            near = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1]) < 0.5
+            same = near & (np.abs(radii[:, None] - radii[None, :]) < 0.5)
+            unique = ~np.triu(same, k=1).any(axis=0)
+            centres, radii = centres[unique], radii[unique]
+        if len(centres) == 0:
+            return []
         fits = _refine(rect, centres, radii, inward, outward, 0.1, angles, ring_search=ring, window=window)
     second = fits
     fitted_centres = np.array([f[0] for f in second])
     fitted_radii = np.array([f[1] if math.isfinite(f[1]) and f[1] > 1 else 1.0 for f in second])
     steps = _ring_step(rect, fitted_centres, fitted_radii, angles[::3])
+    ok = np.ones(len(second), dtype=bool)
     found: list[Detection] = []
     for i, (centre, radius, support, rms, contrast) in enumerate(second):
         if _DEBUG is not None:
