@@ -220,3 +220,48 @@ def synth_photo(
     photo = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     c = tuple((float(x), float(y)) for x, y in corners)
     return SynthPhoto(photo, (c[0], c[1], c[2], c[3]), h_img, (tw, td), tuple(bases))
+
+
+@dataclass(frozen=True)
+class Score:
+    """Detections against a synthetic photo's truth."""
+
+    truth: int
+    detected: int
+    matched: int
+    diameter_right: int
+    centre_errors_mm: tuple[float, ...]
+    within_2_sigma: int
+    """Matched detections whose centre error is at most twice their sigma (expect ~86 % for 2-D normal errors)."""
+
+    @property
+    def recall(self) -> float:
+        return self.matched / self.truth if self.truth else 1.0
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.detected if self.detected else 1.0
+
+
+def score(detections: list | tuple, truth: tuple[SynthBase, ...]) -> Score:
+    """Match each detection to the nearest unmatched true base whose centre is within half its radius."""
+    pairs = []
+    for i, d in enumerate(detections):
+        for j, b in enumerate(truth):
+            e = math.hypot(d.x_mm - b.x_mm, d.y_mm - b.y_mm)
+            if e <= b.diameter_mm / 4:
+                pairs.append((e, i, j))
+    pairs.sort()
+    used_d: set[int] = set()
+    used_t: set[int] = set()
+    errors = []
+    right = within = 0
+    for e, i, j in pairs:
+        if i in used_d or j in used_t:
+            continue
+        used_d.add(i)
+        used_t.add(j)
+        errors.append(e)
+        right += detections[i].diameter_mm == truth[j].diameter_mm
+        within += e <= 2 * detections[i].sigma_mm
+    return Score(len(truth), len(detections), len(errors), right, tuple(errors), within)
