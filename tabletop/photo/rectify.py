@@ -156,6 +156,12 @@ def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, hal
         prof = prof[..., None]
     grad = np.zeros_like(prof)
     grad[:, 1:-1] = (prof[:, 2:] - prof[:, :-2]) / (2 * step)
+    # Keep only the change from the room's colour to the mat's (the normal points into the table):
+    # edges inside the room or on the mat mostly point elsewhere.
+    change = np.median(prof[:, -3:].reshape(-1, prof.shape[2]), axis=0) - np.median(prof[:, :3].reshape(-1, prof.shape[2]), axis=0)
+    norm = float(np.linalg.norm(change))
+    if norm > 4.0:
+        return offsets, np.clip(grad @ (change / norm), 0.0, None)
     return offsets, np.sqrt(np.sum(grad**2, axis=2))
 
 
@@ -267,7 +273,7 @@ def find_table(image: np.ndarray) -> TableFit:
     coarse = _order_corners(quad)
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
     c = tuple((float(x), float(y)) for x, y in coarse)
-    fit = refine_corners(image, (c[0], c[1], c[2], c[3]), search_px=max(12.0, 10 * scale))
+    fit = refine_corners(image, (c[0], c[1], c[2], c[3]), search_px=max(12.0, 5 * scale))
     # A refined corner far from the segmented one means a side locked onto something else.
     moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - coarse, axis=1)))
     agreement = math.exp(-((moved / (15 * scale)) ** 2))
