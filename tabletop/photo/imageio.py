@@ -66,13 +66,13 @@ def check_corners(corners: Corners, size: tuple[int, int], where: str = "--corne
         crosses.append((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]))
     crosses_arr = np.asarray(crosses)
     area = 0.5 * abs(float(np.sum(pts[:, 0] * np.roll(pts[:, 1], -1) - np.roll(pts[:, 0], -1) * pts[:, 1])))
-    if area < 0.001 * width * height:
-        raise PhotoError(f"{where}: the four corners enclose almost no area ({area:.0f} px²)")
     # Image y points down: lower-left → lower-right → upper-right → upper-left turns the same way at every corner.
     if not (np.all(crosses_arr < 0) or np.all(crosses_arr > 0)):
         raise PhotoError(f"{where}: the corners cross or make a non-convex shape; give them in the order lower-left, lower-right, upper-right, upper-left")
     if np.all(crosses_arr > 0):
         raise PhotoError(f"{where}: the corners go clockwise on the table; give them in the order lower-left, lower-right, upper-right, upper-left")
+    if area < 0.001 * width * height:
+        raise PhotoError(f"{where}: the four corners enclose almost no area ({area:.0f} px²)")
 
 
 def load_image(path: str | os.PathLike[str], max_pixels: int = MAX_PIXELS) -> LoadedImage:
