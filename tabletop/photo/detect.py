@@ -27,6 +27,7 @@ MIN_CONFIDENCE = 0.2
 _DEBUG: list | None = None
 SMOOTH_PX = 0.8
 MAX_CANDIDATES = 1500
+BEVEL_BEYOND = 0.35
 CORRELATION = 1.5
 """Neighbouring rays see overlapping pixels (blur, JPEG blocks): inflate the fit's error by this much."""
 
@@ -77,13 +78,9 @@ def outermost_peaks(strength: np.ndarray, step: float, fraction: float = 0.5) ->
     return (last + np.clip(shift, -0.5, 0.5)) * step, b
 
 
-def _ring_step(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """How clearly each circle separates two colours: |inside − outside| over the rings' own variation.
-
-    Inside is the base's top just within the rim, outside the mat just beyond it, each a median
-    over rays; a circle drawn on textured mat or terrain has no consistent step across it.
-    """
-    offsets = np.array([-3.0, -2.5, -2.0, 1.5, 2.0, 2.5])
+def _ring_colours(rect: Rectified, centres: np.ndarray, radii: np.ndarray, offsets: np.ndarray,
+                  angles: np.ndarray) -> np.ndarray:
+    """Photo colours at radius + offset along each ray: [n, rays, offsets, channels]."""
     ux, uy = np.cos(angles), np.sin(angles)
     rad = radii[:, None] + offsets[None, :]
     px = centres[:, 0, None, None] + rad[:, None, :] * ux[None, :, None]
@@ -93,10 +90,32 @@ def _ring_step(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: 
     flat_x = img[:, 0].reshape(n * k, m)
     flat_y = img[:, 1].reshape(n * k, m)
     rows = 30000
-    samples = np.concatenate([
+    return np.concatenate([
         cv2.remap(rect.source, flat_x[i:i + rows], flat_y[i:i + rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         for i in range(0, n * k, rows)
     ]).astype(np.float32).reshape(n, k, m, -1)
+
+
+def _bevel_beyond(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """How far from the mat's colour the photo still is 1.2 mm beyond the fitted rim, as a fraction of the rim's step.
+
+    Near 0 when the fit is on the rim; large when it is on the border between a base's top and a painted
+    bevel (then the rim proper is further out, blurred into the same peak).
+    """
+    c = _ring_colours(rect, centres, radii, np.array([-1.0, 1.2, 3.0, 3.5]), angles)
+    med = np.median(c, axis=1)  # [n, offsets, channels]
+    mat = 0.5 * (med[:, 2] + med[:, 3])
+    step = np.linalg.norm(med[:, 0] - mat, axis=1)
+    return np.linalg.norm(med[:, 1] - mat, axis=1) / (step + 1.0)
+
+
+def _ring_step(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """How clearly each circle separates two colours: |inside − outside| over the rings' own variation.
+
+    Inside is the base's top just within the rim, outside the mat just beyond it, each a median
+    over rays; a circle drawn on textured mat or terrain has no consistent step across it.
+    """
+    samples = _ring_colours(rect, centres, radii, np.array([-3.0, -2.5, -2.0, 1.5, 2.0, 2.5]), angles)
     inside = samples[:, :, :3].mean(axis=2)
     outside = samples[:, :, 3:].mean(axis=2)
     med_in = np.median(inside, axis=1)
@@ -272,16 +291,23 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     fitted_radii = np.array([f[1] if math.isfinite(f[1]) and f[1] > 1 else 1.0 for f in second])
     steps = _ring_step(rect, fitted_centres, fitted_radii, angles[::3])
     ok = np.ones(len(second), dtype=bool)
+    beyond = _bevel_beyond(rect, fitted_centres, fitted_radii, angles[::3])
     found: list[Detection] = []
     for i, (centre, radius, support, rms, contrast) in enumerate(second):
         if _DEBUG is not None:
-            _DEBUG.append((centre, radius, support, rms, contrast, steps[i],
+            _DEBUG.append((centre, radius, support, rms, contrast, beyond[i],
                            _confidence(support, rms, float(steps[i]), float(np.min(np.abs(sizes - 2 * radius))))))
         if not ok[i] or not math.isfinite(rms) or radius <= 0:
             continue
         diameter = 2 * radius
         j = int(np.argmin(np.abs(sizes - diameter)))
         snap_err = abs(sizes[j] - diameter)
+        if snap_err > 0.8 and beyond[i] > BEVEL_BEYOND:
+            # Fitted on a painted bevel's inner border: the base is the catalogue size 1–3 mm further out.
+            outer = [jj for jj in range(len(sizes)) if 1.0 <= sizes[jj] - diameter <= 3.5]
+            if outer and _confidence(support, rms, float(steps[i]), 0.0) >= 0.5:
+                j = outer[0]
+                snap_err = 0.0
         n_in = support * RAYS
         # Centre error of a circle fit over the full circle: rms * sqrt(2 / n) per axis.
         sigma_fit = CORRELATION * rms * math.sqrt(2.0 / max(n_in, 1.0))
