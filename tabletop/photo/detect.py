@@ -24,7 +24,6 @@ from tabletop.photo.values import Detection, Rectified, apply_homography
 RAYS = 120
 HOUGH_PX_PER_MM = 1.0
 MIN_CONFIDENCE = 0.2
-_DEBUG: list | None = None
 SMOOTH_PX = 0.8
 MAX_CANDIDATES = 1500
 BEVEL_BEYOND = 0.35
@@ -294,9 +293,6 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     beyond = _bevel_beyond(rect, fitted_centres, fitted_radii, angles[::3])
     found: list[Detection] = []
     for i, (centre, radius, support, rms, contrast) in enumerate(second):
-        if _DEBUG is not None:
-            _DEBUG.append((centre, radius, support, rms, contrast, beyond[i],
-                           _confidence(support, rms, float(steps[i]), float(np.min(np.abs(sizes - 2 * radius))))))
         if not ok[i] or not math.isfinite(rms) or radius <= 0:
             continue
         diameter = 2 * radius
