@@ -1,0 +1,141 @@
+"""Reading a photo and the command line's table size and corners, validated at the boundary."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import stat
+import warnings
+
+import numpy as np
+
+from tabletop.photo.values import Corners, LoadedImage, PhotoError
+
+MAX_PIXELS = 16_000_000
+"""Photos above this many pixels are downscaled by a whole factor before any work (with a note)."""
+REFUSE_PIXELS = 400_000_000
+"""Beyond this the file is refused unread: no phone makes such photos, a crafted file might."""
+
+_MM_PER = {"mm": 1.0, "cm": 10.0, "in": 25.4, "inch": 25.4, '"': 25.4}
+_TABLE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*[x×X]\s*(\d+(?:\.\d*)?|\.\d+)\s*(mm|cm|in|inch|\")?\s*$")
+
+
+def parse_table_size(text: str) -> tuple[float, float]:
+    """``"48x48in"``, ``"1220x1220mm"``, ``"120x90cm"`` or ``"48x48"`` (inches) to (width, depth) mm."""
+    match = _TABLE.match(text)
+    if not match:
+        raise PhotoError(f"--table: expected WIDTHxDEPTH with in, cm or mm (e.g. 48x48in, 1220x1220mm), got {text!r}")
+    factor = _MM_PER[match.group(3) or "in"]
+    width, depth = float(match.group(1)) * factor, float(match.group(2)) * factor
+    if not (100.0 <= width <= 20_000.0 and 100.0 <= depth <= 20_000.0):
+        raise PhotoError(f"--table: each side must be between 100 mm and 20 m, got {width:g}x{depth:g} mm")
+    return (width, depth)
+
+
+def parse_corners(texts: list[str]) -> Corners:
+    """Four ``X,Y`` strings (image pixels) to corners: lower-left, lower-right, upper-right, upper-left."""
+    if len(texts) != 4:
+        raise PhotoError(f"--corners: expected 4 points X,Y (lower-left, lower-right, upper-right, upper-left), got {len(texts)}")
+    points = []
+    for i, text in enumerate(texts):
+        parts = text.split(",")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            x, y = float(parts[0]), float(parts[1])
+        except ValueError:
+            raise PhotoError(f"--corners: point {i + 1} {text!r} is not X,Y (two numbers separated by a comma)") from None
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise PhotoError(f"--corners: point {i + 1} {text!r} is not finite")
+        points.append((x, y))
+    return (points[0], points[1], points[2], points[3])
+
+
+def check_corners(corners: Corners, size: tuple[int, int], where: str = "--corners") -> None:
+    """Raise PhotoError unless the corners lie in the image and form a convex, non-crossing quadrilateral."""
+    width, height = size
+    names = ("lower-left", "lower-right", "upper-right", "upper-left")
+    for name, (x, y) in zip(names, corners):
+        if not (-0.5 <= x <= width - 0.5 and -0.5 <= y <= height - 0.5):
+            raise PhotoError(f"{where}: the {name} corner ({x:g}, {y:g}) is outside the {width}x{height} image")
+    pts = np.asarray(corners, dtype=float)
+    crosses = []
+    for i in range(4):
+        a, b, c = pts[i], pts[(i + 1) % 4], pts[(i + 2) % 4]
+        crosses.append((b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0]))
+    crosses_arr = np.asarray(crosses)
+    area = 0.5 * abs(float(np.sum(pts[:, 0] * np.roll(pts[:, 1], -1) - np.roll(pts[:, 0], -1) * pts[:, 1])))
+    # Image y points down: lower-left → lower-right → upper-right → upper-left turns the same way at every corner.
+    if not (np.all(crosses_arr < 0) or np.all(crosses_arr > 0)):
+        raise PhotoError(f"{where}: the corners cross or make a non-convex shape; give them in the order lower-left, lower-right, upper-right, upper-left")
+    if np.all(crosses_arr > 0):
+        raise PhotoError(f"{where}: the corners go clockwise on the table; give them in the order lower-left, lower-right, upper-right, upper-left")
+    if area < 0.001 * width * height:
+        raise PhotoError(f"{where}: the four corners enclose almost no area ({area:.0f} px²)")
+
+
+def load_image(path: str | os.PathLike[str], max_pixels: int = MAX_PIXELS) -> LoadedImage:
+    """Read a photo (any format Pillow reads) as BGR uint8, EXIF-rotated, downscaled above ``max_pixels``."""
+    name = os.fspath(path)
+    try:
+        st = os.stat(name)
+    except FileNotFoundError:
+        raise PhotoError(f"{name}: no such file") from None
+    except OSError as e:
+        raise PhotoError(f"{name}: cannot read: {e.strerror or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise PhotoError(f"{name}: is a directory, not an image")
+    if not stat.S_ISREG(st.st_mode):
+        raise PhotoError(f"{name}: not a regular file (a pipe, device or socket), not an image")
+    if st.st_size == 0:
+        raise PhotoError(f"{name}: empty file, not an image")
+
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    notes: list[str] = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(name) as im:
+                w0, h0 = im.size
+                if w0 * h0 > REFUSE_PIXELS:
+                    raise PhotoError(f"{name}: {w0}x{h0} pixels is too large to be a photo (limit {REFUSE_PIXELS // 1_000_000} megapixels)")
+                if w0 < 64 or h0 < 64:
+                    raise PhotoError(f"{name}: {w0}x{h0} pixels is too small to find a table in")
+                factor = max(1, math.ceil(math.sqrt(w0 * h0 / max_pixels)))
+                im.load()
+                oriented = ImageOps.exif_transpose(im)
+                if oriented.mode != "RGB":
+                    oriented = oriented.convert("RGB")
+                ow, oh = oriented.size
+                if factor > 1:
+                    oriented = oriented.reduce(factor)
+                    notes.append(f"{ow}x{oh} pixels is above the {max_pixels / 1e6:.0f}-megapixel working size: "
+                                 f"downscaled by {factor} to {oriented.size[0]}x{oriented.size[1]}")
+                rgb = np.asarray(oriented)
+    except PhotoError:
+        raise
+    except UnidentifiedImageError:
+        raise PhotoError(f"{name}: not an image Tabletop can read (JPEG, PNG, WebP, TIFF, BMP …)") from None
+    except Image.DecompressionBombError:
+        raise PhotoError(f"{name}: too many pixels to be a photo") from None
+    except (OSError, SyntaxError, ValueError) as e:
+        text = str(e).splitlines()[0] if str(e) else type(e).__name__
+        if "truncated" in text.lower():
+            raise PhotoError(f"{name}: the image file is truncated (incomplete download or copy?)") from None
+        raise PhotoError(f"{name}: cannot decode the image: {text}") from None
+    bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    return LoadedImage(pixels=bgr, path=name, original_size=(ow, oh), scale=1.0 / factor, notes=tuple(notes))
+
+
+def to_working(points: np.ndarray, scale: float) -> np.ndarray:
+    """File pixels to working pixels of an image reduced by ``1/scale`` (pixel centres at integers)."""
+    k = 1.0 / scale
+    return (np.asarray(points, dtype=float) - (k - 1) / 2) / k
+
+
+def to_file(points: np.ndarray, scale: float) -> np.ndarray:
+    """Working pixels back to the file's own pixels."""
+    k = 1.0 / scale
+    return np.asarray(points, dtype=float) * k + (k - 1) / 2

@@ -1,0 +1,292 @@
+"""The table in the photo: homography from its corners, rectified images, and finding its outline unaided."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from tabletop.photo.values import Corners, PhotoError, Rectified, TableFit, apply_homography
+
+COARSE_SIDE_PX = 900
+"""Long side of the downscaled copy the table's outline is first segmented in."""
+
+
+def homography_from_corners(corners_px: Corners, table_mm: tuple[float, float]) -> np.ndarray:
+    """3x3 homography mapping table mm (origin lower-left, y up) to image pixels."""
+    w, d = table_mm
+    src = np.array([[0, 0], [w, 0], [w, d], [0, d]], dtype=np.float64)
+    dst = np.asarray(corners_px, dtype=np.float64)
+    h, _ = cv2.findHomography(src, dst, 0)
+    if h is None:
+        raise PhotoError("the four corners do not define a perspective view of a rectangle")
+    return h / h[2, 2]
+
+
+def rectify(image: np.ndarray, corners_px: Corners, table_mm: tuple[float, float], px_per_mm: float = 1.0,
+            calibration_rms_mm: float = 0.0) -> Rectified:
+    """The table seen from straight above at ``px_per_mm``; row 0 is the far edge (y = depth)."""
+    h = homography_from_corners(corners_px, table_mm)
+    w_mm, d_mm = table_mm
+    out_w, out_h = int(round(w_mm * px_per_mm)), int(round(d_mm * px_per_mm))
+    # Rectified pixel (u, v) samples table (u / s, depth - v / s).
+    to_table = np.array([[1 / px_per_mm, 0, 0], [0, -1 / px_per_mm, d_mm], [0, 0, 1]])
+    m = h @ to_table
+    top_down = cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
+                                   if px_per_mm < 0 else cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_REPLICATE)
+    return Rectified(source=image, homography=h, table_mm=(float(w_mm), float(d_mm)), px_per_mm=float(px_per_mm),
+                     image=top_down, calibration_rms_mm=float(calibration_rms_mm))
+
+
+def _order_corners(quad: np.ndarray) -> np.ndarray:
+    """Four points as lower-left, lower-right, upper-right, upper-left: the near edge is at the photo's bottom."""
+    by_y = quad[np.argsort(quad[:, 1])]
+    upper, lower = by_y[:2], by_y[2:]
+    ll, lr = lower[np.argsort(lower[:, 0])]
+    ul, ur = upper[np.argsort(upper[:, 0])]
+    return np.array([ll, lr, ur, ul], dtype=np.float64)
+
+
+def _coarse_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The mat's quadrilateral in image pixels from a colour segmentation of a small copy, and its fill ratio."""
+    h, w = image.shape[:2]
+    f = COARSE_SIDE_PX / max(h, w)
+    small = cv2.resize(image, (int(round(w * f)), int(round(h * f))), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), 2.0)
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    sh, sw = lab.shape[:2]
+    centre = lab[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)].reshape(-1, 3)
+    mat = np.median(centre, axis=0)
+    # Lightness varies with the light across the table; weigh colour (a, b) above it.
+    diff = lab - mat
+    dist = np.sqrt(0.5 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
+    dist8 = np.clip(dist * (255.0 / max(1.0, float(np.percentile(dist, 99)))), 0, 255).astype(np.uint8)
+    _, mask = cv2.threshold(dist8, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    k = max(3, int(0.03 * max(sh, sw)) | 1)
+    # Watershed between two seeds: mat-coloured pixels around the photo's middle, and the photo's border
+    # (the room). The flood meets on the strongest edge between them, the table's edge, even where the
+    # room's colour comes close to the mat's (shade, vignette, a brown floor by a desert mat).
+    markers = np.zeros((sh, sw), np.int32)
+    core = np.zeros_like(mask)
+    core[int(sh * 0.2):int(sh * 0.8), int(sw * 0.2):int(sw * 0.8)] = 1
+    mat_seed = cv2.erode((mask > 0).astype(np.uint8) & core, np.ones((5, 5), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mat_seed, connectivity=4)
+    if n < 2:
+        raise PhotoError("could not find the table in the photo: give its corners with --corners")
+    label = labels[sh // 2, sw // 2]
+    if label == 0:
+        label = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    markers[labels == label] = 2
+    markers[:2, :] = markers[-2:, :] = 1
+    markers[:, :2] = markers[:, -2:] = 1
+    cv2.watershed(small, markers)
+    region = (markers == 2).astype(np.uint8)
+    region = cv2.morphologyEx(region, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contour = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area < 0.05 * sh * sw:
+        raise PhotoError("could not find the table in the photo (no large mat-coloured region): give its corners with --corners")
+    quad = _quad_from_outline(contour.reshape(-1, 2).astype(np.float64), max(sh, sw))
+    fill = float(cv2.contourArea(contour)) / max(1.0, cv2.contourArea(quad.astype(np.float32)))
+    # Small-image pixel centres to full-image pixel centres.
+    return (quad + 0.5) / f - 0.5, min(1.0, fill)
+
+
+def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarray:
+    """The four straight runs of a region's outline (sequential RANSAC), intersected: a quadrilateral.
+
+    Where the segmentation leaked into the room or terrain bit into the mat, the outline is ragged;
+    the table's sides are still its longest straight runs.
+    """
+    rng = np.random.default_rng(seed)
+    remaining = points.copy()
+    lines: list[tuple[np.ndarray, np.ndarray, int]] = []
+    tol = max(1.5, side / 600)
+    for _ in range(4):
+        if len(remaining) < 10:
+            break
+        best_count, best = 0, None
+        idx = rng.integers(0, len(remaining), (400, 2))
+        for i, j in idx:
+            p, q = remaining[i], remaining[j]
+            d = q - p
+            length = float(np.hypot(*d))
+            if length < side * 0.05:
+                continue
+            normal = np.array([-d[1], d[0]]) / length
+            count = int(np.count_nonzero(np.abs((remaining - p) @ normal) < tol))
+            if count > best_count:
+                best_count, best = count, (p, normal)
+        if best is None:
+            break
+        p, normal = best
+        inl = np.abs((remaining - p) @ normal) < tol
+        centre = remaining[inl].mean(axis=0)
+        _, _, vt = np.linalg.svd(remaining[inl] - centre, full_matrices=False)
+        direction = vt[0]
+        lines.append((centre, direction, int(inl.sum())))
+        normal = np.array([-direction[1], direction[0]])
+        remaining = remaining[np.abs((remaining - centre) @ normal) >= 3 * tol]
+    if len(lines) < 4 or min(n for _, _, n in lines) < side * 0.05:
+        raise PhotoError("could not find four straight table edges in the photo: give its corners with --corners")
+    horizontal = [ln for ln in lines if abs(ln[1][0]) >= abs(ln[1][1])]
+    vertical = [ln for ln in lines if abs(ln[1][0]) < abs(ln[1][1])]
+    if len(horizontal) != 2 or len(vertical) != 2:
+        raise PhotoError("the table's outline is not a four-sided shape seen from its near edge: give its corners with --corners")
+    bottom, top = sorted(horizontal, key=lambda ln: -ln[0][1])
+    left, right = sorted(vertical, key=lambda ln: ln[0][0])
+    corners = []
+    for h_line, v_line in ((bottom, left), (bottom, right), (top, right), (top, left)):
+        point, sine = _intersect(h_line[0], h_line[1], v_line[0], v_line[1])
+        corners.append(point)
+    return np.array(corners)
+
+
+def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Colour-gradient strength along normals through ``points``: (offsets, strength[n_points, n_offsets])."""
+    offsets = np.arange(-half, half + step / 2, step)
+    xy = points[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+    mx, my = xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32)
+    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if prof.ndim == 2:
+        prof = prof[..., None]
+    grad = np.zeros_like(prof)
+    grad[:, 1:-1] = (prof[:, 2:] - prof[:, :-2]) / (2 * step)
+    # Keep only the change from the room's colour to the mat's (the normal points into the table):
+    # edges inside the room or on the mat mostly point elsewhere.
+    change = np.median(prof[:, -3:].reshape(-1, prof.shape[2]), axis=0) - np.median(prof[:, :3].reshape(-1, prof.shape[2]), axis=0)
+    norm = float(np.linalg.norm(change))
+    if norm > 4.0:
+        return offsets, np.clip(grad @ (change / norm), 0.0, None)
+    return offsets, np.sqrt(np.sum(grad**2, axis=2))
+
+
+def subpixel_peaks(strength: np.ndarray, offsets: np.ndarray, lo: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the strongest sample, refined by a parabola through it and its neighbours; (position, strength)."""
+    n = strength.shape[1]
+    k = np.clip(np.argmax(strength[:, lo:n - lo], axis=1) + lo, 1, n - 2)
+    rows = np.arange(strength.shape[0])
+    a, b, c = strength[rows, k - 1], strength[rows, k], strength[rows, k + 1]
+    denom = a - 2 * b + c
+    shift = np.where(denom < -1e-9, 0.5 * (a - c) / np.where(denom < -1e-9, denom, -1.0), 0.0)
+    shift = np.clip(shift, -0.5, 0.5)
+    step = offsets[1] - offsets[0]
+    return offsets[k] + shift * step, b
+
+
+def _fit_line(points: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Robust total-least-squares line: (point on it, unit direction, inlier mask), trimming at 3 robust sigmas."""
+    keep = weights > 0
+    centre, direction = points.mean(axis=0), np.array([1.0, 0.0])
+    for _ in range(6):
+        if keep.sum() < 5:
+            break
+        p = points[keep]
+        centre = p.mean(axis=0)
+        _, _, vt = np.linalg.svd(p - centre, full_matrices=False)
+        direction = vt[0]
+        normal = np.array([-direction[1], direction[0]])
+        res = (points - centre) @ normal
+        mad = 1.4826 * np.median(np.abs(res[keep]))
+        new_keep = (weights > 0) & (np.abs(res) <= max(3.0 * mad, 0.3))
+        if np.array_equal(new_keep, keep):
+            break
+        keep = new_keep
+    return centre, direction, keep
+
+
+def _intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, float]:
+    """Intersection of two lines and the sine of the angle between them."""
+    a = np.array([d1, -d2]).T
+    t = np.linalg.solve(a, p2 - p1)
+    return p1 + t[0] * d1, abs(d1[0] * d2[1] - d1[1] * d2[0])
+
+
+def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12.0, samples: int = 240) -> TableFit:
+    """Fit a line to each table side's edge near the given outline and intersect them; errors and support per side."""
+    quad = np.asarray(corners_px, dtype=np.float64)
+    lines = []
+    stats = []
+    centre_of_quad = quad.mean(axis=0)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        direction = (b - a) / length
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(centre_of_quad - a, normal) < 0:
+            normal = -normal  # points into the table
+        t = np.linspace(0.04, 0.96, samples)
+        pts = a[None, :] + t[:, None] * (b - a)[None, :]
+        first_step = max(0.5, search_px / 40)
+        for half, step in ((search_px, first_step), (5.0, 0.5), (3.0, 0.25)):
+            offsets, strength = _sample_lines(image, pts, normal, half, step)
+            pos, peak = subpixel_peaks(strength, offsets, lo=2)
+            if step == first_step:
+                floor = np.median(strength, axis=1)
+                contrast = float(np.median(peak) / max(1e-3, float(np.median(floor))))
+            weights = (peak > 0.3 * np.median(peak) + 1.0).astype(float)
+            edge_pts = pts + pos[:, None] * normal[None, :]
+            p0, d0, keep = _fit_line(edge_pts, weights)
+            # Second pass: sample along the fitted line, a narrow band.
+            n0 = np.array([-d0[1], d0[0]])
+            if np.dot(normal, n0) < 0:
+                n0 = -n0
+            proj = (pts - p0) @ d0
+            pts = p0[None, :] + proj[:, None] * d0[None, :]
+            normal = n0
+        res = (edge_pts - p0) @ np.array([-d0[1], d0[0]])
+        rms = float(np.sqrt(np.mean(res[keep] ** 2))) if keep.sum() >= 5 else float("inf")
+        support = float(keep.mean())
+        lines.append((p0, d0, length))
+        stats.append((rms, support, contrast, int(keep.sum())))
+    corners = []
+    sigmas = []
+    for i in range(4):
+        # Corner i joins side i-1 (ending at it) and side i (starting at it).
+        (p1, d1, l1), (p2, d2, l2) = lines[(i - 1) % 4], lines[i]
+        point, sine = _intersect(p1, d1, p2, d2)
+        if sine < 0.2:
+            raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
+        corners.append((float(point[0]), float(point[1])))
+        # Edge samples are correlated along a side (texture, mat wear): count at most 25 independent ones.
+        # A line's end moves by about twice its offset error; a corner combines two lines.
+        s1 = stats[(i - 1) % 4][0] / math.sqrt(max(1, min(25, stats[(i - 1) % 4][3])))
+        s2 = stats[i][0] / math.sqrt(max(1, min(25, stats[i][3])))
+        sigmas.append(float(2.0 * math.hypot(s1, s2) / sine))
+    support = min(s[1] for s in stats)
+    contrast = min(s[2] for s in stats)
+    worst_rms = max(s[0] for s in stats)
+    confidence = support * (1 - math.exp(-contrast / 2.0)) * math.exp(-((worst_rms / 1.5) ** 2))
+    c = tuple(corners)
+    return TableFit(corners_px=(c[0], c[1], c[2], c[3]), confidence=float(np.clip(confidence, 0.0, 1.0)),
+                    corner_sigma_px=tuple(sigmas),  # type: ignore[arg-type]
+                    edge_rms_px=tuple(s[0] for s in stats))  # type: ignore[arg-type]
+
+
+def find_table(image: np.ndarray) -> TableFit:
+    """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
+    quad, fill = _coarse_outline(image)
+    coarse = _order_corners(quad)
+    scale = max(image.shape[:2]) / COARSE_SIDE_PX
+    c = tuple((float(x), float(y)) for x, y in coarse)
+    fit = refine_corners(image, (c[0], c[1], c[2], c[3]), search_px=max(12.0, 5 * scale))
+    # A refined corner far from the segmented one means a side locked onto something else.
+    moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - coarse, axis=1)))
+    agreement = math.exp(-((moved / (15 * scale)) ** 2))
+    return TableFit(fit.corners_px, float(fit.confidence * min(1.0, fill / 0.9) * agreement), fit.corner_sigma_px, fit.edge_rms_px)
+
+
+def calibration_rms_mm(h: np.ndarray, corners_px: Corners, corner_sigma_px: tuple[float, ...]) -> float:
+    """RMS over the four corners of their 1-sigma position error, converted to table mm at each corner."""
+    inv = np.linalg.inv(h)
+    errs = []
+    for (x, y), s in zip(corners_px, corner_sigma_px):
+        p = np.array([[x, y], [x + 1, y], [x, y + 1]])
+        q = apply_homography(inv, p)
+        mm_per_px = 0.5 * (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[0]))
+        errs.append(s * mm_per_px)
+    return float(math.sqrt(np.mean(np.square(errs))))

@@ -1,0 +1,118 @@
+"""Values the photo pipeline returns: frozen, no OpenCV needed to read them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+Point = tuple[float, float]
+Corners = tuple[Point, Point, Point, Point]
+
+
+class PhotoError(ValueError):
+    """Bad input to the photo pipeline: the message is one line, fit for the user."""
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedImage:
+    """A decoded photo (BGR, uint8) and how it relates to the file's own pixels."""
+
+    pixels: np.ndarray
+    path: str
+    original_size: tuple[int, int]
+    scale: float = 1.0
+    """Loaded pixels per file pixel (< 1 when a large photo was downscaled)."""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableFit:
+    """The table's outline in the image: corners (lower-left, lower-right, upper-right, upper-left)."""
+
+    corners_px: Corners
+    confidence: float
+    """How sure the outline is, 0..1: edge support and straightness of the four sides."""
+    corner_sigma_px: tuple[float, float, float, float]
+    """1-sigma position error of each corner, image pixels."""
+    edge_rms_px: tuple[float, float, float, float]
+    """RMS distance of each side's edge points from its fitted line (bottom, right, top, left)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Rectified:
+    """A photo with its homography from table millimetres to image pixels."""
+
+    source: np.ndarray
+    """The photo (BGR); detection refines rims here, not in the resampled image."""
+    homography: np.ndarray
+    """3x3, maps table (x mm, y mm, 1) to image (x px, y px, w)."""
+    table_mm: tuple[float, float]
+    px_per_mm: float
+    image: np.ndarray
+    """Top-down image, row 0 = far edge (y = depth), ``px_per_mm`` pixels per mm."""
+    calibration_rms_mm: float = 0.0
+
+    def table_to_image(self, points_mm: np.ndarray) -> np.ndarray:
+        """Table mm (n, 2) to image pixels (n, 2)."""
+        return apply_homography(self.homography, points_mm)
+
+    def image_to_table(self, points_px: np.ndarray) -> np.ndarray:
+        """Image pixels (n, 2) to table mm (n, 2)."""
+        return apply_homography(np.linalg.inv(self.homography), points_px)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A round base found on the table, in table millimetres (origin lower-left, y up)."""
+
+    x_mm: float
+    y_mm: float
+    diameter_mm: float
+    """Snapped to the nearest catalogue size."""
+    fitted_diameter_mm: float
+    confidence: float
+    sigma_mm: float
+    """1-sigma position uncertainty per axis: rim-fit error and calibration error combined."""
+
+    def as_json(self) -> dict[str, float]:
+        """The ``bases`` entry of ``tabletop photo --json``."""
+        return {
+            "x_mm": round(self.x_mm, 3),
+            "y_mm": round(self.y_mm, 3),
+            "diameter_mm": self.diameter_mm,
+            "confidence": round(self.confidence, 3),
+            "sigma_mm": round(self.sigma_mm, 3),
+        }
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    """Everything ``tabletop photo`` reports about one photo."""
+
+    path: str
+    image_size: tuple[int, int]
+    table_mm: tuple[float, float]
+    corners_px: Corners
+    """In the file's own pixels, even when the photo was downscaled to work on."""
+    corners_given: bool
+    table_confidence: float
+    calibration_rms_mm: float
+    bases: tuple[Detection, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    def as_json(self) -> dict[str, object]:
+        """The object ``tabletop photo --json`` prints."""
+        return {
+            "table_mm": [round(self.table_mm[0], 3), round(self.table_mm[1], 3)],
+            "corners_px": [[round(x, 2), round(y, 2)] for x, y in self.corners_px],
+            "calibration_rms_mm": round(self.calibration_rms_mm, 3),
+            "bases": [b.as_json() for b in self.bases],
+        }
+
+
+def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Map (n, 2) points through a 3x3 homography."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    q = pts @ h[:, :2].T + h[:, 2]
+    return q[:, :2] / q[:, 2:3]
