@@ -1,4 +1,4 @@
-"""Command line: ``tabletop [FILE]``, ``tabletop check``, ``tabletop render``.
+"""Command line: ``tabletop [FILE]``, ``tabletop check``, ``render``, ``odds`` and ``photo``.
 
 ``check`` never imports pygame; ``render`` and the app import it only when run.
 Exit status: 0 done, 2 bad input (one line per problem on stderr), 1 anything else.
@@ -16,7 +16,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
-COMMANDS = ("check", "render", "odds")
+COMMANDS = ("check", "render", "odds", "photo")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--json", action="store_true")
     odds.add_argument("--samples", type=_samples, default=None, metavar="N", help="Monte Carlo samples where enumeration is too big")
     odds.add_argument("--free-rolls", action="store_true", help="leave the rolls fixed in the file free too (what-if before the game)")
+    from tabletop.photo.cli import add_parser as add_photo_parser  # light: OpenCV loads only when a photo is read
+
+    add_photo_parser(sub)
     return parser
 
 
@@ -238,6 +241,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 build_parser().error(f"unknown command {argv[0]!r}; try `tabletop --help`")
             return run_app(argv[0] if argv else None)
         args = build_parser().parse_args(argv)
+        if args.command == "photo":
+            from tabletop.photo.cli import run as run_photo
+
+            return run_photo(args)
         return {"check": run_check, "render": run_render, "odds": run_odds}[args.command](args)
     except SystemExit as exc:
         return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_BAD_INPUT
