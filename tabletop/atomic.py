@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -77,6 +76,8 @@ def replacing(path: Path | str) -> Iterator[Path]:
     On any failure the temp file is removed, ``path`` is untouched and the error
     is raised (an :class:`OutputError` for an OSError, naming the path).
     """
+    import tempfile  # imports random and hashlib: only when a file is written
+
     target = check_writable(path)
     folder = target.parent if str(target.parent) else Path(".")
     try:

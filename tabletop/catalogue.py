@@ -8,7 +8,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 
 from tabletop.atomic import InputError, read_regular
 from tabletop.model import TemplateShape
@@ -167,6 +166,8 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
 
 def user_catalogue_path() -> Path:
     """Where a user's own ``templates.toml`` lives."""
+    import platformdirs  # only when the user's catalogue is looked up
+
     return Path(platformdirs.user_config_dir("tabletop")) / "templates.toml"
 
 

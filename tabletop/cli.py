@@ -81,8 +81,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25; `tabletop --help` lists every ruleset's settings")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``tabletop`` argument parser (subcommands)."""
+def build_parser(include_photo: bool = True) -> argparse.ArgumentParser:
+    """The ``tabletop`` argument parser (subcommands); ``photo`` only when asked (its module loads numpy)."""
     parser = _Parser(prog="tabletop", description="Settle area-of-effect templates in miniature wargames.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser("check", help="adjudicate every template in a scenario", description="Adjudicate every template: status, margin and contest of every model.")
@@ -103,9 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     odds.add_argument("--json", action="store_true")
     odds.add_argument("--samples", type=_samples, default=None, metavar="N", help="Monte Carlo samples where enumeration is too big")
     odds.add_argument("--free-rolls", action="store_true", help="leave the rolls fixed in the file free too (what-if before the game)")
-    from tabletop.photo.cli import add_parser as add_photo_parser  # light: OpenCV loads only when a photo is read
+    if include_photo:
+        from tabletop.photo.cli import add_parser as add_photo_parser  # OpenCV loads only when a photo is read
 
-    add_photo_parser(sub)
+        add_photo_parser(sub)
     return parser
 
 
@@ -240,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if len(argv) > 1 or (argv and argv[0].startswith("-")):
                 build_parser().error(f"unknown command {argv[0]!r}; try `tabletop --help`")
             return run_app(argv[0] if argv else None)
-        args = build_parser().parse_args(argv)
+        args = build_parser(include_photo=argv[0] == "photo").parse_args(argv)
         if args.command == "photo":
             from tabletop.photo.cli import run as run_photo
 

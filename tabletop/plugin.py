@@ -14,58 +14,62 @@ kept stable, the modules behind it may move.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.contact import model_margin, polygon_min_sdf
 from tabletop.coverage import CONTACT_EPS_MM, Coverage, ModelCoverage
 from tabletop.dice import RollSpec
-from tabletop.marks import (
-    BLOCKED_FILL,
-    BLOCKED_HATCH,
-    CHAIN,
-    DAMAGE_TEXT,
-    DODGE_PH,
-    DODGE_PH3,
-    GROUND_ZERO,
-    HEAT_ALPHA,
-    HIGHLIGHT,
-    LEGEND_KINDS,
-    LINK,
-    NULLIFIED,
-    ROSE,
-    ROSE_HOT,
-    ROSE_MIN_PX,
-    TEMPLATE_EDGE,
-    TEXT,
-    TEXT_DIM,
-    WARN,
-    Arrow,
-    Badge,
-    Cell,
-    Colour,
-    FloatArray,
-    Hatch,
-    LegendEntry,
-    Marks,
-    Point,
-    Rose,
-    Stroke,
-    Tag,
-    Tint,
-    heat_colour,
-    link,
-    mm,
-    num_text,
-    polygons_of,
-    ring_top,
-    terrain_point,
-)
 from tabletop.model import At, Direct, Explosion, Impact, Model, PlacedTemplate, Scenario, Status, Template, TemplateShape, Terrain
-from tabletop.panel import display_names, id_list, num
 from tabletop.placement import FOCUS_AT_TIP, line_of_fire
 from tabletop.resolution import Context, PanelLine, Resolution, Ruleset, Step, with_statuses
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
-from tabletop.sideview import PAD_MIN_MM, PAD_SHARE, ElevationProfile, ProfileBlock, ProfileTrooper, terrain_blocks
 from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
+
+if TYPE_CHECKING:
+    from tabletop.marks import (
+        BLOCKED_FILL,
+        BLOCKED_HATCH,
+        CHAIN,
+        DAMAGE_TEXT,
+        DODGE_PH,
+        DODGE_PH3,
+        GROUND_ZERO,
+        HEAT_ALPHA,
+        HIGHLIGHT,
+        LEGEND_KINDS,
+        LINK,
+        NULLIFIED,
+        ROSE,
+        ROSE_HOT,
+        ROSE_MIN_PX,
+        TEMPLATE_EDGE,
+        TEXT,
+        TEXT_DIM,
+        WARN,
+        Arrow,
+        Badge,
+        Cell,
+        Colour,
+        FloatArray,
+        Hatch,
+        LegendEntry,
+        Marks,
+        Point,
+        Rose,
+        Stroke,
+        Tag,
+        Tint,
+        heat_colour,
+        link,
+        mm,
+        num_text,
+        polygons_of,
+        ring_top,
+        terrain_point,
+    )
+    from tabletop.panel import display_names, id_list, num
+    from tabletop.sideview import PAD_MIN_MM, PAD_SHARE, ElevationProfile, ProfileBlock, ProfileTrooper, terrain_blocks
 
 __all__ = [
     # the contract
@@ -87,3 +91,67 @@ __all__ = [
     # side view
     "ElevationProfile", "ProfileTrooper", "ProfileBlock", "terrain_blocks", "PAD_MIN_MM", "PAD_SHARE",
 ]  # fmt: skip
+
+#: Names loaded on first use: a ruleset's rules need none of the drawing vocabulary, so
+#: ``tabletop check`` does not pay for it.
+_LAZY: dict[str, str] = {
+    "BLOCKED_FILL": "tabletop.marks",
+    "BLOCKED_HATCH": "tabletop.marks",
+    "CHAIN": "tabletop.marks",
+    "DAMAGE_TEXT": "tabletop.marks",
+    "DODGE_PH": "tabletop.marks",
+    "DODGE_PH3": "tabletop.marks",
+    "GROUND_ZERO": "tabletop.marks",
+    "HEAT_ALPHA": "tabletop.marks",
+    "HIGHLIGHT": "tabletop.marks",
+    "LEGEND_KINDS": "tabletop.marks",
+    "LINK": "tabletop.marks",
+    "NULLIFIED": "tabletop.marks",
+    "ROSE": "tabletop.marks",
+    "ROSE_HOT": "tabletop.marks",
+    "ROSE_MIN_PX": "tabletop.marks",
+    "TEMPLATE_EDGE": "tabletop.marks",
+    "TEXT": "tabletop.marks",
+    "TEXT_DIM": "tabletop.marks",
+    "WARN": "tabletop.marks",
+    "Arrow": "tabletop.marks",
+    "Badge": "tabletop.marks",
+    "Cell": "tabletop.marks",
+    "Colour": "tabletop.marks",
+    "FloatArray": "tabletop.marks",
+    "Hatch": "tabletop.marks",
+    "LegendEntry": "tabletop.marks",
+    "Marks": "tabletop.marks",
+    "Point": "tabletop.marks",
+    "Rose": "tabletop.marks",
+    "Stroke": "tabletop.marks",
+    "Tag": "tabletop.marks",
+    "Tint": "tabletop.marks",
+    "heat_colour": "tabletop.marks",
+    "link": "tabletop.marks",
+    "mm": "tabletop.marks",
+    "num_text": "tabletop.marks",
+    "polygons_of": "tabletop.marks",
+    "ring_top": "tabletop.marks",
+    "terrain_point": "tabletop.marks",
+    "display_names": "tabletop.panel",
+    "id_list": "tabletop.panel",
+    "num": "tabletop.panel",
+    "PAD_MIN_MM": "tabletop.sideview",
+    "PAD_SHARE": "tabletop.sideview",
+    "ElevationProfile": "tabletop.sideview",
+    "ProfileBlock": "tabletop.sideview",
+    "ProfileTrooper": "tabletop.sideview",
+    "terrain_blocks": "tabletop.sideview",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tabletop.plugin' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

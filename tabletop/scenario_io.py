@@ -603,12 +603,26 @@ def _unknown_key_warnings(raw: Any, cls: type[BaseModel], loc: tuple[Any, ...], 
             hint = f" (did you mean {guess[0]!r}?)" if guess else ""
             out.append(((*loc, key), f"unknown key {key!r} is kept but not used{hint}"))
             continue
+        for sub in _nested_models(cls, key):
+            _unknown_key_warnings(value, sub, (*loc, key), out)
+
+
+_NESTED: dict[tuple[type[BaseModel], str], tuple[type[BaseModel], ...]] = {}
+
+
+def _nested_models(cls: type[BaseModel], key: str) -> tuple[type[BaseModel], ...]:
+    """The input models a field of ``cls`` may hold (looked up once per class and key)."""
+    found = _NESTED.get((cls, key))
+    if found is None:
         annotation = cls.model_fields[key].annotation
-        for sub in (BaseIn, RectIn, ImpactIn, DirectIn, ExplosionIn, TableIn):
-            if annotation is sub or (hasattr(annotation, "__args__") and sub in getattr(annotation, "__args__", ())):
-                _unknown_key_warnings(value, sub, (*loc, key), out)
+        subs = [
+            sub for sub in (BaseIn, RectIn, ImpactIn, DirectIn, ExplosionIn, TableIn)
+            if annotation is sub or sub in getattr(annotation, "__args__", ())
+        ]
         if key == "base":
-            _unknown_key_warnings(value, BaseIn, (*loc, key), out)
+            subs.append(BaseIn)
+        found = _NESTED[(cls, key)] = tuple(subs)
+    return found
 
 
 def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:

@@ -34,9 +34,12 @@ class LengthError(ValueError):
     """A length that cannot be read."""
 
 
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def printable(text: str) -> bool:
     """No control characters and no lone UTF-16 surrogates (those break terminals and encoders)."""
-    return not any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 or 0xD800 <= ord(c) <= 0xDFFF for c in text)
+    return _UNPRINTABLE.search(text) is None
 
 
 def too_deep(value: object, limit: int, path: str = "") -> str | None:

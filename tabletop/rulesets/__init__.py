@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from tabletop.resolution import Ruleset
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 GROUP = "tabletop.rulesets"
 
@@ -54,6 +57,10 @@ def _entry_points() -> dict[str, EntryPoint]:
     """Installed entry points of the group, by name (scanned once)."""
     global _plugins
     if _plugins is None:
+        # Scanning the installed packages costs ~50 ms (importlib.metadata, email, socket): only
+        # when a name is not a built-in, or the whole list is asked for.
+        from importlib.metadata import entry_points
+
         _plugins = {ep.name: ep for ep in entry_points(group=GROUP)}
     return _plugins
 
