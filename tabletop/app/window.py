@@ -47,6 +47,7 @@ from .state import AppState, Command, CommandError, Ref, empty_scenario, format_
 from .status_bar import StatusBarMixin
 from .tools import TOOL_BUTTONS, Tool, make_tools
 from .validate import document_problem
+from .widgets import THEME_FONTS, OverlayContainer, UnsavedChangesDialog, preload_fonts
 
 
 def startup_scenario(path: str | None) -> tuple[Scenario, str | None, list[Problem]]:
@@ -97,13 +98,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             self.state = replace(self.state, new_shape=next(iter(self.catalogue)))
         self.viewport = self._fit_viewport()
         self.ui = pygame_gui.UIManager(size, THEME)
-        self.ui.preload_fonts(
-            [
-                {"name": "noto_sans", "point_size": 14, "style": "bold", "antialiased": "1"},
-                {"name": "noto_sans", "point_size": 14, "style": "regular", "antialiased": "1"},
-                {"name": "noto_sans", "point_size": 15, "style": "bold", "antialiased": "1"},
-            ]
-        )
+        preload_fonts(self.ui, THEME_FONTS)
         self.autosaver = Autosaver(enabled=autosave)
         self.autosaver.start(path)
         self.set_caption = set_caption
@@ -273,9 +268,10 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             self.tool_buttons[key] = b
             x += b.relative_rect.width + 4
         x += 8
-        demo_names = ["Demo tables…"] + [p.stem for p in demo_tables()]
-        demo_w = max(120, min(200, w - PANEL_W - x - 60))
-        self.demo_menu = UIDropDownMenu(demo_names, demo_names[0], pygame.Rect(x, 6, demo_w, 30), self.ui, container=self.toolbar)
+        demo_w = max(120, min(210, w - x - 8 - 144 - 52))  # room left for Odds, Dice free and ?
+        # The drop-down lives on a layer over the whole window: inside the toolbar its list was clipped to 3 px.
+        self.overlay = OverlayContainer(pygame.Rect(0, 0, w, h - STATUS_H), self.ui)
+        self.demo_menu = self._demo_menu(pygame.Rect(x, 6, demo_w, 30))
         x += demo_w + 8
         button("odds", "Odds", "Odds (O): each model's chance to be affected and expected damage, heat map of where the template lands", 56)
         button("dice_free", "Dice free", "Odds with every roll free, ignoring the file's fixed rolls (Shift+O)", 80)
@@ -336,8 +332,13 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         elif which == "demo":
             rect = self.demo_menu.relative_rect.copy()
             self.demo_menu.kill()
-            names = ["Demo tables…"] + [p.stem for p in demo_tables()]
-            self.demo_menu = UIDropDownMenu(names, names[0], rect, self.ui, container=self.toolbar)
+            self.demo_menu = self._demo_menu(rect)
+
+    def _demo_menu(self, rect: pygame.Rect) -> UIDropDownMenu:
+        """The toolbar's "Demo tables" drop-down, opening down over the table."""
+        names = ["Demo tables…"] + [p.stem for p in demo_tables()]
+        limit = max(60, self.size[1] - STATUS_H - rect.bottom - 8)
+        return UIDropDownMenu(names, names[0], rect, self.ui, container=self.overlay, expansion_height_limit=limit)
 
     def _refresh_results(self, force: bool = False) -> None:
         adj = self.adjudication()

@@ -1,0 +1,77 @@
+"""The newcomer's bug list of issue 16, one test (or more) per bug, through real pygame events."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pygame
+import pytest
+
+from tabletop.app.pilot import Pilot
+from tabletop.scenario_io import load
+
+from .conftest import SCENARIOS
+
+DEFAULT = SCENARIOS / "default.toml"
+CTRL = pygame.KMOD_LCTRL
+
+
+@pytest.fixture()
+def pilot():  # type: ignore[no-untyped-def]
+    p = Pilot(DEFAULT)
+    yield p
+    p.close()
+
+
+# --------------------------------------------------------------------------- the Demo tables drop-down
+
+
+def test_demo_menu_opens_over_the_table_and_an_item_is_clicked(pilot: Pilot) -> None:
+    menu = pilot.app.demo_menu
+    pilot.click(menu.rect.center)
+    pilot.step(2)
+    selection = menu.current_state.options_selection_list  # type: ignore[attr-defined]
+    # The list opens down over the table, long enough to show items (it was a 3 px sliver).
+    assert selection.rect.top >= menu.rect.bottom - 4 and selection.rect.height > 200
+    item = next(i for i in selection.item_list if i["text"] == "robotech-volley")
+    assert item["button_element"] is not None
+    target = item["button_element"].rect
+    assert pilot.app.view_rect.contains(target) or target.top > pilot.app.view_rect.top
+    pilot.move(target.center)
+    pilot.click(target.center)
+    pilot.step(3)  # the list's selection, then the drop-down's change, then the app opens the table
+    assert pilot.app.scenario.title == load(SCENARIOS / "robotech-volley.toml").title
+    assert pilot.app.state.path is None  # a demo opens as a copy
+
+
+def test_widgets_under_the_drop_down_layer_still_take_clicks(pilot: Pilot) -> None:
+    """The drop-down's layer covers the window but takes no hover: the table and the panel still work."""
+    sergeant = pilot.app.scenario.model("sgt")
+    pilot.click(pilot.screen_of(sergeant.centre))
+    assert pilot.app.state.selection is not None and pilot.app.state.selection.id == sergeant.id
+    odds = pilot.app.buttons["odds"]
+    pilot.click(odds.rect.center)
+    pilot.step()
+    assert pilot.app.state.view.show_odds
+
+
+# --------------------------------------------------------------------------- font warnings
+
+
+def test_no_font_warnings_at_start_nor_in_the_first_frames() -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        p = Pilot(DEFAULT)
+        try:
+            p.step(3)
+            p.click(p.app.demo_menu.rect.center)  # the drop-down's list
+            p.step(2)
+            p.key(pygame.K_ESCAPE)
+            p.key(pygame.K_n, mod=CTRL)  # nothing unsaved: a new table; then a dialog's fonts
+            p.key(pygame.K_o, mod=CTRL)
+            p.step(3)
+        finally:
+            p.close()
+    fonts = [str(w.message) for w in caught if "font" in str(w.message).lower()]
+    assert fonts == []
