@@ -75,3 +75,60 @@ def test_no_font_warnings_at_start_nor_in_the_first_frames() -> None:
             p.close()
     fonts = [str(w.message) for w in caught if "font" in str(w.message).lower()]
     assert fonts == []
+
+
+# --------------------------------------------------------------------------- a click is not a drag
+
+
+def _point_on(p: Pilot, template_id: str, along_mm: float) -> tuple[int, int]:
+    """A pixel on ``template_id``, ``along_mm`` from its attacker's centre along its heading, clear of bases."""
+    import math
+
+    from tabletop.app.hit import item_at, model_at
+
+    t = p.app.scenario.template(template_id)
+    attacker = p.app.scenario.model(t.placement.attacker)  # type: ignore[union-attr]
+    h = math.radians(t.placement.heading)  # type: ignore[union-attr]
+    world = (attacker.x + along_mm * math.cos(h), attacker.y + along_mm * math.sin(h))
+    pos = p.screen_of(world)
+    w = p.app.viewport.to_world(*pos)
+    assert model_at(p.app.scenario, w[0], w[1], p.app.slack_mm()) is None
+    ref = item_at(p.app.scenario, p.app.placed(), w[0], w[1], p.app.slack_mm())
+    assert ref is not None and ref.id == template_id
+    return pos
+
+
+@pytest.mark.parametrize("along_mm", [55.0, 70.0])
+def test_clicking_a_direct_teardrop_changes_nothing(pilot: Pilot, along_mm: float) -> None:
+    before = pilot.app.scenario
+    pos = _point_on(pilot, "flame", along_mm)
+    for _ in range(2):  # select it, then click it again while selected
+        pilot.click(pos)
+        pilot.step()
+        assert pilot.app.state.selection is not None and pilot.app.state.selection.id == "flame"
+        assert pilot.app.scenario.template("flame").placement.heading == 65  # type: ignore[union-attr]
+        assert pilot.app.scenario is before and not pilot.app.state.dirty
+        assert not pilot.app.state.history.can_undo
+
+
+def test_a_small_wobble_is_still_a_click_but_a_drag_re_aims(pilot: Pilot) -> None:
+    pos = _point_on(pilot, "flame", 60.0)
+    pilot.drag(pos, (pos[0] + 2, pos[1] - 1), steps=2)
+    assert not pilot.app.state.dirty and pilot.app.scenario.template("flame").placement.heading == 65  # type: ignore[union-attr]
+    pilot.drag(pos, (pos[0] + 40, pos[1]), steps=6)
+    assert pilot.app.state.dirty and pilot.app.scenario.template("flame").placement.heading != 65  # type: ignore[union-attr]
+    pilot.key(pygame.K_z, mod=CTRL)
+    assert not pilot.app.state.dirty and pilot.app.scenario.template("flame").placement.heading == 65  # type: ignore[union-attr]
+
+
+def test_clicking_models_templates_and_buildings_changes_nothing(pilot: Pilot) -> None:
+    s = pilot.app.scenario
+    inch = 25.4
+    # a base, the free blast away from its bases, the crates (a building)
+    targets = [s.model("sgt").centre, (6 * inch, 11 * inch), (9.75 * inch, 4.5 * inch)]
+    for world in targets:
+        pos = pilot.screen_of(world)
+        pilot.click(pos)
+        pilot.step()
+        assert pilot.app.state.selection is not None
+        assert pilot.app.scenario is s and not pilot.app.state.dirty and not pilot.app.state.history.can_undo
