@@ -132,3 +132,23 @@ def test_clicking_models_templates_and_buildings_changes_nothing(pilot: Pilot) -
         pilot.step()
         assert pilot.app.state.selection is not None
         assert pilot.app.scenario is s and not pilot.app.state.dirty and not pilot.app.state.history.can_undo
+
+
+# --------------------------------------------------------------------------- the results panel during a drag
+
+
+def test_results_panel_follows_the_live_answer_during_a_drag(pilot: Pilot) -> None:
+    from tabletop.app.results_panel import results_html
+
+    inch = 25.4
+    before = pilot.app.results_box.html_text
+    assert "Sergeant" in before
+    start, end = pilot.screen_of((6 * inch, 9.6 * inch)), pilot.screen_of((10 * inch, 15 * inch))
+    pilot.press(start)
+    for i in range(1, 9):
+        pilot.move((start[0] + (end[0] - start[0]) * i // 8, start[1] + (end[1] - start[1]) * i // 8), (1, 0, 0))
+    pilot.step(20)  # a third of a second with the button still held
+    assert pilot.app.dragging
+    live = results_html(pilot.app.live_adjudication(), fired=False, errors=pilot.app.live.errors)
+    assert pilot.app.results_box.html_text == live != before
+    pilot.release(end)

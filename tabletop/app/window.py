@@ -50,6 +50,10 @@ from .validate import document_problem
 from .widgets import THEME_FONTS, OverlayContainer, UnsavedChangesDialog, preload_fonts
 
 
+#: Seconds between two updates of the results panel (setting its text is slow).
+RESULTS_REFRESH_S = 0.2
+
+
 def startup_scenario(path: str | None) -> tuple[Scenario, str | None, list[Problem]]:
     """The scenario to open: ``path``, else the bundled default, else any scenario, else an empty 48" table.
 
@@ -304,6 +308,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         UILabel(pygame.Rect(8, results_top, iw, 22), "Results", self.ui, container=self.panel, object_id="#heading")
         self.results_box = UITextBox("", pygame.Rect(8, results_top + 24, iw + 8, max(60, ph - results_top - 34)), self.ui, container=self.panel)
         self._results_key = None
+        self._results_text: str | None = None
         self._refresh_widgets()
 
     # ------------------------------------------------------------------ widgets that follow the state
@@ -346,8 +351,12 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         if not force and (key == self._results_key or self._now < self._results_due):
             return
         self._results_key = key
-        self._results_due = self._now + 0.25
-        self.results_box.set_text(results_html(adj, fired=self.firing is not None and self.firing.done, errors=self.live.errors))
+        # Setting the text box's HTML costs tens of ms: at most a few times a second, and only when it changed.
+        self._results_due = self._now + RESULTS_REFRESH_S
+        text = results_html(adj, fired=self.firing is not None and self.firing.done, errors=self.live.errors)
+        if force or text != self._results_text:
+            self._results_text = text
+            self.results_box.set_text(text)
 
     def _title(self) -> None:
         if not self.set_caption:
@@ -437,8 +446,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         if self.state.view.show_odds:
             self.odds_worker.request(self.odds_request(), self._now)
             self.odds_worker.poll(self._now)
-        if not self.dragging:
-            self._refresh_results()
+        self._refresh_results()  # during a drag too: the panel follows the live answer
 
     def _draw_options(self, selected: bool = True) -> Any:
         v = self.state.view
