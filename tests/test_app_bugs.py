@@ -152,3 +152,44 @@ def test_results_panel_follows_the_live_answer_during_a_drag(pilot: Pilot) -> No
     live = results_html(pilot.app.live_adjudication(), fired=False, errors=pilot.app.live.errors)
     assert pilot.app.results_box.html_text == live != before
     pilot.release(end)
+
+
+# --------------------------------------------------------------------------- Seed and What-if apply on focus loss
+
+
+def _type_into(p: Pilot, entry, text: str) -> None:  # type: ignore[no-untyped-def]
+    """Click the box, clear it with Backspace, type ``text`` (real key and text-input events)."""
+    p.click(entry.rect.center)
+    assert entry.is_focused
+    p.key(pygame.K_END)
+    for _ in range(len(entry.get_text())):
+        p.key(pygame.K_BACKSPACE)
+    for ch in text:
+        p.post(pygame.TEXTINPUT, text=ch)
+        p.step()
+    assert entry.get_text() == text
+
+
+def test_seed_typed_applies_when_the_box_loses_focus(pilot: Pilot) -> None:
+    _type_into(pilot, pilot.app.seed_entry, "42")
+    assert pilot.app.state.seed == 1  # still typing
+    pilot.click(pilot.screen_of((2 * 25.4, 2 * 25.4)))  # the empty table takes the focus
+    assert not pilot.app.seed_entry.is_focused
+    assert pilot.app.state.seed == 42 and pilot.app.live.seed == 42
+
+
+def test_fire_clicked_right_after_typing_a_seed_uses_it(pilot: Pilot) -> None:
+    _type_into(pilot, pilot.app.seed_entry, "7")
+    pilot.click(pilot.app.buttons["fire"].rect.center)
+    pilot.step()
+    assert pilot.app.firing is not None and pilot.app.firing.adjudication.seed == 7
+
+
+def test_what_if_applies_on_focus_loss_and_a_bad_seed_is_refused(pilot: Pilot) -> None:
+    _type_into(pilot, pilot.app.whatif_entry, "roll=5")
+    pilot.click(pilot.screen_of((2 * 25.4, 2 * 25.4)))
+    assert pilot.app.state.what_if == {"roll": 5}
+    _type_into(pilot, pilot.app.seed_entry, "12x")
+    pilot.click(pilot.screen_of((2 * 25.4, 2 * 25.4)))
+    assert pilot.app.state.seed == 1 and pilot.app.seed_entry.get_text() == "1"
+    assert pilot.app.message_is_error and "seed" in pilot.app.message.lower()

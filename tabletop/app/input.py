@@ -13,7 +13,7 @@ from tabletop.model import Point
 
 from .hit import item_at, model_at
 from .layout import SCENARIOS, ROTATE_STEP_DEG, WHEEL_ROTATE_DEG, ZOOM_STEP, PAN_STEP_PX
-from .state import Redo, Ref, Select, SetNewShape, SetTool, ToggleView, Undo
+from .state import Redo, Ref, Select, SetNewShape, SetTool, ToggleView, Undo, format_numbers
 from .tools import TOOL_BUTTONS, Pointer
 
 
@@ -33,6 +33,7 @@ class InputMixin:
         if event.type == pygame.MOUSEMOTION:
             self.mouse_screen = event.pos
         consumed = self.ui.process_events(event)
+        self._apply_unfocused_fields()
         if self._handle_ui_event(event):
             return
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION, pygame.MOUSEWHEEL):
@@ -47,6 +48,24 @@ class InputMixin:
             if self._typing() or self._modal_open():
                 return
             self._key(event)
+
+    def _apply_unfocused_fields(self) -> None:
+        """The Seed and What-if boxes apply when they lose the focus, as on Enter.
+
+        A click on Fire (or the table) takes the focus from the box before the button's
+        press is handled, so Fire uses what was typed.
+        """
+        focused = {id(e) for e in self.ui.get_focus_set() or ()}
+        was = getattr(self, "_fields_focused", set())
+        self._fields_focused = {id(e) for e in (self.seed_entry, self.whatif_entry) if id(e) in focused}
+        if id(self.seed_entry) in was and id(self.seed_entry) not in focused:
+            text = self.seed_entry.get_text().strip()
+            if text != str(self.state.seed) and not self.set_seed(text):
+                self.seed_entry.set_text(str(self.state.seed))  # refused (and said why): show the seed in use
+        if id(self.whatif_entry) in was and id(self.whatif_entry) not in focused:
+            text = self.whatif_entry.get_text().strip()
+            if text != format_numbers(self.state.what_if) and not self.set_what_if(text):
+                self.whatif_entry.set_text(format_numbers(self.state.what_if))
 
     def _typing(self) -> bool:
         return any(isinstance(e, UITextEntryLine) for e in self.ui.get_focus_set() or ())
