@@ -613,6 +613,8 @@ def test_results_panel_shows_the_ruleset_live_and_after_fire(name: str) -> None:
         live = html.unescape(p.app.results_box.html_text)
         for want in PANEL_TEXT[name]:
             assert want in live, (want, live)
+        p.key(pygame.K_o, mod=SHIFT, unicode="O")  # Dice free off: Fire replays the file's fixed rolls
+        assert not p.app.state.view.odds_dice_free
         p.key(pygame.K_RETURN)
         p.step(int(4 / (1 / 60)))  # let the animation run out
         fired = html.unescape(p.app.results_box.html_text)

@@ -149,7 +149,7 @@ def test_results_panel_follows_the_live_answer_during_a_drag(pilot: Pilot) -> No
         pilot.move((start[0] + (end[0] - start[0]) * i // 8, start[1] + (end[1] - start[1]) * i // 8), (1, 0, 0))
     pilot.step(20)  # a third of a second with the button still held
     assert pilot.app.dragging
-    live = results_html(pilot.app.live_adjudication(), fired=False, errors=pilot.app.live.errors)
+    live = results_html(pilot.app.live_adjudication(), fired=False, errors=pilot.app.live.errors, dice_free=pilot.app.state.view.odds_dice_free)
     assert pilot.app.results_box.html_text == live != before
     pilot.release(end)
 
@@ -193,3 +193,48 @@ def test_what_if_applies_on_focus_loss_and_a_bad_seed_is_refused(pilot: Pilot) -
     pilot.click(pilot.screen_of((2 * 25.4, 2 * 25.4)))
     assert pilot.app.state.seed == 1 and pilot.app.seed_entry.get_text() == "1"
     assert pilot.app.message_is_error and "seed" in pilot.app.message.lower()
+
+
+# --------------------------------------------------------------------------- Dice free: the button and Fire agree
+
+
+def _fire(p: Pilot):  # type: ignore[no-untyped-def]
+    p.click(p.app.buttons["fire"].rect.center)
+    p.step()  # the button's press event
+    assert p.app.firing is not None
+    p.step(int(p.app.firing.duration * 60) + 3)  # the animation runs out
+    assert p.app.firing.done
+    return p.app.firing.adjudication
+
+
+def _highlighted(p: Pilot) -> bool:
+    b = p.app.buttons["dice_free"]
+    return bool(b.object_ids) and b.object_ids[-1] == "#tool_active"
+
+
+def test_dice_free_button_and_fire_agree() -> None:
+    p = Pilot(SCENARIOS / "robotech-scatter.toml")
+    try:
+        # Dice free by default (as the odds): the button is lit and Fire rolls every die.
+        assert p.app.state.view.odds_dice_free and _highlighted(p)
+        rolls = [rec for r in _fire(p).results for rec in r.rolls]
+        assert rolls and not any(rec.fixed for rec in rolls)
+        assert "dice free" in p.app.results_box.html_text
+        # Off: the button goes dark and Fire replays the file's fixed rolls (the worked example).
+        p.click(p.app.buttons["dice_free"].rect.center)
+        p.step()
+        assert not p.app.state.view.odds_dice_free and not _highlighted(p)
+        adj = _fire(p)
+        rolls = [rec for r in adj.results for rec in r.rolls]
+        fixed = {rec.name: rec.total for rec in rolls if rec.fixed}
+        assert fixed.get("strike") == 2 and fixed.get("scatter_direction") == 2
+        assert "the file&#x27;s fixed rolls" in p.app.results_box.html_text or "the file's fixed rolls" in p.app.results_box.html_text
+        # Typed what-if rolls count either way.
+        p.key(pygame.K_o, mod=pygame.KMOD_LSHIFT, unicode="O")
+        assert p.app.state.view.odds_dice_free and _highlighted(p)
+        assert p.app.set_what_if("strike=6")
+        rolls = {rec.name: rec for r in _fire(p).results for rec in r.rolls}
+        assert rolls["strike"].fixed and rolls["strike"].total == 6
+        assert not any(rec.fixed for name, rec in rolls.items() if name != "strike")
+    finally:
+        p.close()

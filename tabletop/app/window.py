@@ -278,7 +278,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.demo_menu = self._demo_menu(pygame.Rect(x, 6, demo_w, 30))
         x += demo_w + 8
         button("odds", "Odds", "Odds (O): each model's chance to be affected and expected damage, heat map of where the template lands", 56)
-        button("dice_free", "Dice free", "Odds with every roll free, ignoring the file's fixed rolls (Shift+O)", 80)
+        button("dice_free", "Dice free", "Dice free (Shift+O): Fire and the odds roll every die, setting the file's fixed rolls aside; off: both use the file's fixed rolls", 80)
         self.buttons["help"] = UIButton(pygame.Rect(w - 44, 6, 36, 30), "?", self.ui, container=self.toolbar, tool_tip_text="Every shortcut (F1)")
 
         px = w - PANEL_W
@@ -300,7 +300,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         UILabel(pygame.Rect(122, y, 58, 28), "What-if", self.ui, container=self.panel, object_id="#small")
         self.whatif_entry = UITextEntryLine(pygame.Rect(180, y, iw - 172, 28), self.ui, container=self.panel, initial_text=format_numbers(self.state.what_if), placeholder_text="roll=5, …")
         y += 32
-        self.buttons["fire"] = UIButton(pygame.Rect(8, y, iw + 8, 32), "FIRE  (Enter)", self.ui, container=self.panel, object_id="#fire", tool_tip_text="Resolve every template with the seeded dice (or the what-if rolls) and animate it")
+        self.buttons["fire"] = UIButton(pygame.Rect(8, y, iw + 8, 32), "FIRE  (Enter)", self.ui, container=self.panel, object_id="#fire", tool_tip_text="Resolve every template with the seeded dice (and the what-if rolls) and animate it; Dice free off: with the file's fixed rolls")
         y += 40
         self.inspector_top = y
         self.inspector_h = 196
@@ -353,7 +353,9 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self._results_key = key
         # Setting the text box's HTML costs tens of ms: at most a few times a second, and only when it changed.
         self._results_due = self._now + RESULTS_REFRESH_S
-        text = results_html(adj, fired=self.firing is not None and self.firing.done, errors=self.live.errors)
+        fired = self.firing is not None and self.firing.done and adj is self.firing.adjudication
+        dice_free = self.firing.dice_free if fired and self.firing is not None else self.state.view.odds_dice_free
+        text = results_html(adj, fired=fired, errors=self.live.errors, dice_free=dice_free)
         if force or text != self._results_text:
             self._results_text = text
             self.results_box.set_text(text)
