@@ -12,6 +12,7 @@ from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWind
 
 from tabletop.app import autosave
 from tabletop.app.pilot import Pilot
+from tabletop.app.widgets import UnsavedChangesDialog
 from tabletop.app.state import Ref, Select
 from tabletop.sample_tables import big_table as stress_scenario
 from tabletop.model import At, Direct, Impact
@@ -201,10 +202,10 @@ def test_confirm_before_discarding_unsaved_work(pilot: Pilot) -> None:
     pilot.drag(start, (start[0] + 40, start[1]))
     edited = pilot.app.scenario
     pilot.key(pygame.K_n, CTRL)
-    dialogs = windows(pilot, UIConfirmationDialog)
+    dialogs = windows(pilot, UnsavedChangesDialog)
     assert len(dialogs) == 1
     assert pilot.app.scenario is edited  # nothing discarded yet
-    pilot.post(pygame_gui.UI_CONFIRMATION_DIALOG_CONFIRMED, ui_element=dialogs[0], ui_object_id="#confirmation_dialog")
+    pilot.click(dialogs[0].discard_button.rect.center)
     pilot.step()
     assert pilot.app.scenario.models == ()
     assert not pilot.app.state.dirty
@@ -221,7 +222,7 @@ def test_quit_asks_when_dirty(pilot: Pilot) -> None:
     assert "sgt" not in {m.id for m in p.app.scenario.models}
     p.post(pygame.QUIT)
     p.step()
-    assert p.app.running and windows(p, UIConfirmationDialog)
+    assert p.app.running and windows(p, UnsavedChangesDialog)
     p.close()
 
 

@@ -238,3 +238,91 @@ def test_dice_free_button_and_fire_agree() -> None:
         assert not any(rec.fixed for name, rec in rolls.items() if name != "strike")
     finally:
         p.close()
+
+
+# --------------------------------------------------------------------------- unsaved changes: Save / Discard / Cancel
+
+
+def _unsaved_dialogs(p: Pilot) -> list:  # type: ignore[type-arg]
+    from tabletop.app.widgets import UnsavedChangesDialog
+
+    return [w for w in p.app.ui.get_root_container().elements if isinstance(w, UnsavedChangesDialog) and w.alive()]
+
+
+def _edit(p: Pilot) -> None:
+    start = p.screen_of(p.app.scenario.model("sgt").centre)
+    p.drag(start, (start[0] + 40, start[1]))
+    assert p.app.state.dirty
+
+
+@pytest.fixture()
+def table(tmp_path: Path) -> Path:
+    dst = tmp_path / "table.toml"
+    dst.write_text(DEFAULT.read_text())
+    return dst
+
+
+def test_new_with_unsaved_changes_offers_save_which_saves_then_starts_the_new_table(table: Path) -> None:
+    p = Pilot(table)
+    try:
+        _edit(p)
+        edited = p.app.scenario
+        p.click(p.app.buttons["new"].rect.center)
+        p.step()
+        (dialog,) = _unsaved_dialogs(p)
+        assert [b.text for b in (dialog.save_button, dialog.discard_button, dialog.cancel_button)] == ["Save", "Discard", "Cancel"]
+        p.click(dialog.save_button.rect.center)
+        p.step()
+        assert load(table) == edited  # saved first …
+        assert p.app.scenario.models == () and not p.app.state.dirty  # … then the new table
+        assert not _unsaved_dialogs(p)
+    finally:
+        p.close()
+
+
+def test_quit_save_on_a_table_without_a_file_asks_where_then_quits(tmp_path: Path) -> None:
+    import pygame_gui
+    from pygame_gui.windows import UIFileDialog
+
+    p = Pilot(load(DEFAULT))  # no path: a table never saved
+    try:
+        _edit(p)
+        edited = p.app.scenario
+        p.post(pygame.QUIT)
+        p.step()
+        p.click(_unsaved_dialogs(p)[0].save_button.rect.center)
+        p.step()
+        assert p.app.running
+        (files,) = [w for w in p.app.ui.get_root_container().elements if isinstance(w, UIFileDialog) and w.alive()]
+        target = tmp_path / "kept"
+        p.post(pygame_gui.UI_FILE_DIALOG_PATH_PICKED, text=str(target), ui_element=files, ui_object_id="#file_dialog")
+        p.step()
+        assert load(tmp_path / "kept.toml") == edited
+        assert not p.app.running
+    finally:
+        p.close()
+
+
+def test_save_that_fails_stays_and_cancel_keeps_everything(table: Path) -> None:
+    from pygame_gui.windows import UIMessageWindow
+
+    p = Pilot(table)
+    try:
+        _edit(p)
+        edited = p.app.scenario
+        # Cancel: nothing happens.
+        p.key(pygame.K_n, mod=CTRL)
+        p.click(_unsaved_dialogs(p)[0].cancel_button.rect.center)
+        p.step()
+        assert not _unsaved_dialogs(p) and p.app.scenario is edited and p.app.state.dirty
+        # Saving fails (the folder is gone): a message, and the table stays, unsaved.
+        table.unlink()
+        table.parent.rename(table.parent.with_name(table.parent.name + "-gone"))
+        p.post(pygame.QUIT)
+        p.step()
+        p.click(_unsaved_dialogs(p)[0].save_button.rect.center)
+        p.step()
+        assert p.app.running and p.app.scenario is edited and p.app.state.dirty
+        assert [w for w in p.app.ui.get_root_container().elements if isinstance(w, UIMessageWindow) and w.alive()]
+    finally:
+        p.close()

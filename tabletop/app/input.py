@@ -72,11 +72,16 @@ class InputMixin:
 
     def _modal_open(self) -> bool:
         self._messages = [w for w in self._messages if w.alive()]
-        return bool(self._dialogs) or bool(self._confirms) or bool(self._messages)
+        return bool(self._dialogs) or bool(self._confirms) or bool(self._unsaved) or bool(self._messages)
 
     def _handle_ui_event(self, event: pygame.event.Event) -> bool:
         t = event.type
         if t == pygame_gui.UI_BUTTON_PRESSED:
+            for dialog in list(self._unsaved):
+                choice = dialog.choice(event.ui_element)
+                if choice is not None:
+                    self.answer_unsaved(dialog, choice)
+                    return True
             self._button(event.ui_element)
             return True
         if t == pygame_gui.UI_DROP_DOWN_MENU_CHANGED:
@@ -110,6 +115,7 @@ class InputMixin:
             return True
         if t == pygame_gui.UI_WINDOW_CLOSE:
             self._dialogs.pop(event.ui_element, None)
+            self._unsaved.pop(event.ui_element, None)  # closed with its title bar's ×: Cancel
             pair = self._confirms.pop(event.ui_element, None)
             if pair is not None and pair[1] is not None:
                 pair[1]()

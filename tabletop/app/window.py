@@ -124,6 +124,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self._wheel_gesture: tuple[int, str, float] | None = None
         self._dialogs: dict[Any, Callable[[str], None]] = {}
         self._confirms: dict[Any, tuple[Callable[[], None], Callable[[], None] | None]] = {}
+        self._unsaved: dict[UnsavedChangesDialog, Callable[[], Any]] = {}
         self._inspector: list[Any] = []
         self._inspector_key: Any = object()
         self._fields: dict[str, Any] = {}
@@ -242,6 +243,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.ui.clear_and_reset()
         self._dialogs.clear()
         self._confirms.clear()
+        self._unsaved.clear()
         self._messages: list[UIMessageWindow] = []
         self._inspector = []
         self._inspector_key = object()
@@ -395,11 +397,33 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.shutdown()
 
     def confirm_discard(self, action: Callable[[], Any], doing: str) -> None:
-        """Run ``action``; with unsaved changes, ask first."""
+        """Run ``action``; with unsaved changes, ask first: Save (then ``action``), Discard, Cancel."""
         if not self.state.dirty:
             action()
             return
-        self.confirm(f"The table has unsaved changes. Discard them and {doing}?", "Discard", action, title="Unsaved changes")
+        if self._unsaved:
+            return  # already asking
+        text = f"The table has unsaved changes. Save them before you {doing}?"
+        dialog = UnsavedChangesDialog(self._dialog_rect(460, 190), self.ui, text)
+        self._unsaved[dialog] = action
+
+    def answer_unsaved(self, dialog: UnsavedChangesDialog, choice: str) -> None:
+        """The unsaved-changes dialog's button: ``save``, ``discard`` or ``cancel``."""
+        action = self._unsaved.pop(dialog, None)
+        dialog.kill()
+        if action is None or choice == "cancel":
+            return
+        if choice == "discard":
+            action()
+        else:
+            self.save_then(action)
+
+    def save_then(self, action: Callable[[], Any]) -> None:
+        """Save, then run ``action``; a table without a file asks where first. If saving fails, stay."""
+        if self.state.path is None:
+            self.ask_save_as(then=action)
+        elif self.save():
+            action()
 
     def confirm(self, text: str, ok: str, action: Callable[[], Any], cancel: Callable[[], Any] | None = None, title: str = "Confirm") -> None:
         dialog = UIConfirmationDialog(self._dialog_rect(440, 200), html.escape(text), self.ui, window_title=title, action_short_name=ok)
