@@ -533,8 +533,8 @@ def test_odds_worker_is_shut_down_on_close() -> None:
     assert p.wait_for_odds(ODDS_TIMEOUT_S)
     w = p.app.odds_worker
     assert w.alive
-    processes = list(w._pool._processes.values())  # type: ignore[union-attr]
-    assert processes and all(proc.is_alive() for proc in processes)
+    processes = [w.process]
+    assert processes and all(proc is not None and proc.is_alive() for proc in processes)
     p.close()
     assert not w.alive
     for proc in processes:

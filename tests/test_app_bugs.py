@@ -326,3 +326,82 @@ def test_save_that_fails_stays_and_cancel_keeps_everything(table: Path) -> None:
         assert [w for w in p.app.ui.get_root_container().elements if isinstance(w, UIMessageWindow) and w.alive()]
     finally:
         p.close()
+
+
+# --------------------------------------------------------------------------- the odds worker dies with the app
+
+APP_WITH_ODDS = """
+import sys
+from tabletop.app import window
+from tabletop.app.odds_worker import OddsRequest
+samples, wait_for_result = int(sys.argv[2]), sys.argv[3] == "idle"
+window.TabletopApp.odds_request = lambda self: OddsRequest(self.scenario, self.state.seed, True, samples)
+frames = {"n": 0, "said": False}
+update = window.TabletopApp.update
+def injected(self, dt):
+    frames["n"] += 1
+    if frames["n"] == 3:
+        self.toggle_odds()
+    update(self, dt)
+    w = self.odds_worker
+    ready = w.result is not None if wait_for_result else w.running
+    if w.process is not None and ready and not frames["said"]:
+        frames["said"] = True
+        print(w.process.pid, flush=True)
+window.TabletopApp.update = injected
+sys.exit(window.run(sys.argv[1]))
+"""
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def _running(pid: int) -> bool:
+    """``pid`` exists and is not a zombie waiting to be reaped."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize(("state", "samples"), [("idle", 500), ("busy", 20000)])
+def test_the_odds_worker_and_the_resource_tracker_die_with_a_killed_app(state: str, samples: int) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .conftest import ROOT
+
+    env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+    scenario = SCENARIOS / "robotech-volley.toml"
+    app = subprocess.Popen([sys.executable, "-c", APP_WITH_ODDS, str(scenario), str(samples), state], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert app.stdout is not None
+        line = app.stdout.readline().strip()
+        assert line.isdigit(), app.stderr.read() if app.stderr else line
+        worker = int(line)
+        children = _children(app.pid)
+        assert worker in children and _running(worker)
+        app.send_signal(signal.SIGKILL)
+        app.wait(10)
+        deadline = time.monotonic() + 10.0
+        while time.monotonic() < deadline and any(_running(c) for c in children):
+            time.sleep(0.1)
+        assert not [c for c in children if _running(c)], "left behind after the app was killed"
+    finally:
+        if app.poll() is None:
+            app.kill()
+            app.wait(10)
