@@ -405,3 +405,64 @@ def test_the_odds_worker_and_the_resource_tracker_die_with_a_killed_app(state: s
         if app.poll() is None:
             app.kill()
             app.wait(10)
+
+
+# --------------------------------------------------------------------------- stale display
+
+
+def test_could_not_open_the_file_goes_with_its_dismiss(pilot: Pilot, tmp_path: Path) -> None:
+    from pygame_gui.windows import UIMessageWindow
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('format = 1\n[table]\nwidth = 24\ndepth = "lots"\n')
+    assert not pilot.app.open_file(str(bad))
+    pilot.step()
+    (window,) = [w for w in pilot.app.ui.get_root_container().elements if isinstance(w, UIMessageWindow) and w.alive()]
+    assert pilot.app.message == "Could not open the file"
+    pilot.click(window.dismiss_button.rect.center)
+    pilot.step(2)
+    assert not window.alive()
+    assert pilot.app.message == ""  # the status bar no longer says it
+
+
+def test_hover_tooltip_follows_an_undo(pilot: Pilot) -> None:
+    sgt = pilot.app.scenario.model("sgt")
+    start = pilot.screen_of(sgt.centre)
+    end = (start[0] + 60, start[1] - 60)
+    pilot.drag(start, end)
+    pilot.move(end)
+    assert pilot.app.hovered is not None and pilot.app.hovered.id == "sgt"
+    pilot.key(pygame.K_z, mod=CTRL)  # the Sergeant goes back: the mouse is over empty table now
+    assert pilot.app.scenario.model("sgt").centre == sgt.centre
+    assert pilot.app.hovered is None or pilot.app.hovered.id != "sgt"
+    assert pilot.app._draw_options().hovered != "sgt"
+
+
+def test_hover_tooltip_hides_while_a_dialog_is_open(pilot: Pilot) -> None:
+    sgt = pilot.app.scenario.model("sgt")
+    start = pilot.screen_of(sgt.centre)
+    pilot.drag(start, (start[0] + 30, start[1]))
+    pilot.move((start[0] + 30, start[1]))
+    assert pilot.app.hovered is not None and pilot.app._draw_options().hovered == "sgt"
+    pilot.key(pygame.K_n, mod=CTRL)  # unsaved: the dialog opens over the table
+    assert _unsaved_dialogs(pilot)
+    assert pilot.app._draw_options().hovered is None
+    pilot.click(_unsaved_dialogs(pilot)[0].cancel_button.rect.center)
+    pilot.step()
+    assert pilot.app._draw_options().hovered is None  # not back until the mouse moves on the table
+
+
+def test_ruler_reading_goes_when_select_is_chosen_again(pilot: Pilot) -> None:
+    a, b = pilot.screen_of((2 * 25.4, 2 * 25.4)), pilot.screen_of((8 * 25.4, 2 * 25.4))
+    pilot.click(pilot.app.tool_buttons["ruler"].rect.center)
+    pilot.step()
+    pilot.drag(a, b)
+    assert pilot.app.ruler is not None
+    pilot.click(pilot.app.tool_buttons["select"].rect.center)
+    pilot.step()
+    assert pilot.app.state.tool == "select" and pilot.app.ruler is None
+    pilot.key(pygame.K_2)
+    pilot.drag(a, b)
+    assert pilot.app.ruler is not None
+    pilot.key(pygame.K_1)
+    assert pilot.app.ruler is None

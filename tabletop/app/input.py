@@ -114,6 +114,7 @@ class InputMixin:
                 pair[0]()
             return True
         if t == pygame_gui.UI_WINDOW_CLOSE:
+            self.message_closed(event.ui_element)
             self._dialogs.pop(event.ui_element, None)
             self._unsaved.pop(event.ui_element, None)  # closed with its title bar's ×: Cancel
             pair = self._confirms.pop(event.ui_element, None)

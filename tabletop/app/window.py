@@ -202,6 +202,8 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         if self.state.scenario is not before.scenario:
             self.firing = None
             self.autosaver.changed(self.state.scenario, self._now)
+            if not self.dragging and self.mouse_world is not None:
+                self._hover(self.mouse_world)  # an undo or an edit may have moved the item away from the mouse
         if self.state.path != before.path:
             self.autosaver.set_path(self.state.path)
         if self.state.dirty != before.dirty or self.state.path != before.path or self.state.scenario.title != before.scenario.title:
@@ -245,6 +247,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self._confirms.clear()
         self._unsaved.clear()
         self._messages: list[UIMessageWindow] = []
+        self._message_titles: dict[Any, str] = {}
         self._inspector = []
         self._inspector_key = object()
         w, h = self.size
@@ -452,8 +455,18 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.show_message(title, body)
 
     def show_message(self, title: str, html_text: str) -> None:
-        self._messages.append(UIMessageWindow(self._dialog_rect(620, 320), html_text, self.ui, window_title=title))
+        """A message window; its title is also flashed in the status bar until it is dismissed."""
+        window = UIMessageWindow(self._dialog_rect(620, 320), html_text, self.ui, window_title=title)
+        self._messages.append(window)
+        self._message_titles[window] = title
         self.flash(title, error=True)
+
+    def message_closed(self, window: Any) -> None:
+        """A message window was dismissed: the status bar stops saying it."""
+        title = self._message_titles.pop(window, None)
+        if title is not None and self.message == title:
+            self.message = ""
+            self._message_until = self._now
 
     # ------------------------------------------------------------------ update / draw
 
@@ -461,6 +474,8 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         """Advance time: widgets, the fire animation, the autosave."""
         self._now += dt
         self.ui.update(dt)
+        if self.hovered is not None and self._modal_open():
+            self.hovered = None  # a dialog covers the table: no tooltip; the next move on the table brings it back
         if self.firing is not None and not self.firing.done:
             self.firing.elapsed += dt
             if self.firing.done:
@@ -477,7 +492,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
     def _draw_options(self, selected: bool = True) -> Any:
         v = self.state.view
         sel = self.state.selection.id if selected and self.state.selection else None
-        hov = self.hovered.id if self.hovered else None
+        hov = self.hovered.id if self.hovered and not self._modal_open() else None
         return DrawOptions(
             show_grid=v.show_grid,
             show_names=v.show_names,
