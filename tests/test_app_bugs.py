@@ -466,3 +466,34 @@ def test_ruler_reading_goes_when_select_is_chosen_again(pilot: Pilot) -> None:
     assert pilot.app.ruler is not None
     pilot.key(pygame.K_1)
     assert pilot.app.ruler is None
+
+
+# --------------------------------------------------------------------------- refusals in the app's words
+
+
+def test_robotech_refusal_of_a_direct_template_names_the_impact_tool_and_its_attacker(pilot: Pilot) -> None:
+    import html
+
+    pilot.app.set_ruleset("robotech")  # the default table under Robotech: a free blast and a Direct teardrop
+    pilot.step(20)
+    text = html.unescape(pilot.app.results_box.html_text)
+    assert "impact = {" not in text and "needs an attacker" not in text
+    assert "Use the Impact tool (3): click Flamer, then the target" in text  # the teardrop has an attacker: named
+    assert "aimed Direct from Flamer" in text
+    assert "Use the Impact tool (3): click the attacker" in text  # the free blast has none
+    drawn = pilot.app._in_app_words(pilot.app.adjudication())
+    reasons = {r.template.id: r.resolution.reason for r in drawn.results}
+    assert all(reason is not None and reason.startswith("Use the Impact tool (3)") for reason in reasons.values())
+    assert pilot.app._in_app_words(pilot.app.adjudication()) is drawn  # cached while the table is unchanged
+
+
+def test_app_reason_leaves_other_refusals_alone() -> None:
+    from tabletop.adjudicate import adjudicate
+    from tabletop.app.advice import app_reason, for_the_app
+
+    s = load(SCENARIOS / "infinity-hellcat-split.toml")
+    adj = adjudicate(s)
+    assert for_the_app(adj) is adj  # "is a friendly trooper" is already about the table
+    t = s.templates[0]
+    assert app_reason(s, t, "the point of impact is beyond the weapon's range of 30\"") == "the point of impact is beyond the weapon's range of 30\""
+    assert app_reason(s, t, None) is None

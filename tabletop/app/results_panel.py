@@ -7,6 +7,7 @@ import html
 from tabletop.adjudicate import Adjudication
 from tabletop.report import STATUS_WORDS, report_text
 
+from .advice import for_the_app
 from .results import ruleset_lines
 
 
@@ -19,6 +20,7 @@ def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None =
     ``dice_free``: the Dice free button (None: not said). The live view shows the file's
     fixed rolls; Fire sets them aside when the dice are free.
     """
+    adj = for_the_app(adj)  # refusals name what to do with the app's tools
     s = adj.scenario
     names = {m.id: m.label for m in s.models}
     out: list[str] = []

@@ -32,6 +32,7 @@ from tabletop.scenario_io import Problem, ScenarioError, load_with_warnings
 from tabletop.viewport import Viewport
 
 from . import overlays
+from .advice import for_the_app
 from .actions import ActionsMixin
 from .autosave import Autosaver, Recovery, find_recovery
 from .documents import DocumentsMixin
@@ -120,6 +121,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.draw_ms = 0.0
         self.odds_worker = OddsWorker()
         self._elevation: tuple[Any, ElevationProfile | None] | None = None
+        self._app_words: tuple[Adjudication, Adjudication] | None = None
         self._gesture = 0
         self._wheel_gesture: tuple[int, str, float] | None = None
         self._dialogs: dict[Any, Callable[[str], None]] = {}
@@ -489,6 +491,13 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             self.odds_worker.poll(self._now)
         self._refresh_results()  # during a drag too: the panel follows the live answer
 
+    def _in_app_words(self, adj: Adjudication) -> Adjudication:
+        """``adj`` with refusals in the app's words (``advice.for_the_app``), kept while ``adj`` is."""
+        cached = self._app_words
+        if cached is None or cached[0] is not adj:
+            cached = self._app_words = (adj, for_the_app(adj))
+        return cached[1]
+
     def _draw_options(self, selected: bool = True) -> Any:
         v = self.state.view
         sel = self.state.selection.id if selected and self.state.selection else None
@@ -514,7 +523,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
-        draw_scene(surface, vp, shown, self._draw_options())
+        draw_scene(surface, vp, self._in_app_words(shown), self._draw_options())
         placed = placed_templates(live)
         sel = self.state.selection
         if sel is not None:
