@@ -395,6 +395,8 @@ def test_the_odds_worker_and_the_resource_tracker_die_with_a_killed_app(state: s
         worker = int(line)
         children = _children(app.pid)
         assert worker in children and _running(worker)
+        commands = {c: Path(f"/proc/{c}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace") for c in children}
+        assert any("resource_tracker" in cmd for cmd in commands.values()), commands  # the tracker is checked too
         app.send_signal(signal.SIGKILL)
         app.wait(10)
         deadline = time.monotonic() + 10.0
