@@ -20,7 +20,6 @@ worker is gone.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import multiprocessing
 import os
 import signal
@@ -82,7 +81,7 @@ def die_with_parent(parent_pid: int, poll_s: float = PARENT_POLL_S) -> None:
     """
     if sys.platform.startswith("linux"):
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols include libc's prctl
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
             pass
