@@ -12,6 +12,7 @@ from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWind
 
 from tabletop.app import autosave
 from tabletop.app.pilot import Pilot
+from tabletop.app.widgets import UnsavedChangesDialog
 from tabletop.app.state import Ref, Select
 from tabletop.sample_tables import big_table as stress_scenario
 from tabletop.model import At, Direct, Impact
@@ -201,10 +202,10 @@ def test_confirm_before_discarding_unsaved_work(pilot: Pilot) -> None:
     pilot.drag(start, (start[0] + 40, start[1]))
     edited = pilot.app.scenario
     pilot.key(pygame.K_n, CTRL)
-    dialogs = windows(pilot, UIConfirmationDialog)
+    dialogs = windows(pilot, UnsavedChangesDialog)
     assert len(dialogs) == 1
     assert pilot.app.scenario is edited  # nothing discarded yet
-    pilot.post(pygame_gui.UI_CONFIRMATION_DIALOG_CONFIRMED, ui_element=dialogs[0], ui_object_id="#confirmation_dialog")
+    pilot.click(dialogs[0].discard_button.rect.center)
     pilot.step()
     assert pilot.app.scenario.models == ()
     assert not pilot.app.state.dirty
@@ -221,7 +222,7 @@ def test_quit_asks_when_dirty(pilot: Pilot) -> None:
     assert "sgt" not in {m.id for m in p.app.scenario.models}
     p.post(pygame.QUIT)
     p.step()
-    assert p.app.running and windows(p, UIConfirmationDialog)
+    assert p.app.running and windows(p, UnsavedChangesDialog)
     p.close()
 
 
@@ -532,8 +533,8 @@ def test_odds_worker_is_shut_down_on_close() -> None:
     assert p.wait_for_odds(ODDS_TIMEOUT_S)
     w = p.app.odds_worker
     assert w.alive
-    processes = list(w._pool._processes.values())  # type: ignore[union-attr]
-    assert processes and all(proc.is_alive() for proc in processes)
+    processes = [w.process]
+    assert processes and all(proc is not None and proc.is_alive() for proc in processes)
     p.close()
     assert not w.alive
     for proc in processes:
@@ -613,6 +614,8 @@ def test_results_panel_shows_the_ruleset_live_and_after_fire(name: str) -> None:
         live = html.unescape(p.app.results_box.html_text)
         for want in PANEL_TEXT[name]:
             assert want in live, (want, live)
+        p.key(pygame.K_o, mod=SHIFT, unicode="O")  # Dice free off: Fire replays the file's fixed rolls
+        assert not p.app.state.view.odds_dice_free
         p.key(pygame.K_RETURN)
         p.step(int(4 / (1 / 60)))  # let the animation run out
         fired = html.unescape(p.app.results_box.html_text)

@@ -20,6 +20,7 @@ from pygame_gui.windows import UIConfirmationDialog, UIMessageWindow
 
 from tabletop.app import autosave
 from tabletop.app.pilot import Pilot
+from tabletop.app.widgets import UnsavedChangesDialog
 from tabletop.app.state import MoveModel
 from tabletop.scenario_io import load, save
 
@@ -133,13 +134,14 @@ def test_discard_removes_the_autosave_cancel_keeps_it(table: Path) -> None:
     p.step(int(2.2 * 60))
     p.post(pygame.QUIT)
     p.step()
-    windows(p, UIConfirmationDialog)[0].kill()  # closing the dialog is Cancel
+    windows(p, UnsavedChangesDialog)[0].kill()  # closing the dialog is Cancel
     p.step()
-    assert not windows(p, UIConfirmationDialog)
+    assert not windows(p, UnsavedChangesDialog)
     assert p.app.running and autosave.autosave_path().exists() and autosave.marker_path().exists()
     p.post(pygame.QUIT)
     p.step()
-    _confirm(p, windows(p, UIConfirmationDialog)[0])
+    p.click(windows(p, UnsavedChangesDialog)[0].discard_button.rect.center)
+    p.step()
     assert not p.app.running
     assert not autosave.autosave_path().exists() and not autosave.marker_path().exists()
     p.close()

@@ -54,7 +54,7 @@ def test_pure_modules_do_not_import_pygame() -> None:
     code = (
         "import sys; import tabletop.app, tabletop.app.state, tabletop.app.history, tabletop.app.live, "
         "tabletop.app.hit, tabletop.app.autosave, tabletop.app.shortcuts, tabletop.app.odds_worker, "
-        "tabletop.app.elevation, tabletop.app.results; print('pygame' in sys.modules)"
+        "tabletop.app.elevation, tabletop.app.results, tabletop.app.advice, tabletop.app.validate; print('pygame' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == "False"

@@ -50,10 +50,20 @@ class ActionsMixin:
         self.flash("Odds on: computing off the frame" if self.state.view.show_odds else "Odds off")
 
     def toggle_dice_free(self) -> None:
+        """Dice free on: Fire and the odds roll every die, setting the file's fixed rolls aside.
+
+        Off: both use the file's fixed rolls (a bundled table's worked example). The live view
+        always shows the table as its file says; typed what-if rolls count either way.
+        """
         self.dispatch(ToggleView("odds_dice_free"))
         self._refresh_widgets()
+        self._refresh_results(force=True)
         free = self.state.view.odds_dice_free
-        self.flash("Odds: every roll free" if free else "Odds: the file's fixed rolls stay fixed")
+        self.flash(
+            "Dice free: Fire and the odds roll every die (the file's fixed rolls are set aside)"
+            if free
+            else "Fixed rolls: Fire and the odds use the file's fixed rolls"
+        )
 
     def odds_request(self) -> OddsRequest:
         """What the odds overlay wants computed now."""
@@ -118,8 +128,13 @@ class ActionsMixin:
         return True
 
     def fire(self) -> Adjudication | None:
-        """Resolve every template with the seeded dice (and what-if rolls), then animate it."""
+        """Resolve every template with the seeded dice (and what-if rolls), then animate it.
+
+        With Dice free on (the default, as for the odds) the file's fixed rolls are set aside.
+        """
         s = self.scenario
+        if self.state.view.odds_dice_free:  # as the Dice free button shows: the file's fixed rolls set aside
+            s = replace(s, templates=tuple(replace(t, rolls={}) for t in s.templates))
         if self.state.what_if:
             s = replace(s, templates=tuple(replace(t, rolls={**t.rolls, **self.state.what_if}) for t in s.templates))
         try:
@@ -138,7 +153,7 @@ class ActionsMixin:
                     current = step.placed
             if current != r.resolution.placed:
                 keyframes.append((r.template.id, current, r.resolution.placed, f"{r.template.id}: final position"))
-        self.firing = Firing(adj, keyframes)
+        self.firing = Firing(adj, keyframes, dice_free=self.state.view.odds_dice_free)
         affected = sorted({i for r in adj.results for i in r.resolution.affected})
         self.flash(f"Fired {len(adj.results)} template(s): {len(affected)} model(s) affected")
         self._refresh_results(force=True)

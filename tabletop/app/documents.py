@@ -5,7 +5,9 @@ from __future__ import annotations
 import html
 import io
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pygame
 
@@ -79,7 +81,7 @@ class DocumentsMixin:
         try:
             surface = pygame.Surface(r.size)
             vp = Viewport(self.viewport.centre, self.viewport.scale, (0, 0, r.width, r.height))
-            draw_scene(surface, vp, self.adjudication(), self._draw_options(selected=False))
+            draw_scene(surface, vp, self._in_app_words(self.adjudication()), self._draw_options(selected=False))
             png = io.BytesIO()
             pygame.image.save(surface, png, "export.png")
             atomic_write(path, png.getvalue())  # an old PNG is replaced whole or not at all
@@ -131,9 +133,15 @@ class DocumentsMixin:
 
         self.confirm_discard(pick, "open another table")
 
-    def ask_save_as(self) -> None:
+    def ask_save_as(self, then: Callable[[], Any] | None = None) -> None:
+        """Ask where to save; ``then`` runs after a successful save (not when it fails or is cancelled)."""
         start = self.state.path or str(Path.cwd() / "table.toml")
-        self._file_dialog("Save scenario as", lambda p: self.save(_with_suffix(p, ".toml", (".toml", ".json"))), start, False, {".toml", ".json"})
+
+        def picked(p: str) -> None:
+            if self.save(_with_suffix(p, ".toml", (".toml", ".json"))) and then is not None:
+                then()
+
+        self._file_dialog("Save scenario as", picked, start, False, {".toml", ".json"})
 
     def ask_export(self) -> None:
         base = Path(self.state.path).with_suffix(".png") if self.state.path else Path.cwd() / "table.png"

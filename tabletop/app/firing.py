@@ -17,6 +17,7 @@ class Firing:
     adjudication: Adjudication
     keyframes: list[tuple[str, PlacedTemplate, PlacedTemplate, str]] = field(default_factory=list)
     elapsed: float = 0.0
+    dice_free: bool | None = None  # the file's fixed rolls were set aside (None: not said)
 
     @property
     def duration(self) -> float:

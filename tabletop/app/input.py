@@ -13,7 +13,7 @@ from tabletop.model import Point
 
 from .hit import item_at, model_at
 from .layout import SCENARIOS, ROTATE_STEP_DEG, WHEEL_ROTATE_DEG, ZOOM_STEP, PAN_STEP_PX
-from .state import Redo, Ref, Select, SetNewShape, SetTool, ToggleView, Undo
+from .state import Redo, Ref, Select, SetNewShape, SetTool, ToggleView, Undo, format_numbers
 from .tools import TOOL_BUTTONS, Pointer
 
 
@@ -33,6 +33,7 @@ class InputMixin:
         if event.type == pygame.MOUSEMOTION:
             self.mouse_screen = event.pos
         consumed = self.ui.process_events(event)
+        self._apply_unfocused_fields()
         if self._handle_ui_event(event):
             return
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION, pygame.MOUSEWHEEL):
@@ -48,16 +49,39 @@ class InputMixin:
                 return
             self._key(event)
 
+    def _apply_unfocused_fields(self) -> None:
+        """The Seed and What-if boxes apply when they lose the focus, as on Enter.
+
+        A click on Fire (or the table) takes the focus from the box before the button's
+        press is handled, so Fire uses what was typed.
+        """
+        focused = {id(e) for e in self.ui.get_focus_set() or ()}
+        was = getattr(self, "_fields_focused", set())
+        self._fields_focused = {id(e) for e in (self.seed_entry, self.whatif_entry) if id(e) in focused}
+        if id(self.seed_entry) in was and id(self.seed_entry) not in focused:
+            text = self.seed_entry.get_text().strip()
+            if text != str(self.state.seed) and not self.set_seed(text):
+                self.seed_entry.set_text(str(self.state.seed))  # refused (and said why): show the seed in use
+        if id(self.whatif_entry) in was and id(self.whatif_entry) not in focused:
+            text = self.whatif_entry.get_text().strip()
+            if text != format_numbers(self.state.what_if) and not self.set_what_if(text):
+                self.whatif_entry.set_text(format_numbers(self.state.what_if))
+
     def _typing(self) -> bool:
         return any(isinstance(e, UITextEntryLine) for e in self.ui.get_focus_set() or ())
 
     def _modal_open(self) -> bool:
         self._messages = [w for w in self._messages if w.alive()]
-        return bool(self._dialogs) or bool(self._confirms) or bool(self._messages)
+        return bool(self._dialogs) or bool(self._confirms) or bool(self._unsaved) or bool(self._messages)
 
     def _handle_ui_event(self, event: pygame.event.Event) -> bool:
         t = event.type
         if t == pygame_gui.UI_BUTTON_PRESSED:
+            for dialog in list(self._unsaved):
+                choice = dialog.choice(event.ui_element)
+                if choice is not None:
+                    self.answer_unsaved(dialog, choice)
+                    return True
             self._button(event.ui_element)
             return True
         if t == pygame_gui.UI_DROP_DOWN_MENU_CHANGED:
@@ -90,7 +114,9 @@ class InputMixin:
                 pair[0]()
             return True
         if t == pygame_gui.UI_WINDOW_CLOSE:
+            self.message_closed(event.ui_element)
             self._dialogs.pop(event.ui_element, None)
+            self._unsaved.pop(event.ui_element, None)  # closed with its title bar's ×: Cancel
             pair = self._confirms.pop(event.ui_element, None)
             if pair is not None and pair[1] is not None:
                 pair[1]()

@@ -1,19 +1,34 @@
 """Odds off the frame: ``compute_odds`` in a worker process, newest request wins. Pure: no pygame.
 
 The app asks for the odds of the scenario it shows after every change
-(``request``); ``poll`` (once a frame) submits the newest request once the
+(``request``); ``poll`` (once a frame) sends the newest request once the
 scenario has been still for ``debounce_s`` and collects finished results. A
 result computed for a request that has since been superseded is dropped. The
-worker is a *process* (``ProcessPoolExecutor(max_workers=1)``), so the odds do
-not hold the GIL the drawing needs; it is started with ``spawn`` because forking
-a process that owns an SDL window and its threads is unsafe.
+worker is a *process*, so the odds do not hold the GIL the drawing needs; it is
+started with ``spawn`` because forking a process that owns an SDL window and its
+threads is unsafe.
+
+The worker dies with the app, however the app ends (even SIGKILL): it talks to the
+app over one pipe only the app holds the other end of (an idle worker reads EOF
+and exits), a watchdog thread in it exits when its parent is gone (a busy
+worker), and on Linux the kernel sends it SIGKILL when the parent dies
+(``PR_SET_PDEATHSIG``). It uses no queues, locks or shared memory, so nothing is
+registered with multiprocessing's resource tracker, which exits as soon as the
+worker is gone.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
-from concurrent.futures import Future, ProcessPoolExecutor
+import os
+import signal
+import sys
+import threading
+import time
 from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from typing import Any
 
 from tabletop.model import Scenario
 from tabletop.odds import OddsResult, compute_odds
@@ -52,6 +67,57 @@ def compute(request: OddsRequest) -> OddsResult:
     )
 
 
+#: Seconds between two checks, in the worker, that the app is still there.
+PARENT_POLL_S = 0.5
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int, poll_s: float = PARENT_POLL_S) -> None:
+    """In a child process: end it when ``parent_pid`` is gone.
+
+    Linux: the kernel sends SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``).
+    Everywhere: a daemon thread polls ``os.getppid()`` (a child whose parent died is
+    adopted by another process) and ends the process.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols include libc's prctl
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+    def watch() -> None:
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(0)
+            time.sleep(poll_s)
+
+    if os.getppid() != parent_pid:  # the parent died before the signal was asked for
+        os._exit(0)
+    threading.Thread(target=watch, name="tabletop-odds-parent-watch", daemon=True).start()
+
+
+def serve(conn: Connection, parent_pid: int) -> None:
+    """The worker process: answer ``(generation, request)`` with ``(generation, result, error)`` until EOF."""
+    die_with_parent(parent_pid)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the app closed its end, or died
+        if message is None:
+            return
+        gen, request = message
+        try:
+            reply: tuple[int, OddsResult | None, str | None] = (gen, compute(request), None)
+        except Exception as exc:  # noqa: BLE001 - any failure is the app's to show, the worker carries on
+            reply = (gen, None, f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, EOFError, OSError):
+            return
+
+
 class OddsWorker:
     """One worker process computing odds; only the newest request's result is kept."""
 
@@ -62,13 +128,14 @@ class OddsWorker:
         self.error: str | None = None
         self.submitted = 0
         self.stale_dropped = 0
-        self._pool: ProcessPoolExecutor | None = None
+        self.process: Any = None  # the multiprocessing Process, while it runs
+        self._conn: Connection | None = None
         self._wanted: OddsRequest | None = None
         self._wanted_gen = 0
         self._changed_at = 0.0
         self._submitted_gen = 0
         self._done_gen = 0
-        self._jobs: dict[Future[OddsResult], int] = {}
+        self._in_flight: int | None = None  # the generation the worker is computing
 
     # ------------------------------------------------------------------ requests
 
@@ -91,43 +158,71 @@ class OddsWorker:
 
     @property
     def running(self) -> bool:
-        """A job is in the worker (or queued for it)."""
-        return bool(self._jobs)
+        """A job is in the worker."""
+        return self._in_flight is not None
 
     # ------------------------------------------------------------------ the frame
 
     def poll(self, now: float) -> bool:
-        """Collect finished jobs and submit the newest request when it is due; True when a new result arrived."""
+        """Collect a finished job and send the newest request when it is due; True when a new result arrived."""
         arrived = False
-        for fut in [f for f in self._jobs if f.done()]:
-            gen = self._jobs.pop(fut)
-            if fut.cancelled():
-                continue
-            if gen != self._wanted_gen:
-                self.stale_dropped += 1
-                continue
-            exc = fut.exception()
-            if exc is not None:
-                self.error = f"{type(exc).__name__}: {exc}"
-                self.result = None
-                self.result_request = None
-            else:
-                self.error = None
-                assert self._wanted is not None
-                # The worker returns a copy of the scenario: hand back the very one that was asked about.
-                self.result = replace(fut.result(), scenario=self._wanted.scenario)
-                self.result_request = self._wanted
-            self._done_gen = gen
-            arrived = True
+        if self._in_flight is not None:
+            reply = self._receive()
+            if reply is not None:
+                gen, result, error = reply
+                self._in_flight = None
+                if gen != self._wanted_gen:
+                    self.stale_dropped += 1
+                else:
+                    self._store(gen, result, error)
+                    arrived = True
         due = now - self._changed_at >= self.debounce_s
-        if self._wanted is not None and self._submitted_gen != self._wanted_gen and due:
-            for fut in list(self._jobs):
-                if fut.cancel():  # queued behind the running job: never start it
-                    self._jobs.pop(fut)
-            self._jobs[self._executor().submit(compute, self._wanted)] = self._wanted_gen
-            self._submitted_gen = self._wanted_gen
-            self.submitted += 1
+        if self._wanted is not None and self._submitted_gen != self._wanted_gen and due and self._in_flight is None:
+            # One job at a time: a request superseded while the worker was busy is never started.
+            conn = self._connection()
+            try:
+                conn.send((self._wanted_gen, self._wanted))
+            except (BrokenPipeError, EOFError, OSError) as exc:
+                self._lost(f"the odds worker stopped ({type(exc).__name__})")
+            else:
+                self._in_flight = self._wanted_gen
+                self._submitted_gen = self._wanted_gen
+                self.submitted += 1
         return arrived
+
+    def _receive(self) -> tuple[int, OddsResult | None, str | None] | None:
+        """The worker's answer if there is one (None: still working); a worker that died answers with an error."""
+        conn = self._conn
+        try:
+            if conn is not None and conn.poll():
+                reply: tuple[int, OddsResult | None, str | None] = conn.recv()
+                return reply
+        except (EOFError, OSError):
+            pass
+        else:
+            if self.process is not None and self.process.is_alive():
+                return None
+        gen = self._in_flight if self._in_flight is not None else -1
+        self._stop_process()
+        return (gen, None, "the odds worker stopped unexpectedly")
+
+    def _store(self, gen: int, result: OddsResult | None, error: str | None) -> None:
+        if error is not None or result is None:
+            self.error = error or "no result"
+            self.result = None
+            self.result_request = None
+        else:
+            self.error = None
+            assert self._wanted is not None
+            # The worker returns a copy of the scenario: hand back the very one that was asked about.
+            self.result = replace(result, scenario=self._wanted.scenario)
+            self.result_request = self._wanted
+        self._done_gen = gen
+
+    def _lost(self, message: str) -> None:
+        self._stop_process()
+        self._in_flight = None
+        self._store(self._wanted_gen, None, message)
 
     def cancel(self) -> None:
         """Forget the wanted request and any result (the Odds toggle went off)."""
@@ -138,31 +233,41 @@ class OddsWorker:
         self.result = None
         self.result_request = None
         self.error = None
-        for fut in list(self._jobs):
-            if fut.cancel():
-                self._jobs.pop(fut)
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        return self._pool
+    def _connection(self) -> Connection:
+        """The pipe to the worker, starting the worker if it is not running."""
+        if self._conn is None or self.process is None or not self.process.is_alive():
+            self._stop_process()
+            ctx = multiprocessing.get_context("spawn")
+            ours, theirs = ctx.Pipe(duplex=True)
+            process = ctx.Process(target=serve, args=(theirs, os.getpid()), name="tabletop-odds", daemon=True)
+            process.start()
+            theirs.close()  # only the worker holds its end: when the app dies, the worker reads EOF
+            self.process, self._conn = process, ours
+        return self._conn
 
     @property
     def alive(self) -> bool:
-        """The worker process pool exists (started and not shut down)."""
-        return self._pool is not None
+        """The worker process exists (started and not shut down)."""
+        return self.process is not None
+
+    def _stop_process(self) -> None:
+        process, conn = self.process, self._conn
+        self.process, self._conn = None, None
+        if conn is not None:
+            try:
+                conn.close()  # an idle worker reads EOF and exits
+            except OSError:
+                pass
+        if process is not None:
+            if process.is_alive():
+                process.terminate()  # a busy one is ended: a sampled volley can take seconds
+            process.join(timeout=2.0)
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=2.0)
 
     def shutdown(self) -> None:
-        """Stop the worker now: queued jobs are cancelled, a running one is not waited for."""
-        pool, self._pool = self._pool, None
-        self._jobs.clear()
-        if pool is None:
-            return
-        # A sampled volley can take seconds: end the worker instead of waiting for it.
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
-            if proc.is_alive():
-                proc.terminate()
-        for proc in processes:
-            proc.join(timeout=2.0)
+        """Stop the worker now: a running job is not waited for."""
+        self._in_flight = None
+        self._stop_process()

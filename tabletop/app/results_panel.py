@@ -7,21 +7,32 @@ import html
 from tabletop.adjudicate import Adjudication
 from tabletop.report import STATUS_WORDS, report_text
 
+from .advice import for_the_app
 from .results import ruleset_lines
 
 
 RESULT_COLOURS = {"head": "#ffd65a", "good": "#7bd88f", "bad": "#ff7b6b", "warn": "#ffb454", "note": "#c9ced6"}
 
 
-def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None = None) -> str:
-    """The results panel: per template, who is affected, contested margins, and after Fire the report with dice."""
+def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None = None, dice_free: bool | None = None) -> str:
+    """The results panel: per template, who is affected, contested margins, and after Fire the report with dice.
+
+    ``dice_free``: the Dice free button (None: not said). The live view shows the file's
+    fixed rolls; Fire sets them aside when the dice are free.
+    """
+    adj = for_the_app(adj)  # refusals name what to do with the app's tools
     s = adj.scenario
     names = {m.id: m.label for m in s.models}
     out: list[str] = []
     if not adj.results and not errors:
         return "<font color='#9aa4ae'>No templates yet: pick a tool (Impact, Direct, Free) and click the table.</font>"
+    fixed = any(t.rolls for t in s.templates)
     if fired:
-        out.append("<b><font color='#ff9a6a'>Fired</font></b> — " + html.escape(f"ruleset {s.ruleset}, seed {adj.seed}"))
+        dice = "" if dice_free is None or not fixed else (", dice free (the file's fixed rolls set aside)" if dice_free else ", the file's fixed rolls")
+        out.append("<b><font color='#ff9a6a'>Fired</font></b> — " + html.escape(f"ruleset {s.ruleset}, seed {adj.seed}{dice}"))
+    elif fixed and dice_free is not None:
+        how = "rolls every die (Dice free: the file's fixed rolls set aside)" if dice_free else "uses the file's fixed rolls (Dice free is off)"
+        out.append("<font color='#9aa4ae'>" + html.escape(f"Live, seed {adj.seed}, with the file's fixed rolls. Fire (Enter) {how} and animates.") + "</font>")
     else:
         out.append("<font color='#9aa4ae'>" + html.escape(f"Live, seed {adj.seed}. Fire (Enter) rolls the dice and animates.") + "</font>")
     for r in adj.results:

@@ -27,6 +27,6 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Rotation handle", "Drag the round handle past a template's far end"),
     ("G / N / V / L / K", "Toggle grid / names / visibility shading / loupe / legend"),
     ("O", "Odds: chance and expected damage per model, heat map"),
-    ("Shift+O", "Odds with the dice free (ignore the file's fixed rolls) on / off"),
+    ("Shift+O", "Dice free on / off: Fire and the odds roll every die, setting the file's fixed rolls aside"),
     ("E", "Side view of the selected Infinity template (its vertical reach)"),
 )

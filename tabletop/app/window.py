@@ -32,6 +32,7 @@ from tabletop.scenario_io import Problem, ScenarioError, load_with_warnings
 from tabletop.viewport import Viewport
 
 from . import overlays
+from .advice import for_the_app
 from .actions import ActionsMixin
 from .autosave import Autosaver, Recovery, find_recovery
 from .documents import DocumentsMixin
@@ -47,6 +48,11 @@ from .state import AppState, Command, CommandError, Ref, empty_scenario, format_
 from .status_bar import StatusBarMixin
 from .tools import TOOL_BUTTONS, Tool, make_tools
 from .validate import document_problem
+from .widgets import THEME_FONTS, OverlayContainer, UnsavedChangesDialog, preload_fonts
+
+
+#: Seconds between two updates of the results panel (setting its text is slow).
+RESULTS_REFRESH_S = 0.2
 
 
 def startup_scenario(path: str | None) -> tuple[Scenario, str | None, list[Problem]]:
@@ -97,13 +103,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             self.state = replace(self.state, new_shape=next(iter(self.catalogue)))
         self.viewport = self._fit_viewport()
         self.ui = pygame_gui.UIManager(size, THEME)
-        self.ui.preload_fonts(
-            [
-                {"name": "noto_sans", "point_size": 14, "style": "bold", "antialiased": "1"},
-                {"name": "noto_sans", "point_size": 14, "style": "regular", "antialiased": "1"},
-                {"name": "noto_sans", "point_size": 15, "style": "bold", "antialiased": "1"},
-            ]
-        )
+        preload_fonts(self.ui, THEME_FONTS)
         self.autosaver = Autosaver(enabled=autosave)
         self.autosaver.start(path)
         self.set_caption = set_caption
@@ -121,10 +121,12 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.draw_ms = 0.0
         self.odds_worker = OddsWorker()
         self._elevation: tuple[Any, ElevationProfile | None] | None = None
+        self._app_words: tuple[Adjudication, Adjudication] | None = None
         self._gesture = 0
         self._wheel_gesture: tuple[int, str, float] | None = None
         self._dialogs: dict[Any, Callable[[str], None]] = {}
         self._confirms: dict[Any, tuple[Callable[[], None], Callable[[], None] | None]] = {}
+        self._unsaved: dict[UnsavedChangesDialog, Callable[[], Any]] = {}
         self._inspector: list[Any] = []
         self._inspector_key: Any = object()
         self._fields: dict[str, Any] = {}
@@ -202,6 +204,8 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         if self.state.scenario is not before.scenario:
             self.firing = None
             self.autosaver.changed(self.state.scenario, self._now)
+            if not self.dragging and self.mouse_world is not None:
+                self._hover(self.mouse_world)  # an undo or an edit may have moved the item away from the mouse
         if self.state.path != before.path:
             self.autosaver.set_path(self.state.path)
         if self.state.dirty != before.dirty or self.state.path != before.path or self.state.scenario.title != before.scenario.title:
@@ -243,7 +247,9 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.ui.clear_and_reset()
         self._dialogs.clear()
         self._confirms.clear()
+        self._unsaved.clear()
         self._messages: list[UIMessageWindow] = []
+        self._message_titles: dict[Any, str] = {}
         self._inspector = []
         self._inspector_key = object()
         w, h = self.size
@@ -273,12 +279,13 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             self.tool_buttons[key] = b
             x += b.relative_rect.width + 4
         x += 8
-        demo_names = ["Demo tables…"] + [p.stem for p in demo_tables()]
-        demo_w = max(120, min(200, w - PANEL_W - x - 60))
-        self.demo_menu = UIDropDownMenu(demo_names, demo_names[0], pygame.Rect(x, 6, demo_w, 30), self.ui, container=self.toolbar)
+        demo_w = max(120, min(210, w - x - 8 - 144 - 52))  # room left for Odds, Dice free and ?
+        # The drop-down lives on a layer over the whole window: inside the toolbar its list was clipped to 3 px.
+        self.overlay = OverlayContainer(pygame.Rect(0, 0, w, h - STATUS_H), self.ui)
+        self.demo_menu = self._demo_menu(pygame.Rect(x, 6, demo_w, 30))
         x += demo_w + 8
         button("odds", "Odds", "Odds (O): each model's chance to be affected and expected damage, heat map of where the template lands", 56)
-        button("dice_free", "Dice free", "Odds with every roll free, ignoring the file's fixed rolls (Shift+O)", 80)
+        button("dice_free", "Dice free", "Dice free (Shift+O): Fire and the odds roll every die, setting the file's fixed rolls aside; off: both use the file's fixed rolls", 80)
         self.buttons["help"] = UIButton(pygame.Rect(w - 44, 6, 36, 30), "?", self.ui, container=self.toolbar, tool_tip_text="Every shortcut (F1)")
 
         px = w - PANEL_W
@@ -300,7 +307,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         UILabel(pygame.Rect(122, y, 58, 28), "What-if", self.ui, container=self.panel, object_id="#small")
         self.whatif_entry = UITextEntryLine(pygame.Rect(180, y, iw - 172, 28), self.ui, container=self.panel, initial_text=format_numbers(self.state.what_if), placeholder_text="roll=5, …")
         y += 32
-        self.buttons["fire"] = UIButton(pygame.Rect(8, y, iw + 8, 32), "FIRE  (Enter)", self.ui, container=self.panel, object_id="#fire", tool_tip_text="Resolve every template with the seeded dice (or the what-if rolls) and animate it")
+        self.buttons["fire"] = UIButton(pygame.Rect(8, y, iw + 8, 32), "FIRE  (Enter)", self.ui, container=self.panel, object_id="#fire", tool_tip_text="Resolve every template with the seeded dice (and the what-if rolls) and animate it; Dice free off: with the file's fixed rolls")
         y += 40
         self.inspector_top = y
         self.inspector_h = 196
@@ -308,6 +315,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         UILabel(pygame.Rect(8, results_top, iw, 22), "Results", self.ui, container=self.panel, object_id="#heading")
         self.results_box = UITextBox("", pygame.Rect(8, results_top + 24, iw + 8, max(60, ph - results_top - 34)), self.ui, container=self.panel)
         self._results_key = None
+        self._results_text: str | None = None
         self._refresh_widgets()
 
     # ------------------------------------------------------------------ widgets that follow the state
@@ -336,8 +344,13 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         elif which == "demo":
             rect = self.demo_menu.relative_rect.copy()
             self.demo_menu.kill()
-            names = ["Demo tables…"] + [p.stem for p in demo_tables()]
-            self.demo_menu = UIDropDownMenu(names, names[0], rect, self.ui, container=self.toolbar)
+            self.demo_menu = self._demo_menu(rect)
+
+    def _demo_menu(self, rect: pygame.Rect) -> UIDropDownMenu:
+        """The toolbar's "Demo tables" drop-down, opening down over the table."""
+        names = ["Demo tables…"] + [p.stem for p in demo_tables()]
+        limit = max(60, self.size[1] - STATUS_H - rect.bottom - 8)
+        return UIDropDownMenu(names, names[0], rect, self.ui, container=self.overlay, expansion_height_limit=limit)
 
     def _refresh_results(self, force: bool = False) -> None:
         adj = self.adjudication()
@@ -345,8 +358,14 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         if not force and (key == self._results_key or self._now < self._results_due):
             return
         self._results_key = key
-        self._results_due = self._now + 0.25
-        self.results_box.set_text(results_html(adj, fired=self.firing is not None and self.firing.done, errors=self.live.errors))
+        # Setting the text box's HTML costs tens of ms: at most a few times a second, and only when it changed.
+        self._results_due = self._now + RESULTS_REFRESH_S
+        fired = self.firing is not None and self.firing.done and adj is self.firing.adjudication
+        dice_free = self.firing.dice_free if fired and self.firing is not None else self.state.view.odds_dice_free
+        text = results_html(adj, fired=fired, errors=self.live.errors, dice_free=dice_free)
+        if force or text != self._results_text:
+            self._results_text = text
+            self.results_box.set_text(text)
 
     def _title(self) -> None:
         if not self.set_caption:
@@ -383,11 +402,33 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.shutdown()
 
     def confirm_discard(self, action: Callable[[], Any], doing: str) -> None:
-        """Run ``action``; with unsaved changes, ask first."""
+        """Run ``action``; with unsaved changes, ask first: Save (then ``action``), Discard, Cancel."""
         if not self.state.dirty:
             action()
             return
-        self.confirm(f"The table has unsaved changes. Discard them and {doing}?", "Discard", action, title="Unsaved changes")
+        if self._unsaved:
+            return  # already asking
+        text = f"The table has unsaved changes. Save them before you {doing}?"
+        dialog = UnsavedChangesDialog(self._dialog_rect(460, 190), self.ui, text)
+        self._unsaved[dialog] = action
+
+    def answer_unsaved(self, dialog: UnsavedChangesDialog, choice: str) -> None:
+        """The unsaved-changes dialog's button: ``save``, ``discard`` or ``cancel``."""
+        action = self._unsaved.pop(dialog, None)
+        dialog.kill()
+        if action is None or choice == "cancel":
+            return
+        if choice == "discard":
+            action()
+        else:
+            self.save_then(action)
+
+    def save_then(self, action: Callable[[], Any]) -> None:
+        """Save, then run ``action``; a table without a file asks where first. If saving fails, stay."""
+        if self.state.path is None:
+            self.ask_save_as(then=action)
+        elif self.save():
+            action()
 
     def confirm(self, text: str, ok: str, action: Callable[[], Any], cancel: Callable[[], Any] | None = None, title: str = "Confirm") -> None:
         dialog = UIConfirmationDialog(self._dialog_rect(440, 200), html.escape(text), self.ui, window_title=title, action_short_name=ok)
@@ -416,8 +457,18 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.show_message(title, body)
 
     def show_message(self, title: str, html_text: str) -> None:
-        self._messages.append(UIMessageWindow(self._dialog_rect(620, 320), html_text, self.ui, window_title=title))
+        """A message window; its title is also flashed in the status bar until it is dismissed."""
+        window = UIMessageWindow(self._dialog_rect(620, 320), html_text, self.ui, window_title=title)
+        self._messages.append(window)
+        self._message_titles[window] = title
         self.flash(title, error=True)
+
+    def message_closed(self, window: Any) -> None:
+        """A message window was dismissed: the status bar stops saying it."""
+        title = self._message_titles.pop(window, None)
+        if title is not None and self.message == title:
+            self.message = ""
+            self._message_until = self._now
 
     # ------------------------------------------------------------------ update / draw
 
@@ -425,6 +476,8 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         """Advance time: widgets, the fire animation, the autosave."""
         self._now += dt
         self.ui.update(dt)
+        if self.hovered is not None and self._modal_open():
+            self.hovered = None  # a dialog covers the table: no tooltip; the next move on the table brings it back
         if self.firing is not None and not self.firing.done:
             self.firing.elapsed += dt
             if self.firing.done:
@@ -436,13 +489,19 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         if self.state.view.show_odds:
             self.odds_worker.request(self.odds_request(), self._now)
             self.odds_worker.poll(self._now)
-        if not self.dragging:
-            self._refresh_results()
+        self._refresh_results()  # during a drag too: the panel follows the live answer
+
+    def _in_app_words(self, adj: Adjudication) -> Adjudication:
+        """``adj`` with refusals in the app's words (``advice.for_the_app``), kept while ``adj`` is."""
+        cached = self._app_words
+        if cached is None or cached[0] is not adj:
+            cached = self._app_words = (adj, for_the_app(adj))
+        return cached[1]
 
     def _draw_options(self, selected: bool = True) -> Any:
         v = self.state.view
         sel = self.state.selection.id if selected and self.state.selection else None
-        hov = self.hovered.id if self.hovered else None
+        hov = self.hovered.id if self.hovered and not self._modal_open() else None
         return DrawOptions(
             show_grid=v.show_grid,
             show_names=v.show_names,
@@ -464,7 +523,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
-        draw_scene(surface, vp, shown, self._draw_options())
+        draw_scene(surface, vp, self._in_app_words(shown), self._draw_options())
         placed = placed_templates(live)
         sel = self.state.selection
         if sel is not None:

@@ -44,6 +44,8 @@ class Gesture:
     offset: Point = (0.0, 0.0)
     last: Point = (0.0, 0.0)
     anchor_id: str | None = None  # e.g. the model a ruler starts from
+    start_screen: tuple[int, int] | None = None  # the press, in pixels: a click that does not drag changes nothing
+    moved: bool = False  # the pointer went past the drag threshold
 
 
 class ToolHost(Protocol):

@@ -11,6 +11,10 @@ from ..hit import distance, item_at
 from ..state import MoveModel, MoveTemplate, MoveTerrain, RotateTemplate, Select
 from .base import Gesture, Pointer, Tool, ToolHost
 
+#: How far (px) the pointer must move with the button held before a press becomes a drag:
+#: a click on an item selects it and changes nothing (no re-aim, no undo step).
+DRAG_THRESHOLD_PX = 4.0
+
 
 class SelectTool(Tool):
     """Press on an item to select it and drag it; on empty table, drag to pan."""
@@ -28,7 +32,7 @@ class SelectTool(Tool):
         if sel is not None and sel.kind == "template" and sel.id in placed:
             hx, hy = host.viewport.to_screen(*overlays.handle_world(placed[sel.id], host.viewport))
             if math.hypot(pos[0] - hx, pos[1] - hy) <= overlays.HANDLE_RADIUS_PX + 4:
-                self.gesture = Gesture("rotate", at.world, sel, host.next_gesture(), last=at.world)
+                self.gesture = Gesture("rotate", at.world, sel, host.next_gesture(), last=at.world, start_screen=at.screen)
                 return
         ref = item_at(s, placed, x, y, host.slack_mm(), prefer=sel)
         if ref != sel:
@@ -52,11 +56,18 @@ class SelectTool(Tool):
                 self.gesture = Gesture("move_template", at.world, ref, g, (focus[0] - x, focus[1] - y), at.world)
         else:
             self.gesture = Gesture("move_terrain", at.world, ref, g, last=at.world)
+        if self.gesture is not None:
+            self.gesture.start_screen = at.screen
 
     def drag(self, host: ToolHost, at: Pointer) -> None:
         d = self.gesture
         if d is None or d.ref is None:
             return
+        if not d.moved:
+            start = d.start_screen or at.screen
+            if math.hypot(at.screen[0] - start[0], at.screen[1] - start[1]) < DRAG_THRESHOLD_PX:
+                return
+            d.moved = True
         drag_item(host, d, at)
 
 

@@ -1,0 +1,84 @@
+"""Widgets pygame_gui does not have as the app needs them.
+
+* ``OverlayContainer``: a see-through layer over the whole window for widgets
+  that open over others (the toolbar's "Demo tables" drop-down). A drop-down
+  clips its list to its container, so inside the 44 px toolbar it opened as a
+  3 px sliver; in this container it opens down over the table, drawn above the
+  toolbar and the side panel. The container itself takes no hover, so the
+  widgets under it keep working.
+* ``UnsavedChangesDialog``: Save / Discard / Cancel before a table is replaced or the app quits.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pygame
+from pygame_gui.core import UIContainer
+from pygame_gui.elements import UIButton, UITextBox, UIWindow
+
+#: Layers above the root the overlay starts at: above the toolbar's and the side panel's
+#: widgets (each about 5 layers thick); dialogs still open above it.
+OVERLAY_HEIGHT = 12
+
+
+#: Fonts the theme and the dialogs use beyond the ones pygame_gui loads for its default theme.
+THEME_FONTS: tuple[tuple[str, int, bool], ...] = (
+    ("noto_sans", 13, False),
+    ("noto_sans", 14, False),
+    ("noto_sans", 14, True),
+    ("noto_sans", 15, True),
+)
+
+
+def preload_fonts(manager: Any, fonts: tuple[tuple[str, int, bool], ...] = THEME_FONTS) -> int:
+    """Load ``(name, size, bold)`` fonts not loaded yet; returns how many were loaded.
+
+    pygame_gui warns both when a widget needs a font that was not preloaded and when a
+    font already loaded is preloaded again: ask only for the missing ones.
+    """
+    fonts_dict = manager.get_theme().get_font_dictionary()
+    missing = [
+        {"name": name, "point_size": size, "style": "bold" if bold else "regular", "antialiased": "1"}
+        for name, size, bold in fonts
+        if not fonts_dict.check_font_preloaded(fonts_dict.create_font_id(size, name, bold, False, True))
+    ]
+    if missing:
+        manager.preload_fonts(missing)
+    return len(missing)
+
+
+class OverlayContainer(UIContainer):
+    """A container over the whole window that never takes the hover itself (its widgets do)."""
+
+    def __init__(self, rect: pygame.Rect, manager: Any) -> None:
+        super().__init__(rect, manager, starting_height=OVERLAY_HEIGHT, container=None)
+
+    def check_hover(self, time_delta: float, hovered_higher_element: bool) -> bool:
+        """Never hovered: the elements under the overlay keep their hover (and tooltips)."""
+        self.hovered = False
+        return hovered_higher_element
+
+
+class UnsavedChangesDialog(UIWindow):
+    """"The table has unsaved changes": Save (then go on), Discard (go on), Cancel (stay)."""
+
+    def __init__(self, rect: pygame.Rect, manager: Any, text: str, *, title: str = "Unsaved changes") -> None:
+        super().__init__(rect, manager, window_display_title=title, object_id="#unsaved_dialog", resizable=False, always_on_top=True)
+        size = self.get_container().get_size()
+        w, h = int(size[0]), int(size[1])
+        bw, gap = 100, 8
+        UITextBox(html.escape(text), pygame.Rect(8, 8, w - 16, h - 62), manager, container=self)
+        y = h - 46
+        self.save_button = UIButton(pygame.Rect(w - 3 * bw - 2 * gap - 8, y, bw, 36), "Save", manager, container=self, tool_tip_text="Save the table, then go on")
+        self.discard_button = UIButton(pygame.Rect(w - 2 * bw - gap - 8, y, bw, 36), "Discard", manager, container=self, tool_tip_text="Go on without saving")
+        self.cancel_button = UIButton(pygame.Rect(w - bw - 8, y, bw, 36), "Cancel", manager, container=self, tool_tip_text="Keep the table open")
+        self.set_blocking(True)
+
+    def choice(self, element: Any) -> str | None:
+        """``"save"``, ``"discard"`` or ``"cancel"`` when ``element`` is one of the dialog's buttons."""
+        for name, button in (("save", self.save_button), ("discard", self.discard_button), ("cancel", self.cancel_button)):
+            if element is button:
+                return name
+        return None

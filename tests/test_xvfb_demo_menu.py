@@ -1,0 +1,135 @@
+"""A real window under Xvfb: open the toolbar's "Demo tables" drop-down with the mouse and pick a table.
+
+The drop-down used to open as a 3-pixel sliver clipped to the toolbar, so no item could be
+clicked. Here xdotool clicks the drop-down, waits until its list is drawn over the table,
+clicks an item, and waits for the window title to name the demo table.
+
+Skips when Xvfb, xdotool, ImageMagick's ``import`` or xprop is missing, unless ``CI`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pygame
+import pytest
+
+from tabletop.scenario_io import load
+
+from .conftest import SCENARIOS
+from .test_xvfb_app import _dist, _pixel, _run
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo", "xprop")
+DEMO = "robotech-volley"
+
+pytestmark = pytest.mark.xvfb
+
+
+def _require_tools() -> None:
+    missing = [t for t in TOOLS if shutil.which(t) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must have {', '.join(missing)} installed")
+        pytest.skip(f"needs {', '.join(missing)}")
+
+
+def _window_title(wid: str, env: dict[str, str]) -> str:
+    """The window's title as SDL sets it (``_NET_WM_NAME``, UTF-8)."""
+    out = _run(["xprop", "-id", wid, "_NET_WM_NAME"], env)
+    return out.split("=", 1)[1].strip().strip('"') if "=" in out else ""
+
+
+def _ascii_part(title: str) -> str:
+    """The longest ASCII run of ``title`` (xprop may escape the rest, by locale)."""
+    return max("".join(c if c.isascii() else "\0" for c in title).split("\0"), key=len).strip()
+
+
+def _wait(condition: object, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def _menu_geometry(size: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Where the drop-down and its ``DEMO`` item are in a window of ``size``, from the same app headless."""
+    from tabletop.app.pilot import Pilot
+
+    p = Pilot(SCENARIOS / "default.toml", size)
+    try:
+        menu = p.app.demo_menu
+        p.click(menu.rect.center)
+        p.step(2)
+        items = menu.current_state.options_selection_list.item_list  # type: ignore[attr-defined]
+        button = next(i["button_element"] for i in items if i["text"] == DEMO)
+        assert button is not None, "the item is not drawn: the list is clipped"
+        return menu.rect.center, button.rect.center
+    finally:
+        p.close()
+
+
+def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> None:
+    _require_tools()
+    display = f":{random.randint(260, 360)}"
+    env = dict(os.environ)
+    env.update(
+        DISPLAY=display,
+        SDL_VIDEODRIVER="x11",
+        SDL_AUDIODRIVER="dummy",
+        SDL_VIDEO_X11_WMCLASS="tabletop-xvfb-demo",
+        PYGAME_HIDE_SUPPORT_PROMPT="1",
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+    )
+    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    app = None
+    try:
+        _wait(lambda: subprocess.run(["xdpyinfo"], env=env, capture_output=True).returncode == 0, 10, "Xvfb")
+        app = subprocess.Popen(
+            [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(SCENARIOS / "default.toml")],
+            env=env,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        wid = _run(["xdotool", "search", "--sync", "--onlyvisible", "--class", "tabletop-xvfb-demo"], env, timeout=30).split()[0]
+        default_title = load(SCENARIOS / "default.toml").title
+        _wait(lambda: _ascii_part(default_title) in _window_title(wid, env), 30, "the default table's title")
+        geometry = dict(line.split("=") for line in _run(["xdotool", "getwindowgeometry", "--shell", wid], env).split())
+        menu, item = _menu_geometry((int(geometry["WIDTH"]), int(geometry["HEIGHT"])))
+
+        closed = tmp_path / "closed.png"
+        _run(["import", "-window", wid, str(closed)], env)
+        under_item = _pixel(closed, item)
+        _run(["xdotool", "mousemove", "--window", wid, str(menu[0]), str(menu[1]), "click", "1"], env)
+
+        def list_drawn() -> bool:
+            shot = tmp_path / "open.png"
+            _run(["import", "-window", wid, str(shot)], env)
+            return _dist(_pixel(shot, item), under_item) > 20
+
+        _wait(list_drawn, 20, "the drop-down's list over the table")
+        _run(["xdotool", "mousemove", "--window", wid, str(item[0]), str(item[1]), "click", "1"], env)
+        demo_title = load(SCENARIOS / f"{DEMO}.toml").title
+        _wait(lambda: _ascii_part(demo_title) in _window_title(wid, env), 20, f"the title of {DEMO}")
+        assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
+    finally:
+        if app is not None:
+            app.terminate()
+            try:
+                app.wait(5)
+            except subprocess.TimeoutExpired:
+                app.kill()
+        xvfb.terminate()
+        xvfb.wait(5)
+        pygame.display.quit()
