@@ -93,16 +93,18 @@ def build_parser(include_photo: bool = True) -> argparse.ArgumentParser:
     render.add_argument("-o", "--output", type=str, required=True, metavar="OUT.png")
     render.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     render.add_argument("--odds", action="store_true", help="also draw each model's chance to be affected")
-    render.add_argument("--free-rolls", action="store_true", help="with --odds: leave the file's fixed rolls free too")
+    render.add_argument("--keep-fixed-rolls", action="store_true", help="with --odds: keep the rolls the file fixes (default: every die free, as in the app)")
+    render.add_argument("--free-rolls", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
     render.add_argument(
         "--view", choices=("table", "action"), default="table",
         help="table: the whole table (default); action: zoom on the templates and the models they affect",
     )
-    odds = sub.add_parser("odds", help="chances to be affected and expected damage", description="Each model's chance to be affected and expected damage, with the dice left free.")
+    odds = sub.add_parser("odds", help="chances to be affected and expected damage", description="Each model's chance to be affected and expected damage, with every die left free (the file's fixed rolls too, as the app does; --keep-fixed-rolls keeps them).")
     _common(odds)
     odds.add_argument("--json", action="store_true")
     odds.add_argument("--samples", type=_samples, default=None, metavar="N", help="Monte Carlo samples where enumeration is too big")
-    odds.add_argument("--free-rolls", action="store_true", help="leave the rolls fixed in the file free too (what-if before the game)")
+    odds.add_argument("--keep-fixed-rolls", action="store_true", help="keep the rolls the file fixes (default: every die free, as in the app)")
+    odds.add_argument("--free-rolls", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
     if include_photo:
         from tabletop.photo.cli import add_parser as add_photo_parser  # OpenCV loads only when a photo is read
 
@@ -196,7 +198,7 @@ def run_render(args: argparse.Namespace) -> int:
         from tabletop import odds
 
         kwargs["odds"] = odds.compute_odds(
-            adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=not args.free_rolls
+            adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=args.keep_fixed_rolls
         )
     write_with(args.output, lambda tmp: draw.render_png(adj, tmp, size=args.size, region=args.view, **kwargs))
     print(f"wrote {args.output}")
@@ -213,7 +215,7 @@ def run_odds(args: argparse.Namespace) -> int:
         samples=args.samples,
         tolerance_mm=args.tolerance,
         settings=_parse_settings(args.set, scenario),
-        keep_fixed_rolls=not args.free_rolls,
+        keep_fixed_rolls=args.keep_fixed_rolls,
     )
     from tabletop.report import escape_text
 

@@ -121,6 +121,8 @@ class OddsResult:
     templates: tuple[OddsTemplate, ...]
     seed: int = 1
     tolerance_mm: float = DEFAULT_TOLERANCE_MM
+    #: True when the file's fixed rolls were set aside too (every die free).
+    dice_free: bool = False
 
     def template(self, template_id: str) -> OddsTemplate:
         return next(t for t in self.templates if t.id == template_id)
@@ -663,7 +665,7 @@ def compute_odds(
         )
         for k, t in enumerate(scenario.templates)
     )
-    return OddsResult(scenario, out, seed, tolerance_mm)
+    return OddsResult(scenario, out, seed, tolerance_mm, dice_free=not keep_fixed_rolls)
 
 
 # --------------------------------------------------------------------------- reports
@@ -704,7 +706,7 @@ def as_dict(result: OddsResult) -> dict[str, Any]:
             }
         )
     return {"format": 1, "title": result.scenario.title, "ruleset": result.scenario.ruleset, "units": units,
-            "seed": result.seed, "templates": templates}
+            "seed": result.seed, "dice_free": result.dice_free, "templates": templates}
 
 
 def dumps(result: OddsResult) -> str:
@@ -715,7 +717,14 @@ def dumps(result: OddsResult) -> str:
 def report_text(result: OddsResult) -> str:
     """A readable table: per template, each model's chance to be affected and expected damage."""
     s = result.scenario
-    lines = [f"{s.title or 'Scenario'} — odds under {s.ruleset}", ""]
+    lines = [f"{s.title or 'Scenario'} — odds under {s.ruleset}"]
+    if result.dice_free:
+        lines.append("dice free: the rolls the file fixes are set aside too (--keep-fixed-rolls keeps them)")
+    else:
+        lines.append("the rolls the file fixes are kept; only the others are free")
+    lines.append("")
+    names = {m.id: m.label + ("" if m.label == m.id else f" ({m.id})") for m in s.models}
+    names.update({t.id: t.label + ("" if t.label == t.id else f" ({t.id})") for t in s.terrain})
     for t in result.templates:
         if t.exact:
             how = f"exact, {t.outcomes} outcome{'s' if t.outcomes != 1 else ''}"
@@ -726,7 +735,7 @@ def report_text(result: OddsResult) -> str:
         if t.p_allowed < 1:
             why = "; ".join(t.reasons)
             lines.append(f"  allowed with chance {t.p_allowed:.1%}" + (f" ({why})" if why else ""))
-        width = max([5, *(len(i) for i in t.models)])
+        width = max([5, *(len(names.get(i, i)) for i in t.models)])
         lines.append(f"  {'model':<{width}}  {'affected':>8}  {'chance':<17}  {'E[damage]':>9}")
         for i, m in sorted(t.models.items(), key=lambda kv: (-kv[1].p_affected, kv[0])):
             if m.exact:
@@ -737,6 +746,6 @@ def report_text(result: OddsResult) -> str:
                 chance = f"[{m.ci95[0]:.1%}, {m.ci95[1]:.1%}]"
                 dmg = f"{m.expected_damage:9.3f}"
             flag = f"  (within the tolerance of an edge: {m.p_contested:.1%})" if m.p_contested >= 0.0005 else ""
-            lines.append(f"  {i:<{width}}  {m.p_affected:>8.1%}  {chance:<17}  {dmg}{flag}")
+            lines.append(f"  {names.get(i, i):<{width}}  {m.p_affected:>8.1%}  {chance:<17}  {dmg}{flag}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -102,13 +102,29 @@ def test_render_with_odds_and_free_rolls(tmp_path: Path, capsys: pytest.CaptureF
     assert out.stat().st_size > 10_000
 
 
-def test_odds_leaves_fixed_rolls_fixed_unless_asked(capsys: pytest.CaptureFixture[str]) -> None:
+def test_odds_frees_every_die_by_default_as_the_app_does(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(SCENARIOS / "robotech-scatter.toml")
-    assert cli.main(["odds", path, "--json"]) == 0
-    fixed = json.loads(capsys.readouterr().out)["templates"][0]["models"]["pod1"]
+    assert cli.main(["odds", path, "--json", "--keep-fixed-rolls"]) == 0
+    kept = json.loads(capsys.readouterr().out)
+    assert kept["dice_free"] is False
+    fixed = kept["templates"][0]["models"]["pod1"]
     assert fixed["p_affected"] in (0.0, 1.0) and fixed["exact"]
-    assert cli.main(["odds", path, "--json", "--free-rolls"]) == 0
-    free = json.loads(capsys.readouterr().out)["templates"][0]["models"]["pod1"]
+    assert cli.main(["odds", path, "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert default["dice_free"] is True
+    free = default["templates"][0]["models"]["pod1"]
     # Hit on D6 + GN 1 >= 5: 1/2; otherwise the scatter must leave it under the template:
     # 1/2 x 1/12 (a 2D6 of 2 moves 2", within the 2.5" radius plus its base) = 1/24. Total 13/24.
     assert free["fraction"] == "13/24"
+    assert cli.main(["odds", path, "--json", "--free-rolls"]) == 0  # the old flag: the default now, still accepted
+    assert json.loads(capsys.readouterr().out)["templates"][0]["models"]["pod1"]["fraction"] == "13/24"
+
+
+def test_odds_text_says_which_dice_are_free_and_names_models_as_check_does(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(SCENARIOS / "robotech-scatter.toml")
+    assert cli.main(["odds", path]) == 0
+    out = capsys.readouterr().out
+    assert "dice free: the rolls the file fixes are set aside too" in out
+    assert "Officer's Pod (officer)" in out
+    assert cli.main(["odds", path, "--keep-fixed-rolls"]) == 0
+    assert "the rolls the file fixes are kept" in capsys.readouterr().out
