@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import shapely
 
-from tabletop.contact import model_margin, round_margins
+from tabletop.contact import model_margin, round_margins, terrain_margin
 from tabletop.coverage import cover, table_geometry
 from tabletop.model import (
     At,
@@ -175,6 +175,53 @@ def test_cone_and_rect_templates() -> None:
     # Turned to 90°: 152.4 mm along y, 25.4 mm along x. A base 12.7 + 12.5 right of the focus touches.
     assert model_margin(rect, Model("m", 25.2, 0.0, Base.round(25))) == pytest.approx(0.0, abs=1e-9)
     assert model_margin(rect, Model("m", 0.0, 76.2 + 12.5 + 1.0, Base.round(25))) == pytest.approx(-1.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------- a template inside a big base
+
+BLAST_40 = TemplateShape.circle(40.0)  # R = 20 mm
+
+
+@pytest.mark.parametrize("shape", ["rect", "oval"])
+@pytest.mark.parametrize(
+    ("focus", "margin"),
+    [
+        ((0.0, 0.0), 20.0),  # wholly inside: the base reaches the blast's centre, 20 mm deep
+        ((30.0, -15.0), 20.0),  # still wholly inside, off centre
+        ((55.0, 0.0), 20.0),  # crossing the edge x = 60: the edge alone would say 20 - 5 = 15
+    ],
+)
+def test_a_template_inside_a_big_base_is_as_deep_as_its_deepest_point(shape: str, focus: tuple[float, float], margin: float) -> None:
+    """A 40 mm blast on a 120 x 80 mm base: no edge of the base is inside the blast, the blast is inside the base."""
+    placed = PlacedTemplate("t", BLAST_40, focus, 0.0)
+    base = Model("big", 0.0, 0.0, Base(shape, 120.0, 80.0), facing=0.0)  # 120 mm along x
+    assert model_margin(placed, base) == pytest.approx(margin, abs=1e-9)
+    cov = cover(placed, table_geometry(table([base])))
+    assert cov.models["big"].status == "affected" and cov.models["big"].margin_mm == pytest.approx(margin, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("shape", "depth"),
+    [
+        (TemplateShape("rect", length=30.0, width=10.0), 5.0),  # half the short side
+        (TemplateShape("rect", length=10.0, width=24.0), 5.0),  # turned: the short side is the length
+        (TemplateShape.teardrop(50.0, 10.0, 20.0), 10.0),  # the end circle's radius
+        (TemplateShape("cone", length=40.0, angle=60.0), 40.0 * 0.5 / 1.5),  # inscribed circle: L sin30 / (1 + sin30)
+        (TemplateShape("cone", length=30.0, angle=180.0), 15.0),  # a half disc: L / 2
+    ],
+)
+def test_every_template_kind_inside_a_big_base(shape: TemplateShape, depth: float) -> None:
+    placed = PlacedTemplate("t", shape, (-20.0, 0.0), 0.0)
+    for kind in ("rect", "oval"):
+        assert model_margin(placed, Model("big", 0.0, 0.0, Base(kind, 120.0, 80.0), facing=10.0)) == pytest.approx(depth, abs=1e-9), kind
+
+
+def test_a_building_around_a_template_is_affected_with_the_template_depth() -> None:
+    placed = PlacedTemplate("t", BLAST_40, (0.0, 0.0), 0.0)
+    hall = [[-60.0, -40.0], [60.0, -40.0], [60.0, 40.0], [-60.0, 40.0]]
+    assert terrain_margin(placed, np.array(hall)) == pytest.approx(20.0, abs=1e-9)
+    cov = cover(placed, table_geometry(table([], [Terrain("hall", rect=RectSpec(0.0, 0.0, 120.0, 80.0), blocks_los=False)])))
+    assert cov.terrain_affected == ("hall",)
 
 
 # ---------------------------------------------------------------- placement
