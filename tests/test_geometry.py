@@ -397,3 +397,12 @@ def test_round_margins_of_no_bases_is_empty() -> None:
     placed = PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0)
     out = round_margins(placed, np.zeros((0, 2)), np.zeros(0))
     assert out.shape == (0,)
+
+
+def test_a_blast_centred_just_inside_an_oval_edge_is_as_deep_as_its_radius() -> None:
+    """The centre 0.0003 mm inside the true oval, between two vertices of any inscribed polygon: the
+    base holds the blast's deepest point, so the margin is the full 20 mm, not 20 - 0.0003."""
+    a, b, t = 30.0, 17.5, math.pi / 256
+    focus = (a * math.cos(t) * (1 - 1e-5), b * math.sin(t) * (1 - 1e-5))
+    placed = PlacedTemplate("t", BLAST_40, focus, 0.0)
+    assert model_margin(placed, Model("oval", 0.0, 0.0, Base("oval", 2 * a, 2 * b), facing=0.0)) == pytest.approx(20.0, abs=1e-9)
