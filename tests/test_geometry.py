@@ -420,3 +420,12 @@ def test_a_blast_centred_just_outside_an_oval_edge_is_not_as_deep_as_its_radius(
     focus = np.array([a * math.cos(t), b * math.sin(t)]) + d * normal / np.hypot(*normal)
     placed = PlacedTemplate("t", BLAST_40, (float(focus[0]), float(focus[1])), 0.0)
     assert model_margin(placed, Model("oval", 0.0, 0.0, Base("oval", 2 * a, 2 * b), facing=0.0)) == pytest.approx(20.0 - d, abs=1e-7)
+
+
+@pytest.mark.parametrize("x", [1.0, 41.3, 99.2])
+def test_rect_base_edge_nearest_point_anywhere_along_it(x: float) -> None:
+    """The nearest point of a rect base's edge to a blast lies near its start, in its middle (between the
+    search grid's points) or near its end: the margin is exact wherever it falls."""
+    base = Model("r", 50.0, 20.0, Base("rect", 100.0, 40.0), facing=0.0)  # its edge y = 0 runs x = 0..100
+    placed = PlacedTemplate("t", TemplateShape.circle(20.0), (x, -15.0), 0.0)  # 15 mm below it, R = 10
+    assert model_margin(placed, base) == pytest.approx(-5.0, abs=1e-9)
