@@ -1,5 +1,7 @@
 """Mutation score per core module from a mutmut 3 run (``make mutate`` prints it).
 
+Usage: ``python -m tests.mutation_score [MUTANTS_DIR]`` (default ``mutants/``).
+
 Reads ``mutants/**/*.py.meta`` (mutmut's own record of each mutant's exit code) and the
 mutants listed as equivalent in docs/testing.md (lines ``- `name`: why``), and prints, per
 module: killed, survived, equivalent, no covering test, not yet checked, and the score
@@ -59,7 +61,7 @@ def score(c: Counter[str]) -> float | None:
 
 
 def main(argv: list[str]) -> int:
-    mutants_dir = ROOT / "mutants"
+    mutants_dir = Path(argv[0]) if argv else ROOT / "mutants"
     table = tally(mutants_dir, equivalent_mutants())
     cols = ("killed", "survived", "equivalent", "no tests", "other", "not checked")
     print(f"{'module':34} " + " ".join(f"{c:>11}" for c in cols) + "      score")
