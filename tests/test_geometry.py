@@ -429,3 +429,60 @@ def test_rect_base_edge_nearest_point_anywhere_along_it(x: float) -> None:
     base = Model("r", 50.0, 20.0, Base("rect", 100.0, 40.0), facing=0.0)  # its edge y = 0 runs x = 0..100
     placed = PlacedTemplate("t", TemplateShape.circle(20.0), (x, -15.0), 0.0)  # 15 mm below it, R = 10
     assert model_margin(placed, base) == pytest.approx(-5.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------- base edges and shape checks
+
+
+@pytest.mark.parametrize(
+    ("shape", "rel", "dist"),
+    [
+        ("rect", 0.0, 30.0),  # along the facing: half the length
+        ("rect", 90.0, 15.0),  # across it: half the width
+        ("rect", 180.0, 30.0),
+        ("rect", 10.0, 30.0 / math.cos(math.radians(10.0))),  # leaves through the short side
+        ("rect", 45.0, 15.0 * math.sqrt(2)),  # leaves through the long side
+        ("rect", -60.0, 15.0 / math.sin(math.radians(60.0))),
+        ("oval", 0.0, 30.0),
+        ("oval", 90.0, 15.0),
+        ("oval", 45.0, 1.0 / math.sqrt((math.cos(math.pi / 4) / 30.0) ** 2 + (math.sin(math.pi / 4) / 15.0) ** 2)),
+        ("round", 77.0, 30.0),
+    ],
+)
+def test_base_edge_point_along_a_direction(shape: str, rel: float, dist: float) -> None:
+    """From the base centre along ``facing + rel``: where the ray leaves a 60 x 30 mm base turned 30°."""
+    from tabletop.shapes import base_edge_point
+
+    base = Base(shape, 60.0, 60.0 if shape == "round" else 30.0)
+    m = Model("m", 100.0, -50.0, base, facing=30.0)
+    d = math.radians(30.0 + rel)
+    assert base_edge_point(m, 30.0 + rel) == pytest.approx((100.0 + dist * math.cos(d), -50.0 + dist * math.sin(d)), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("shape", "problems"),
+    [
+        (TemplateShape.circle(40.0), []),
+        (TemplateShape.circle(0.0), ["diameter must be positive"]),
+        (TemplateShape.circle(-3.0), ["diameter must be positive"]),
+        (TemplateShape.teardrop(200.0, 0.0, 60.0), []),
+        (TemplateShape.teardrop(0.0, 0.0, 60.0), ["length must be positive"]),
+        (TemplateShape.teardrop(200.0, -1.0, 60.0), ["tip_width must not be negative"]),
+        (TemplateShape.teardrop(200.0, 10.0, 0.0), ["end_width must be positive"]),
+        (TemplateShape.teardrop(60.0, 10.0, 60.0), ["length must exceed both widths (one end circle would swallow the other)"]),
+        (TemplateShape.teardrop(60.0, 61.0, 20.0), ["length must exceed both widths (one end circle would swallow the other)"]),
+        (TemplateShape.teardrop(61.0, 10.0, 60.0), []),
+        (TemplateShape("rect", length=10.0, width=5.0), []),
+        (TemplateShape("rect", length=0.0, width=5.0), ["length and width must be positive"]),
+        (TemplateShape("rect", length=10.0, width=0.0), ["length and width must be positive"]),
+        (TemplateShape("cone", length=100.0, angle=180.0), []),
+        (TemplateShape("cone", length=0.0, angle=90.0), ["length must be positive"]),
+        (TemplateShape("cone", length=100.0, angle=0.0), ["angle must be in (0, 180] degrees"]),
+        (TemplateShape("cone", length=100.0, angle=180.5), ["angle must be in (0, 180] degrees"]),
+        (TemplateShape("star"), ["unknown kind 'star'"]),
+    ],
+)
+def test_shape_problems_name_what_is_wrong(shape: TemplateShape, problems: list[str]) -> None:
+    from tabletop.shapes import shape_problems
+
+    assert shape_problems(shape) == problems

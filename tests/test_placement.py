@@ -23,7 +23,7 @@ def laid(placement: object, shape: TemplateShape | None = BLAST, override: Templ
 
 @pytest.mark.parametrize(
     ("to", "heading"),
-    [((20.0, 20.0), 0.0), ((10.0, 30.0), 90.0), ((0.0, 20.0), 180.0), ((10.0, 10.0), -90.0), ((20.0, 30.0), 45.0), ((0.0, 10.0), -135.0), ((10.0, 20.0), 0.0)],
+    [((20.0, 20.0), 0.0), ((10.0, 30.0), 90.0), ((0.0, 20.0), 180.0), ((10.0, 10.0), -90.0), ((20.0, 30.0), 45.0), ((0.0, 10.0), -135.0), ((10.0, 20.0), 0.0), ((10.0, 21.0), 90.0), ((11.0, 20.0), 0.0)],
 )
 def test_line_of_fire_from_the_attacker_centre(to: tuple[float, float], heading: float) -> None:
     assert line_of_fire(ATTACKER, to) == pytest.approx(heading, abs=1e-12)
