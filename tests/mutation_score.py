@@ -3,7 +3,7 @@
 Usage: ``python -m tests.mutation_score [MUTANTS_DIR]`` (default ``mutants/``).
 
 Reads ``mutants/**/*.py.meta`` (mutmut's own record of each mutant's exit code) and the
-mutants listed as equivalent in docs/testing.md (lines ``- `name`: why``), and prints, per
+mutants listed as equivalent in docs/testing.md (list items ``- `name`, `name`: why``), and prints, per
 module: killed, survived, equivalent, no covering test, not yet checked, and the score
 killed / (checked - equivalent). Timeouts count as killed (the test noticed: it hung).
 """
@@ -20,14 +20,20 @@ ROOT = Path(__file__).resolve().parent.parent
 KILLED = {1, 3, 36, -24, 24, 152, 255}  # a failing test, a pytest internal error, a timeout
 SURVIVED = {0}
 NO_TESTS = {5, 33}
-EQUIVALENT_LINE = re.compile(r"^\s*[-*]\s*`(tabletop\.[\w.]+__mutmut_\d+)`")
+EQUIVALENT_ITEM = re.compile(r"^\s*[-*]\s*`tabletop\.")
+MUTANT_NAME = re.compile(r"`(tabletop\.[\w.]+__mutmut_\d+)`")
 
 
 def equivalent_mutants(doc: Path = ROOT / "docs" / "testing.md") -> set[str]:
     """Mutant names docs/testing.md lists as equivalent (each with its reason)."""
     if not doc.exists():
         return set()
-    return {m.group(1) for line in doc.read_text().splitlines() if (m := EQUIVALENT_LINE.match(line))}
+    names: set[str] = set()
+    for line in doc.read_text().splitlines():
+        if EQUIVALENT_ITEM.match(line):  # a list item that starts with mutant names: all of them
+            head = line.split(": ", 1)[0]
+            names.update(MUTANT_NAME.findall(head))
+    return names
 
 
 def tally(mutants_dir: Path, equivalent: set[str]) -> dict[str, Counter[str]]:

@@ -37,3 +37,20 @@ def test_pytest_config_has_a_timeout_and_the_slow_marker() -> None:
     assert ini["timeout"] == 120
     assert any(m.startswith("slow:") for m in ini["markers"])
     assert any(dep.startswith("pytest-timeout") for dep in config["project"]["optional-dependencies"]["test"])
+
+
+def test_mutation_score_counts_each_way_and_leaves_out_listed_equivalents(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from .mutation_score import equivalent_mutants, score, tally
+
+    (tmp_path / "tabletop").mkdir()
+    codes = {"tabletop.contact.x_f__mutmut_1": 1, "tabletop.contact.x_f__mutmut_2": 0, "tabletop.contact.x_f__mutmut_3": 0,
+             "tabletop.contact.x_f__mutmut_4": 33, "tabletop.contact.x_f__mutmut_5": None, "tabletop.contact.x_f__mutmut_6": 36}
+    (tmp_path / "tabletop" / "contact.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    c = tally(tmp_path, {"tabletop.contact.x_f__mutmut_3"})["tabletop.contact"]
+    assert (c["killed"], c["survived"], c["equivalent"], c["no tests"], c["not checked"]) == (2, 1, 1, 1, 1)
+    assert score(c) == 2 / 4
+    doc = tmp_path / "testing.md"
+    doc.write_text("- `tabletop.a.x_g__mutmut_1`, `tabletop.a.x_g__mutmut_2`: same `tabletop.a.x_g__mutmut_9`\nsee `tabletop.a.x_h__mutmut_3`\n")
+    assert equivalent_mutants(doc) == {"tabletop.a.x_g__mutmut_1", "tabletop.a.x_g__mutmut_2"}
