@@ -42,3 +42,34 @@ def test_with_status_changes_only_the_named_models_and_copies() -> None:
     assert (u["b"].margin_mm, u["c"].contested) == (-2.0, True)  # margins and contest unchanged
     assert [t[k].status for k in t] == ["affected", "outside", "total_cover"]  # the original is untouched
     assert t.with_status([], "outside") == t
+
+
+def test_ids_with_a_status_in_table_order_for_any_mapping() -> None:
+    from tabletop.coverage import Coverage
+    from tabletop.model import PlacedTemplate, TemplateShape
+
+    placed = PlacedTemplate("t", TemplateShape.circle(50.0), (0.0, 0.0), 0.0)
+    plain = {"z": ModelCoverage("affected", 1.0, False), "y": ModelCoverage("outside", -1.0, False), "x": ModelCoverage("affected", 2.0, False)}
+    for models in (plain, table()):
+        cov = Coverage(placed, models)
+        want = ("z", "x") if models is plain else ("a",)
+        assert cov.ids_with("affected") == want
+        assert cov.affected == tuple(sorted(want))
+    assert Coverage(placed, plain).ids_with("outside") == ("y",)
+    assert Coverage(placed, plain).ids_with("total_cover") == ()
+
+
+def test_table_geometry_base_polygons_are_the_model_bases_made_once() -> None:
+    from tabletop.coverage import table_geometry
+    from tabletop.model import Base, Model, Scenario, Table
+    from tabletop.shapes import base_polygon
+
+    models = (Model("a", 10.0, 10.0, Base.round(25.0)), Model("b", 100.0, 50.0, Base("rect", 60.0, 30.0), facing=20.0))
+    geom = table_geometry(Scenario(Table(600, 600), models))
+    for i, m in enumerate(models):
+        for outer in (False, True):
+            poly = geom.base_polygon(i, 64, outer)
+            assert poly.equals_exact(base_polygon(m, 64, outer), 0.0)
+            assert geom.base_polygon(i, 64, outer) is poly  # cached
+    assert not geom.base_polygon(0, 64, False).equals(geom.base_polygon(0, 64, True))
+    assert not geom.base_polygon(0, 64, False).equals(geom.base_polygon(1, 64, False))
