@@ -155,3 +155,18 @@ def test_shadow_pieces_of_buildings_aligned_with_the_focus(name: str, reverse: b
     wrong = decided & (shapely.intersects(points, shadow) != hidden_by_definition(focus, ring, probes))
     assert not wrong.any(), f"{int(wrong.sum())} probes wrong, e.g. {probes[wrong][:3].tolist()}"
     assert_matches_definition(focus, ring)
+
+
+def test_a_wide_building_close_to_the_focus_shadows_right_out_to_far() -> None:
+    """An edge 5 mm from the focus spans ~174° of view: its piece's far arc, drawn as chords, must
+    still reach ``far`` everywhere, so every hidden point out to ``far`` is in the shadow."""
+    ring = np.array([[-100.0, 5.0], [100.0, 5.0], [100.0, 15.0], [20.0, 15.0], [20.0, 25.0], [-20.0, 25.0], [-20.0, 15.0], [-100.0, 15.0]])
+    focus = (0.0, 0.0)
+    assert not is_convex(ring)
+    angles = np.radians(np.arange(3.0, 177.0, 0.25))
+    radii = np.array([FAR * 0.9, FAR * 0.97, FAR * 0.995])
+    probes = np.array([[r * math.cos(a), r * math.sin(a)] for r in radii for a in angles])
+    truth = hidden_by_definition(focus, ring, probes)
+    assert truth.all()  # every probe is behind the building
+    shadow = shadow_polygon(focus, ring, FAR)
+    assert shapely.intersects(shapely.points(probes), shadow).all()
