@@ -7,7 +7,7 @@ set (CI installs them, so there a missing tool is a failure).
 from __future__ import annotations
 
 import os
-import random
+import select
 import shutil
 import subprocess
 import sys
@@ -72,6 +72,40 @@ def _nearer(colour: tuple[int, int, int], want: tuple[int, int, int], other: tup
     return _dist(colour, want) < _dist(colour, other)
 
 
+def _read_display(fd: int, xvfb: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
+    """The display number Xvfb writes to ``fd`` once it accepts connections (-displayfd)."""
+    end = time.monotonic() + timeout
+    data = b""
+    try:
+        while not data.endswith(b"\n"):
+            if xvfb.poll() is not None or time.monotonic() > end:
+                pytest.fail("Xvfb did not start")
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                chunk = os.read(fd, 16)
+                if not chunk:
+                    break
+                data += chunk
+    finally:
+        os.close(fd)
+    return int(data.strip())
+
+
+def _wait_for_window(app: subprocess.Popen[bytes], env: dict[str, str], timeout: float = 60.0) -> str:
+    """Id of the app's mapped window, polling xdotool until it appears; fails at once if the app exits."""
+    end = time.monotonic() + timeout
+    while True:
+        for how in (["--pid", str(app.pid)], ["--class", "tabletop-xvfb-test"]):
+            found = subprocess.run(["xdotool", "search", "--onlyvisible", *how], env=env, capture_output=True, text=True, timeout=20)
+            if found.returncode == 0 and found.stdout.split():
+                return found.stdout.split()[0]
+        if app.poll() is not None:
+            pytest.fail(f"the app exited ({app.returncode}) before showing a window: {app.stderr.read().decode() if app.stderr else ''}")
+        if time.monotonic() > end:
+            pytest.fail("the app's window never appeared")
+        time.sleep(0.2)
+
+
 def _wait_for_pixel(
     wid: str, env: dict[str, str], png: Path, probe: tuple[int, int], ok: Callable[[tuple[int, int, int]], bool], timeout: float = 20.0
 ) -> tuple[int, int, int]:
@@ -93,7 +127,19 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
 
     scenario = tmp_path / "drag.toml"
     scenario.write_text(SCENARIO)
-    display = f":{random.randint(150, 250)}"
+    # Xvfb picks a free display itself (-displayfd): other test runs on this machine may hold any fixed one.
+    read_fd, write_fd = os.pipe()
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,),
+    )
+    os.close(write_fd)
+    try:
+        display = f":{_read_display(read_fd, xvfb)}"
+    except BaseException:
+        xvfb.kill()
+        xvfb.wait(5)
+        raise
     env = dict(os.environ)
     env.update(
         DISPLAY=display,
@@ -105,7 +151,6 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
     )
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app = None
     try:
         for _ in range(100):
@@ -121,8 +166,8 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        # SDL 2.32 windows do not match `xdotool search --name`: find ours by pid (--sync waits until it is mapped).
-        wid = _run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(app.pid)], env, timeout=30).split()[0]
+        # SDL 2.32 windows do not match `xdotool search --name`: find ours by pid or WM class once mapped.
+        wid = _wait_for_window(app, env)
         geometry = _run(["xdotool", "getwindowgeometry", "--shell", wid], env)
         size = dict(line.split("=") for line in geometry.split())
         w, h = int(size["WIDTH"]), int(size["HEIGHT"])
