@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench render-all clean dist
+.PHONY: run test test-all mutate bench render-all clean dist
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -15,8 +15,21 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/tabletop
 
+# The everyday run: everything but the slow tests (soak, kill-mid-write, real window), under two minutes.
 test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
+
+# Everything, slow tests included (what CI runs).
+test-all: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# Mutation testing of the core (config: [tool.mutmut] in pyproject.toml; scores: docs/testing.md).
+# Niced: it keeps the machine's cores busy for a long while. MUTANTS="tabletop.contact*" narrows it.
+MUTANTS ?=
+mutate: $(STAMP)
+	$(BIN)/python -m pip install -q 'mutmut>=3.8,<4'
+	HYPOTHESIS_PROFILE=ci nice -n 19 $(BIN)/mutmut run $(foreach m,$(MUTANTS),'$(m)')
+	$(BIN)/python -m tests.mutation_score
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

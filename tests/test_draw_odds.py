@@ -9,7 +9,7 @@ import numpy as np
 import pygame
 import pytest
 
-from tabletop.draw_odds import disc_radius, draw_odds, heat_grid, model_label, percent
+from tabletop.draw_odds import disc_radius, draw_odds, heat_colour, heat_grid, model_label, percent
 from tabletop.odds import OddsResult, compute_odds
 from tabletop.scenario_io import load
 from tabletop.viewport import Viewport
@@ -56,6 +56,20 @@ def test_scatter_heat_map_and_landing_points_are_drawn(scatter_odds: OddsResult)
     west = (aim[0] - 8 * INCH, aim[1] + 1.5 * INCH)
     r, g, b = _px(surface, vp, west)
     assert (r, g, b) != BACKGROUND and r > BACKGROUND[0]
+    # Exactly the heat colour of its chance over the background, at alpha 185 * sqrt(p): within the
+    # blends of the 3 x 3 heat cells around it (the field is smooth-scaled to the screen).
+    field = heat_grid(scatter_odds)
+    assert field is not None
+    (x0, y0, x1, y1), grid = field
+    nx, ny = grid.shape
+    i, j = int((west[0] - x0) / (x1 - x0) * nx), int((west[1] - y0) / (y1 - y0) * ny)
+    blends = []
+    for p in grid[i - 1 : i + 2, j - 1 : j + 2].ravel():
+        a = min(185.0, 185.0 * math.sqrt(max(0.0, min(1.0, p)))) / 255.0
+        heat = heat_colour(float(p))
+        blends.append([bg + (h - bg) * a for bg, h in zip(BACKGROUND, heat)])
+    lo, hi = np.min(blends, axis=0), np.max(blends, axis=0)
+    assert all(lo[k] - 2 <= (r, g, b)[k] <= hi[k] + 2 for k in range(3)), ((r, g, b), lo, hi)
 
 
 def test_heat_grid_matches_the_odds_heat(scatter_odds: OddsResult) -> None:
@@ -120,5 +134,6 @@ def test_percent(p: float, text: str) -> None:
 
 def test_disc_area_grows_with_the_chance() -> None:
     assert disc_radius(0.5) ** 2 == pytest.approx(2 * disc_radius(0.25) ** 2)
-    assert disc_radius(1e-6) >= 2.5
+    assert disc_radius(1e-6) == 2.5  # DISC_MIN_PX: the least likely landing point still shows
+    assert (disc_radius(1.0), disc_radius(0.25)) == (30.0, 15.0)  # DISC_PX_AT_1 * sqrt(p)
     assert math.isfinite(disc_radius(0.0))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import shapely
 
-from tabletop.contact import model_margin, round_margins
+from tabletop.contact import model_margin, round_margins, terrain_margin
 from tabletop.coverage import cover, table_geometry
 from tabletop.model import (
     At,
@@ -177,6 +177,53 @@ def test_cone_and_rect_templates() -> None:
     assert model_margin(rect, Model("m", 0.0, 76.2 + 12.5 + 1.0, Base.round(25))) == pytest.approx(-1.0, abs=1e-9)
 
 
+# ---------------------------------------------------------------- a template inside a big base
+
+BLAST_40 = TemplateShape.circle(40.0)  # R = 20 mm
+
+
+@pytest.mark.parametrize("shape", ["rect", "oval"])
+@pytest.mark.parametrize(
+    ("focus", "margin"),
+    [
+        ((0.0, 0.0), 20.0),  # wholly inside: the base reaches the blast's centre, 20 mm deep
+        ((30.0, -15.0), 20.0),  # still wholly inside, off centre
+        ((55.0, 0.0), 20.0),  # crossing the edge x = 60: the edge alone would say 20 - 5 = 15
+    ],
+)
+def test_a_template_inside_a_big_base_is_as_deep_as_its_deepest_point(shape: str, focus: tuple[float, float], margin: float) -> None:
+    """A 40 mm blast on a 120 x 80 mm base: no edge of the base is inside the blast, the blast is inside the base."""
+    placed = PlacedTemplate("t", BLAST_40, focus, 0.0)
+    base = Model("big", 0.0, 0.0, Base(shape, 120.0, 80.0), facing=0.0)  # 120 mm along x
+    assert model_margin(placed, base) == pytest.approx(margin, abs=1e-9)
+    cov = cover(placed, table_geometry(table([base])))
+    assert cov.models["big"].status == "affected" and cov.models["big"].margin_mm == pytest.approx(margin, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("shape", "depth"),
+    [
+        (TemplateShape("rect", length=30.0, width=10.0), 5.0),  # half the short side
+        (TemplateShape("rect", length=10.0, width=24.0), 5.0),  # turned: the short side is the length
+        (TemplateShape.teardrop(50.0, 10.0, 20.0), 10.0),  # the end circle's radius
+        (TemplateShape("cone", length=40.0, angle=60.0), 40.0 * 0.5 / 1.5),  # inscribed circle: L sin30 / (1 + sin30)
+        (TemplateShape("cone", length=30.0, angle=180.0), 15.0),  # a half disc: L / 2
+    ],
+)
+def test_every_template_kind_inside_a_big_base(shape: TemplateShape, depth: float) -> None:
+    placed = PlacedTemplate("t", shape, (-20.0, 0.0), 0.0)
+    for kind in ("rect", "oval"):
+        assert model_margin(placed, Model("big", 0.0, 0.0, Base(kind, 120.0, 80.0), facing=10.0)) == pytest.approx(depth, abs=1e-9), kind
+
+
+def test_a_building_around_a_template_is_affected_with_the_template_depth() -> None:
+    placed = PlacedTemplate("t", BLAST_40, (0.0, 0.0), 0.0)
+    hall = [[-60.0, -40.0], [60.0, -40.0], [60.0, 40.0], [-60.0, 40.0]]
+    assert terrain_margin(placed, np.array(hall)) == pytest.approx(20.0, abs=1e-9)
+    cov = cover(placed, table_geometry(table([], [Terrain("hall", rect=RectSpec(0.0, 0.0, 120.0, 80.0), blocks_los=False)])))
+    assert cov.terrain_affected == ("hall",)
+
+
 # ---------------------------------------------------------------- placement
 
 
@@ -294,3 +341,148 @@ def test_base_tangent_to_a_building_corner() -> None:
     placed = PlacedTemplate("t", BIG, (0.0, 0.0), 0.0)
     corner_touch = Model("m", 20.0, 5.0 + 5.0, Base.round(10.0))  # touches the corner from above
     assert status_of(placed, [corner_touch], [WALL])["m"] == "affected"
+
+
+# ---------------------------------------------------------------- oval margins against a fine reference
+
+
+def _oval_reference_margin(placed: PlacedTemplate, m: Model) -> float:
+    """-min of the template's signed distance over the oval's edge: 2 million samples, then a
+    golden-section search in the best sample's neighbourhood (an independent, slow answer)."""
+    from tabletop.shapes import to_world
+
+    a, b = m.base.length / 2, m.base.width / 2
+
+    def f(t: np.ndarray) -> np.ndarray:
+        return template_sdf(placed, to_world(a * np.cos(t), b * np.sin(t), (m.x, m.y), m.facing))
+
+    n = 2_000_000
+    ts = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    k = int(np.argmin(f(ts)))
+    lo, hi = ts[k] - 2 * math.pi / n, ts[k] + 2 * math.pi / n
+    g = (math.sqrt(5) - 1) / 2
+    for _ in range(80):
+        c, d = hi - g * (hi - lo), lo + g * (hi - lo)
+        if f(np.array([c]))[0] < f(np.array([d]))[0]:
+            hi = d
+        else:
+            lo = c
+    return -float(f(np.array([(lo + hi) / 2]))[0])
+
+
+@pytest.mark.parametrize("facing", [0.0, 17.3, 101.9, 243.7])
+@pytest.mark.parametrize(
+    ("template", "centre"),
+    [
+        (PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0), (71.3, 22.9)),  # near tangent
+        (PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0), (90.0, -40.0)),  # apart
+        (PlacedTemplate("t", TEARDROP, (0.0, 0.0), 12.0), (160.0, 70.0)),  # beside the flank
+        (PlacedTemplate("t", TemplateShape("cone", length=100, angle=60), (0.0, 0.0), 0.0), (60.0, 55.0)),
+    ],
+)
+def test_oval_margin_outside_matches_a_fine_reference(template: PlacedTemplate, centre: tuple[float, float], facing: float) -> None:
+    """An oval near, across or clear of the template, at angles where its deepest point falls between
+    the 720 first samples: the refined margin agrees with a 2-million-sample reference to 1e-7 mm."""
+    from tabletop.shapes import deepest_point, to_local
+
+    m = Model("oval", *centre, Base("oval", 60.0, 35.0), facing=facing)
+    # The reference minimises over the edge: right while the template's deepest point is off the oval.
+    u, v = to_local([deepest_point(template)[0]], m.centre, facing)
+    assert (u[0] / 30.0) ** 2 + (v[0] / 17.5) ** 2 > 1.0
+    want = _oval_reference_margin(template, m)
+    assert model_margin(template, m) == pytest.approx(want, abs=1e-7)
+
+
+def test_round_margins_of_no_bases_is_empty() -> None:
+    placed = PlacedTemplate("t", SMALL_BLAST, (0.0, 0.0), 0.0)
+    out = round_margins(placed, np.zeros((0, 2)), np.zeros(0))
+    assert out.shape == (0,)
+
+
+def test_a_blast_centred_just_inside_an_oval_edge_is_as_deep_as_its_radius() -> None:
+    """The centre 0.0003 mm inside the true oval, between two vertices of any inscribed polygon: the
+    base holds the blast's deepest point, so the margin is the full 20 mm, not 20 - 0.0003."""
+    a, b, t = 30.0, 17.5, math.pi / 256
+    focus = (a * math.cos(t) * (1 - 1e-5), b * math.sin(t) * (1 - 1e-5))
+    placed = PlacedTemplate("t", BLAST_40, focus, 0.0)
+    assert model_margin(placed, Model("oval", 0.0, 0.0, Base("oval", 2 * a, 2 * b), facing=0.0)) == pytest.approx(20.0, abs=1e-9)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known: contact._ellipse_min_sdf tests the deepest point against a circumscribed 256-gon, not the "
+    "analytic oval, so a blast centred up to ~0.005 mm outside the oval is taken as inside (margin overstated "
+    "by that much; the status cannot change). Fix: test (u/a)^2 + (v/b)^2 <= 1 in the base's frame.",
+)
+def test_a_blast_centred_just_outside_an_oval_edge_is_not_as_deep_as_its_radius() -> None:
+    a, b, t, d = 30.0, 17.5, math.pi / 256, 0.001  # 1 µm out along the normal, at a vertex of the 256-gon
+    normal = np.array([b * math.cos(t), a * math.sin(t)])
+    focus = np.array([a * math.cos(t), b * math.sin(t)]) + d * normal / np.hypot(*normal)
+    placed = PlacedTemplate("t", BLAST_40, (float(focus[0]), float(focus[1])), 0.0)
+    assert model_margin(placed, Model("oval", 0.0, 0.0, Base("oval", 2 * a, 2 * b), facing=0.0)) == pytest.approx(20.0 - d, abs=1e-7)
+
+
+@pytest.mark.parametrize("x", [1.0, 41.3, 99.2])
+def test_rect_base_edge_nearest_point_anywhere_along_it(x: float) -> None:
+    """The nearest point of a rect base's edge to a blast lies near its start, in its middle (between the
+    search grid's points) or near its end: the margin is exact wherever it falls."""
+    base = Model("r", 50.0, 20.0, Base("rect", 100.0, 40.0), facing=0.0)  # its edge y = 0 runs x = 0..100
+    placed = PlacedTemplate("t", TemplateShape.circle(20.0), (x, -15.0), 0.0)  # 15 mm below it, R = 10
+    assert model_margin(placed, base) == pytest.approx(-5.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------- base edges and shape checks
+
+
+@pytest.mark.parametrize(
+    ("shape", "rel", "dist"),
+    [
+        ("rect", 0.0, 30.0),  # along the facing: half the length
+        ("rect", 90.0, 15.0),  # across it: half the width
+        ("rect", 180.0, 30.0),
+        ("rect", 10.0, 30.0 / math.cos(math.radians(10.0))),  # leaves through the short side
+        ("rect", 45.0, 15.0 * math.sqrt(2)),  # leaves through the long side
+        ("rect", -60.0, 15.0 / math.sin(math.radians(60.0))),
+        ("oval", 0.0, 30.0),
+        ("oval", 90.0, 15.0),
+        ("oval", 45.0, 1.0 / math.sqrt((math.cos(math.pi / 4) / 30.0) ** 2 + (math.sin(math.pi / 4) / 15.0) ** 2)),
+        ("round", 77.0, 30.0),
+    ],
+)
+def test_base_edge_point_along_a_direction(shape: str, rel: float, dist: float) -> None:
+    """From the base centre along ``facing + rel``: where the ray leaves a 60 x 30 mm base turned 30°."""
+    from tabletop.shapes import base_edge_point
+
+    base = Base(shape, 60.0, 60.0 if shape == "round" else 30.0)
+    m = Model("m", 100.0, -50.0, base, facing=30.0)
+    d = math.radians(30.0 + rel)
+    assert base_edge_point(m, 30.0 + rel) == pytest.approx((100.0 + dist * math.cos(d), -50.0 + dist * math.sin(d)), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("shape", "problems"),
+    [
+        (TemplateShape.circle(40.0), []),
+        (TemplateShape.circle(0.0), ["diameter must be positive"]),
+        (TemplateShape.circle(-3.0), ["diameter must be positive"]),
+        (TemplateShape.teardrop(200.0, 0.0, 60.0), []),
+        (TemplateShape.teardrop(0.0, 0.0, 60.0), ["length must be positive"]),
+        (TemplateShape.teardrop(200.0, -1.0, 60.0), ["tip_width must not be negative"]),
+        (TemplateShape.teardrop(200.0, 10.0, 0.0), ["end_width must be positive"]),
+        (TemplateShape.teardrop(60.0, 10.0, 60.0), ["length must exceed both widths (one end circle would swallow the other)"]),
+        (TemplateShape.teardrop(60.0, 61.0, 20.0), ["length must exceed both widths (one end circle would swallow the other)"]),
+        (TemplateShape.teardrop(61.0, 10.0, 60.0), []),
+        (TemplateShape("rect", length=10.0, width=5.0), []),
+        (TemplateShape("rect", length=0.0, width=5.0), ["length and width must be positive"]),
+        (TemplateShape("rect", length=10.0, width=0.0), ["length and width must be positive"]),
+        (TemplateShape("cone", length=100.0, angle=180.0), []),
+        (TemplateShape("cone", length=0.0, angle=90.0), ["length must be positive"]),
+        (TemplateShape("cone", length=100.0, angle=0.0), ["angle must be in (0, 180] degrees"]),
+        (TemplateShape("cone", length=100.0, angle=180.5), ["angle must be in (0, 180] degrees"]),
+        (TemplateShape("star"), ["unknown kind 'star'"]),
+    ],
+)
+def test_shape_problems_name_what_is_wrong(shape: TemplateShape, problems: list[str]) -> None:
+    from tabletop.shapes import shape_problems
+
+    assert shape_problems(shape) == problems

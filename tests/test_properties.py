@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tabletop.coverage import cover, table_geometry
@@ -111,27 +111,68 @@ def test_occlusion_never_adds_a_model(case: tuple[Scenario, PlacedTemplate]) -> 
     assert {k: c.margin_mm for k, c in with_terrain.models.items()} == {k: c.margin_mm for k, c in bare.models.items()}
 
 
-@SETTINGS
-@given(tables())
-def test_shaped_base_margin_brackets_dense_sampling(case: tuple[Scenario, PlacedTemplate]) -> None:
-    """Oval and rectangular margins: never below what 20,000 boundary samples show, and at most the sampling error above it."""
+def _sampled_margin(placed: PlacedTemplate, m: Model) -> tuple[float, float]:
+    """Margin of ``m``'s base from dense samples of its whole area (edge and interior), and how far
+    the true margin can lie above it: every point of the base is within that distance of a sample,
+    and the signed distance changes by at most 1 mm per mm."""
     import numpy as np
 
-    from tabletop.contact import model_margin
-    from tabletop.shapes import base_outline, template_sdf
+    from tabletop.shapes import base_outline, template_sdf, to_world
 
+    ring = base_outline(m.base, m.x, m.y, m.facing, segments=4096)
+    closed = np.vstack([ring, ring[:1]])
+    t = np.linspace(0.0, 1.0, 6, endpoint=False)
+    edge = (closed[:-1, None, :] + (closed[1:] - closed[:-1])[:, None, :] * t[None, :, None]).reshape(-1, 2)
+    edge_step = float(np.hypot(*np.diff(edge, axis=0).T).max())
+    a, b, h = m.base.length / 2, m.base.width / 2, 1.0
+    u, v = np.meshgrid(np.arange(-a, a + h, h), np.arange(-b, b + h, h))
+    u, v = u.ravel(), v.ravel()
+    keep = (np.abs(u) <= a) & (np.abs(v) <= b) if m.base.shape == "rect" else (u / a) ** 2 + (v / b) ** 2 <= 1.0
+    interior = to_world(u[keep], v[keep], (m.x, m.y), m.facing)
+    pts = np.vstack([edge, interior])
+    # A point of the base either has its whole grid cell inside (a sample within h/sqrt(2)), or a cell
+    # corner outside, so the edge within h*sqrt(2), and an edge sample within edge_step/2 of that.
+    # 1e-4: chords of the 4096-gon sit inside the oval.
+    slack = h * math.sqrt(2) + edge_step / 2 + 1e-4
+    return -float(template_sdf(placed, pts).min()), slack
+
+
+@SETTINGS
+@given(tables())
+def test_shaped_base_margin_matches_dense_sampling_of_its_area(case: tuple[Scenario, PlacedTemplate]) -> None:
+    """Oval and rectangular margins: never below what dense samples of the base's area show, and at
+    most the sampling error above it -- whether the template crosses the base's edge or lies inside it."""
     s, placed = case
+    from tabletop.contact import model_margin
+
     for m in s.models:
         if m.base.is_round:
             continue
-        ring = base_outline(m.base, m.x, m.y, m.facing, segments=4096)
-        closed = np.vstack([ring, ring[:1]])
-        t = np.linspace(0.0, 1.0, 6, endpoint=False)
-        pts = (closed[:-1, None, :] + (closed[1:] - closed[:-1])[:, None, :] * t[None, :, None]).reshape(-1, 2)
-        sampled = -float(template_sdf(placed, pts).min())
+        sampled, slack = _sampled_margin(placed, m)
         margin = model_margin(placed, m)
-        # The exact margin takes the whole area into account: at least the boundary samples' margin.
-        assert margin >= sampled - 1e-6
-        step = float(np.hypot(*np.diff(pts, axis=0).T).max())
-        interior = margin - sampled  # deepest point inside the base, or sampling between points
-        assert interior <= step + 1e-4 or margin > 0  # 1e-4: chords of the 4096-gon sit inside the oval
+        assert sampled - 1e-6 <= margin <= sampled + slack, (m, sampled, margin)
+
+
+@SETTINGS
+@given(st.sampled_from(["rect", "oval"]), st.integers(20, 120), st.integers(20, 80), COORD, COORD, st.integers(0, 359), st.integers(4, 30))
+def test_a_blast_inside_a_shaped_base_has_its_radius_as_margin(
+    shape: str, length: int, width: int, fx: float, fy: float, facing: int, radius: int
+) -> None:
+    """A blast whose centre lies on a base reaches at least its radius into it (the base holds the
+    blast's deepest point), exactly the radius when the blast lies wholly inside the base."""
+    from tabletop.contact import model_margin
+    from tabletop.shapes import to_local
+
+    m = Model("m", 0.0, 0.0, Base(shape, float(length), float(width)), facing=float(facing))
+    assume(not m.base.is_round)  # a round base's margin is its own closed form, r - sdf(centre)
+    # Keep the centre on the base: scale it into the base's own frame.
+    u, v = to_local([(fx, fy)], (0.0, 0.0), float(facing))
+    a, b = length / 2, width / 2
+    scale = max(abs(u[0]) / a, abs(v[0]) / b) if shape == "rect" else math.hypot(u[0] / a, v[0] / b)
+    k = 0.999 / scale if scale > 0.999 else 1.0
+    focus = (fx * k, fy * k)
+    placed = PlacedTemplate("t", TemplateShape.circle(2.0 * radius), focus, 0.0)
+    margin = model_margin(placed, m)
+    assert margin >= radius - 1e-9
+    sampled, slack = _sampled_margin(placed, m)
+    assert sampled - 1e-6 <= margin <= sampled + slack

@@ -409,7 +409,66 @@ def test_bad_weapon_is_a_problem_at_load() -> None:
     assert "volley" in str(err.value)
 
 
+def _free_rolls(seed: int) -> list[tuple[str, list[int]]]:
+    s = change(scenario("hit"), rolls={})
+    dice = report_json(adjudicate(s, seed=seed))["templates"][0]["resolution"]["dice"]
+    assert not any(d["fixed"] for d in dice)
+    return [(d["name"], d["faces"]) for d in dice]
+
+
 def test_unfixed_rolls_come_from_the_seed() -> None:
     s = change(scenario("hit"), rolls={})
     a, b = report_json(adjudicate(s, seed=7)), report_json(adjudicate(s, seed=7))
     assert a == b
+    # The exact rolls of a seed are pinned (random.Random(seed), faces in roll order): a seed that
+    # were ignored, or drawn from the clock, would not give these.
+    assert _free_rolls(7) == [("strike", [3]), ("scatter_direction", [2]), ("scatter_distance", [4, 6]), ("scatter_strike", [1])]
+    assert _free_rolls(5) == [("strike", [5]), ("dodge", [3]), ("dodge", [6])]
+    # Different seeds, different rolls and a different outcome: 7 misses and scatters, 5 hits.
+    t7 = report_json(adjudicate(s, seed=7))["templates"][0]
+    t5 = report_json(adjudicate(s, seed=5))["templates"][0]
+    assert (t7["resolution"]["hit"], t5["resolution"]["hit"]) == (False, True)
+    assert t7["focus"] == pytest.approx([35.0, 10 - 10 * math.sin(math.radians(60))], abs=1e-6)  # direction 2, 10"
+    assert t5["resolution"]["final_damage"] == {"bunker": 5, "cyclone": 5, "officer": 5, "pod1": 10, "pod2": 0}
+
+
+def test_fixed_rolls_are_used_and_the_rest_come_from_the_seed() -> None:
+    s = change(scenario("hit"), rolls={"strike": 4})
+    dice = report_json(adjudicate(s, seed=5))["templates"][0]["resolution"]["dice"]
+    assert [(d["name"], d["faces"], d["fixed"]) for d in dice][0] == ("strike", [4], True)
+    assert all(not d["fixed"] for d in dice[1:]) and [d["name"] for d in dice[1:]] == ["dodge", "dodge"]
+
+
+# ---------------------------------------------------------------- odd MD: half damage rounds down
+
+
+@pytest.mark.parametrize(("md", "half", "quarter"), [(5, 2, 1), (7, 3, 1), (9, 4, 2), (3, 1, 0)])
+def test_half_md_rounds_down_for_odd_md(md: int, half: int, quarter: int) -> None:
+    r = run(change(scenario("hit"), weapon={"md": md}))["resolution"]
+    # Target: full MD; DF <= 5 bystanders and the structure: MD // 2; the Officer (DF 6): nothing.
+    assert r["damage"] == {"bunker": half, "cyclone": half, "officer": 0, "pod1": md, "pod2": half}
+    # pod2 fails its Dodge and Rolls with Impact: half of the half, rounded down again.
+    assert r["reactions"]["pod2"]["roll_with_impact"] == {"before": half, "after": quarter}
+    assert r["final_damage"] == {"bunker": half, "cyclone": half, "officer": 0, "pod1": 0, "pod2": quarter}
+
+
+def test_roll_with_impact_on_an_odd_full_md_rounds_down() -> None:
+    # pod1 (target, MD 7) fails its Dodge (1 + PI 0 < 5) and Rolls with Impact: 7 // 2 = 3.
+    s = change(scenario("hit"), models={"pod1": {"stats": {"DF": 4, "PI": 0, "CP": 2}}},
+               weapon={"md": 7, "dodge": ["pod1"], "roll_with_impact": ["pod1"]}, rolls={"strike": 4, "dodge": 1})
+    r = run(s)["resolution"]
+    assert r["reactions"]["pod1"]["roll_with_impact"] == {"before": 7, "after": 3}
+    assert r["final_damage"]["pod1"] == 3
+
+
+def test_scatter_with_odd_md_halves_down() -> None:
+    # The scatter test's rolls with MD 7: half 3 to DF <= 5 under the scattered template.
+    r = run(change(scenario("scatter"), weapon={"md": 7}))["resolution"]
+    assert r["damage"] == {"officer": 0, "pod3": 3, "spartan": 3}
+
+
+def test_whole_volley_miss_with_odd_md() -> None:
+    rolls = {"strike": [1, 1, 2, 2], "scatter_direction": 1, "scatter_distance": 2, "scatter_strike": 5}
+    s = change(scenario("volley"), rolls=rolls, weapon={"dodge": [], "roll_with_impact": [], "md": 7})
+    assert run(s)["resolution"]["damage"] == {"pod1": 3, "pod2": 3}
+    assert run(s, whole_volley_miss_damage="full")["resolution"]["damage"] == {"pod1": 7, "pod2": 7}

@@ -131,3 +131,42 @@ def test_convexity_check() -> None:
     assert is_convex(square_with_collinear_vertex[::-1])
     assert not is_convex(l_shape)
     assert not is_convex(l_shape[::-1])
+
+
+# A building whose vertices sit straight above, below, left or right of the focus: the edge tests
+# then meet exact zeros in one coordinate (a vertex at dx = 0 or dy = 0 from the focus).
+AXIS_ALIGNED_RINGS = {
+    "square above": np.array([[0.0, 10.0], [10.0, 10.0], [10.0, 20.0], [0.0, 20.0]]),
+    "square right": np.array([[10.0, 0.0], [20.0, 0.0], [20.0, -10.0], [10.0, -10.0]]),
+    "L below-left": np.array([[0.0, -10.0], [0.0, -30.0], [-30.0, -30.0], [-30.0, -20.0], [-10.0, -20.0], [-10.0, -10.0]]),
+    "notch left": np.array([[-10.0, 5.0], [-10.0, -5.0], [-30.0, -5.0], [-30.0, -15.0], [-40.0, -15.0], [-40.0, 15.0], [-30.0, 15.0], [-30.0, 5.0]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AXIS_ALIGNED_RINGS))
+@pytest.mark.parametrize("reverse", [False, True])
+def test_shadow_pieces_of_buildings_aligned_with_the_focus(name: str, reverse: bool) -> None:
+    ring = AXIS_ALIGNED_RINGS[name][::-1].copy() if reverse else AXIS_ALIGNED_RINGS[name]
+    focus = (0.0, 0.0)
+    shadow = shapely.union_all(shadow_pieces(focus, ring, FAR))
+    probes = probe_points(focus)
+    points = shapely.points(probes)
+    decided = shapely.distance(points, shadow.boundary) > GRAZE_MM
+    wrong = decided & (shapely.intersects(points, shadow) != hidden_by_definition(focus, ring, probes))
+    assert not wrong.any(), f"{int(wrong.sum())} probes wrong, e.g. {probes[wrong][:3].tolist()}"
+    assert_matches_definition(focus, ring)
+
+
+def test_a_wide_building_close_to_the_focus_shadows_right_out_to_far() -> None:
+    """An edge 5 mm from the focus spans ~174° of view: its piece's far arc, drawn as chords, must
+    still reach ``far`` everywhere, so every hidden point out to ``far`` is in the shadow."""
+    ring = np.array([[-100.0, 5.0], [100.0, 5.0], [100.0, 15.0], [20.0, 15.0], [20.0, 25.0], [-20.0, 25.0], [-20.0, 15.0], [-100.0, 15.0]])
+    focus = (0.0, 0.0)
+    assert not is_convex(ring)
+    angles = np.radians(np.arange(3.0, 177.0, 0.25))
+    radii = np.array([FAR * 0.9, FAR * 0.97, FAR * 0.995])
+    probes = np.array([[r * math.cos(a), r * math.sin(a)] for r in radii for a in angles])
+    truth = hidden_by_definition(focus, ring, probes)
+    assert truth.all()  # every probe is behind the building
+    shadow = shadow_polygon(focus, ring, FAR)
+    assert shapely.intersects(shapely.points(probes), shadow).all()

@@ -7,6 +7,7 @@ import os
 import random
 
 import pygame
+import pytest
 
 from tabletop.app.pilot import Pilot
 from tabletop.sample_tables import big_table
@@ -52,6 +53,8 @@ def scripted_events(pilot: Pilot, rng: random.Random):  # type: ignore[no-untype
             yield pygame.KEYUP, {"key": pygame.K_y, "mod": pygame.KMOD_CTRL, "unicode": "", "scancode": 0}
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # ~40 s alone on a quiet machine; far longer on a shared, loaded one
 def test_soak_20000_events_without_error_or_memory_growth() -> None:
     pilot = Pilot(big_table(300, 60, 6), size=(1280, 800))
     rng = random.Random(11)

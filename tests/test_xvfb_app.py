@@ -7,11 +7,12 @@ set (CI installs them, so there a missing tool is a failure).
 from __future__ import annotations
 
 import os
-import random
+import select
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pygame
@@ -42,7 +43,7 @@ shape = "large_blast"
 at = [4, 9]
 """
 
-pytestmark = pytest.mark.xvfb
+pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def _require_tools() -> None:
@@ -67,6 +68,57 @@ def _dist(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
     return sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5
 
 
+def _nearer(colour: tuple[int, int, int], want: tuple[int, int, int], other: tuple[int, int, int]) -> bool:
+    return _dist(colour, want) < _dist(colour, other)
+
+
+def _read_display(fd: int, xvfb: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
+    """The display number Xvfb writes to ``fd`` once it accepts connections (-displayfd)."""
+    end = time.monotonic() + timeout
+    data = b""
+    try:
+        while not data.endswith(b"\n"):
+            if xvfb.poll() is not None or time.monotonic() > end:
+                pytest.fail("Xvfb did not start")
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if ready:
+                chunk = os.read(fd, 16)
+                if not chunk:
+                    break
+                data += chunk
+    finally:
+        os.close(fd)
+    return int(data.strip())
+
+
+def _wait_for_window(app: subprocess.Popen[bytes], env: dict[str, str], timeout: float = 60.0) -> str:
+    """Id of the app's mapped window, polling xdotool until it appears; fails at once if the app exits."""
+    end = time.monotonic() + timeout
+    while True:
+        for how in (["--pid", str(app.pid)], ["--class", "tabletop-xvfb-test"]):
+            found = subprocess.run(["xdotool", "search", "--onlyvisible", *how], env=env, capture_output=True, text=True, timeout=20)
+            if found.returncode == 0 and found.stdout.split():
+                return found.stdout.split()[0]
+        if app.poll() is not None:
+            pytest.fail(f"the app exited ({app.returncode}) before showing a window: {app.stderr.read().decode() if app.stderr else ''}")
+        if time.monotonic() > end:
+            pytest.fail("the app's window never appeared")
+        time.sleep(0.2)
+
+
+def _wait_for_pixel(
+    wid: str, env: dict[str, str], png: Path, probe: tuple[int, int], ok: Callable[[tuple[int, int, int]], bool], timeout: float = 20.0
+) -> tuple[int, int, int]:
+    """Screenshot the window until the probe pixel passes ``ok``; the last colour seen (the caller asserts)."""
+    end = time.monotonic() + timeout
+    while True:
+        _run(["import", "-window", wid, str(png)], env)
+        colour = _pixel(png, probe)
+        if ok(colour) or time.monotonic() > end:
+            return colour
+        time.sleep(0.1)
+
+
 def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
     _require_tools()
     from tabletop.app.window import PANEL_W, STATUS_H, TOOLBAR_H
@@ -75,7 +127,19 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
 
     scenario = tmp_path / "drag.toml"
     scenario.write_text(SCENARIO)
-    display = f":{random.randint(150, 250)}"
+    # Xvfb picks a free display itself (-displayfd): other test runs on this machine may hold any fixed one.
+    read_fd, write_fd = os.pipe()
+    xvfb = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,),
+    )
+    os.close(write_fd)
+    try:
+        display = f":{_read_display(read_fd, xvfb)}"
+    except BaseException:
+        xvfb.kill()
+        xvfb.wait(5)
+        raise
     env = dict(os.environ)
     env.update(
         DISPLAY=display,
@@ -87,7 +151,6 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
     )
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app = None
     try:
         for _ in range(100):
@@ -103,9 +166,8 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        # SDL 2.32 windows do not match `xdotool search --name`: find ours by pid.
-        wid = _run(["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(app.pid)], env, timeout=30).split()[0]
-        time.sleep(1.5)
+        # SDL 2.32 windows do not match `xdotool search --name`: find ours by pid or WM class once mapped.
+        wid = _wait_for_window(app, env)
         geometry = _run(["xdotool", "getwindowgeometry", "--shell", wid], env)
         size = dict(line.split("=") for line in geometry.split())
         w, h = int(size["WIDTH"]), int(size["HEIGHT"])
@@ -114,10 +176,12 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
         blast = tuple(round(v) for v in vp.to_screen(4 * 25.4, 9 * 25.4))
         base = tuple(round(v) for v in vp.to_screen(12 * 25.4, 9 * 25.4))
         probe = (base[0] - round(vp.length_to_screen(11)), base[1] - round(vp.length_to_screen(4)))  # on the base, clear of its name, facing tick and focus mark
+        outside, affected = status_colour("outside"), status_colour("affected")
 
+        # Wait for the first frame: the base drawn in its "outside" colour.
         before_png = tmp_path / "before.png"
-        _run(["import", "-window", wid, str(before_png)], env)
-        before = _pixel(before_png, probe)
+        before = _wait_for_pixel(wid, env, before_png, probe, lambda c: _dist(c, outside) < 40)
+        assert _dist(before, outside) < 40, f"the first frame never showed the base as outside: {before}"
 
         steps = ["xdotool", "mousemove", "--window", wid, str(blast[0]), str(blast[1]), "mousedown", "1", "sleep", "0.2"]
         for i in range(1, 9):
@@ -125,17 +189,15 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
             steps += ["mousemove", "--window", wid, str(x), str(blast[1]), "sleep", "0.05"]
         steps += ["sleep", "0.2", "mouseup", "1", "mousemove", "--window", wid, "5", str(h - 5)]
         _run(steps, env)
-        time.sleep(1.0)
+        # Wait for the outcome: the base redrawn as affected.
         after_png = tmp_path / "after.png"
-        _run(["import", "-window", wid, str(after_png)], env)
-        after = _pixel(after_png, probe)
+        after = _wait_for_pixel(wid, env, after_png, probe, lambda c: _nearer(c, affected, outside))
         if os.environ.get("TABLETOP_KEEP_SHOTS"):
             for png in (before_png, after_png):
                 shutil.copy(png, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / png.name)
 
-        outside, affected = status_colour("outside"), status_colour("affected")
-        assert _dist(before, outside) < _dist(before, affected), (before, after)
-        assert _dist(after, affected) < _dist(after, outside), (before, after)
+        assert _nearer(before, outside, affected), (before, after)
+        assert _nearer(after, affected, outside), (before, after)
         assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
     finally:
         if app is not None:
