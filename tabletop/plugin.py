@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING
 
 from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.contact import model_margin, polygon_min_sdf
-from tabletop.coverage import CONTACT_EPS_MM, Coverage, ModelCoverage
+from tabletop.coverage import CONTACT_EPS_MM, DEFAULT_TOLERANCE_MM, Coverage, ModelCoverage
 from tabletop.dice import RollSpec
 from tabletop.model import At, Direct, Explosion, Impact, Model, PlacedTemplate, Scenario, Status, Template, TemplateShape, Terrain
 from tabletop.placement import FOCUS_AT_TIP, line_of_fire
 from tabletop.resolution import Context, PanelLine, Resolution, Ruleset, Step, with_statuses
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
+from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
+from tabletop.sight import line_of_fire as sight_between
 from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 
 if TYPE_CHECKING:
@@ -81,6 +83,9 @@ __all__ = [
     # geometry
     "base_polygon", "template_polygon", "local_outline", "to_local", "to_world", "line_of_fire", "FOCUS_AT_TIP",
     "model_margin", "polygon_min_sdf", "MM_PER_UNIT", "LengthError", "parse_length", "to_units",
+    # sight (tabletop.sight; its line_of_fire is re-exported as sight_between: placement's line_of_fire is a heading)
+    "Sight", "SightLine", "SpanFn", "sight_between", "base_line_of_sight", "point_line_of_sight",
+    "structure_line_of_sight", "in_range", "DEFAULT_TOLERANCE_MM",
     # marks
     "Marks", "Stroke", "Arrow", "link", "Rose", "Cell", "Badge", "Tint", "Hatch", "Tag", "LegendEntry", "LEGEND_KINDS",
     "Colour", "Point", "FloatArray", "heat_colour", "mm", "num_text", "ring_top", "polygons_of", "terrain_point",

@@ -528,11 +528,37 @@ def line_of_fire(
     ``tolerance_mm``: the answer is ``contested`` when blockers grown (if seen) or shrunk (if
     not) by this much give the other answer; 0 skips that second check.
     """
+    key = _query_key(viewer, target, terrain, models, span, samples, tolerance_mm)
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
     a, b = _model_body(viewer, span), _model_body(target, span)
     blockers = _near(_gather_blockers(terrain, models, span, (viewer.id, target.id)), a, b, tolerance_mm)
     touching = _gap(viewer, target) <= CONTACT_EPS_MM
     sight = _sight(a, b, blockers, samples, touching)
-    return _contest(sight, tolerance_mm, lambda bl: _sight(a, b, bl, samples, touching).seen, blockers)
+    sight = _contest(sight, tolerance_mm, lambda bl: _sight(a, b, bl, samples, touching).seen, blockers)
+    if len(_CACHE) >= _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    _CACHE[key] = sight
+    return sight
+
+
+#: Answers of recent queries by value (the odds re-resolve one table thousands of times).
+_CACHE: dict[tuple[object, ...], Sight] = {}
+_CACHE_SIZE = 512
+
+
+def _model_key(model: Model, span: SpanFn) -> tuple[object, ...]:
+    return (model.id, model.label, model.x, model.y, model.base, model.facing, span(model))
+
+
+def _query_key(
+    viewer: Model, target: Model, terrain: Sequence[Terrain], models: Sequence[Model], span: SpanFn, samples: int, tolerance_mm: float
+) -> tuple[object, ...]:
+    """Everything a query's answer depends on, as plain values."""
+    pieces = tuple((t.id, t.label, t.polygon, t.height, t.blocks_los) for t in terrain)
+    others = tuple(_model_key(m, span) for m in models)
+    return (_model_key(viewer, span), _model_key(target, span), pieces, others, samples, tolerance_mm)
 
 
 def _contest(sight: Sight, tolerance_mm: float, seen_with: Callable[[list[Blocker]], bool], blockers: list[Blocker]) -> Sight:

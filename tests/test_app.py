@@ -592,6 +592,7 @@ PANEL_TEXT = {
     "robotech-volley": ["Inescapable", "24 → 12 MD"],
     "wwpd-battery-t": ["unit squad_a: 3 hits", "no Leadership test"],
     "wwpd-friendly-fire": ["Leadership test for mortars"],
+    "wwpd-behind-building": ["NOT ALLOWED", "not in line of sight"],
     "increments-circle": ["m1: 8 damage (ring 0)"],
     "increments-cone": ["c1: 2 damage (ring 1)"],
     "increments-contained": ["contained by cabin"],

@@ -407,8 +407,10 @@ def test_elevation_profile_cylinder_reaches_the_roof(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- results lines per ruleset
 
 RESULT_LINES = {
-    "infinity-hellcat": ["shot 1 of burst 2 · impact on Fusilier 1", "Fusilier 1: dodge PH (10) — clear line of fire to the attacker; may shoot back",
-                         "Fusilier 3: dodge PH-3 (7) — Fusilier 1 (fus1), Fusilier 2 (fus2) are in between; cannot shoot back"],
+    "infinity-hellcat": ["shot 1 of burst 2 · impact on Fusilier 1",
+                         "Fusilier 1: dodge PH (10) — clear line of fire to the attacker (full: nothing in between); may shoot back",
+                         "Fusilier 3: dodge PH-3 (7) — no line of fire to the attacker: blocked by Fusilier 1 (fus1), Fusilier 2 (fus2) "
+                         "[contested: blockers 1 mm smaller would show it; a judge's call]; cannot shoot back"],
     "infinity-hellcat-split": ["NULLIFIED: shot nullified: Alguacil (alguacil) is a friendly trooper in the area of effect",
                                "Fusilier 2: the shot is null: any ARO against the attacker is a Normal Roll (can shoot back)"],
     "robotech-hit": ["Strike 5 (GN 1): hit", "Battlepod (DF 3): 5 → 2 MD — dodge 2+1=3 vs 5: failed; rolls with impact 5→2",
@@ -419,6 +421,7 @@ RESULT_LINES = {
                         "Command Points spent: Battlepod (target) 1"],
     "wwpd-battery-t": ["battery of 2 templates", "unit squad_a: 3 hits (only on a2, t)", "no Leadership test (no friendly model covered)"],
     "wwpd-friendly-fire": ["unit assault: 1 hit (only on r1)", "Leadership test for mortars: friendly r1 covered"],
+    "wwpd-behind-building": ["NOT ALLOWED: wwpd: t is not in line of sight of gun: blocked by Ruined building (b1)"],
     "increments-circle": ["m1: 8 damage (ring 0)", "m6: 4 damage (ring 1)", "m5: 1 damage (ring 3)", "untouched: m4"],
     "increments-cone": ["c1: 2 damage (ring 1)", "c2: 1 damage (ring 2)"],
     "increments-contained": ["inside: 16 damage (ring 1)", "outside: 0 — blocked by cabin", "contained by cabin (holds): +12 damage inside"],

@@ -112,7 +112,9 @@ def test_critical_below_twice_the_tracks_does_not_explode() -> None:
     # 5 < 2 x 3 = 6.
     assert r["explodes"] is False and r["rav"] is None and r["aoe"] is None
     steps = adjudicate(change(scenario("dictator"), weapon={"critical_damage": 5})).results[0].resolution.steps
-    assert any("5 critical damage is less than twice 3 damage tracks (6)" in s.text for s in steps)
+    assert any("critical damage 5 is less than twice 3 damage tracks (6)" in s.text for s in steps)
+    # 5 is the seed's "5 points of extra damage": the reason says how to give it as the seed words it.
+    assert any("write extra_damage = 5 instead" in s.text for s in steps)
     assert t["affected"] == [] and r["caught"] == []
     assert {m["status"] for k, m in t["models"].items() if k != "dictator"} == {"outside"}
     assert r["catastrophic_failure"] is True  # still a natural 10 on the second roll
@@ -240,3 +242,62 @@ id = "wall"
 points = [[25, 20], [25.2, 20], [25.2, 28], [25, 28]]
 """
     assert run(loads(text))["affected"] == ["butcher", "hunter", "squad"]
+
+
+# ---------------------------------------------------------------- issue 15: extra damage as the seed words it; chains off by default
+
+
+def test_extra_damage_as_the_seed_words_it() -> None:
+    # "a whopping 5 points of extra damage ... the attack inflicts 6 points of total damage ... (6 points of
+    # damage versus 3 Damage Tracks). Patrick's Dictator explodes, causing a RAV 3, AOE/3 attack."
+    r = run(change(scenario("dictator"), weapon={"extra_damage": 5}))["resolution"]
+    assert (r["explodes"], r["rav"], r["aoe"]) == (True, 3, 3)
+    assert (r["critical_damage"], r["extra_damage"], r["hit_damage"], r["threshold"]) == (6, 5, 1, 6)
+
+
+def test_extra_damage_with_a_hit_of_no_damage_falls_short() -> None:
+    r = run(change(scenario("dictator"), weapon={"extra_damage": 5, "hit_damage": 0}))["resolution"]
+    assert r["explodes"] is False and r["critical_damage"] == 5
+
+
+def test_no_hint_when_one_more_point_would_not_reach() -> None:
+    steps = adjudicate(change(scenario("dictator"), weapon={"critical_damage": 3})).results[0].resolution.steps
+    assert not any("extra_damage" in s.text for s in steps)
+
+
+@pytest.mark.parametrize(
+    ("weapon", "field", "words"),
+    [
+        ("{ critical_damage = 6, extra_damage = 5 }", "template[0].weapon", "not both"),
+        ("{ critical_damage = 5.5 }", "template[0].weapon.critical_damage", "whole number of damage points"),
+        ("{ extra_damage = -1 }", "template[0].weapon.extra_damage", "whole number of damage points"),
+        ("{ critical_damage = 6, hit_damage = 1 }", "template[0].weapon.hit_damage", "only counts with extra_damage"),
+        ("{ critical_damage = 6, caught = { hunter = { extra_damage = 2.5 } } }", "template[0].weapon.caught.hunter.extra_damage", "whole number"),
+    ],
+)
+def test_damage_that_cannot_be_meant_is_refused_with_the_fields_explained(weapon: str, field: str, words: str) -> None:
+    text = (SCENARIOS / "catastrophic-dictator.toml").read_text().replace("weapon = { critical_damage = 6 }", f"weapon = {weapon}")
+    with pytest.raises(ScenarioError) as err:
+        loads(text)
+    message = str(err.value)
+    assert field in message and words in message
+    assert "total damage" in message and "'5 points of extra damage'" in message
+
+
+def test_caught_models_may_give_extra_damage_too() -> None:
+    weapon = {"critical_damage": 4, "caught": {"scout": {"extra_damage": 3}}}
+    r = run(change(scenario("chain"), weapon=weapon))["resolution"]
+    assert r["exploded"] == ["carrier", "scout"]  # 1 + 3 = 4 >= 2 x 2
+
+
+def test_chain_reactions_are_off_by_default() -> None:
+    # The chain scenario turns them on in its [settings]; without that table only the Carrier explodes,
+    # and a step says who would have exploded in turn.
+    text = (SCENARIOS / "catastrophic-chain.toml").read_text().replace("chain_reactions = true", "")
+    adj = adjudicate(loads(text))
+    r = report_json(adj)["templates"][0]["resolution"]
+    assert r["exploded"] == ["carrier"] and r["chain_reactions"] is False
+    assert r["caught"] == ["scout", "troopers"]
+    steps = [s.text for s in adj.results[0].resolution.steps]
+    assert any("Chain reactions are off" in t and "scout would explode in turn" in t for t in steps)
+    assert rulesets.get("catastrophic").settings["chain_reactions"][0] is False

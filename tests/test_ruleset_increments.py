@@ -232,6 +232,30 @@ def test_roll_under_save_rule() -> None:
     assert t["resolution"]["damage"]["behind"] == 2
 
 
+@pytest.mark.parametrize(
+    ("rule", "roll", "dc", "holds"),
+    [
+        # The wall (save 0) stands where the blast does 4 damage.
+        # Default: d20 + save >= the damage: 4 >= 4 holds (a tie holds: the blast passes only on a failure).
+        ("d20_plus_save_vs_damage", 4, 4, True),
+        ("d20_plus_save_vs_damage", 3, 4, False),
+        # Spycraft 2.0's Damage save: DC 10 + 4 // 2 = 12.
+        ("dc_10_plus_half_damage", 12, 12, True),
+        ("dc_10_plus_half_damage", 11, 12, False),
+    ],
+)
+def test_cover_save_pass_rule(rule: str, roll: int, dc: int, holds: bool) -> None:
+    t = run("increments-wall.toml", {"cover_save_rule": rule}, replace=(("cover_save = 10", f"cover_save = {roll}"),))
+    assert t["resolution"]["cover"]["wall"] == {"save": 0.0, "roll": roll, "dc": dc, "holds": holds}
+    assert t["resolution"]["damage"]["behind"] == (0 if holds else 2)
+
+
+def test_cover_save_rule_default_is_the_seeds_reading() -> None:
+    default, why = rulesets.get("increments").settings["cover_save_rule"]
+    assert default == "d20_plus_save_vs_damage"
+    assert "only proceeds through cover when the cover fails its Damage save" in why
+
+
 def test_cover_without_a_save_always_holds_and_rolls_nothing() -> None:
     t = run("increments-wall.toml", replace=(("stats = { save = 0 }", ""), ("rolls = { cover_save = 10 }", "")))
     res = t["resolution"]

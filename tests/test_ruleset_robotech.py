@@ -472,3 +472,78 @@ def test_whole_volley_miss_with_odd_md() -> None:
     s = change(scenario("volley"), rolls=rolls, weapon={"dodge": [], "roll_with_impact": [], "md": 7})
     assert run(s)["resolution"]["damage"] == {"pod1": 3, "pod2": 3}
     assert run(s, whole_volley_miss_damage="full")["resolution"]["damage"] == {"pod1": 7, "pod2": 7}
+
+
+# ---------------------------------------------------------------- issue 15: sight, range measure, Inescapable
+
+
+def test_a_wall_hiding_only_the_centre_line_does_not_block_line_of_sight() -> None:
+    # A 0.2" wall on the centre line between the Destroid (10, 10) and pod1 (30, 10), both 1.5" bases:
+    # the centre segment crosses it, but lines from the rest of the base pass beside it.
+    post = Terrain("post", points=((20 * IN, 9.9 * IN), (21 * IN, 9.9 * IN), (21 * IN, 10.1 * IN), (20 * IN, 10.1 * IN)), kind="wall")
+    t = run(change(scenario("hit"), terrain=(*scenario("hit").terrain, post)))
+    assert t["allowed"] is True
+
+
+def test_line_of_sight_refusal_names_the_blocker() -> None:
+    wall = Terrain("wall", points=((20 * IN, 5 * IN), (21 * IN, 5 * IN), (21 * IN, 15 * IN), (20 * IN, 15 * IN)), kind="wall", name="Long wall")
+    t = run(change(scenario("hit"), terrain=(*scenario("hit").terrain, wall)))
+    assert t["allowed"] is False
+    assert t["reason"] == "pod1 is not in the attacker's line of sight: blocked by Long wall (wall)"
+
+
+def test_a_structure_target_needs_line_of_sight_to_some_part_of_it() -> None:
+    aim = {"placement": Impact("destroid", point=(30 * IN, 13 * IN)), "weapon": {"target_structure": "bunker", "dodge": []}, "rolls": {"strike": 4}}
+    # A wall (x 20-21", y 11-12.5") hides the bunker's lower part only: the rest is in view.
+    low = Terrain("low", points=((20 * IN, 11 * IN), (21 * IN, 11 * IN), (21 * IN, 12.5 * IN), (20 * IN, 12.5 * IN)), kind="wall")
+    assert run(change(scenario("hit"), terrain=(*scenario("hit").terrain, low), **aim))["allowed"] is True
+    # A wall from y 5" to 20" hides all of it.
+    high = Terrain("high", points=((20 * IN, 5 * IN), (21 * IN, 5 * IN), (21 * IN, 20 * IN), (20 * IN, 20 * IN)), kind="wall")
+    t = run(change(scenario("hit"), terrain=(*scenario("hit").terrain, high), **aim))
+    assert t["allowed"] is False and "bunker is not in the attacker's line of sight: blocked by high" in t["reason"]
+
+
+@pytest.mark.parametrize(
+    ("measure", "weapon_range", "allowed"),
+    [
+        # Centres 20" apart, 1.5" bases: 18.5" edge to edge.
+        ("centre", 20, True),
+        ("centre", 19.9, False),
+        ("edge", 18.5, True),
+        ("edge", 18.4, False),
+    ],
+)
+def test_range_measure_setting(measure: str, weapon_range: float, allowed: bool) -> None:
+    t = run(change(scenario("hit"), weapon={"range": weapon_range}), range_measure=measure)
+    assert t["allowed"] is allowed
+    if not allowed:
+        how = "edge to edge" if measure == "edge" else "centre to centre"
+        assert f"beyond the weapon's range of {weapon_range}\" (measured {how})" in t["reason"]
+
+
+def test_scatter_cap_follows_the_range_measure() -> None:
+    # Attacker 4" from the target centre to centre, 2.5" edge to edge (1.5" bases): 2D6 = 12 is capped
+    # at 2.5"; direction 4 points back at the firer: the centre lands at (30 - 2.5, 10).
+    s = change(
+        scenario("scatter"),
+        models={"destroid": {"x": 26 * IN}},
+        rolls={"strike": 1, "scatter_direction": 4, "scatter_distance": 12, "scatter_strike": 3},
+    )
+    r = run(s, range_measure="edge")["resolution"]
+    assert r["scatter_capped"] is True and r["scatter_distance"] == pytest.approx(2.5)
+    assert r["impact_point"] == pytest.approx([27.5, 10.0], abs=1e-6)
+
+
+def test_inescapable_counts_setting() -> None:
+    # pod1 at DF 6; Strikes 3, 4, 5, 4 + GN 2 = 5, 6, 7, 6: all four hit the aim point (DF 5) and their
+    # templates cover pod1, but the first (5) does not reach pod1's DF 6.
+    s = change(scenario("volley"), models={"pod1": {"stats": {"DF": 6, "PI": 1}}}, rolls={"strike": [3, 4, 5, 4], "dodge": [6]})
+    radius = run(s)["resolution"]
+    # Summary of Changes 6 (the default): 'in the Blast radius of 4 missiles' -> Inescapable.
+    assert radius["reactions"]["pod1"]["dodge"] == {"inescapable": True, "missiles": 4}
+    hits = run(s, inescapable_counts="hits")["resolution"]
+    # The rule text: 'If 4 missiles from the same volley hit any given mecha' -> only 3 hit pod1: it may dodge
+    # (6 + PI 1 = 7 >= the highest Strike 7: dodged). pod2 (DF 3) is hit by all four either way.
+    assert hits["reactions"]["pod1"]["dodge"]["success"] is True
+    assert hits["reactions"]["pod2"]["dodge"] == {"inescapable": True, "missiles": 4}
+    assert hits["final_damage"]["pod1"] == 0

@@ -243,7 +243,7 @@ def test_ruleset_is_registered_without_visibility_or_dice() -> None:
     rs = rulesets.get("wwpd")
     assert rs.uses_visibility is False
     assert dict(rs.rolls) == {}
-    assert set(rs.settings) == {"battery_overlap", "even_battery_centre", "allow_point_aim"}
+    assert set(rs.settings) == {"battery_overlap", "even_battery_centre", "allow_point_aim", "check_line_of_sight", "range_measure"}
     assert rs.doc_path is not None
     doc = rs.doc_path.read_text(encoding="utf-8")
     for setting, (default, why) in rs.settings.items():
@@ -260,3 +260,98 @@ def test_terrain_does_not_shelter_models_under_a_wwpd_template() -> None:
     t = check(text)
     assert t["models"]["hid"]["status"] == "affected"
     assert t["resolution"]["counts"] == {"u": 2}
+
+
+# ------------------------------------------------------------------ "a target model in range and line of site" (issue 15)
+
+GUN = model("gun", 24, 4, side="red", unit="mortars")
+TARGET = model("t", 24, 24, unit="squad")
+SHOT = 'id = "shot"\nshape = "small_blast"\nimpact = { attacker = "gun", target = "t" }\n'
+
+
+def building(x0: float, y0: float, x1: float, y1: float, label: str = "Ruined building") -> str:
+    return f'[[terrain]]\nid = "b1"\nname = "{label}"\npoints = [[{x0}, {y0}], [{x1}, {y0}], [{x1}, {y1}], [{x0}, {y1}]]\n'
+
+
+def test_a_shot_at_a_target_behind_a_building_that_blocks_all_sight_is_refused() -> None:
+    # The building (x 20-28, y 12-16) stands across every line from the gun's 1" base to the target's.
+    t = check(table(GUN + TARGET + building(20, 12, 28, 16), SHOT))
+    assert t["allowed"] is False
+    assert "not in line of sight" in t["reason"] and "Ruined building (b1)" in t["reason"]
+    sight = t["resolution"]["line_of_sight"]
+    assert sight["kind"] == "none" and sight["seen"] is False and sight["blocked_by"] == ["b1"]
+    # The template is still laid and counted, so the table shows what the shot would have done.
+    assert t["resolution"]["counts"] == {"squad": 1}
+
+
+@pytest.mark.parametrize(
+    ("terrain", "kind"),
+    [
+        ("", "full"),
+        # A building over the right half of the line (x 24-30): the left part of the target is in view.
+        (building(24, 12, 30, 16), "partial"),
+    ],
+)
+def test_a_target_in_some_line_of_sight_may_be_fired_at(terrain: str, kind: str) -> None:
+    t = check(table(GUN + TARGET + terrain, SHOT))
+    assert t["allowed"] is True and t["reason"] is None
+    assert t["resolution"]["line_of_sight"]["kind"] == kind
+
+
+def test_line_of_sight_check_can_be_turned_off() -> None:
+    t = check(table(GUN + TARGET + building(20, 12, 28, 16), SHOT), settings={"check_line_of_sight": False})
+    assert t["allowed"] is True and t["resolution"]["line_of_sight"] is None
+
+
+def test_terrain_that_does_not_block_sight_does_not_refuse() -> None:
+    hedge = building(20, 12, 28, 16) + "blocks_los = false\n"
+    assert check(table(GUN + TARGET + hedge, SHOT))["allowed"] is True
+
+
+@pytest.mark.parametrize(
+    ("weapon_range", "measure", "allowed"),
+    [
+        # Centres 20" apart, 1" bases: 19" base edge to base edge.
+        (19, "edge", True),
+        (18.99, "edge", False),
+        (20, "centre", True),
+        (19.99, "centre", False),
+        ('"48.26cm"', "edge", True),  # 19" as a length with a unit
+        ('"48.2cm"', "edge", False),
+    ],
+)
+def test_weapon_range(weapon_range: Any, measure: str, allowed: bool) -> None:
+    shot = SHOT + f"weapon = {{ range = {weapon_range} }}\n"
+    t = check(table(GUN + TARGET, shot), settings={"range_measure": measure})
+    assert t["allowed"] is allowed
+    rng = t["resolution"]["range"]
+    assert rng["measure"] == measure and rng["in_range"] is allowed
+    assert rng["distance"] == pytest.approx(19.0 if measure == "edge" else 20.0)
+    if not allowed:
+        assert "out of range" in t["reason"] and "beyond the weapon's range" in t["reason"]
+
+
+def test_no_range_given_means_no_range_check() -> None:
+    t = check(table(GUN + TARGET, SHOT))
+    assert t["resolution"]["range"] is None and t["allowed"] is True
+
+
+def test_an_unreadable_range_is_a_validation_problem() -> None:
+    from tabletop.scenario_io import ScenarioError
+
+    with pytest.raises(ScenarioError, match=r"weapon\.range"):
+        loads(table(GUN + TARGET, SHOT + 'weapon = { range = "far" }\n'))
+
+
+def test_a_point_aim_needs_line_of_sight_to_the_point() -> None:
+    shot = 'id = "shot"\nshape = "small_blast"\nimpact = { attacker = "gun", at = [24, 24] }\n'
+    open_table = check(table(GUN + TARGET, shot), settings={"allow_point_aim": True})
+    assert open_table["allowed"] is True
+    hidden = check(table(GUN + TARGET + building(20, 12, 28, 16), shot), settings={"allow_point_aim": True})
+    assert hidden["allowed"] is False and "the point aimed at is not in line of sight" in hidden["reason"]
+
+
+def test_the_bundled_scenario_behind_a_building_is_refused() -> None:
+    t = check("wwpd-behind-building.toml")
+    assert t["allowed"] is False and "Ruined building (b1)" in t["reason"]
+    assert t["resolution"]["range"]["in_range"] is True  # 19" edge to edge, within 36"

@@ -413,3 +413,18 @@ def test_with_heights_a_new_blocker_never_shows_more_of_the_target(table: tuple[
     assert after.clear_fraction <= before.clear_fraction + 1e-12
     if before.exact and after.exact:
         assert KIND_ORDER[after.kind] <= KIND_ORDER[before.kind]
+
+
+def test_answers_are_remembered_by_value_not_by_object() -> None:
+    viewer, target = at_mm("v", 0, 0), at_mm("t", 200, 0)
+    first = line_of_fire(viewer, target, [wall("w", 100, 0, 10, 100)])
+    # The same table rebuilt: the same answer (the very object, from the cache).
+    assert line_of_fire(at_mm("v", 0, 0), at_mm("t", 200, 0), [wall("w", 100, 0, 10, 100)]) is first
+    # The wall moved off the line, or made 1 mm tall: a new answer, not the remembered one.
+    assert first.kind == "none"
+    assert line_of_fire(viewer, target, [wall("w", 100, 200, 10, 100)]).kind == "full"
+    assert line_of_fire(viewer, target, [wall("w", 100, 0, 10, 100, height=1.0)]).seen
+    # Heights come through span: a different span is a different question.
+    low = line_of_fire(viewer, target, [wall("w", 100, 0, 10, 100, height=30.0)])
+    tall = line_of_fire(viewer, target, [wall("w", 100, 0, 10, 100, height=30.0)], span=lambda m: (0.0, 20.0))
+    assert low.seen and not tall.seen

@@ -421,6 +421,13 @@ def draw_elevation(surface: pygame.Surface, rect: pygame.Rect, profile: Elevatio
         tall = f"{t.top - t.bottom:g} mm" if t.silhouette.startswith("height") else t.silhouette.split(",")[0].replace(" (default)", "")
         if box.height >= 16 and font(13).size(tall)[0] <= box.width + 4:
             text(surface, tall, (box.centerx, box.bottom - 1), INK, 13, "midbottom")
+    # Sight lines a ruleset reports (Infinity: each trooper's line of fire to the attacker): clear solid, blocked dashed.
+    for line in getattr(profile, "sight_lines", ()):
+        a, b = at(*line.start), at(*line.end)
+        if line.clear:
+            pygame.draw.line(surface, (86, 180, 233), a, b, 2)
+        else:
+            _dashed(surface, (230, 159, 0), a, b, 6.0)
     # Names above their boxes, lifted a row at a time where they would overlap.
     taken: list[pygame.Rect] = []
     for x, bottom, words, colour, bold in sorted(names, key=lambda n: -n[1]):

@@ -34,13 +34,41 @@ from tabletop.plugin import (
 
 INCH_MM = MM_PER_UNIT["in"]
 SELF_DESTRUCT = "self_destruct"
+#: The damage of the hit itself, before a Critical Hit's extra damage: the seed's example adds
+#: "5 points of extra damage" and gets "6 points of total damage".
+DEFAULT_HIT_DAMAGE = 1
+DAMAGE_KEYS_HELP = (
+    "critical_damage is the Critical Hit's total damage (the hit's own damage plus the second Attack Roll's "
+    "extra damage, after Shielding); extra_damage is that extra damage alone, as the seed words it "
+    "('5 points of extra damage' ... '6 points of total damage'), added to hit_damage (default 1)"
+)
+
+
+def critical_of(data: Mapping[str, Any]) -> tuple[int | None, str]:
+    """The total damage of a Critical Hit described by ``data`` and how it was given.
+
+    ``critical_damage`` is the total; ``extra_damage`` (+ ``hit_damage``, default 1) is the seed's wording.
+    """
+    crit = data.get("critical_damage")
+    if isinstance(crit, (int, float)) and not isinstance(crit, bool):
+        return int(crit), f"critical damage {int(crit)}"
+    extra = data.get("extra_damage")
+    if isinstance(extra, (int, float)) and not isinstance(extra, bool):
+        hit = data.get("hit_damage", DEFAULT_HIT_DAMAGE)
+        hit = int(hit) if isinstance(hit, (int, float)) and not isinstance(hit, bool) else DEFAULT_HIT_DAMAGE
+        return hit + int(extra), f"{hit} + {int(extra)} extra = {hit + int(extra)} damage"
+    return None, ""
 
 ROLLS: dict[str, RollSpec] = {
     "second_attack_roll": RollSpec(1, 10, "the Critical Hit's second Attack Roll; a natural 10 is a Catastrophic Failure"),
 }
 
 SETTINGS: dict[str, tuple[Any, str]] = {
-    "chain_reactions": (True, "Models caught by an explosion may explode in turn."),
+    "chain_reactions": (
+        False,
+        "Models caught by an explosion may explode in turn (a chain). Not in the seed, which only says "
+        "'This explosion may damage other nearby Models': off unless a table turns it on.",
+    ),
     "chain_trigger": (
         "critical",
         "When a caught model explodes: 'critical' = the explosion's AOE attack scored a single Critical Hit on it "
@@ -96,15 +124,27 @@ def trigger(template: Template, scenario: Scenario) -> Trigger:
         if tracks is None or tracks < 1:
             return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason=f"{model.label} has no damage tracks left (stats.damage_tracks)")
         return Trigger(True, tracks, tracks, tracks, SELF_DESTRUCT)
-    crit = weapon.get("critical_damage")
+    crit, how = critical_of(weapon)
     if crit is None:
-        return Trigger(False, tracks, None, None, "none", reason="give weapon.critical_damage (a Critical Hit) or specialty_action = \"self_destruct\"")
+        return Trigger(
+            False, tracks, None, None, "none",
+            reason="give weapon.critical_damage or weapon.extra_damage (a Critical Hit), or specialty_action = \"self_destruct\"",
+        )
     if "infantry" in model.tags:
         return Trigger(False, tracks, None, None, "critical", reason="infantry models never suffer Catastrophic Explosions")
     if tracks is None or tracks < 1:
         return Trigger(False, tracks, None, None, "critical", reason=f"{model.label} has no damage tracks (stats.damage_tracks)")
     if crit < 2 * tracks:
-        return Trigger(False, tracks, None, None, "critical", reason=f"{crit} critical damage is less than twice {tracks} damage tracks ({2 * tracks})")
+        why = f"{how} is less than twice {tracks} damage tracks ({2 * tracks})"
+        if "critical_damage" in weapon and crit + DEFAULT_HIT_DAMAGE >= 2 * tracks:
+            # The seed's example words the second roll as "5 points of extra damage": a user copying that
+            # number into critical_damage would be one short of the total.
+            why += (
+                f"; note: critical_damage is the total damage of the Critical Hit. If {crit} is the second Attack "
+                f"Roll's extra damage (the seed: '5 points of extra damage' makes '6 points of total damage'), "
+                f"write extra_damage = {crit} instead"
+            )
+        return Trigger(False, tracks, None, None, "critical", reason=why)
     size, bonus = _size(model, tracks, True)
     return Trigger(True, tracks, size, size, "critical", martyr_bonus=bonus)
 
@@ -166,10 +206,10 @@ def _caught_explodes(model: Model, data: Mapping[str, Any], settings: Mapping[st
         if data.get("destroyed") is True:
             return True, "destroyed by the explosion"
         return False, "not destroyed"
-    crit = data.get("critical_damage")
-    if isinstance(crit, (int, float)) and crit >= 2 * tracks:
-        return True, f"a Critical Hit of {crit} >= twice {tracks} damage tracks"
-    return False, "no Critical Hit of twice its damage tracks" if crit is None else f"critical {crit} < {2 * tracks}"
+    crit, how = critical_of(data)
+    if crit is not None and crit >= 2 * tracks:
+        return True, f"a Critical Hit of {how} >= twice {tracks} damage tracks"
+    return False, "no Critical Hit of twice its damage tracks" if crit is None else f"{how} < {2 * tracks}"
 
 
 def resolve(ctx: Context) -> Resolution:
@@ -184,8 +224,11 @@ def resolve(ctx: Context) -> Resolution:
     }
     weapon = template.weapon
     if t.cause == "critical":
-        crit = weapon["critical_damage"]
+        crit, _how = critical_of(weapon)
         details["critical_damage"] = crit
+        if "extra_damage" in weapon:
+            details["extra_damage"] = weapon["extra_damage"]
+            details["hit_damage"] = weapon.get("hit_damage", DEFAULT_HIT_DAMAGE)
         details["threshold"] = None if t.tracks is None else 2 * t.tracks
         face = ctx.dice.roll("second_attack_roll", ROLLS["second_attack_roll"], "the Critical Hit's second Attack Roll")
         auto = weapon.get("auto_10") is True
@@ -211,7 +254,8 @@ def resolve(ctx: Context) -> Resolution:
     exploded = {origin.id}
     caught_data = weapon.get("caught", {})
     caught_data = caught_data if isinstance(caught_data, Mapping) else {}
-    chain_on = bool(settings.get("chain_reactions", True))
+    chain_on = bool(settings.get("chain_reactions", SETTINGS["chain_reactions"][0]))
+    details["chain_reactions"] = chain_on
     k = 0
     while k < len(blasts):
         blast = blasts[k]
@@ -235,6 +279,15 @@ def resolve(ctx: Context) -> Resolution:
                                          f"({why}), explodes: RAV {size}, AOE/{size}{extra}", placed,
                               {"model": victim_id, "rav": size, "aoe": size, "caused_by": blast.model}))
 
+    if not chain_on:
+        would = [
+            v for v in blasts[0].caught
+            if v not in exploded and isinstance(caught_data.get(v), Mapping)
+            and _caught_explodes(models[v], caught_data[v], settings)[0]
+        ]
+        if would:
+            steps.append(Step("note", f"Chain reactions are off (setting chain_reactions; the seed has none): "
+                                      f"{', '.join(models[v].label for v in would)} would explode in turn"))
     caught_by: dict[str, list[str]] = {}
     for b in blasts:
         for victim_id in b.caught:
@@ -278,6 +331,22 @@ def resolve(ctx: Context) -> Resolution:
     )
 
 
+def _damage_problems(data: Mapping[str, Any], where: str) -> list[tuple[str, str]]:
+    """Damage keys that cannot be what the user meant: not whole numbers, or both ways of giving it."""
+    out: list[tuple[str, str]] = []
+    for key in ("critical_damage", "extra_damage", "hit_damage"):
+        v = data.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or float(v) != int(v):
+            out.append((f"{where}.{key}", f"must be a whole number of damage points, 0 or more, got {v!r} ({DAMAGE_KEYS_HELP})"))
+    if "critical_damage" in data and "extra_damage" in data:
+        out.append((where, f"give critical_damage or extra_damage, not both: {DAMAGE_KEYS_HELP}"))
+    if "hit_damage" in data and "extra_damage" not in data:
+        out.append((f"{where}.hit_damage", f"only counts with extra_damage: {DAMAGE_KEYS_HELP}"))
+    return out
+
+
 def validate(scenario: Scenario) -> list[tuple[str, str]]:
     """Weapon keys that cannot be read: (field path, message)."""
     problems: list[tuple[str, str]] = []
@@ -285,22 +354,23 @@ def validate(scenario: Scenario) -> list[tuple[str, str]]:
     for i, t in enumerate(scenario.templates):
         w = t.weapon
         where = f"template[{i}].weapon"
-        crit = w.get("critical_damage")
-        if crit is not None and (isinstance(crit, bool) or not isinstance(crit, (int, float)) or crit < 0):
-            problems.append((f"{where}.critical_damage", f"must be a number of 0 or more, got {crit!r}"))
+        problems += _damage_problems(w, where)
+        crit = w.get("critical_damage", w.get("extra_damage"))
         action = w.get("specialty_action")
         if action is not None and action != SELF_DESTRUCT:
             problems.append((f"{where}.specialty_action", f"the only Specialty Action here is \"self_destruct\", got {action!r}"))
         if crit is not None and action is not None:
-            problems.append((where, "give critical_damage or specialty_action, not both"))
+            problems.append((where, "give critical_damage (or extra_damage) or specialty_action, not both"))
         caught = w.get("caught")
         if caught is not None:
             if not isinstance(caught, Mapping):
                 problems.append((f"{where}.caught", "must be a table {model id = {critical_damage = N, destroyed = bool}}"))
             else:
-                for key in caught:
+                for key, data in caught.items():
                     if key not in ids:
                         problems.append((f"{where}.caught.{key}", f"{key!r} is not a model on this table"))
+                    if isinstance(data, Mapping):
+                        problems += _damage_problems(data, f"{where}.caught.{key}")
     return problems
 
 

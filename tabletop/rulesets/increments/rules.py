@@ -69,8 +69,11 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     ),
     "cover_save_rule": (
         "d20_plus_save_vs_damage",
-        "A cover piece holds when 'd20_plus_save_vs_damage': d20 + its stats.save >= the blast damage "
-        "where it stands; or 'roll_under_save': d20 <= its stats.save.",
+        "How a cover piece passes its Damage save (the seed: blast 'only proceeds through cover when the cover "
+        "fails its Damage save', and gives no DC). 'd20_plus_save_vs_damage' (default): d20 + its stats.save >= "
+        "the blast damage where it stands; 'dc_10_plus_half_damage': d20 + stats.save >= 10 + half that damage "
+        "(rounded down), Spycraft 2.0's Damage save, which the seed does not quote; 'roll_under_save': "
+        "d20 <= its stats.save. A tie always holds, and cover without a save never fails.",
     ),
     "contained_bonus": (
         "per_square",
@@ -429,8 +432,8 @@ def resolve(ctx: Context) -> Resolution:
                 roll = ctx.dice.roll("cover_save", ROLLS["cover_save"], f"{enclosure.id} holds the blast in?")
                 holds = _holds(roll, enclosure.stats["save"], dc, save_rule)
                 breached = not holds
-                record.update({"save": enclosure.stats["save"], "roll": roll, "dc": dc, "holds": holds})
-                steps.append(Step("roll", f"{enclosure.id} Damage save {roll} vs {dc}: {'holds' if holds else 'breached'}"))
+                record.update({"save": enclosure.stats["save"], "roll": roll, "dc": save_dc(dc, save_rule), "holds": holds})
+                steps.append(Step("roll", f"{enclosure.id} Damage save {roll} vs {save_dc(dc, save_rule)}: {'holds' if holds else 'breached'}"))
             record["breached"] = breached
             contained = record
 
@@ -462,8 +465,8 @@ def resolve(ctx: Context) -> Resolution:
         holds = _holds(roll, t.stats["save"], dc, save_rule)
         if holds:
             holding.add(t.id)
-        cover_report[t.id] = {"save": t.stats["save"], "roll": roll, "dc": dc, "holds": holds}
-        steps.append(Step("roll", f"{t.id} Damage save {roll} (+{t.stats['save']:g}) vs {dc}: {'holds' if holds else 'fails'}"))
+        cover_report[t.id] = {"save": t.stats["save"], "roll": roll, "dc": save_dc(dc, save_rule), "holds": holds}
+        steps.append(Step("roll", f"{t.id} Damage save {roll} (+{t.stats['save']:g}) vs {save_dc(dc, save_rule)}: {'holds' if holds else 'fails'}"))
 
     # Containment bonus dice.
     if contained is not None and not breached:
@@ -600,11 +603,19 @@ def resolve(ctx: Context) -> Resolution:
     )
 
 
-def _holds(roll: int, save: float, dc: int, rule: str) -> bool:
-    """Does a cover piece pass its Damage save?"""
+COVER_SAVE_RULES = ("d20_plus_save_vs_damage", "dc_10_plus_half_damage", "roll_under_save")
+
+
+def save_dc(damage: int, rule: str) -> int:
+    """The number d20 + save must reach against ``damage`` under ``rule`` (the damage itself by default)."""
+    return 10 + damage // 2 if rule == "dc_10_plus_half_damage" else damage
+
+
+def _holds(roll: int, save: float, damage: int, rule: str) -> bool:
+    """Does a cover piece pass its Damage save against ``damage``? Ties hold: the blast passes only on a failure."""
     if rule == "roll_under_save":
         return roll <= save
-    return roll + save >= dc
+    return roll + save >= save_dc(damage, rule)
 
 
 RULESET = Ruleset(

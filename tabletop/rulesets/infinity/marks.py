@@ -5,7 +5,10 @@ Read from ``TemplateResult.resolution`` only: details, model_details, steps, als
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+import numpy as np
 
 from tabletop.plugin import (
     DODGE_PH,
@@ -20,8 +23,29 @@ from tabletop.plugin import (
     Badge,
     Colour,
     Marks,
+    Stroke,
     link,
 )
+
+#: Sight lines: a clear line of fire, and a blocked one (dashed).
+SIGHT_CLEAR = DODGE_PH
+SIGHT_BLOCKED = DODGE_PH3
+
+
+def _sight_strokes(lof: Mapping[str, Any], art: Marks, drawn: set[tuple[float, ...]]) -> None:
+    """A sight report's lines as strokes under the bases: the clear one nearest the centre line, and each blocked one dashed."""
+    lines = lof.get("lines_mm") or []
+    clear = [ln for ln in lines if ln.get("clear")]
+    chosen = clear[:1] + [ln for ln in lines if not ln.get("clear")]
+    for ln in chosen:
+        (x0, y0, *_), (x1, y1, *_) = ln["from"], ln["to"]
+        key = tuple(round(v, 1) for v in (x0, y0, x1, y1))
+        if key in drawn:
+            continue
+        drawn.add(key)
+        ok = bool(ln.get("clear"))
+        art.strokes.append(Stroke(np.array([[x0, y0], [x1, y1]], dtype=float), SIGHT_CLEAR if ok else SIGHT_BLOCKED, 2, dashed=not ok))
+        art.add_legend("line" if ok else "dash", "line of fire" if ok else "sight line blocked", SIGHT_CLEAR if ok else SIGHT_BLOCKED)
 
 
 def _fill(adj: Adjudication, art: Marks) -> None:
@@ -29,9 +53,15 @@ def _fill(adj: Adjudication, art: Marks) -> None:
     models = scenario.models_by_id()
     dodges: dict[str, list[tuple[str, str, Any, bool]]] = {}
     pulled: dict[str, str] = {}
+    drawn: set[tuple[float, ...]] = set()
     for result in adj.results:
         res = result.resolution
         tid = result.template.id
+        for md in res.model_details.values():
+            for key in ("lof_to_attacker", "lof_from_attacker"):
+                lof = md.get(key)
+                if isinstance(lof, Mapping) and (key == "lof_to_attacker" or lof.get("kind") == "none"):
+                    _sight_strokes(lof, art, drawn)
         for mid, md in res.model_details.items():
             if "dodge" in md:
                 dodges.setdefault(mid, []).append((tid, str(md["dodge"]), md.get("dodge_target"), bool(md.get("can_shoot_back"))))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import shapely
 from shapely.geometry import LineString, Point
@@ -22,6 +22,7 @@ from shapely.geometry import Polygon as ShapelyPolygon
 
 from tabletop.plugin import (
     CONTACT_EPS_MM,
+    DEFAULT_TOLERANCE_MM,
     FOCUS_AT_TIP,
     Context,
     Coverage,
@@ -34,6 +35,8 @@ from tabletop.plugin import (
     Resolution,
     Ruleset,
     Scenario,
+    Sight,
+    SpanFn,
     Status,
     Step,
     Template,
@@ -41,6 +44,7 @@ from tabletop.plugin import (
     model_margin,
     parse_length,
     polygon_min_sdf,
+    sight_between,
     to_local,
     with_statuses,
 )
@@ -83,9 +87,9 @@ SETTINGS: dict[str, tuple[Any, str]] = {
     ),
     "models_block_lof": (
         True,
-        "Whether other troopers block line of fire between an affected trooper and the attacker (the "
-        "seed: 'the first Fusilier is blocking him'). A trooper blocks when the centre-to-centre "
-        "segment crosses its base and the top-to-top sight line passes within its silhouette's height.",
+        "Whether other troopers' silhouettes block line of fire (an affected trooper's to the attacker, "
+        "the attacker's to its main target); the seed: 'the first Fusilier is blocking him'. Line of fire "
+        "runs from any part of one silhouette to any part of the other; a line touching a silhouette is blocked.",
     ),
 }
 
@@ -272,47 +276,104 @@ def in_front_arc(trooper: Model, other: Model) -> bool:
     return ahead > -other.base.bounding_radius + CONTACT_EPS_MM
 
 
+class LineOfFire(NamedTuple):
+    """Line of fire from one trooper to another: seen or not, in words, and the sight behind it."""
+
+    seen: bool
+    reason: str
+    sight: Sight | None = None  # None when the front arc decided
+
+
+def sight_span(settings: Mapping[str, Any]) -> SpanFn:
+    """A trooper's silhouette (bottom, top) in mm, for :mod:`tabletop.sight`."""
+
+    def span(model: Model) -> tuple[float, float]:
+        s = silhouette_span(model, settings)
+        return (s.bottom, s.top)
+
+    return span
+
+
+def silhouette_sight(
+    viewer: Model, target: Model, scenario: Scenario, settings: Mapping[str, Any], tolerance_mm: float = DEFAULT_TOLERANCE_MM
+) -> Sight:
+    """Line of fire from any part of ``viewer``'s silhouette to any part of ``target``'s.
+
+    Blockers: terrain with ``blocks_los`` (up to its height) and, with ``models_block_lof``,
+    every other trooper's silhouette.
+    """
+    models = scenario.models if settings.get("models_block_lof", True) else ()
+    return sight_between(viewer, target, scenario.terrain, models, span=sight_span(settings), tolerance_mm=tolerance_mm)
+
+
+def blocker_names(ids: Iterable[str], scenario: Scenario) -> str:
+    """Blockers in words: ``terrain Wall (w1)``, ``Fusilier 1 (fus1)``."""
+    models = scenario.models_by_id()
+    terrain = {t.id: t for t in scenario.terrain}
+    out = []
+    for i in ids:
+        if i in terrain:
+            label = terrain[i].label
+            out.append(f"terrain {label}" + (f" ({i})" if label != i else ""))
+        elif i in models:
+            out.append(_names([i], models))
+        else:
+            out.append(i)
+    return ", ".join(out)
+
+
+def sight_words(sight: Sight, to: str, scenario: Scenario, tolerance_mm: float = DEFAULT_TOLERANCE_MM) -> str:
+    """``full`` / ``partial`` (with the visible fraction) / ``none`` line of fire to ``to``, in words."""
+    names = blocker_names(sight.blocked_by, scenario)
+    if sight.kind == "full":
+        text = f"clear line of fire to {to} (full: nothing in between)"
+    elif sight.kind == "partial":
+        hidden = f"; partly hidden by {names}" if names else ""
+        if sight.clear_fraction >= 1.0 and names:
+            hidden = f"; only lower sight lines are hidden, by {names}"
+        text = f"partial line of fire to {to} ({sight.visible_fraction:.0%} of its base in view{hidden})"
+    else:
+        text = f"no line of fire to {to}: blocked by {names}" if names else f"no line of fire to {to}"
+    if sight.contested:
+        change = "larger would hide it" if sight.seen else "smaller would show it"
+        text += f" [contested: blockers {tolerance_mm:g} mm {change}; a judge's call]"
+    return text
+
+
+def sight_details(sight: Sight) -> dict[str, Any]:
+    """What a :class:`Sight` adds to a model's report entry (lines in mm, with heights)."""
+    return {
+        "kind": sight.kind,
+        "visible_fraction": round(sight.visible_fraction, 3),
+        "clear_fraction": round(sight.clear_fraction, 3),
+        "blocked_by": list(sight.blocked_by),
+        "contested": sight.contested,
+        "exact": sight.exact,
+        "lines_mm": [
+            {"from": [round(c, 3) for c in ln.start], "to": [round(c, 3) for c in ln.end], "clear": ln.clear}
+            for ln in sight.lines
+        ],
+    }
+
+
 def lof_to_attacker(
-    trooper: Model, attacker: Model, scenario: Scenario, settings: Mapping[str, Any]
-) -> tuple[bool, str]:
-    """Line of fire from ``trooper`` to ``attacker``, and the reason when there is none."""
+    trooper: Model, attacker: Model, scenario: Scenario, settings: Mapping[str, Any], tolerance_mm: float = DEFAULT_TOLERANCE_MM
+) -> LineOfFire:
+    """Line of fire from ``trooper`` to ``attacker``: the front arc first, then silhouette to silhouette."""
     if not in_front_arc(trooper, attacker):
-        return False, f"the attacker is outside its 180° front arc (facing {trooper.facing:g}°)"
-    seg = LineString([trooper.centre, attacker.centre])
-    t_span = silhouette_span(trooper, settings)
-    a_span = silhouette_span(attacker, settings)
-    for piece in scenario.terrain:
-        if not piece.blocks_los:
-            continue
-        poly = ShapelyPolygon(piece.polygon)
-        if not seg.relate_pattern(poly, "T********"):
-            continue  # grazing an edge or corner does not block
-        if piece.height is None or _sight_line_blocked_by_height(
-            piece.height, trooper.centre, t_span.top, attacker.centre, a_span.top, poly
-        ):
-            return False, f"terrain {piece.label} is in between"
-    if settings.get("models_block_lof", True):
-        total = seg.length
-        in_between: list[Model] = []
-        for other in scenario.models:
-            if other.id in (trooper.id, attacker.id):
-                continue
-            crosses = (
-                seg.distance(Point(other.centre)) < other.base.length / 2 - CONTACT_EPS_MM
-                if other.base.is_round
-                else seg.relate_pattern(base_polygon(other, 256), "T********")
-            )
-            if not crosses or total <= 0:
-                continue
-            d = seg.project(Point(other.centre))
-            line_z = t_span.top + (a_span.top - t_span.top) * d / total
-            o_span = silhouette_span(other, settings)
-            if o_span.bottom - CONTACT_EPS_MM <= line_z <= o_span.top + CONTACT_EPS_MM:
-                in_between.append(other)
-        if in_between:
-            who = ", ".join(f"{o.label} ({o.id})" if o.label != o.id else o.id for o in in_between)
-            return False, f"{who} {'is' if len(in_between) == 1 else 'are'} in between"
-    return True, "clear line of fire to the attacker"
+        return LineOfFire(False, f"the attacker is outside its 180° front arc (facing {trooper.facing:g}°)")
+    sight = silhouette_sight(trooper, attacker, scenario, settings, tolerance_mm)
+    return LineOfFire(sight.seen, sight_words(sight, "the attacker", scenario, tolerance_mm), sight)
+
+
+def lof_to_target(
+    attacker: Model, target: Model, scenario: Scenario, settings: Mapping[str, Any], tolerance_mm: float = DEFAULT_TOLERANCE_MM
+) -> LineOfFire:
+    """The attacker's line of fire to its main target: front arc, then silhouette to silhouette."""
+    if not in_front_arc(attacker, target):
+        return LineOfFire(False, f"the main target is outside the attacker's 180° front arc (facing {attacker.facing:g}°)")
+    sight = silhouette_sight(attacker, target, scenario, settings, tolerance_mm)
+    return LineOfFire(sight.seen, sight_words(sight, "the main target", scenario, tolerance_mm), sight)
 
 
 # --------------------------------------------------------------------------- close combat
@@ -463,6 +524,14 @@ def resolve(ctx: Context) -> Resolution:
         allowed, reason = False, "an impact template needs a main target (add weapon.target for a speculative attack)"
     elif main_target is not None and main_target in models and statuses.get(main_target) != "affected" and kind != "direct":
         allowed, reason = False, f"the attack fails: the main target {_names([main_target], models)} is not in the area of effect"
+    # An aimed Impact shot needs line of fire to its main target (a speculative shot does not).
+    if kind == "impact" and not speculative and attacker is not None and main_target in models:
+        target_lof = lof_to_target(attacker, models[main_target], scenario, settings, ctx.tolerance_mm)
+        details["main_target_lof"] = target_lof.reason
+        if target_lof.sight is not None:
+            model_details[main_target]["lof_from_attacker"] = sight_details(target_lof.sight)
+        if not target_lof.seen and allowed:
+            allowed, reason = False, f"the attacker cannot declare this attack: {target_lof.reason}"
 
     # Friendly and Neutral troopers: the shot is nullified (that shot only).
     friends = [i for i in affected if relations[i] in ("friendly", "neutral", "attacker")]
@@ -491,7 +560,10 @@ def resolve(ctx: Context) -> Resolution:
         if attacker is None:
             lof, lof_why = False, "no attacker on the table to draw line of fire to"
         else:
-            lof, lof_why = lof_to_attacker(m, attacker, scenario, settings)
+            lof_result = lof_to_attacker(m, attacker, scenario, settings, ctx.tolerance_mm)
+            lof, lof_why = lof_result.seen, lof_result.reason
+            if lof_result.sight is not None:
+                model_details[mid]["lof_to_attacker"] = sight_details(lof_result.sight)
         minus = deployable or not lof
         why = "deployable weapon" if deployable else lof_why
         entry: dict[str, Any] = {"can_shoot_back": lof}
@@ -619,4 +691,16 @@ RULESET = Ruleset(
     ),
 )
 
-__all__ = ["RULESET", "SILHOUETTES", "Span", "silhouette_span", "relation", "lof_to_attacker", "vertical_reach"]
+__all__ = [
+    "RULESET",
+    "SILHOUETTES",
+    "LineOfFire",
+    "Span",
+    "silhouette_span",
+    "silhouette_sight",
+    "relation",
+    "lof_to_attacker",
+    "lof_to_target",
+    "sight_details",
+    "vertical_reach",
+]

@@ -32,6 +32,10 @@ from tabletop.plugin import (
     Scenario,
     Step,
     Terrain,
+    base_line_of_sight,
+    base_polygon,
+    point_line_of_sight,
+    structure_line_of_sight,
     to_units,
     with_statuses,
 )
@@ -56,11 +60,29 @@ ROLLS: dict[str, RollSpec] = {
     "roll_with_impact": RollSpec(1, 6, "Roll with Impact, rolled only when the setting asks for a roll"),
 }
 
+RANGE_MEASURES = ("centre", "edge")
+INESCAPABLE_COUNTS = ("radius", "hits")
+
 SETTINGS: dict[str, tuple[Any, str]] = {
     "check_line_of_sight": (
         True,
-        "Refuse a target (or, for Indirect Fire, a point) that no line from the attacker's "
-        "(or a friendly mecha's) centre reaches without crossing terrain that blocks LOS.",
+        "Refuse a target that no straight line from any part of the attacker's base reaches without crossing "
+        "terrain that blocks LOS (for Indirect Fire: from any friendly mecha or the attacker to the point of "
+        "impact or the target). Other mecha never block: the seed does not say they do.",
+    ),
+    "range_measure": (
+        "centre",
+        "How 'within range' and the scatter cap ('cannot scatter a longer distance than the attacking mecha's "
+        "range to the target') are measured: 'centre' (default) from the attacker's centre to the target's "
+        "centre (the point of impact), or 'edge' from the attacker's base edge to the target's base or "
+        "structure edge (to the point itself for a spot on the ground). The seed gives no method.",
+    ),
+    "inescapable_counts": (
+        "radius",
+        "Which missiles make a mecha Inescapable (4 or more of one volley). 'radius' (default, the Summary of "
+        "Changes 6: 'in the Blast radius of 4 missiles') counts every live missile whose template covers it; "
+        "'hits' (the rule text: 'If 4 missiles from the same volley hit any given mecha') counts only those "
+        "whose Strike reaches its DF.",
     ),
     "whole_volley_miss_damage": (
         "half",
@@ -130,15 +152,11 @@ def _heading(src: Point, dst: Point) -> float:
     return 0.0 if dx == 0 and dy == 0 else math.degrees(math.atan2(dy, dx))
 
 
-def _line_clear(a: Point, b: Point, scenario: Scenario, ignore: str | None) -> bool:
-    """No LOS-blocking terrain's interior crossed by the segment (grazing does not block)."""
-    if a == b:
-        return True
-    seg = shapely.LineString([a, b])
-    for t in scenario.terrain:
-        if t.blocks_los and t.id != ignore and shapely.relate_pattern(seg, shapely.Polygon(t.polygon), "T********"):
-            return False
-    return True
+def _edge_distance(model: Model, geom: shapely.Geometry) -> float:
+    """Gap (mm) between ``model``'s base and ``geom`` (0 when they meet): exact for round bases."""
+    if model.base.is_round:
+        return max(0.0, float(shapely.distance(shapely.Point(model.centre), geom)) - model.base.length / 2)
+    return float(shapely.distance(base_polygon(model, 1024, outer=True), geom))
 
 
 def scatter_point(aim: Point, firer: Point, direction: int, distance_mm: float) -> Point:
@@ -194,20 +212,50 @@ class _Attack:
         volley = int(self.weapon.get("volley", 1))
         return [(primary, self.ctx.placed)] * volley
 
+    def distance(self, attacker: Model, target: str | None, aim: PlacedTemplate) -> float:
+        """The attacker's range to ``target`` (or the aim point), as the ``range_measure`` setting says (mm)."""
+        if str(self.ctx.settings.get("range_measure", "centre")) != "edge":
+            return math.dist(attacker.centre, aim.focus)
+        if target in self.models:
+            victim = self.models[target]
+            if victim.base.is_round:  # the gap to a disc is the gap to its centre less its radius
+                return max(0.0, _edge_distance(attacker, shapely.Point(victim.centre)) - victim.base.length / 2)
+            return _edge_distance(attacker, base_polygon(victim, 1024, outer=True))
+        if target in self.terrain:
+            return _edge_distance(attacker, shapely.Polygon(self.terrain[target].polygon))
+        return _edge_distance(attacker, shapely.Point(aim.focus))
+
+    def sight_problem(self, viewer: Model, target: str | None, aim: PlacedTemplate) -> tuple[bool, str]:
+        """(seen, why not): line of sight from any part of ``viewer``'s base to the target, the structure or the point."""
+        terrain = self.scenario.terrain
+        tol = self.ctx.tolerance_mm
+        if target in self.models:
+            sight = base_line_of_sight(viewer, self.models[target], terrain, tolerance_mm=tol)
+        elif target in self.terrain:
+            sight = structure_line_of_sight(viewer, self.terrain[target], terrain, tolerance_mm=tol)
+        else:
+            sight = point_line_of_sight(viewer, aim.focus, terrain, tolerance_mm=tol)
+        names = {t.id: t.label if t.label == t.id else f"{t.label} ({t.id})" for t in terrain}
+        blockers = ", ".join(names.get(i, i) for i in sight.blocked_by) or "terrain"
+        return sight.seen, f"blocked by {blockers}"
+
     def target_problem(self, attacker: Model, target: str | None, aim: PlacedTemplate) -> str | None:
         """Why this aim may not be chosen (None when it may)."""
         los = bool(self.ctx.settings.get("check_line_of_sight", True))
         indirect = "indirect_fire" in self.abilities
         rng = self.weapon.get("range")
-        if isinstance(rng, (int, float)) and math.dist(attacker.centre, aim.focus) > rng * INCH_MM + 1e-9:
-            return f"the point of impact is beyond the weapon's range of {rng}\""
+        if isinstance(rng, (int, float)) and self.distance(attacker, target, aim) > rng * INCH_MM + 1e-9:
+            how = "edge to edge" if str(self.ctx.settings.get("range_measure", "centre")) == "edge" else "centre to centre"
+            what = "the point of impact" if target is None else str(target)
+            return f"{what} is beyond the weapon's range of {rng}\" (measured {how})"
         if target is None:
             if not indirect:
                 return "a Blast attack without Indirect Fire must target an enemy mecha or a structure, not a spot on the ground"
             if los:
                 spotters = [m for m in self.scenario.models if _friendly(attacker, m)]
-                if not any(_line_clear(m.centre, aim.focus, self.scenario, None) for m in spotters):
-                    return "no friendly mecha (nor the attacker) has line of sight to the point of impact"
+                why = [self.sight_problem(m, None, aim) for m in spotters]
+                if not any(seen for seen, _ in why):
+                    return f"no friendly mecha (nor the attacker) has line of sight to the point of impact ({why[0][1] if why else 'no spotter'})"
             return None
         if target in self.models:
             victim = self.models[target]
@@ -215,12 +263,15 @@ class _Attack:
                 return f"{victim.label} is not an enemy mecha"
         elif target not in self.terrain or "DF" not in self.terrain[target].stats:
             return f"{target!r} is neither a mecha nor a structure with a DF"
-        if los and not indirect and not _line_clear(attacker.centre, aim.focus, self.scenario, target):
-            return f"{target} is not in the attacker's line of sight"
+        if los and not indirect:
+            seen, why = self.sight_problem(attacker, target, aim)
+            if not seen:
+                return f"{target} is not in the attacker's line of sight: {why}"
         if los and indirect:
             spotters = [m for m in self.scenario.models if _friendly(attacker, m)]
-            if not any(_line_clear(m.centre, aim.focus, self.scenario, target) for m in spotters):
-                return f"no friendly mecha (nor the attacker) has line of sight to {target}"
+            looks = [self.sight_problem(m, target, aim) for m in spotters]
+            if not any(seen for seen, _ in looks):
+                return f"no friendly mecha (nor the attacker) has line of sight to {target} ({looks[0][1] if looks else 'no spotter'})"
         return None
 
     def friends_under(self, attacker: Model, coverage: Coverage) -> list[str]:
@@ -231,11 +282,11 @@ class _Attack:
 
     # ------------------------------------------------------------------ dice
 
-    def scatter(self, attacker: Model, aim: PlacedTemplate, note: str) -> tuple[PlacedTemplate, dict[str, Any]]:
+    def scatter(self, attacker: Model, aim: PlacedTemplate, note: str, target: str | None = None) -> tuple[PlacedTemplate, dict[str, Any]]:
         dice = self.ctx.dice
         direction = dice.roll("scatter_direction", ROLLS["scatter_direction"], note)
         rolled = dice.roll("scatter_distance", ROLLS["scatter_distance"], note)
-        cap_mm = math.dist(attacker.centre, aim.focus)
+        cap_mm = self.distance(attacker, target, aim)
         distance_mm = min(rolled * INCH_MM, cap_mm)
         focus = scatter_point(aim.focus, attacker.centre, direction, distance_mm)
         face = dice.roll("scatter_strike", ROLLS["scatter_strike"], note)
@@ -335,7 +386,7 @@ def resolve(ctx: Context) -> Resolution:
             note, who = ("the whole volley missed", "The whole volley") if whole_miss else ("Blast", "The Blast")
         else:
             note, who = f"missile {m.index}", f"Missile {m.index}"
-        moved, info = atk.scatter(attacker, m.aim, note)
+        moved, info = atk.scatter(attacker, m.aim, note, m.target)
         if len(missiles) > 1:
             moved = dataclasses.replace(moved, id=f"{ctx.placed.id}.m{m.index}")
         m.placed, m.scatter, m.scattered = moved, info, True
@@ -467,13 +518,16 @@ def _reactions(
         return sum(per_missile[i].get(unit, 0) for i in covering[unit] if missiles[i].shot_down_by is None)
 
     final = {u: live_damage(u) for u in damage}
+    hits_only = str(atk.ctx.settings.get("inescapable_counts", "radius")) == "hits"
     for unit in listed("dodge"):
         live = [i for i in covering[unit] if missiles[i].shot_down_by is None]
         if final[unit] == 0:
             continue
-        if len(live) >= INESCAPABLE:
-            reactions.setdefault(unit, {})["dodge"] = {"inescapable": True, "missiles": len(live)}
-            atk.steps.append(Step("note", f"{unit} is under {len(live)} missiles of the volley: Inescapable"))
+        counted = live if not hits_only else [i for i in live if atk.df(unit) <= missiles[i].against_df]
+        if len(counted) >= INESCAPABLE:
+            reactions.setdefault(unit, {})["dodge"] = {"inescapable": True, "missiles": len(counted)}
+            how = "hit by" if hits_only else "under"
+            atk.steps.append(Step("note", f"{unit} is {how} {len(counted)} missiles of the volley: Inescapable"))
             continue
         if not pay(unit, "dodge"):
             continue

@@ -28,6 +28,7 @@ from tabletop.plugin import (
     Scenario,
     Stroke,
     Tag,
+    mm,
     template_polygon,
 )
 
@@ -54,6 +55,12 @@ def _fill(adj: Adjudication, art: Marks) -> None:
         if math.dist(back, centre) > reach + 30:
             art.arrows.append(Arrow(tail, tip, (235, 235, 235)))
         art.add_legend("dash", "line of fire", (235, 235, 235))
+        # No line of sight to the target: the blocked sight lines, in the warning colour.
+        sight = d.get("line_of_sight")
+        if isinstance(sight, dict) and not sight.get("seen", True):
+            for ln in sight.get("lines") or []:
+                art.strokes.append(Stroke(np.array([mm(ln["from"], scenario), mm(ln["to"], scenario)], dtype=float), WARN, 2, dashed=True, above=True))
+            art.add_legend("dash", "no line of sight to the target", WARN)
         # ... and the battery laid across it, members numbered from the firer's right.
         if len(members) > 1:
             foci = np.array([p.focus for p in members], dtype=float)

@@ -13,11 +13,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+import shapely
+
 from tabletop.plugin import (
     At,
     Context,
     Coverage,
     Direct,
+    LengthError,
     Impact,
     Model,
     ModelCoverage,
@@ -27,12 +30,46 @@ from tabletop.plugin import (
     Scenario,
     Step,
     TemplateShape,
+    base_line_of_sight,
+    base_polygon,
+    in_range,
     line_of_fire,
+    parse_length,
+    point_line_of_sight,
     to_units,
     to_world,
 )
 
 NO_SIDE = ("", "neutral")
+RANGE_MEASURES = ("edge", "centre")
+
+SETTINGS: dict[str, tuple[Any, str]] = {
+    "battery_overlap": (
+        0.0,
+        "How far neighbouring battery templates overlap, as a fraction of one template's extent along "
+        "the line (0 = just touching, the widest T; the rules allow 'touching or overlapping').",
+    ),
+    "even_battery_centre": (
+        "between",
+        "With an even battery: 'between' puts the target where the middle two templates touch; "
+        "'template' centres one template on the target and the extra one goes to the firer's left.",
+    ),
+    "allow_point_aim": (
+        False,
+        "Allow a template laid at a point instead of over a nominated target model (the rules require a target).",
+    ),
+    "check_line_of_sight": (
+        True,
+        "The seed: the target model must be 'in range and line of site'. Refuse a shot when no straight line "
+        "joins any part of the firer's base to any part of the target's without crossing terrain that blocks "
+        "line of sight (other models never block: the seed does not say they do).",
+    ),
+    "range_measure": (
+        "edge",
+        "How weapon.range is measured: 'edge' (default) from the firer's base edge to the target's base edge, "
+        "or 'centre' from centre to centre. The seed gives no method.",
+    ),
+}
 
 
 def local_extent(shape: TemplateShape) -> tuple[float, float, float]:
@@ -108,6 +145,66 @@ def _aim(ctx: Context) -> tuple[tuple[float, float], float, Model | None, str | 
     return ctx.placed.focus, ctx.placed.heading, None, None, "an explosion is not a template weapon fired at a target"
 
 
+def weapon_range_mm(weapon: Mapping[str, Any], units: str) -> float | None:
+    """``weapon.range`` in mm (a number in the file's units, or a length such as "24in"); None when absent."""
+    value = weapon.get("range")
+    return None if value is None else parse_length(value, units)
+
+
+def _sight_and_range(
+    ctx: Context, attacker: Model | None, target_id: str | None, centre: tuple[float, float]
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None, str | None]:
+    """The seed's "target model in range and line of site": (sight report, range report, why refused or None)."""
+    if attacker is None:
+        return None, None, None
+    scenario, units = ctx.scenario, ctx.scenario.units
+    models = scenario.models_by_id()
+    target = models.get(target_id) if target_id is not None else None
+    what = f"{target.label} ({target.id})" if target is not None and target.label != target.id else target_id or "the point aimed at"
+    refusal: str | None = None
+    sight_info: dict[str, Any] | None = None
+    if bool(ctx.settings.get("check_line_of_sight", True)):
+        if target is not None:
+            sight = base_line_of_sight(attacker, target, scenario.terrain, tolerance_mm=ctx.tolerance_mm)
+        else:
+            sight = point_line_of_sight(attacker, centre, scenario.terrain, tolerance_mm=ctx.tolerance_mm)
+        sight_info = {
+            "kind": sight.kind,
+            "seen": sight.seen,
+            "visible_fraction": round(sight.visible_fraction, 3),
+            "blocked_by": list(sight.blocked_by),
+            "contested": sight.contested,
+            "reason": sight.reason,
+            "lines": [
+                {"from": [round(to_units(c, units), 6) for c in ln.start[:2]], "to": [round(to_units(c, units), 6) for c in ln.end[:2]], "clear": ln.clear}
+                for ln in sight.lines
+            ],
+        }
+        if not sight.seen:
+            names = {t.id: t.label if t.label == t.id else f"{t.label} ({t.id})" for t in scenario.terrain}
+            blockers = ", ".join(names.get(i, i) for i in sight.blocked_by) or "terrain"
+            refusal = f"wwpd: {what} is not in line of sight of {attacker.label}: blocked by {blockers}"
+    range_info: dict[str, Any] | None = None
+    reach = weapon_range_mm(ctx.template.weapon, units)
+    if reach is not None:
+        measure = str(ctx.settings.get("range_measure", "edge"))
+        measure = measure if measure in RANGE_MEASURES else "edge"
+        if target is not None:
+            ok, dist = in_range(attacker, target, reach, measure)  # type: ignore[arg-type]
+        else:
+            if measure == "edge":
+                dist = float(shapely.distance(base_polygon(attacker, 1024, outer=True), shapely.Point(centre)))
+            else:
+                dist = math.hypot(centre[0] - attacker.x, centre[1] - attacker.y)
+            ok = dist <= reach + 1e-9
+        how = "base edge to base edge" if measure == "edge" else "centre to centre"
+        text = f"{to_units(dist, units):.4g} {units} ({how}) {'within' if ok else 'beyond'} the weapon's range of {to_units(reach, units):g} {units}"
+        range_info = {"range": round(to_units(reach, units), 6), "distance": round(to_units(dist, units), 6), "measure": measure, "in_range": ok, "text": text}
+        if not ok and refusal is None:
+            refusal = f"wwpd: {what} is out of range: {text}"
+    return sight_info, range_info, refusal
+
+
 def combine(members: list[Coverage], primary: PlacedTemplate, scenario: Scenario, tolerance_mm: float) -> Coverage:
     """One coverage for a battery: affected when under any member; the margin is the deepest."""
     models: dict[str, ModelCoverage] = {}
@@ -167,12 +264,21 @@ def resolve(ctx: Context) -> Resolution:
     allowed, reason = True, None
     if bad_aim is not None and not bool(ctx.settings.get("allow_point_aim", False)):
         allowed, reason = False, f"wwpd: {bad_aim} (the rules centre a template over a nominated target model)"
+    sight_info, range_info, refusal = _sight_and_range(ctx, attacker, target_id, centre)
+    if refusal is not None and allowed:
+        allowed, reason = False, refusal
 
     units = ctx.scenario.units
     steps: list[Step] = []
     for p in placed:
         fx, fy = to_units(p.focus[0], units), to_units(p.focus[1], units)
         steps.append(Step("place", f"template {p.id} laid at ({fx:g}, {fy:g}) {units}, axis {p.heading:.1f}°", p))
+    if sight_info is not None:
+        steps.append(Step("note", f"line of sight: {sight_info['reason']}"))
+    if range_info is not None:
+        steps.append(Step("note", f"range: {range_info['text']}"))
+    if not allowed:
+        steps.append(Step("note", f"Not allowed: {reason}"))
     for key in counts:
         steps.append(Step("note", f"unit {key}: rate of fire {counts[key]} (hits only on {', '.join(covered[key])})"))
     firing_unit = unit_key(attacker) if attacker is not None else None
@@ -192,6 +298,8 @@ def resolve(ctx: Context) -> Resolution:
         "leadership_test": bool(friendly),
         "leadership_unit": firing_unit if friendly else None,
         "friendly_covered": sorted(friendly),
+        "line_of_sight": sight_info,
+        "range": range_info,
     }
     return Resolution(
         coverage=coverage,
@@ -205,28 +313,31 @@ def resolve(ctx: Context) -> Resolution:
     )
 
 
+def validate(scenario: Scenario) -> list[tuple[str, str]]:
+    """Weapon ranges that cannot be read: (field path, message)."""
+    problems: list[tuple[str, str]] = []
+    for i, t in enumerate(scenario.templates):
+        if "range" not in t.weapon:
+            continue
+        try:
+            reach = weapon_range_mm(t.weapon, scenario.units)
+        except LengthError as exc:
+            problems.append((f"template[{i}].weapon.range", f"{exc} (the weapon's range, in the file's units or e.g. \"24in\")"))
+            continue
+        if reach is not None and reach < 0:
+            problems.append((f"template[{i}].weapon.range", f"a range cannot be negative, got {t.weapon['range']!r}"))
+    return problems
+
+
 RULESET = Ruleset(
     name="wwpd",
     title="WWPD template rules (2012)",
     resolve=resolve,
     uses_visibility=False,
     rolls={},
-    settings={
-        "battery_overlap": (
-            0.0,
-            "How far neighbouring battery templates overlap, as a fraction of one template's extent along "
-            "the line (0 = just touching, the widest T; the rules allow 'touching or overlapping').",
-        ),
-        "even_battery_centre": (
-            "between",
-            "With an even battery: 'between' puts the target where the middle two templates touch; "
-            "'template' centres one template on the target and the extra one goes to the firer's left.",
-        ),
-        "allow_point_aim": (
-            False,
-            "Allow a template laid at a point instead of over a nominated target model (the rules require a target).",
-        ),
-    },
-    doc="Templates centred over the target, longest dimension across the line of fire; batteries as a T; "
+    validate=validate,
+    settings=SETTINGS,
+    doc="Templates centred over the target, longest dimension across the line of fire; the target in line of "
+    "sight (base to base, past terrain) and in range (weapon.range); batteries as a T; "
     "counts per unit (once per template), hits only on covered models; Leadership test on friendly fire.",
 )
