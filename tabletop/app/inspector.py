@@ -157,6 +157,8 @@ class InspectorMixin:
                     if not self.place_row(ref.id, row_spec, g):
                         return False
                     self._fields["row"].set_text("")
+                if f.get("place") or row_spec is not None:
+                    self.ui.set_focus_set(None)  # done typing: the keys go back to the table's shortcuts
                 return True
             if ref.kind == "template":
                 t = self.scenario.template(ref.id)
