@@ -343,10 +343,13 @@ def test_rebuild_the_default_table_by_tracing_and_measuring() -> None:
         b.p.key(pygame.K_ESCAPE)
         rebuilt = app.scenario
         _assert_same_models(rebuilt, file)
+        worst = max(math.hypot(g.x - w.x, g.y - w.y) for g, w in zip(rebuilt.models, file.models))
+        print(f"default.toml rebuilt: worst base centre off by {worst:.3g} mm")
         for want in file.terrain:
             got = next(t for t in rebuilt.terrain if t.name == want.name)
             assert (got.kind, got.blocks_los, got.height) == (want.kind, want.blocks_los, want.height)
             assert np.max(np.abs(np.array(got.polygon) - np.array(want.polygon))) <= TOL_MM, want.id
+            print(f"{want.id}: worst corner off by {np.max(np.abs(np.array(got.polygon) - np.array(want.polygon))):.3g} mm")
         # the live adjudication follows: the same bases affected as in the file
         live = {r.template.id: r for r in app.live_adjudication().results}
         assert live == {}  # no templates laid yet: nothing to adjudicate

@@ -179,10 +179,10 @@ class DrawTerrainTool(Tool):
 
     def hint(self, host: ToolHost) -> list[str]:
         step = snap_step(host)
-        grid = f" Snaps to the {step / 25.4:g}\" grid (Alt: free)." if step else ""
+        grid = f' · snaps to {step / 25.4:g}" (Alt: free)' if step else ""
         if self.corners:
-            return [f"Trace: {len(self.corners)} corner(s). Click the next; Enter or the first corner closes; Backspace takes one back; Esc drops it.{grid}"]
-        return [f"Trace terrain: click corners · drag a rectangle · Shift+drag a circle from its centre.{grid}"]
+            return [f"Trace: {len(self.corners)} corners · Enter or the first corner closes · Backspace takes one back · Esc drops{grid}"]
+        return [f"Trace: click corners · drag a rectangle · Shift+drag a circle{grid}"]
 
 
 # --------------------------------------------------------------------------- editing a selected piece
