@@ -495,6 +495,14 @@ def test_terrain_corners_rotation_circle_and_autosave(tmp_path) -> None:  # type
         p.click(p.screen_of((14 * IN, 12 * IN)))
         pygame.key.set_mods(0)
         assert len(app.scenario.terrain_piece(tri.id).points) == 4
+        # a corner dragged so that two sides cross stops at its last valid place, with the reason; Ctrl+Z
+        four = app.scenario.terrain_piece(tri.id).points
+        p.drag(p.screen_of((16 * IN, 12 * IN)), p.screen_of((10 * IN, 14 * IN)))
+        dragged = app.scenario.terrain_piece(tri.id).points
+        assert app.message_is_error and "cross" in app.message
+        assert polygon_problem(dragged) is None and dragged[2] != pytest.approx((10 * IN, 14 * IN))
+        p.key(pygame.K_z, CTRL)
+        assert app.scenario.terrain_piece(tri.id).points == four
         pygame.key.set_mods(ALT)
         p.click(p.screen_of((14 * IN, 12 * IN)))
         pygame.key.set_mods(0)

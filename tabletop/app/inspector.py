@@ -12,7 +12,7 @@ from tabletop.model import At, Base, Direct, Impact, Template
 from tabletop.units import format_length, parse_length
 
 from .layout import PANEL_W
-from .measure import parse_row
+from .measure import parse_placement, parse_row
 from .state import EditModel, EditTemplate, EditTerrain, RotateTemplate, SetTerrainOutline, format_numbers, parse_numbers, parse_tags
 from .validate import check_heading, check_length
 
@@ -145,6 +145,8 @@ class InspectorMixin:
                 if f.get("facing"):
                     changes["facing"] = check_heading(f["facing"]) % 360.0
                 row_spec = parse_row(f["row"], self.scenario.units) if f.get("row") else None
+                if f.get("place"):
+                    parse_placement(f["place"], self.scenario, ref.id)  # a typo refuses the whole edit, before any change
                 # the fields, the placement and the copies are one undo step
                 g = self.next_gesture()
                 if not self.dispatch(EditModel(ref.id, changes, g), validate=True):
