@@ -42,7 +42,8 @@ from tabletop.app.state import (
     empty_scenario,
     new_state,
 )
-from tabletop.app.tools.terrain import snap_step
+from tabletop.app.measure import terrain_centre
+from tabletop.app.tools.terrain import rotate_handle, snap_step
 from tabletop.model import Base, Model, RectSpec, Scenario, Table, Terrain
 from tabletop.scenario_io import load
 from tabletop.shapes import base_outline
@@ -350,9 +351,6 @@ def test_rebuild_the_default_table_by_tracing_and_measuring() -> None:
             assert (got.kind, got.blocks_los, got.height) == (want.kind, want.blocks_los, want.height)
             assert np.max(np.abs(np.array(got.polygon) - np.array(want.polygon))) <= TOL_MM, want.id
             print(f"{want.id}: worst corner off by {np.max(np.abs(np.array(got.polygon) - np.array(want.polygon))):.3g} mm")
-        # the live adjudication follows: the same bases affected as in the file
-        live = {r.template.id: r for r in app.live_adjudication().results}
-        assert live == {}  # no templates laid yet: nothing to adjudicate
         # every edit was its own undo step and undoing all of them empties the table
         steps = len(app.state.history.undo)
         assert steps >= 2 + 2 * len(file.models)
@@ -428,6 +426,16 @@ def test_nudges_duplicates_rows_presets_and_multi_select() -> None:
         assert set(r.id for r in app.state.selected) == {"a", "b"}
         b.p.key(pygame.K_DOWN)
         assert app.scenario.model("b").y == pytest.approx(99.0) and app.scenario.model("a").y == pytest.approx(101.54)
+        # dragging one of them moves both, as one undo step
+        steps = len(app.state.history.undo)
+        start = b.p.screen_of(app.scenario.model("b").centre)
+        b.p.drag(start, (start[0] + 30, start[1]))
+        moved = 30 / app.viewport.scale
+        assert app.scenario.model("b").x == pytest.approx(200.0 + moved, abs=1e-6)
+        assert app.scenario.model("a").x == pytest.approx(100.9 + moved, abs=1e-6)
+        assert len(app.state.history.undo) == steps + 1
+        b.p.key(pygame.K_z, CTRL)
+        assert app.scenario.model("b").x == pytest.approx(200.0)
         # Ctrl+D duplicates both 1" to the right, as one undo step
         b.p.key(pygame.K_d, CTRL)
         assert len(app.scenario.models) == 4
@@ -451,6 +459,11 @@ def test_nudges_duplicates_rows_presets_and_multi_select() -> None:
         b.p.drag(b.p.screen_of((0.5 * IN, 1.0 * IN)), b.p.screen_of((8 * IN, 3.5 * IN)))
         pygame.key.set_mods(0)
         assert len(app.state.selected) == 4
+        # Delete removes all of them as one undo step
+        b.p.key(pygame.K_DELETE)
+        assert len(app.scenario.models) == 1
+        b.p.key(pygame.K_z, CTRL)
+        assert len(app.scenario.models) == 5
     finally:
         pygame.key.set_mods(0)
         b.close()
@@ -515,6 +528,19 @@ def test_terrain_corners_rotation_circle_and_autosave(tmp_path) -> None:  # type
         after = np.array(app.scenario.terrain_piece(tri.id).points)
         first = after[0] - centre
         assert math.degrees(math.atan2(first[1], first[0])) - math.degrees(math.atan2(12 * IN - centre[1], 12 * IN - centre[0])) == pytest.approx(1.0)
+        # the round handle above the piece turns it (1° steps) about its centre, one undo step
+        before = np.array(app.scenario.terrain_piece(tri.id).points)
+        handle = rotate_handle(app, app.scenario.terrain_piece(tri.id))
+        hx, hy = p.screen_of(handle)
+        c = np.array(terrain_centre(app.scenario.terrain_piece(tri.id)))
+        reach = math.hypot(handle[0] - c[0], handle[1] - c[1])
+        steps = len(app.state.history.undo)
+        p.drag((hx, hy), p.screen_of((c[0] - reach, c[1])))  # a quarter turn counter-clockwise
+        turned = np.array(app.scenario.terrain_piece(tri.id).points)
+        expected = c + (before - c) @ np.array([[0.0, 1.0], [-1.0, 0.0]])
+        assert np.max(np.abs(turned - expected)) < 1e-6
+        assert len(app.state.history.undo) == steps + 1
+        p.key(pygame.K_z, CTRL)
         # kind, height and blocks sight from the side panel
         p.click(p.screen_of(tuple(centre)))
         entry = app._fields["height"]
@@ -529,4 +555,33 @@ def test_terrain_corners_rotation_circle_and_autosave(tmp_path) -> None:  # type
         assert load(autosave_path()) == app.scenario
     finally:
         pygame.key.set_mods(0)
+        p.close()
+
+
+def test_the_live_adjudication_follows_a_nudge_and_its_undo() -> None:
+    """Contested stands 0.4 mm inside the blast: a 1 mm nudge away takes it out, Ctrl+Z puts it back."""
+    p = Pilot(SCENARIOS / "default.toml")
+    app = p.app
+
+    def blast_affects_edge() -> bool:
+        result = next(r for r in app.live_adjudication().results if r.template.id == "blast")
+        return "edge" in result.resolution.affected
+
+    try:
+        assert blast_affects_edge()
+        p.click(p.screen_of(app.scenario.model("edge").centre))
+        assert app.state.selection is not None and app.state.selection.id == "edge"
+        p.key(pygame.K_RIGHT)
+        assert app.scenario.model("edge").x == pytest.approx(229.0)
+        assert not blast_affects_edge()
+        p.key(pygame.K_z, CTRL)
+        assert blast_affects_edge()
+        for _ in range(3):
+            p.key(pygame.K_RIGHT, ALT)  # 0.1 mm each: 0.1 mm inside
+        assert blast_affects_edge()
+        p.key(pygame.K_RIGHT, ALT)
+        p.key(pygame.K_RIGHT, ALT)  # 0.1 mm outside
+        assert not blast_affects_edge()
+        assert app.state.dirty and len(app.state.history.undo) == 5
+    finally:
         p.close()

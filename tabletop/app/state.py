@@ -163,6 +163,7 @@ class DeleteItem:
     """Remove an item; deleting a model also removes the templates that need it."""
 
     ref: Ref
+    gesture: int | None = None
 
 
 @dataclass(frozen=True)

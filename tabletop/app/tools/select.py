@@ -12,7 +12,7 @@ from tabletop.model import Direct, Explosion, Point, Terrain
 
 from .. import overlays
 from ..hit import distance, item_at
-from ..state import MoveItems, MoveModel, MoveTemplate, MoveTerrain, Ref, RotateTemplate, Select, SelectMany
+from ..state import DeleteItem, MoveItems, MoveModel, MoveTemplate, MoveTerrain, Ref, RotateTemplate, Select, SelectMany, item_exists
 from .base import Gesture, Pointer, Tool, ToolHost
 from .terrain import (
     corner_at,
@@ -187,6 +187,14 @@ class SelectTool(Tool):
         self.hover_corner = corner_at(host, piece, at.screen) if piece is not None else None
 
     def key(self, host: ToolHost, event: pygame.event.Event) -> bool:
+        if event.key in (pygame.K_DELETE, pygame.K_BACKSPACE) and host.state.also_selected:
+            refs = host.state.selected
+            g = host.next_gesture()
+            for r in refs:
+                if item_exists(host.scenario, r):  # a template goes with its model
+                    host.dispatch(DeleteItem(r, g))
+            host.flash(f"Deleted {len(refs)} items (Ctrl+Z brings them back)")
+            return True
         if event.key in (pygame.K_DELETE, pygame.K_BACKSPACE) and self.hover_corner is not None:
             piece = self._selected_piece(host)
             if piece is not None and self.hover_corner < len(piece.polygon):
