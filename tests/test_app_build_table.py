@@ -393,6 +393,16 @@ def test_rebuild_the_cone_table_with_bases_put_in_contact() -> None:
         for got, want in zip(rebuilt.models, file.models):
             assert math.hypot(got.x - want.x, got.y - want.y) <= TOL_MM, want.id
             assert got.base == want.base
+        # the same with the keyboard: select c4, Shift+click the attacker, C; one undo step
+        b.p.key(pygame.K_LEFT, SHIFT)  # c4 (selected) 0.1" away from contact
+        assert edge_gap(app.scenario.model(ids["c4"]), app.scenario.model(ids["torch"])) == pytest.approx(2.54)
+        pygame.key.set_mods(SHIFT)
+        b.p.click(b.p.screen_of(app.scenario.model(ids["torch"]).centre))
+        pygame.key.set_mods(0)
+        b.p.key(pygame.K_c)
+        assert edge_gap(app.scenario.model(ids["c4"]), app.scenario.model(ids["torch"])) == pytest.approx(0.0, abs=1e-9)
+        assert "0.000 mm" in app.message
+        b.p.key(pygame.K_ESCAPE)
         # the pinned ruler reads 0.000 mm edge to edge between the attacker and a base in contact
         b.p.key(pygame.K_2)
         b.p.drag(b.p.screen_of(app.scenario.model(ids["torch"]).centre), b.p.screen_of(app.scenario.model(ids["c1"]).centre))

@@ -17,7 +17,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("R / Shift+R", "Template ±15°; buildings, bases +15° / +1° (Alt: back)"),
     ("Arrow keys", "Nudge the selection 1 mm (Shift 0.1\", Alt 0.1 mm); else pan"),
     ("Shift+click / drag", "Add to the selection / select with a box"),
-    ("Ctrl+D, Alt+1 … 9", "Duplicate the selection; base size presets"),
+    ("Ctrl+D, Alt+1 … 9, C", "Duplicate; base size presets; two bases: first into contact"),
     ("P / Shift+P (Ruler)", "Pin the ruler between two bases / unpin all"),
     ("Ctrl+wheel", "Rotate the selected template by 5°"),
     ("Wheel, + / −", "Zoom around the cursor / the middle"),

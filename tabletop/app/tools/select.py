@@ -12,6 +12,7 @@ from tabletop.model import Direct, Explosion, Point, Terrain
 
 from .. import overlays
 from ..hit import distance, item_at
+from ..measure import PlacementTextError, contact_position, edge_gap
 from ..state import DeleteItem, MoveItems, MoveModel, MoveTemplate, MoveTerrain, Ref, RotateTemplate, Select, SelectMany, item_exists
 from .base import Gesture, Pointer, Tool, ToolHost
 from .terrain import (
@@ -187,6 +188,20 @@ class SelectTool(Tool):
         self.hover_corner = corner_at(host, piece, at.screen) if piece is not None else None
 
     def key(self, host: ToolHost, event: pygame.event.Event) -> bool:
+        if event.key == pygame.K_c and not getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_META):
+            models = [r for r in host.state.selected if r.kind == "model"]
+            if len(models) != 2 or len(host.state.selected) != 2:
+                host.flash("Contact: select the base to move, then Shift+click the base it goes to", error=True)
+                return True
+            mover, anchor = (host.scenario.model(r.id) for r in models)
+            try:
+                x, y = contact_position(mover, anchor)
+            except PlacementTextError as exc:
+                host.flash(f"Contact: {exc}", error=True)
+                return True
+            if host.dispatch(MoveModel(mover.id, x, y), validate=True):
+                host.flash(f"{mover.label} moved into base contact with {anchor.label} (edge to edge {edge_gap(host.scenario.model(mover.id), anchor):.3f} mm)")
+            return True
         if event.key in (pygame.K_DELETE, pygame.K_BACKSPACE) and host.state.also_selected:
             refs = host.state.selected
             g = host.next_gesture()
