@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import pygame
 
-from tabletop.model import Point, Scenario
+from tabletop.model import Base, Model, Point, Scenario
 
 from .. import overlays
 from ..hit import model_at
@@ -15,12 +16,19 @@ from ..state import PinRuler, UnpinRulers
 from .base import Gesture, Pointer, Tool, ToolHost
 
 
+@lru_cache(maxsize=256)
+def _gap(a: tuple[float, float, float, Base], b: tuple[float, float, float, Base]) -> float:
+    # pinned rulers are read every frame: an oval-to-oval gap costs tens of ms, so keep answers
+    return edge_gap(Model("a", a[0], a[1], a[3], facing=a[2]), Model("b", b[0], b[1], b[3], facing=b[2]))
+
+
 def reading(scenario: Scenario, start: Point, end: Point, start_model: str | None, end_model: str | None) -> overlays.RulerReading:
     """Centre to centre, and between two models the exact edge-to-edge gap (negative: overlapping)."""
     centre = math.hypot(end[0] - start[0], end[1] - start[1])
     edge: float | None = None
     if start_model and end_model and start_model != end_model:
-        edge = edge_gap(scenario.model(start_model), scenario.model(end_model))
+        a, b = scenario.model(start_model), scenario.model(end_model)
+        edge = _gap((a.x, a.y, a.facing, a.base), (b.x, b.y, b.facing, b.base))
     return overlays.RulerReading(start, end, centre, edge)
 
 
