@@ -595,3 +595,30 @@ def test_the_live_adjudication_follows_a_nudge_and_its_undo() -> None:
         assert app.state.dirty and len(app.state.history.undo) == 5
     finally:
         p.close()
+
+
+def test_untouched_panel_fields_change_nothing() -> None:
+    """A facing or size shown rounded must not be written back when another field is edited."""
+    s = Scenario(
+        Table(24 * IN, 24 * IN),
+        models=(Model("m", 100.0, 100.0, Base("oval", 60, 35), facing=37.123456789),),
+        terrain=(Terrain("r", rect=RectSpec(300.0, 300.0, 1234.56789 / 10, 50.0000001, 12.3456789), height=76.123456789),),
+        units="in",
+    )
+    p = Pilot(s)
+    app = p.app
+    try:
+        p.click(p.screen_of((100.0, 100.0)))
+        app._fields["name"].set_text("Oval")
+        assert app.apply_inspector()
+        assert app.scenario.model("m").facing == 37.123456789 and app.scenario.model("m").name == "Oval"
+        p.key(pygame.K_ESCAPE)
+        p.click(p.screen_of((300.0, 300.0)))
+        app._fields["name"].set_text("Block")
+        assert app.apply_inspector()
+        assert app.scenario.terrain_piece("r").rect == s.terrain[0].rect and app.scenario.terrain_piece("r").height == 76.123456789
+        app._fields["rotation"].set_text("45")
+        assert app.apply_inspector()
+        assert app.scenario.terrain_piece("r").rect == replace(s.terrain[0].rect, rotation=45.0)
+    finally:
+        p.close()

@@ -45,6 +45,7 @@ class InspectorMixin:
             e.kill()
         self._inspector = []
         self._fields = {}
+        self._shown: dict[str, str] = {}  # each field's text as shown: an untouched field changes nothing
         iw = PANEL_W - 24
         y = self.inspector_top
         s = self.scenario
@@ -61,6 +62,7 @@ class InspectorMixin:
             if tip:
                 entry.set_tooltip(tip)
             self._fields[name] = entry
+            self._shown[name] = value
             y += 28
 
         def heading(title: str) -> None:
@@ -142,7 +144,7 @@ class InspectorMixin:
                     "stats": {k: float(v) if not isinstance(v, list) else float(v[0]) for k, v in parse_numbers(f["stats"]).items()},
                     "tags": parse_tags(f["tags"]),
                 }
-                if f.get("facing"):
+                if f.get("facing") and f["facing"] != self._shown.get("facing"):
                     changes["facing"] = check_heading(f["facing"]) % 360.0
                 row_spec = parse_row(f["row"], self.scenario.units) if f.get("row") else None
                 if f.get("place"):
@@ -187,7 +189,11 @@ class InspectorMixin:
                     {
                         "name": f["name"] or None,
                         "kind": f["kind"] or None,
-                        "height": check_length(parse_length(f["height"], "mm"), "Height", positive=False) if f["height"] else None,
+                        "height": (
+                            self.scenario.terrain_piece(ref.id).height
+                            if f["height"] == self._shown.get("height")
+                            else check_length(parse_length(f["height"], "mm"), "Height", positive=False) if f["height"] else None
+                        ),
                         "blocks_los": blocks in ("yes", "true", "y"),
                     },
                     g,
@@ -195,9 +201,11 @@ class InspectorMixin:
                 validate=True,
             )
             piece = self.scenario.terrain_piece(ref.id)
-            if ok and piece.rect is not None and "size" in f:
-                length, width = parse_size(f["size"], self.scenario.units)
-                rotation = check_heading(f["rotation"]) % 360.0 if f.get("rotation") else piece.rect.rotation
+            size_typed = "size" in f and f["size"] != self._shown.get("size")
+            rotation_typed = bool(f.get("rotation")) and f.get("rotation") != self._shown.get("rotation")
+            if ok and piece.rect is not None and (size_typed or rotation_typed):
+                length, width = parse_size(f["size"], self.scenario.units) if size_typed else (piece.rect.length, piece.rect.width)
+                rotation = check_heading(f["rotation"]) % 360.0 if rotation_typed else piece.rect.rotation
                 rect = replace(piece.rect, length=length, width=width, rotation=rotation)
                 if rect != piece.rect:
                     ok = self.dispatch(SetTerrainOutline(ref.id, rect=rect, gesture=g), validate=True)

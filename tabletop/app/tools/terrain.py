@@ -13,7 +13,7 @@ import math
 
 import pygame
 
-from tabletop.model import Point, Terrain
+from tabletop.model import Point, RectSpec, Terrain
 from tabletop.viewport import nice_grid_step
 
 from .. import overlays
@@ -47,10 +47,10 @@ def snapped(host: ToolHost, at: Pointer) -> Point:
     return snap(at.world, snap_step(host))
 
 
-def new_piece(host: ToolHost, points: tuple[Point, ...] | None = None, rect: object = None, kind: str = "building") -> str | None:
+def new_piece(host: ToolHost, points: tuple[Point, ...] | None = None, rect: RectSpec | None = None, kind: str = "building") -> str | None:
     """Add a traced piece (a building that blocks sight; edit it in the side panel) and select it."""
     tid = fresh_id(host.scenario, "terrain")
-    piece = Terrain(tid, points=points, rect=rect, kind=kind)  # type: ignore[arg-type]
+    piece = Terrain(tid, points=points, rect=rect, kind=kind)
     if host.dispatch(AddTerrain(piece)):
         host.dispatch(Select(Ref("terrain", tid)))
         host.flash(f"Added {tid}: set its height, kind and whether it blocks sight in the side panel")
@@ -79,7 +79,7 @@ class DrawTerrainTool(Tool):
 
     def drag(self, host: ToolHost, at: Pointer) -> None:
         if self.gesture is not None:
-            self.gesture.last = snapped(host, at) if not self.circle else at.world if at.mod & pygame.KMOD_ALT else snapped(host, at)
+            self.gesture.last = snapped(host, at)
 
     def _dragged(self, at: Pointer) -> bool:
         if self.press_screen is None:
