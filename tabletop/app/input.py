@@ -14,6 +14,7 @@ from tabletop.model import Point
 from .hit import item_at, model_at
 from .layout import SCENARIOS, ROTATE_STEP_DEG, WHEEL_ROTATE_DEG, ZOOM_STEP, PAN_STEP_PX
 from .state import Redo, Ref, Select, SetNewShape, SetTool, ToggleView, Undo, format_numbers
+from .build import NUDGE_MM
 from .tools import TOOL_BUTTONS, Pointer
 
 
@@ -153,7 +154,9 @@ class InputMixin:
         if self.tool.key(self, event):
             return
         if ctrl:
-            if key == pygame.K_z:
+            if key == pygame.K_d:
+                self.duplicate_selection()
+            elif key == pygame.K_z:
                 self.dispatch(Redo() if shift else Undo())
             elif key == pygame.K_y:
                 self.dispatch(Redo())
@@ -186,13 +189,26 @@ class InputMixin:
         elif key in (pygame.K_DELETE, pygame.K_BACKSPACE):
             self.delete_selection()
         elif key == pygame.K_r:
-            self.rotate_selected(-ROTATE_STEP_DEG if shift else ROTATE_STEP_DEG)
+            sel = self.state.selection
+            if sel is not None and sel.kind == "template" and not self.state.also_selected:
+                self.rotate_selected(-ROTATE_STEP_DEG if shift else ROTATE_STEP_DEG)
+            elif sel is not None:
+                # buildings and bases: R 15°, Shift+R 1° counter-clockwise; with Alt clockwise
+                step = 1.0 if shift else ROTATE_STEP_DEG
+                self.turn_selection(-step if _alt(mod) else step)
+            else:
+                self.rotate_selected(ROTATE_STEP_DEG)
         elif key in (pygame.K_f, pygame.K_HOME):
             self.fit()
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
             self.viewport = self.viewport.zoomed(ZOOM_STEP**2, self.view_rect.center)
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
             self.viewport = self.viewport.zoomed(1 / ZOOM_STEP**2, self.view_rect.center)
+        elif key in _ARROWS and self.state.selected:
+            # nudge the selection: 1 mm, Shift 0.1", Alt 0.1 mm; each press one undo step
+            step = NUDGE_MM["shift" if shift else "alt" if _alt(mod) else "plain"]
+            ux, uy = _ARROWS[key]
+            self.nudge(ux * step, uy * step)
         elif key == pygame.K_LEFT:
             self.viewport = self.viewport.panned(PAN_STEP_PX, 0)
         elif key == pygame.K_RIGHT:
@@ -215,7 +231,9 @@ class InputMixin:
             self.toggle_dice_free() if shift else self.toggle_odds()
         elif key == pygame.K_e:
             self.dispatch(ToggleView("show_elevation"))
-        elif pygame.K_1 <= key <= pygame.K_7:
+        elif pygame.K_1 <= key <= pygame.K_9 and _alt(mod):
+            self.base_preset(key - pygame.K_1)
+        elif pygame.K_1 <= key < pygame.K_1 + len(TOOL_BUTTONS):
             self.dispatch(SetTool(TOOL_BUTTONS[key - pygame.K_1][0]))
 
     # ------------------------------------------------------------------ the table under the mouse
@@ -317,3 +335,10 @@ def _ctrl(mod: int) -> bool:
 
 def _shift(mod: int) -> bool:
     return bool(mod & pygame.KMOD_SHIFT)
+
+
+def _alt(mod: int) -> bool:
+    return bool(mod & pygame.KMOD_ALT)
+
+
+_ARROWS = {pygame.K_LEFT: (-1, 0), pygame.K_RIGHT: (1, 0), pygame.K_UP: (0, 1), pygame.K_DOWN: (0, -1)}

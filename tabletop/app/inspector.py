@@ -12,7 +12,8 @@ from tabletop.model import At, Base, Direct, Impact, Template
 from tabletop.units import format_length, parse_length
 
 from .layout import PANEL_W
-from .state import EditModel, EditTemplate, EditTerrain, RotateTemplate, format_numbers, parse_numbers, parse_tags
+from .measure import parse_placement, parse_row
+from .state import EditModel, EditTemplate, EditTerrain, RotateTemplate, SetTerrainOutline, format_numbers, parse_numbers, parse_tags
 from .validate import check_heading, check_length
 
 
@@ -44,6 +45,7 @@ class InspectorMixin:
             e.kill()
         self._inspector = []
         self._fields = {}
+        self._shown: dict[str, str] = {}  # each field's text as shown: an untouched field changes nothing
         iw = PANEL_W - 24
         y = self.inspector_top
         s = self.scenario
@@ -60,6 +62,7 @@ class InspectorMixin:
             if tip:
                 entry.set_tooltip(tip)
             self._fields[name] = entry
+            self._shown[name] = value
             y += 28
 
         def heading(title: str) -> None:
@@ -97,9 +100,12 @@ class InspectorMixin:
                 row("Name", "name", m.name or "")
                 row("Side", "side", m.side or "", "Same side = friends; 'neutral' is nobody's")
                 base = f"{m.base.length:g}mm" if m.base.shape == "round" else f"{m.base.shape} {m.base.length:g}x{m.base.width:g}mm"
-                row("Base", "base", base, "Diameter (25mm, 1in) or 'oval 60x35mm' / 'rect 50x25mm'")
+                row("Base", "base", base, "Diameter (25mm, 1in) or 'oval 60x35mm' / 'rect 50x25mm'; Alt+1…9 presets")
+                row("Facing", "facing", f"{round(m.facing, 6):g}", "degrees counter-clockwise from the table's right (R turns 15°, Shift+R 1°)")
                 row("Stats", "stats", format_numbers(m.stats), "e.g. DF=4, GN=2")
                 row("Tags", "tags", ", ".join(m.tags), "comma separated")
+                row("Place", "place", "", PLACE_TIP)
+                row("Row", "row", "", "copies in a row: 4 at 1.5\" (centre to centre) · 4 at 0.5\", edge to edge, at 90°")
             elif ref.kind == "template":
                 t = s.template(ref.id)
                 heading(f"Template {t.id} — {_placement_words(t)}")
@@ -115,6 +121,10 @@ class InspectorMixin:
                 row("Kind", "kind", piece.kind or "")
                 row("Height", "height", "" if piece.height is None else f"{piece.height:g}mm", "empty = blocks at any height")
                 row("Blocks LOS", "blocks_los", "yes" if piece.blocks_los else "no", "yes / no")
+                if piece.rect is not None:
+                    r = piece.rect
+                    row("Size", "size", f"{format_plain(r.length)} x {format_plain(r.width)}", "length x width (along its rotation), e.g. 3in x 1.2in; the centre stays")
+                    row("Rotation", "rotation", f"{round(r.rotation, 6):g}", "degrees counter-clockwise (R turns 15°, Shift+R 1°)")
         except KeyError:
             return
         actions()
@@ -127,19 +137,33 @@ class InspectorMixin:
         f = {k: e.get_text().strip() for k, e in self._fields.items()}
         try:
             if ref.kind == "model":
-                return self.dispatch(
-                    EditModel(
-                        ref.id,
-                        {
-                            "name": f["name"] or None,
-                            "side": f["side"] or None,
-                            "base": parse_base(f["base"]),
-                            "stats": {k: float(v) if not isinstance(v, list) else float(v[0]) for k, v in parse_numbers(f["stats"]).items()},
-                            "tags": parse_tags(f["tags"]),
-                        },
-                    ),
-                    validate=True,
-                )
+                changes = {
+                    "name": f["name"] or None,
+                    "side": f["side"] or None,
+                    "base": parse_base(f["base"]),
+                    "stats": {k: float(v) if not isinstance(v, list) else float(v[0]) for k, v in parse_numbers(f["stats"]).items()},
+                    "tags": parse_tags(f["tags"]),
+                }
+                if f.get("facing") and f["facing"] != self._shown.get("facing"):
+                    changes["facing"] = check_heading(f["facing"]) % 360.0
+                row_spec = parse_row(f["row"], self.scenario.units) if f.get("row") else None
+                if f.get("place"):
+                    parse_placement(f["place"], self.scenario, ref.id)  # a typo refuses the whole edit, before any change
+                # the fields, the placement and the copies are one undo step
+                g = self.next_gesture()
+                if not self.dispatch(EditModel(ref.id, changes, g), validate=True):
+                    return False
+                if f.get("place"):
+                    if not self.place_model(ref.id, f["place"], g):
+                        return False
+                    self._fields["place"].set_text("")
+                if row_spec is not None:
+                    if not self.place_row(ref.id, row_spec, g):
+                        return False
+                    self._fields["row"].set_text("")
+                if f.get("place") or row_spec is not None:
+                    self.ui.set_focus_set(None)  # done typing: the keys go back to the table's shortcuts
+                return True
             if ref.kind == "template":
                 t = self.scenario.template(ref.id)
                 changes: dict[str, Any] = {"rolls": parse_numbers(f["rolls"])}
@@ -158,21 +182,58 @@ class InspectorMixin:
             blocks = f["blocks_los"].lower()
             if blocks not in ("yes", "no", "true", "false", "y", "n"):
                 raise ValueError("Blocks LOS: yes or no")
-            return self.dispatch(
+            g = self.next_gesture()
+            ok = self.dispatch(
                 EditTerrain(
                     ref.id,
                     {
                         "name": f["name"] or None,
                         "kind": f["kind"] or None,
-                        "height": check_length(parse_length(f["height"], "mm"), "Height", positive=False) if f["height"] else None,
+                        "height": (
+                            self.scenario.terrain_piece(ref.id).height
+                            if f["height"] == self._shown.get("height")
+                            else check_length(parse_length(f["height"], "mm"), "Height", positive=False) if f["height"] else None
+                        ),
                         "blocks_los": blocks in ("yes", "true", "y"),
                     },
+                    g,
                 ),
                 validate=True,
             )
+            piece = self.scenario.terrain_piece(ref.id)
+            size_typed = "size" in f and f["size"] != self._shown.get("size")
+            rotation_typed = bool(f.get("rotation")) and f.get("rotation") != self._shown.get("rotation")
+            if ok and piece.rect is not None and (size_typed or rotation_typed):
+                length, width = parse_size(f["size"], self.scenario.units) if size_typed else (piece.rect.length, piece.rect.width)
+                rotation = check_heading(f["rotation"]) % 360.0 if rotation_typed else piece.rect.rotation
+                rect = replace(piece.rect, length=length, width=width, rotation=rotation)
+                if rect != piece.rect:
+                    ok = self.dispatch(SetTerrainOutline(ref.id, rect=rect, gesture=g), validate=True)
+            return ok
         except (ValueError, KeyError, OverflowError) as exc:
             self.flash(f"Not applied: {exc}", error=True)
             return False
+
+
+PLACE_TIP = (
+    "Where its base is, as measured with a tape (to the base's edge): "
+    "12.5\" from left, 8\" from bottom · 3.2\" from Trooper 1, edge to edge, at 40° · contact Trooper 1"
+)
+
+
+def format_plain(mm: float) -> str:
+    """A length as typed back: mm, to the micrometre."""
+    return f"{round(mm, 4):g}mm"
+
+
+def parse_size(text: str, unit: str) -> tuple[float, float]:
+    """``3in x 1.2in`` / ``76.2 x 30.48mm`` → (length, width) mm. Raises ValueError."""
+    parts = [p.strip() for p in text.lower().replace("×", "x").split("x")]
+    if len(parts) != 2 or not all(parts):
+        raise ValueError("Size: write length x width, e.g. 3in x 1.2in")
+    trailing = next((u for u in ("mm", "cm", "in", '"') if parts[1].endswith(u)), None)
+    a = parts[0] if trailing is None or parts[0][-1:].isalpha() or parts[0].endswith('"') else parts[0] + trailing
+    return (check_length(parse_length(a, unit), "Size length"), check_length(parse_length(parts[1], unit), "Size width"))
 
 
 def parse_base(text: str) -> Base:

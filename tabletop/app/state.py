@@ -31,10 +31,11 @@ from tabletop.model import (
 from tabletop.placement import PlacementError, line_of_fire, place
 
 from .history import History
+from .measure import polygon_problem, rotate_points, terrain_centre
 
 Kind = Literal["model", "terrain", "template"]
-Tool = Literal["select", "ruler", "impact", "direct", "at", "add_model", "add_terrain"]
-TOOLS: tuple[str, ...] = ("select", "ruler", "impact", "direct", "at", "add_model", "add_terrain")
+Tool = Literal["select", "ruler", "impact", "direct", "at", "add_model", "add_terrain", "draw_terrain"]
+TOOLS: tuple[str, ...] = ("select", "ruler", "impact", "direct", "at", "add_model", "add_terrain", "draw_terrain")
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,13 @@ class AppState:
     view: ViewOptions = field(default_factory=ViewOptions)
     seed: int = 1
     what_if: Mapping[str, Any] = field(default_factory=dict)  # fixed rolls for Fire, by roll name
+    also_selected: tuple[Ref, ...] = ()  # multi-selection: the items selected besides ``selection``
+    pinned_rulers: tuple[tuple[str, str], ...] = ()  # rulers kept between two models (ids), drawn as they move
+
+    @property
+    def selected(self) -> tuple[Ref, ...]:
+        """Every selected item, the primary one first."""
+        return ((self.selection,) if self.selection is not None else ()) + self.also_selected
 
     @property
     def dirty(self) -> bool:
@@ -155,6 +163,7 @@ class DeleteItem:
     """Remove an item; deleting a model also removes the templates that need it."""
 
     ref: Ref
+    gesture: int | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +182,7 @@ class EditModel:
 
     model_id: str
     changes: Mapping[str, Any]
+    gesture: int | None = None
 
 
 @dataclass(frozen=True)
@@ -189,6 +199,46 @@ class EditTerrain:
 
     terrain_id: str
     changes: Mapping[str, Any]
+    gesture: int | None = None
+
+
+@dataclass(frozen=True)
+class MoveItems:
+    """Translate models, terrain and free templates by (dx, dy) mm (nudges, moving a multi-selection)."""
+
+    refs: tuple[Ref, ...]
+    dx: float
+    dy: float
+    gesture: int | None = None
+
+
+@dataclass(frozen=True)
+class RotateTerrain:
+    """Turn a terrain piece counter-clockwise by ``degrees`` about its centre (a rectangle's
+    centre, else its outline's centroid)."""
+
+    terrain_id: str
+    degrees: float
+    gesture: int | None = None
+
+
+@dataclass(frozen=True)
+class SetTerrainOutline:
+    """Give a terrain piece a new outline: ``points`` (a polygon) or ``rect``; refused when invalid."""
+
+    terrain_id: str
+    points: tuple[Point, ...] | None = None
+    rect: RectSpec | None = None
+    gesture: int | None = None
+
+
+@dataclass(frozen=True)
+class AddItems:
+    """Add several models and terrain pieces as one undo step (duplicate, a row of copies)."""
+
+    models: tuple[Model, ...] = ()
+    terrain: tuple[Terrain, ...] = ()
+    gesture: int | None = None
 
 
 @dataclass(frozen=True)
@@ -221,6 +271,26 @@ class MarkSaved:
 @dataclass(frozen=True)
 class Select:
     ref: Ref | None
+
+
+@dataclass(frozen=True)
+class SelectMany:
+    """Select several items; the first is the primary selection (the side panel shows it)."""
+
+    refs: tuple[Ref, ...]
+
+
+@dataclass(frozen=True)
+class PinRuler:
+    """Keep a ruler between two models; it follows them as they move."""
+
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
+class UnpinRulers:
+    pass
 
 
 @dataclass(frozen=True)
@@ -261,14 +331,16 @@ class SetWhatIf:
 Edit = Union[
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
     DeleteItem, SetRuleset, SetTitle, EditModel, EditTemplate, EditTerrain,
+    MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
 ]
 Command = Union[
     Edit, Undo, Redo, Open, MarkSaved, Select, SetTool, PickAttacker, SetNewShape, SetView, ToggleView,
-    SetSeed, SetWhatIf,
+    SetSeed, SetWhatIf, SelectMany, PinRuler, UnpinRulers,
 ]
 EDITS = (
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
     DeleteItem, SetRuleset, SetTitle, EditModel, EditTemplate, EditTerrain,
+    MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
 )
 
 
@@ -438,7 +510,56 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
     if isinstance(command, EditTerrain):
         t = _find(s.terrain, command.terrain_id)
         return replace(s, terrain=_replace_at(s.terrain, t.id, replace(t, **_checked(command.changes, _TERRAIN_FIELDS))))
+    if isinstance(command, MoveItems):
+        return _move_items(s, command)
+    if isinstance(command, RotateTerrain):
+        t = _find(s.terrain, command.terrain_id)
+        return replace(s, terrain=_replace_at(s.terrain, t.id, rotate_terrain(t, command.degrees)))
+    if isinstance(command, SetTerrainOutline):
+        t = _find(s.terrain, command.terrain_id)
+        if (command.points is None) == (command.rect is None):
+            raise CommandError("an outline is points or a rectangle")
+        if command.rect is not None and (command.rect.length <= 0 or command.rect.width <= 0):
+            raise CommandError("a rectangle needs a positive length and width")
+        if command.points is not None:
+            problem = polygon_problem(command.points)
+            if problem is not None:
+                raise CommandError(f"not a terrain outline: {problem}")
+        return replace(s, terrain=_replace_at(s.terrain, t.id, replace(t, points=command.points, rect=command.rect)))
+    if isinstance(command, AddItems):
+        taken = {i.id for i in (*s.models, *s.terrain)}
+        for item in (*command.models, *command.terrain):
+            if item.id in taken:
+                raise CommandError(f"id {item.id!r} is taken")
+            taken.add(item.id)
+        return replace(s, models=s.models + command.models, terrain=s.terrain + command.terrain)
     raise CommandError(f"not an edit: {command!r}")
+
+
+def rotate_terrain(piece: Terrain, degrees: float) -> Terrain:
+    """``piece`` turned counter-clockwise by ``degrees`` about its centre, keeping how it is written."""
+    if piece.rect is not None:
+        return replace(piece, rect=replace(piece.rect, rotation=normalise_heading(piece.rect.rotation + degrees)))
+    assert piece.points is not None
+    return replace(piece, points=rotate_points(piece.points, terrain_centre(piece), degrees))
+
+
+def _move_items(s: Scenario, command: MoveItems) -> Scenario:
+    dx, dy = command.dx, command.dy
+    ids: dict[str, set[str]] = {}
+    for r in command.refs:
+        if not item_exists(s, r):
+            raise CommandError(f"no {r.kind} {r.id!r}")
+        ids.setdefault(r.kind, set()).add(r.id)
+    models = tuple(replace(m, x=m.x + dx, y=m.y + dy) if m.id in ids.get("model", ()) else m for m in s.models)
+    terrain = tuple(translate_terrain(t, dx, dy) if t.id in ids.get("terrain", ()) else t for t in s.terrain)
+    templates = tuple(
+        replace(t, placement=replace(t.placement, x=t.placement.x + dx, y=t.placement.y + dy))
+        if t.id in ids.get("template", ()) and isinstance(t.placement, At)
+        else t
+        for t in s.templates
+    )
+    return replace(s, models=models, terrain=terrain, templates=templates)
 
 
 def _find(items: tuple[Any, ...], item_id: str) -> Any:
@@ -461,7 +582,13 @@ def apply(state: AppState, command: Command) -> AppState:
         selection = state.selection
         if selection is not None and not item_exists(scenario, selection):
             selection = None
-        return replace(state, scenario=scenario, history=state.history.record(state.scenario, gesture), selection=selection)
+        return replace(
+            state,
+            scenario=scenario,
+            history=state.history.record(state.scenario, gesture),
+            selection=selection,
+            also_selected=tuple(r for r in state.also_selected if item_exists(scenario, r)),
+        )
     if isinstance(command, Undo):
         history, scenario = state.history.undone(state.scenario)
         return _after_history(state, history, scenario)
@@ -482,7 +609,21 @@ def apply(state: AppState, command: Command) -> AppState:
     if isinstance(command, Select):
         if command.ref is not None and not item_exists(state.scenario, command.ref):
             raise CommandError(f"no {command.ref.kind} {command.ref.id!r}")
-        return replace(state, selection=command.ref)
+        return replace(state, selection=command.ref, also_selected=())
+    if isinstance(command, SelectMany):
+        refs = tuple(dict.fromkeys(command.refs))
+        for r in refs:
+            if not item_exists(state.scenario, r):
+                raise CommandError(f"no {r.kind} {r.id!r}")
+        return replace(state, selection=refs[0] if refs else None, also_selected=refs[1:])
+    if isinstance(command, PinRuler):
+        ids = {m.id for m in state.scenario.models}
+        if command.a not in ids or command.b not in ids or command.a == command.b:
+            raise CommandError("a ruler is pinned between two different models")
+        pair = (command.a, command.b)
+        return replace(state, pinned_rulers=tuple(p for p in state.pinned_rulers if set(p) != set(pair)) + (pair,))
+    if isinstance(command, UnpinRulers):
+        return replace(state, pinned_rulers=())
     if isinstance(command, SetTool):
         if command.tool not in TOOLS:
             raise CommandError(f"unknown tool {command.tool!r}")
@@ -504,7 +645,8 @@ def apply(state: AppState, command: Command) -> AppState:
 
 def _after_history(state: AppState, history: History, scenario: Scenario) -> AppState:
     selection = state.selection if state.selection and item_exists(scenario, state.selection) else None
-    return replace(state, scenario=scenario, history=history, selection=selection)
+    also = tuple(r for r in state.also_selected if item_exists(scenario, r))
+    return replace(state, scenario=scenario, history=history, selection=selection, also_selected=also)
 
 
 # --------------------------------------------------------------------------- parsing panel text

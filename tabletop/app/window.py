@@ -34,6 +34,7 @@ from tabletop.viewport import Viewport
 from . import overlays
 from .advice import for_the_app
 from .actions import ActionsMixin
+from .build import BuildMixin
 from .autosave import Autosaver, Recovery, find_recovery
 from .documents import DocumentsMixin
 from .elevation import ElevationProfile
@@ -47,6 +48,7 @@ from .results_panel import results_html
 from .state import AppState, Command, CommandError, Ref, empty_scenario, format_numbers, new_state
 from .status_bar import StatusBarMixin
 from .tools import TOOL_BUTTONS, Tool, make_tools
+from .tools.ruler import draw_pinned
 from .validate import document_problem
 from .widgets import THEME_FONTS, OverlayContainer, UnsavedChangesDialog, preload_fonts
 
@@ -76,7 +78,7 @@ def startup_scenario(path: str | None) -> tuple[Scenario, str | None, list[Probl
     return empty_scenario(), None, problems
 
 
-class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, StatusBarMixin):
+class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, InspectorMixin, StatusBarMixin):
     """The app: state, live adjudication, viewport and widgets; the loop's three calls and the dialogs.
 
     The rest of its behaviour is in mixins, one module each: ``input`` (events, shortcuts,
@@ -310,7 +312,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.buttons["fire"] = UIButton(pygame.Rect(8, y, iw + 8, 32), "FIRE  (Enter)", self.ui, container=self.panel, object_id="#fire", tool_tip_text="Resolve every template with the seeded dice (and the what-if rolls) and animate it; Dice free off: with the file's fixed rolls")
         y += 40
         self.inspector_top = y
-        self.inspector_h = 196
+        self.inspector_h = 292  # the model panel's 8 rows (with Facing, Place, Row of copies)
         results_top = y + self.inspector_h + 4
         UILabel(pygame.Rect(8, results_top, iw, 22), "Results", self.ui, container=self.panel, object_id="#heading")
         self.results_box = UITextBox("", pygame.Rect(8, results_top + 24, iw + 8, max(60, ph - results_top - 34)), self.ui, container=self.panel)
@@ -528,6 +530,9 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         sel = self.state.selection
         if sel is not None:
             overlays.draw_selection(surface, vp, self.scenario, placed, sel.kind, sel.id)
+        for also in self.state.also_selected:
+            overlays.draw_selection(surface, vp, self.scenario, placed, also.kind, also.id)
+        draw_pinned(self, surface)
         if self.firing is not None and not self.firing.done and self.firing.keyframes:
             i = min(len(self.firing.keyframes) - 1, int(self.firing.elapsed // STEP_SECONDS))
             tid, a, b, caption = self.firing.keyframes[i]

@@ -11,8 +11,11 @@ from .base import Gesture, Pointer, Tool, ToolHost
 from .ruler import RulerTool
 from .select import SelectTool
 from .templates import DirectTool, FreeTool, ImpactTool
+from .terrain import DrawTerrainTool
 
-TOOL_CLASSES: tuple[type[Tool], ...] = (SelectTool, RulerTool, ImpactTool, DirectTool, FreeTool, AddModelTool, AddBuildingTool)
+TOOL_CLASSES: tuple[type[Tool], ...] = (
+    SelectTool, RulerTool, ImpactTool, DirectTool, FreeTool, AddModelTool, AddBuildingTool, DrawTerrainTool,
+)
 
 TOOL_BUTTONS: tuple[tuple[str, str, str], ...] = tuple((t.name, t.label, t.tip) for t in TOOL_CLASSES)
 
@@ -28,6 +31,7 @@ __all__ = [
     "AddBuildingTool",
     "AddModelTool",
     "DirectTool",
+    "DrawTerrainTool",
     "FreeTool",
     "Gesture",
     "ImpactTool",

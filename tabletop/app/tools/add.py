@@ -21,20 +21,25 @@ def last_side(host: ToolHost) -> str:
 
 
 class AddModelTool(Tool):
-    """Click to add a 25 mm round base on the side last used."""
+    """Click to add a base (25 mm round unless Alt+1…9 chose a preset) on the side last used."""
 
     name = "add_model"
     label = "+Model"
-    tip = "Add a model: click on the table (6)"
+    tip = "Add a model: click on the table; Alt+1…9 picks the base size (6)"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.base = Base.round(25.0)
+        self.base_label = "25 mm"
 
     def press(self, host: ToolHost, at: Pointer) -> None:
         mid = fresh_id(host.scenario, "m")
-        model = Model(mid, at.world[0], at.world[1], Base.round(25.0), name=None, side=last_side(host))
+        model = Model(mid, at.world[0], at.world[1], self.base, name=None, side=last_side(host))
         if host.dispatch(AddModel(model)):
             host.dispatch(Select(Ref("model", mid)))
 
     def hint(self, host: ToolHost) -> list[str]:
-        return ["Add model: click on the table (25 mm base; edit it in the side panel)."]
+        return [f"Add model: click on the table ({self.base_label} base; Alt+1…9 other sizes; edit it in the side panel)."]
 
 
 class AddBuildingTool(Tool):
