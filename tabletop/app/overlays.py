@@ -340,7 +340,7 @@ def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str]) -
     label_box(surface, lines, (rect.left + 12, rect.bottom - 12 - 20 * len(lines)), 19)
 
 
-# --------------------------------------------------------------------------- Infinity side elevation
+# --------------------------------------------------------------------------- side elevation (a ruleset's side view)
 
 
 def draw_elevation(surface: pygame.Surface, rect: pygame.Rect, profile: ElevationProfile) -> None:
