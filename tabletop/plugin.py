@@ -64,6 +64,7 @@ from tabletop.panel import display_names, id_list, num
 from tabletop.placement import FOCUS_AT_TIP, line_of_fire
 from tabletop.resolution import Context, PanelLine, Resolution, Ruleset, Step, with_statuses
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
+from tabletop.step_rules import RuleQuote, StepRule, rule_for, step_rule_hook
 from tabletop.sideview import PAD_MIN_MM, PAD_SHARE, ElevationProfile, ProfileBlock, ProfileTrooper, terrain_blocks
 from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 
@@ -84,6 +85,8 @@ __all__ = [
     "BLOCKED_FILL", "BLOCKED_HATCH", "DODGE_PH", "DODGE_PH3", "WARN", "DAMAGE_TEXT", "HIGHLIGHT", "HEAT_ALPHA",
     # results panel
     "num", "display_names", "id_list",
+    # the rule and seed quote of each step
+    "StepRule", "RuleQuote", "rule_for", "step_rule_hook",
     # side view
     "ElevationProfile", "ProfileTrooper", "ProfileBlock", "terrain_blocks", "PAD_MIN_MM", "PAD_SHARE",
 ]  # fmt: skip
