@@ -262,7 +262,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         button("new", "New", "New empty 48\"×48\" table (Ctrl+N)", 50)
         button("open", "Open", "Open a scenario (Ctrl+O)", 56)
         button("save", "Save", "Save (Ctrl+S); Save as: Ctrl+Shift+S", 52)
-        button("export", "PNG", "Export the view to PNG (Ctrl+E)", 48)
+        button("export", "Export", "Export (Ctrl+E): PNG view, SVG vector, animated GIF or Markdown text, by extension", 60)
         x += 8
         button("undo", "Undo", "Undo (Ctrl+Z)", 54)
         button("redo", "Redo", "Redo (Ctrl+Y)", 54)
