@@ -180,6 +180,22 @@ def desktop_size() -> tuple[int, int]:
     return tuple(sizes[0]) if sizes else (0, 0)  # type: ignore[return-value]
 
 
+def full_screen() -> pygame.Surface:
+    """The display full screen at the desktop's size, its corner at the screen's (without a window
+    manager, as on a kiosk or under Xvfb, SDL would leave the window where it was)."""
+    try:
+        if pygame.display.get_surface() is not None:
+            pygame.Window.from_display_module().position = (0, 0)
+    except (AttributeError, pygame.error):
+        pass
+    surface = pygame.display.set_mode(desktop_size(), pygame.FULLSCREEN)
+    try:
+        pygame.Window.from_display_module().position = (0, 0)
+    except (AttributeError, pygame.error):
+        pass
+    return surface
+
+
 class PresenterMixin:
     """Part of ``TabletopApp``: ``F5`` opens presenter mode full screen on what the view shows; Esc comes back."""
 
@@ -194,7 +210,7 @@ class PresenterMixin:
         self.presenter = Presenter(adj)
         self._windowed = tuple(self.size)
         if pygame.display.get_surface() is not None:
-            pygame.display.set_mode(desktop_size(), pygame.FULLSCREEN)
+            full_screen()
 
     def stop_presenter(self: Any) -> None:
         self.presenter = None
@@ -221,7 +237,7 @@ def run_presenter(adjudication: Adjudication, size: tuple[int, int] | None = Non
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     pygame.init()
     try:
-        screen = pygame.display.set_mode(size, pygame.RESIZABLE) if size else pygame.display.set_mode(desktop_size(), pygame.FULLSCREEN)
+        screen = pygame.display.set_mode(size, pygame.RESIZABLE) if size else full_screen()
         pygame.display.set_caption(f"{adjudication.scenario.title or 'Tabletop'} — presenter")
         presenter = Presenter(adjudication)
         clock = pygame.time.Clock()
