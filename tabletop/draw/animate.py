@@ -26,9 +26,9 @@ from tabletop.scenario_io import atomic_write
 
 #: Width / height of the animation.
 ASPECT = 1.6
-#: Seconds per step when the length is not given: the whole sequence in about eight seconds.
-STEP_SECONDS = (0.8, 1.6)
-TOTAL_SECONDS = 8.0
+#: Seconds per step when the length is not given: the whole sequence in five or six seconds.
+STEP_SECONDS = (0.7, 1.4)
+TOTAL_SECONDS = 5.5
 FORMATS = {".gif": "GIF", ".webp": "WEBP", ".png": "PNG", ".apng": "PNG"}
 
 
@@ -71,7 +71,7 @@ def animation_frames(adjudication: Adjudication, width: int = 800, seconds: floa
             pygame.draw.rect(surface, ACCENT, bar)
             frames.append(Image.frombytes("RGB", size, pygame.image.tobytes(surface, "RGB")))
             durations.append(max(20, round(per_step * 1000 / count)))
-    durations[-1] += 1500  # hold the result before the loop starts again
+    durations[-1] += 1200  # hold the result before the loop starts again
     return frames, durations
 
 
