@@ -13,19 +13,67 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tabletop.adjudicate import DEFAULT_SEED, Adjudication, adjudicate
-from tabletop.model import Scenario
+if TYPE_CHECKING:  # the parsers are built without importing the core: `tabletop --help` stays quick
+    from tabletop.adjudicate import Adjudication
+    from tabletop.model import Scenario
 
 EXIT_OK = 0
 ANIMATION_SUFFIXES = (".gif", ".webp", ".png", ".apng")
 
 
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < 1e6:
+        raise argparse.ArgumentTypeError("must be a non-negative number of mm")
+    return value
+
+
+def _animation_path(text: str) -> Path:
+    path = Path(text)
+    if path.suffix.lower() not in ANIMATION_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"{text}: the extension must be one of {', '.join(ANIMATION_SUFFIXES)}")
+    return path
+
+
+def _width(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 160 <= value <= 4000:
+        raise argparse.ArgumentTypeError("must be 160–4000 pixels")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.5 <= value <= 120:
+        raise argparse.ArgumentTypeError("must be 0.5–120 seconds")
+    return value
+
+
+def _window(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, e.g. 1280x720, got {text!r}") from None
+    if not (320 <= w <= 8000 and 240 <= h <= 8000):
+        raise argparse.ArgumentTypeError("must be at least 320x240")
+    return (w, h)
+
+
 def _scenario_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="scenario file (.toml or .json)")
     p.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
-    p.add_argument("--tolerance", type=float, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
+    p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set dodge_rule=strict")
 
 
@@ -54,6 +102,8 @@ def load_scenario(path: str | Path) -> Scenario:
 
 def adjudicate_args(args: argparse.Namespace) -> Adjudication:
     """Load and resolve the scenario the arguments name (``--seed`` over the file's seed)."""
+    from tabletop.adjudicate import DEFAULT_SEED, adjudicate
+
     scenario = load_scenario(args.file)
     seed = args.seed
     if seed is None:
@@ -105,7 +155,7 @@ def add_present_parser(subparsers: Any) -> argparse.ArgumentParser:
         "highlighting what it touches. Right/Space/PageDown: next; Left/PageUp: back; drag the template: what if; Esc: quit.",
     )
     _scenario_args(p)
-    p.add_argument("--window", default=None, metavar="WxH", help="a window of this size instead of full screen")
+    p.add_argument("--window", type=_window, default=None, metavar="WxH", help="a window of this size instead of full screen")
     return p
 
 
@@ -114,11 +164,7 @@ def present_main(args: argparse.Namespace) -> int:
     adj = adjudicate_args(args)
     from tabletop.app.present import run_presenter  # pygame only from here on
 
-    size = None
-    if args.window:
-        w, h = (int(v) for v in str(args.window).lower().split("x"))
-        size = (w, h)
-    return run_presenter(adj, size=size)
+    return run_presenter(adj, size=args.window)
 
 
 # --------------------------------------------------------------------------- animate
@@ -133,18 +179,15 @@ def add_animate_parser(subparsers: Any) -> argparse.ArgumentParser:
         "(.gif, .webp, .png/.apng).",
     )
     _scenario_args(p)
-    p.add_argument("-o", "--output", type=Path, required=True, metavar="OUT.gif")
-    p.add_argument("--width", type=int, default=800, metavar="PX", help="width in pixels (default 800)")
-    p.add_argument("--seconds", type=float, default=None, metavar="S", help="length of the animation (default: 1.2 s per step)")
+    p.add_argument("-o", "--output", type=_animation_path, required=True, metavar="OUT.gif")
+    p.add_argument("--width", type=_width, default=800, metavar="PX", help="width in pixels (default 800)")
+    p.add_argument("--seconds", type=_seconds, default=None, metavar="S", help="length of the steps (default: about 6 s in all)")
     return p
 
 
 def animate_main(args: argparse.Namespace) -> int:
     """Write the animation of the scenario in ``args.file`` to ``args.output``."""
-    if Path(args.output).suffix.lower() not in ANIMATION_SUFFIXES:
-        raise ValueError(f"{args.output}: the animation's extension must be one of {', '.join(ANIMATION_SUFFIXES)}")
-    if not 160 <= int(args.width) <= 4000:
-        raise ValueError("--width must be 160–4000 pixels")
+    _animation_path(str(args.output))  # also when called without the parser
     adj = adjudicate_args(args)
     from tabletop.draw.animate import render_animation  # pygame only from here on
 
