@@ -183,16 +183,12 @@ def desktop_size() -> tuple[int, int]:
 def full_screen() -> pygame.Surface:
     """The display full screen at the desktop's size, its corner at the screen's (without a window
     manager, as on a kiosk or under Xvfb, SDL would leave the window where it was)."""
-    try:
-        if pygame.display.get_surface() is not None:
-            pygame.Window.from_display_module().position = (0, 0)
-    except (AttributeError, pygame.error):
-        pass
+    move = getattr(pygame.display, "set_window_position", None)  # pygame-ce >= 2.5
+    if move is not None and pygame.display.get_surface() is not None:
+        move((0, 0))
     surface = pygame.display.set_mode(desktop_size(), pygame.FULLSCREEN)
-    try:
-        pygame.Window.from_display_module().position = (0, 0)
-    except (AttributeError, pygame.error):
-        pass
+    if move is not None:
+        move((0, 0))
     return surface
 
 
