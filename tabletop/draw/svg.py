@@ -153,7 +153,7 @@ def svg_document(
         out += _marks_under(art, vp)
     out += _models(scene, vp, options)
     if art is not None:
-        out += _marks_over(art, vp, s)
+        out += _marks_over(art, vp, s, _base_boxes(scene, vp), area)
     out += _template_labels(scene, vp)
     out.append("</g>")
     if options.show_title:
@@ -368,7 +368,54 @@ def _stroke(st: object, vp: Viewport) -> str:
     return f'<{tag} points="{_pts(pts)}" fill="none" stroke="{_rgb(st.colour)}" stroke-width="{st.width}"{dash}/>'  # type: ignore[attr-defined]
 
 
-def _marks_over(art: Marks, vp: Viewport, scale: float) -> list[str]:
+Box = tuple[float, float, float, float]  # screen x0, y0, x1, y1
+
+
+def _base_boxes(scene: _Scene, vp: Viewport) -> list[Box]:
+    """Screen boxes of the bases with their names under them: where badges should not go."""
+    out: list[Box] = []
+    for i, m in enumerate(scene.models):
+        x, y = vp.to_screen(m.x, m.y)
+        r = scene.radii[i] * vp.scale + 3
+        out.append((x - r, y - r, x + r, y + r + 18))
+    return out
+
+
+def _overlaps(a: Box, boxes: list[Box]) -> bool:
+    return any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for b in boxes)
+
+
+def _inside(box: Box, area: Box) -> Box:
+    dx = max(0.0, area[0] - box[0]) - max(0.0, box[2] - area[2])
+    dy = max(0.0, area[1] - box[1]) - max(0.0, box[3] - area[3])
+    return (box[0] + dx, box[1] + dy, box[2] + dx, box[3] + dy)
+
+
+def _badge_spot(anchor: tuple[float, float], clear_px: float, w: float, h: float, prefer: str, taken: list[Box], area: Box) -> Box:
+    """The first of right, left, above, below the anchor (the badge's preferred side first), kept in
+    ``area``, clear of ``taken``."""
+    x, y = anchor
+    gap = clear_px + 8
+    spots = {
+        "right": (x + gap, y - h / 2),
+        "left": (x - gap - w, y - h / 2),
+        "above": (x - w / 2, y - gap - h),
+        "below": (x - w / 2, y + gap),
+    }
+    order = [prefer] + [k for k in ("right", "left", "above", "below") if k != prefer] if prefer in spots else list(spots)
+    for step in (0.0, 1.0, 2.0):  # then the same sides a little further out
+        for side in order:
+            sx, sy = spots[side]
+            dx = {"right": 1, "left": -1}.get(side, 0) * step * w / 2
+            dy = {"above": -1, "below": 1}.get(side, 0) * step * h
+            box = _inside((sx + dx, sy + dy, sx + dx + w, sy + dy + h), area)
+            if not _overlaps(box, taken):
+                return box
+    sx, sy = spots[order[0]]
+    return _inside((sx, sy, sx + w, sy + h), area)
+
+
+def _marks_over(art: Marks, vp: Viewport, scale: float, taken: list[Box] | None = None, area: tuple[int, int, int, int] | None = None) -> list[str]:
     out = ['<g class="ruleset-marks">']
     out += [_stroke(st, vp) for st in art.strokes if st.above]
     for arrow in art.arrows:
@@ -402,17 +449,27 @@ def _marks_over(art: Marks, vp: Viewport, scale: float) -> list[str]:
     for tag in art.tags:
         x, y = vp.to_screen(*tag.point)
         out.append(_text(x, y + 5, tag.text, 13, tag.colour, bold=True))
+    taken = list(taken or [])
+    for rose in art.roses:
+        cx, cy = vp.to_screen(*rose.centre)
+        reach = max(40.0, min(120.0, 0.62 * rose.reach * scale)) + 24
+        taken.append((cx - reach, cy - reach, cx + reach, cy + reach))
+    bounds: Box = (-1e9, -1e9, 1e9, 1e9) if area is None else (area[0] + 4, area[1] + 4, area[0] + area[2] - 4, area[1] + area[3] - 4)
     for badge in sorted(art.badges, key=lambda b: -b.priority):
-        x, y = vp.to_screen(*badge.anchor)
-        x += badge.clear * scale + 8
         lines = [ln for ln in badge.lines if ln[0]]
         if not lines:
             continue
-        w = 8 + 7.2 * max(len(t) for t, _ in lines)
+        ax, ay = vp.to_screen(*badge.anchor)
+        w = 10 + 6.9 * max(len(t) for t, _ in lines)
         h = 6 + 16 * len(lines)
-        out.append(f'<rect x="{x:.2f}" y="{y - h / 2:.2f}" width="{w:.1f}" height="{h}" rx="4" fill="{_rgb(BADGE_BACK)}" fill-opacity="0.85" stroke="{_rgb(badge.accent)}"/>')
+        x0, y0, x1, y1 = _badge_spot((ax, ay), max(badge.clear * scale, badge.clear_px), w, h, badge.prefer, taken, bounds)
+        taken.append((x0, y0, x1, y1))
+        if badge.leader and not (x0 - 30 <= ax <= x1 + 30 and y0 - 30 <= ay <= y1 + 30):
+            nx, ny = min(max(ax, x0), x1), min(max(ay, y0), y1)
+            out.append(f'<line x1="{ax:.2f}" y1="{ay:.2f}" x2="{nx:.2f}" y2="{ny:.2f}" stroke="{_rgb(badge.accent)}" stroke-width="1"/>')
+        out.append(f'<rect x="{x0:.2f}" y="{y0:.2f}" width="{w:.1f}" height="{h}" rx="4" fill="{_rgb(BADGE_BACK)}" fill-opacity="0.85" stroke="{_rgb(badge.accent)}"/>')
         for k, (text, colour) in enumerate(lines):
-            out.append(_text(x + 5, y - h / 2 + 16 + 16 * k, text, 12, colour, anchor="start", halo=False))
+            out.append(_text(x0 + 5, y0 + 16 + 16 * k, text, 12, colour, anchor="start", halo=False))
     out.append("</g>")
     return out
 
