@@ -26,6 +26,7 @@ from tabletop.resolution import Context, PanelLine, Resolution, Ruleset, Step, w
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
 from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
 from tabletop.sight import line_of_fire as sight_between
+from tabletop.step_rules import RuleQuote, StepRule, rule_for, step_rule_hook
 from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ __all__ = [
     "BLOCKED_FILL", "BLOCKED_HATCH", "DODGE_PH", "DODGE_PH3", "WARN", "DAMAGE_TEXT", "HIGHLIGHT", "HEAT_ALPHA",
     # results panel
     "num", "display_names", "id_list",
+    # the rule and seed quote of each step
+    "StepRule", "RuleQuote", "rule_for", "step_rule_hook",
     # side view
     "ElevationProfile", "ProfileTrooper", "ProfileBlock", "terrain_blocks", "PAD_MIN_MM", "PAD_SHARE",
 ]  # fmt: skip

@@ -130,3 +130,6 @@ class Ruleset:
     damage_unit: str = "dmg"
     #: Its documentation page (Markdown).
     doc_path: Path | None = None
+    #: The rule a resolution step applies and a short verbatim quote of the seed it rests on:
+    #: step -> (rule, quote), or None when the ruleset does not say (see ``tabletop.step_rules``).
+    step_rule: Callable[[Step], tuple[str, str] | None] | None = None

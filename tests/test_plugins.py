@@ -210,7 +210,10 @@ def _pygame_importers(root: Path, skip: tuple[str, ...]) -> list[str]:
     return found
 
 
-PAINTING = ("chrome", "compose", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text")
+PAINTING = (
+    "chrome", "compose", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text",
+    "highlight", "slide", "animate",
+)  # fmt: skip
 
 
 def test_core_modules_never_import_pygame() -> None:
@@ -218,7 +221,7 @@ def test_core_modules_never_import_pygame() -> None:
     # including the drawing pipeline's own first steps: style, scene preparation and label layout.
     shell = ("app/", *(f"draw/{name}.py" for name in PAINTING))
     assert _pygame_importers(ROOT / "tabletop", shell) == []
-    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "layout", *PAINTING}
+    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "layout", "svg", *PAINTING}
 
 
 def test_the_pure_drawing_steps_load_without_pygame() -> None:

@@ -145,7 +145,10 @@ class DocumentsMixin:
 
     def ask_export(self) -> None:
         base = Path(self.state.path).with_suffix(".png") if self.state.path else Path.cwd() / "table.png"
-        self._file_dialog("Export view to PNG", lambda p: self.export_png(_with_suffix(p, ".png", (".png",))), str(base), False, {".png"})
+        from .share_export import EXPORTS, export_as
+
+        title = "Export: .png view, .svg vector, .gif animation or .md text"
+        self._file_dialog(title, lambda p: export_as(self, _with_suffix(p, ".png", tuple(EXPORTS))), str(base), False, set(EXPORTS))
 
 
 def _with_suffix(path: str, default: str, allowed: tuple[str, ...]) -> str:

@@ -23,6 +23,9 @@ class InputMixin:
 
     def process_events(self, event: pygame.event.Event) -> None:
         """One pygame event: widgets first, then the table and the shortcuts."""
+        if self.presenter is not None:
+            self.presenter_event(event)
+            return
         if event.type == pygame.QUIT:
             self.request_quit()
             return
@@ -173,6 +176,8 @@ class InputMixin:
             return
         if key == pygame.K_F1:
             self.dispatch(ToggleView("show_help"))
+        elif key == pygame.K_F5:
+            self.start_presenter()
         elif key == pygame.K_ESCAPE:
             if self.state.view.show_help:
                 self.dispatch(ToggleView("show_help"))

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+O / Ctrl+S / +Shift", "Open a scenario / save / save as…"),
-    ("Ctrl+E", "Export the view to PNG"),
+    ("Ctrl+E", "Export: PNG, SVG, animated GIF or Markdown (by extension)"),
     ("Ctrl+N / Ctrl+Q", "New empty table / quit"),
     ("Ctrl+Z / Ctrl+Y", "Undo / redo (also Ctrl+Shift+Z)"),
-    ("F1", "Show / hide this help"),
+    ("F1 / F5", "Show / hide this help / presenter mode, full screen"),
     ("Enter", "Fire: resolve every template with the dice"),
     ("Esc", "Cancel the current tool / close help"),
     ("1 … 8", "Tools: select, ruler, impact, direct, free, +model, +building, trace"),

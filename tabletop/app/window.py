@@ -44,6 +44,7 @@ from .inspector import InspectorMixin
 from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, THEME, demo_tables
 from .live import LiveAdjudicator, placed_templates
 from .odds_worker import OddsWorker
+from .present import PresenterMixin
 from .results_panel import results_html
 from .state import AppState, Command, CommandError, Ref, empty_scenario, format_numbers, new_state
 from .status_bar import StatusBarMixin
@@ -78,7 +79,7 @@ def startup_scenario(path: str | None) -> tuple[Scenario, str | None, list[Probl
     return empty_scenario(), None, problems
 
 
-class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, InspectorMixin, StatusBarMixin):
+class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, InspectorMixin, StatusBarMixin, PresenterMixin):
     """The app: state, live adjudication, viewport and widgets; the loop's three calls and the dialogs.
 
     The rest of its behaviour is in mixins, one module each: ``input`` (events, shortcuts,
@@ -269,7 +270,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         button("new", "New", "New empty 48\"×48\" table (Ctrl+N)", 50)
         button("open", "Open", "Open a scenario (Ctrl+O)", 56)
         button("save", "Save", "Save (Ctrl+S); Save as: Ctrl+Shift+S", 52)
-        button("export", "PNG", "Export the view to PNG (Ctrl+E)", 48)
+        button("export", "Export", "Export (Ctrl+E): PNG view, SVG vector, animated GIF or Markdown text, by extension", 60)
         x += 8
         button("undo", "Undo", "Undo (Ctrl+Z)", 54)
         button("redo", "Redo", "Redo (Ctrl+Y)", 54)
@@ -519,6 +520,10 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
     def draw(self, surface: pygame.Surface) -> None:
         """Draw the table, the overlays, the widgets and the status bar."""
         start = time.perf_counter()
+        if self.presenter is not None:  # presenter mode (F5) has the whole screen
+            self.presenter.draw(surface)
+            self.draw_ms = (time.perf_counter() - start) * 1000
+            return
         surface.fill((24, 27, 32))
         view = self.view_rect
         vp = self.viewport

@@ -1,6 +1,6 @@
 """Infinity template weapons: one ruleset, one folder.
 
-``rules.py`` the rules (``resolve``, settings, checks); ``marks.py`` what it draws on the table; ``panel.py`` its results-panel lines; ``side_view.py`` its side view; ``README.md`` its documentation page. ``RULESET`` (here) is the registered object, with every hook attached.
+``rules.py`` the rules (``resolve``, settings, checks); ``marks.py`` what it draws on the table; ``panel.py`` its results-panel lines; ``side_view.py`` its side view; ``README.md`` its documentation page; ``rules_text.py`` the rule and seed sentence of each step. ``RULESET`` (here) is the registered object, with every hook attached.
 """
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tabletop.rulesets.infinity import marks, panel, rules, side_view
+from tabletop.plugin import step_rule_hook
+from tabletop.rulesets.infinity import marks, panel, rules, side_view, rules_text
 
 RULESET = replace(
     rules.RULESET,
@@ -16,4 +17,5 @@ RULESET = replace(
     panel_lines=panel.panel_lines,
     side_view=side_view.side_view,
     doc_path=Path(__file__).with_name("README.md"),
+    step_rule=step_rule_hook(rules_text.STEP_RULES),
 )

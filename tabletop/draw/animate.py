@@ -1,0 +1,101 @@
+"""The Fire sequence as an animation (GIF, WebP or APNG, encoded by Pillow).
+
+Each explained step (:func:`tabletop.explain.beats`: placement, dice, scatter, explosion, result)
+is drawn as a slide (:mod:`tabletop.draw.slide`: the table zoomed on the action, the step's
+highlight, its caption, rule and seed quote) over a few frames: a scatter slides from the aim to
+where it lands, an explosion grows, and a bar under the caption shows the time passing, so a
+reader of a forum thread sees the ruling unfold in a few seconds.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygame
+from PIL import Image
+
+from tabletop.adjudicate import Adjudication
+from tabletop.draw.highlight import ACCENT
+from tabletop.draw.slide import draw_slide, layout, slide_viewport
+from tabletop.explain import beats
+from tabletop.scenario_io import atomic_write
+
+#: Width / height of the animation.
+ASPECT = 1.6
+#: Seconds per step when the length is not given: the whole sequence in five or six seconds.
+STEP_SECONDS = (0.7, 1.4)
+TOTAL_SECONDS = 5.5
+FORMATS = {".gif": "GIF", ".webp": "WEBP", ".png": "PNG", ".apng": "PNG"}
+
+
+@dataclass(frozen=True)
+class AnimationInfo:
+    """What was written: frame count, length and file size."""
+
+    frames: int
+    seconds: float
+    bytes: int
+
+
+def animation_frames(adjudication: Adjudication, width: int = 800, seconds: float | None = None) -> tuple[list[Image.Image], list[int]]:
+    """The frames (Pillow RGB images) and their durations (ms) of the Fire sequence."""
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    if not pygame.font.get_init():
+        pygame.font.init()
+    size = (int(width), max(120, round(width / ASPECT)))
+    shown = beats(adjudication)
+    if not shown:
+        raise ValueError("nothing to animate: the scenario has no template")
+    per_step = seconds / len(shown) if seconds else min(STEP_SECONDS[1], max(STEP_SECONDS[0], TOTAL_SECONDS / len(shown)))
+    count = max(3, math.ceil(12 / len(shown)))  # at least a dozen frames in all
+    bands = layout(size, shown)
+    vp = slide_viewport(adjudication.scenario, shown, bands.table)
+    surface = pygame.Surface(size)
+    frames: list[Image.Image] = []
+    durations: list[int] = []
+    total = len(shown) * count
+    for i in range(len(shown)):
+        for k in range(count):
+            progress = (k + 1) / count
+            frame = draw_slide(surface, adjudication, shown, i, bands, vp, progress)
+            done = (i * count + k + 1) / total
+            bar = frame.caption.copy()
+            bar.height = max(3, size[1] // 120)
+            bar.bottom = frame.caption.bottom
+            pygame.draw.rect(surface, (60, 64, 72), bar)
+            bar.width = round(bar.width * done)
+            pygame.draw.rect(surface, ACCENT, bar)
+            frames.append(Image.frombytes("RGB", size, pygame.image.tobytes(surface, "RGB")))
+            durations.append(max(20, round(per_step * 1000 / count)))
+    durations[-1] += 1200  # hold the result before the loop starts again
+    return frames, durations
+
+
+def encode(frames: list[Image.Image], durations: list[int], fmt: str) -> bytes:
+    """The animation in ``fmt`` (GIF, WEBP or PNG for APNG), looping forever."""
+    out = io.BytesIO()
+    first, rest = frames[0], frames[1:]
+    if fmt == "GIF":
+        # One adaptive palette per frame; Pillow keeps only the changed rectangle of each frame.
+        paletted = [f.convert("P", palette=Image.Palette.ADAPTIVE, colors=128) for f in frames]
+        paletted[0].save(out, "GIF", save_all=True, append_images=paletted[1:], duration=durations, loop=0, optimize=False, disposal=1)
+    elif fmt == "WEBP":
+        first.save(out, "WEBP", save_all=True, append_images=rest, duration=durations, loop=0, quality=80, method=4)
+    else:
+        first.save(out, "PNG", save_all=True, append_images=rest, duration=durations, loop=0, default_image=False)
+    return out.getvalue()
+
+
+def render_animation(adjudication: Adjudication, path: str | Path, width: int = 800, seconds: float | None = None) -> AnimationInfo:
+    """Write the Fire sequence of ``adjudication`` to ``path``; the format follows its extension (.gif, .webp, .png/.apng)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(f"{path}: an animation is .gif, .webp, .png or .apng")
+    frames, durations = animation_frames(adjudication, width, seconds)
+    data = encode(frames, durations, FORMATS[suffix])
+    atomic_write(path, data)
+    return AnimationInfo(len(frames), sum(durations) / 1000.0, len(data))

@@ -1,0 +1,196 @@
+"""Club-night commands: ``tabletop explain``, ``tabletop present`` and ``tabletop animate``.
+
+Each command is an ``add_*_parser(subparsers)`` that declares its arguments and a ``*_main(args)``
+that runs it and returns the exit status; ``tabletop.cli`` wires them in. Bad input raises the
+core's own errors (``ScenarioError``, ``AdjudicationError``), which the CLI turns into one-line
+messages and exit status 2. ``explain`` never imports pygame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the parsers are built without importing the core: `tabletop --help` stays quick
+    from tabletop.adjudicate import Adjudication
+    from tabletop.model import Scenario
+
+EXIT_OK = 0
+ANIMATION_SUFFIXES = (".gif", ".webp", ".png", ".apng")
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < 1e6:
+        raise argparse.ArgumentTypeError("must be a non-negative number of mm")
+    return value
+
+
+def _animation_path(text: str) -> Path:
+    path = Path(text)
+    if path.suffix.lower() not in ANIMATION_SUFFIXES:
+        raise argparse.ArgumentTypeError(f"{text}: the extension must be one of {', '.join(ANIMATION_SUFFIXES)}")
+    return path
+
+
+def _width(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 160 <= value <= 4000:
+        raise argparse.ArgumentTypeError("must be 160–4000 pixels")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.5 <= value <= 120:
+        raise argparse.ArgumentTypeError("must be 0.5–120 seconds")
+    return value
+
+
+def _window(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, e.g. 1280x720, got {text!r}") from None
+    if not (320 <= w <= 8000 and 240 <= h <= 8000):
+        raise argparse.ArgumentTypeError("must be at least 320x240")
+    return (w, h)
+
+
+def _scenario_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="scenario file (.toml or .json)")
+    p.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
+    p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set dodge_rule=strict")
+
+
+def _settings(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise ValueError(f"--set expects NAME=VALUE, got {pair!r}")
+        name, raw = pair.split("=", 1)
+        try:
+            out[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name.strip()] = raw
+    return out
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """The scenario at ``path``; its warnings go to stderr, its errors raise ``ScenarioError``."""
+    from tabletop.scenario_io import load_with_warnings
+
+    scenario, warnings = load_with_warnings(path)
+    for w in warnings:
+        print(w, file=sys.stderr)
+    return scenario
+
+
+def adjudicate_args(args: argparse.Namespace) -> Adjudication:
+    """Load and resolve the scenario the arguments name (``--seed`` over the file's seed)."""
+    from tabletop.adjudicate import DEFAULT_SEED, adjudicate
+
+    scenario = load_scenario(args.file)
+    seed = args.seed
+    if seed is None:
+        file_seed = scenario.extra.get("seed")
+        seed = file_seed if isinstance(file_seed, int) and not isinstance(file_seed, bool) else DEFAULT_SEED
+    return adjudicate(scenario, seed=int(seed), tolerance_mm=float(getattr(args, "tolerance", 1.0)), settings=_settings(getattr(args, "set", [])))
+
+
+# --------------------------------------------------------------------------- explain
+
+
+def add_explain_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """``tabletop explain FILE [--markdown] [-o OUT]``."""
+    p = subparsers.add_parser(
+        "explain",
+        help="the resolution step by step, with the rules it applies (text or Markdown)",
+        description="Every step of every template with the rule it applies and the seed sentence it rests on, "
+        "then who is affected and why: ready to paste into a forum or a chat.",
+    )
+    _scenario_args(p)
+    p.add_argument("--markdown", action="store_true", help="Markdown: headings, quotes and a table of who is affected and why")
+    p.add_argument("-o", "--output", type=Path, default=None, metavar="OUT", help="write to OUT instead of printing")
+    return p
+
+
+def explain_main(args: argparse.Namespace) -> int:
+    """Print (or write) the explanation of the scenario in ``args.file``."""
+    from tabletop.explain import explain_text
+    from tabletop.scenario_io import atomic_write
+
+    text = explain_text(adjudicate_args(args), markdown=bool(args.markdown))
+    if args.output is not None:
+        atomic_write(args.output, text.encode("utf-8"))
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- present
+
+
+def add_present_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """``tabletop present FILE [--window WxH]``."""
+    p = subparsers.add_parser(
+        "present",
+        help="presenter mode: full screen, the resolution one step at a time",
+        description="Full screen for a projector: each step of the resolution with its rule and seed quote, the table "
+        "highlighting what it touches. Right/Space/PageDown: next; Left/PageUp: back; drag the template: what if; Esc: quit.",
+    )
+    _scenario_args(p)
+    p.add_argument("--window", type=_window, default=None, metavar="WxH", help="a window of this size instead of full screen")
+    return p
+
+
+def present_main(args: argparse.Namespace) -> int:
+    """Run presenter mode on the scenario in ``args.file`` until Esc."""
+    adj = adjudicate_args(args)
+    from tabletop.app.present import run_presenter  # pygame only from here on
+
+    return run_presenter(adj, size=args.window)
+
+
+# --------------------------------------------------------------------------- animate
+
+
+def add_animate_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """``tabletop animate FILE -o OUT.gif [--width PX] [--seconds S]``."""
+    p = subparsers.add_parser(
+        "animate",
+        help="the Fire sequence as an animated GIF (or WebP / APNG)",
+        description="Placement, dice, scatter and result as a short animation; the format follows OUT's extension "
+        "(.gif, .webp, .png/.apng).",
+    )
+    _scenario_args(p)
+    p.add_argument("-o", "--output", type=_animation_path, required=True, metavar="OUT.gif")
+    p.add_argument("--width", type=_width, default=800, metavar="PX", help="width in pixels (default 800)")
+    p.add_argument("--seconds", type=_seconds, default=None, metavar="S", help="length of the steps (default: about 6 s in all)")
+    return p
+
+
+def animate_main(args: argparse.Namespace) -> int:
+    """Write the animation of the scenario in ``args.file`` to ``args.output``."""
+    _animation_path(str(args.output))  # also when called without the parser
+    adj = adjudicate_args(args)
+    from tabletop.draw.animate import render_animation  # pygame only from here on
+
+    info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds)
+    print(f"wrote {args.output} ({info.frames} frames, {info.seconds:.1f} s, {info.bytes / 1e6:.2f} MB)")
+    return EXIT_OK

@@ -1,0 +1,114 @@
+"""``tabletop explain``: the steps as text or Markdown, with rules, seed quotes and who is affected."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from tabletop.share_cli import add_explain_parser, explain_main
+
+from .conftest import ROOT, SCENARIOS
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    parser = argparse.ArgumentParser()
+    add_explain_parser(parser.add_subparsers(dest="command"))
+    assert explain_main(parser.parse_args(["explain", *argv])) == 0
+    return capsys.readouterr().out
+
+
+MARKDOWN = {
+    "infinity-hellcat-split": [
+        "# Infinity: split Burst, the second shot nullified by an Alguacil",
+        "## Template `shot2` (infinity_small_teardrop)",
+        "2. Not allowed: shot nullified: Alguacil (alguacil) is a friendly trooper in the area of effect.",
+        "   *Rule: Friendly and Neutral troopers: the shot is null*",
+        "3. Fusilier 3: dodge PH-3 (Fusilier 1 (fus1) is in between); cannot shoot back.",
+        "   > “If the trooper affected by the Template Weapon does not have LoF to the attacker.”",
+        "**Result:** shot1: 2 affected: Fusilier 1 (fus1), Fusilier 3 (fus3)",
+        "| Model | Status | Margin | Why |",
+        "| Alguacil (alguacil) | under it (attack not allowed) | +29.8 mm | — |",
+    ],
+    "robotech-scatter": [
+        "1. Blast: Strike 2 + GN 1 = 3 against DF 5: miss",
+        "2. The Blast scatters: direction 2, 6\"; new Strike 4 + 1 = 5",
+        "   *Rule: Scatter: D6 direction, 2D6 inches, new Strike D6+1*",
+        "   > “Roll a D6 to determine which direction the template will scatter, as per the numbers indicated on the top of the template.”",
+        "| Battlepod (pod3) | affected | +77.6 mm | damage 5; final damage 5; df 3 |",
+    ],
+    "wwpd-friendly-fire": [
+        "5. friendly model(s) r1 covered: unit mortars takes a Leadership test",
+        "   *Rule: Friendly fire: Leadership test*",
+        "   > “If the template covers friendly models, then the firing unit must immediately roll Leadership.”",
+        "**Result:** stonk: 3 affected: e1, r1, tank",
+        "| r1 | affected | +25.4 mm | templates 1; unit assault |",
+    ],
+    "increments-wall": [
+        "2. wall Damage save 10 (+0) vs 4: holds",
+        "   *Rule: Cover stops the blast unless its Damage save fails*",
+        "   > “Blast never turns or bends, and only proceeds through cover when the cover fails its Damage save.”",
+    ],
+    "catastrophic-chain": [
+        "3. Chain reaction: bomber, caught by scout's explosion (a Critical Hit of 5 >= twice 2 damage tracks), explodes: RAV 3, AOE/3 (+1: Martyr explosives)",
+        "   *Rule: Martyr explosives: +1 RAV and AOE*",
+        "**Result:** boom: 4 affected: bomber, scout, tank, troopers",
+        "| tank | affected | -145.1 mm | caught by bomber |",
+    ],
+    "default": [
+        "*Ruleset: Geometry only (none) · seed 1*",
+        "*(no ruleset steps: geometry only)*",
+        "| Contested (edge) | affected | +0.4 mm (contested) | — |",
+        "| Behind the wall (b2) | total cover | +22.9 mm | — |",
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(MARKDOWN))
+def test_markdown_lines(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, str(SCENARIOS / f"{name}.toml"), "--markdown").splitlines()
+    for line in MARKDOWN[name]:
+        assert line in out, f"missing from {name}: {line!r}"
+
+
+def test_plain_text_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _run(capsys, str(SCENARIOS / "robotech-volley.toml")).splitlines()
+    for line in [
+        "Template volley (robotech_blast)",
+        "  5. pod1 is under 4 missiles of the volley: Inescapable",
+        "     Rule: Inescapable: 4 missiles of one volley",
+        "     “If 4 missiles from the same volley hit any given mecha, they are considered Inescapable for that mecha, and thus can’t be Dodged by it.”",
+    ]:
+        assert line in out
+    assert not any(line.startswith("|") or line.startswith("#") for line in out)  # plain, not Markdown
+
+
+def test_every_step_appears_once_per_template(capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.adjudicate import adjudicate
+    from tabletop.scenario_io import load
+
+    for path in sorted(SCENARIOS.glob("*.toml")):
+        adj = adjudicate(load(path))
+        out = _run(capsys, str(path), "--markdown")
+        for r in adj.results:
+            for k, step in enumerate(r.resolution.steps, 1):
+                assert f"{k}. {step.text}" in out.splitlines()
+
+
+def test_writes_a_file(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ruling.md"
+    _run(capsys, str(SCENARIOS / "wwpd-battery-t.toml"), "--markdown", "-o", str(out))
+    assert out.read_text(encoding="utf-8").startswith("# ")
+
+
+def test_explain_never_imports_pygame() -> None:
+    code = (
+        "import sys, argparse; from tabletop.share_cli import add_explain_parser, explain_main; "
+        "p = argparse.ArgumentParser(); add_explain_parser(p.add_subparsers()); "
+        f"explain_main(p.parse_args(['explain', {str(SCENARIOS / 'infinity-hellcat.toml')!r}])); "
+        "assert 'pygame' not in sys.modules, 'pygame imported'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

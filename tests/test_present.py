@@ -1,0 +1,148 @@
+"""Presenter mode headless: real pygame events step through every explained step of every bundled
+scenario; each step is its own picture; nothing covers the caption; a drag is a what-if; Esc leaves."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pygame
+import pytest
+
+from tabletop.adjudicate import adjudicate
+from tabletop.app.pilot import Pilot
+from tabletop.app.present import Presenter
+from tabletop.draw.slide import type_sizes
+from tabletop.explain import beats
+from tabletop.scenario_io import load
+
+from .conftest import SCENARIOS
+
+BUNDLED = sorted(SCENARIOS.glob("*.toml"))
+SIZE = (1280, 720)
+
+
+@pytest.fixture(scope="module")
+def screen():
+    pygame.init()
+    surface = pygame.display.set_mode(SIZE)
+    yield surface
+    pygame.display.quit()
+
+
+def _key(presenter: Presenter, key: int) -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=key, mod=0, unicode="", scancode=0))
+    pygame.event.post(pygame.event.Event(pygame.KEYUP, key=key, mod=0, unicode="", scancode=0))
+    for event in pygame.event.get():
+        presenter.process_event(event)
+
+
+def _mouse(presenter: Presenter, kind: int, pos: tuple[int, int], **extra: object) -> None:
+    pygame.event.post(pygame.event.Event(kind, pos=pos, touch=False, **extra))
+    for event in pygame.event.get():
+        presenter.process_event(event)
+
+
+def _shot(surface: pygame.Surface) -> str:
+    return hashlib.sha1(pygame.image.tobytes(surface, "RGB")).hexdigest()
+
+
+def _base_boxes(presenter: Presenter) -> list[pygame.Rect]:
+    """Each base's screen box, as far as it is drawn (the table band clips the scene)."""
+    assert presenter.frame is not None
+    vp, table = presenter.frame.viewport, presenter.frame.table
+    out = []
+    for m in presenter.adjudication.scenario.models:
+        x, y = vp.to_screen(m.x, m.y)
+        r = vp.length_to_screen(m.base.bounding_radius) + 12  # with its rings
+        box = pygame.Rect(round(x - r), round(y - r), round(2 * r), round(2 * r)).clip(table)
+        if box.width and box.height:
+            out.append(box)
+    return out
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_forward_and_back_through_every_step(path: Path, screen: pygame.Surface) -> None:
+    adj = adjudicate(load(path))
+    presenter = Presenter(adj)
+    expected = beats(adj)
+    assert len(presenter.beats) == len(expected) >= len(adj.results)
+    forward_keys = (pygame.K_PAGEDOWN, pygame.K_RIGHT, pygame.K_SPACE)
+    shots: list[str] = []
+    for i in range(len(presenter.beats)):
+        frame = presenter.draw(screen)
+        assert presenter.index == i
+        shots.append(_shot(screen))
+        # Nothing drawn on the table reaches the caption: the bands are apart, every base and label is in the table band.
+        assert not frame.table.colliderect(frame.caption) and not frame.head.colliderect(frame.caption)
+        assert frame.caption.bottom == SIZE[1] and frame.caption.height >= int(SIZE[1] * 0.16)
+        for box in _base_boxes(presenter) + frame.texts:
+            assert not box.colliderect(frame.caption), (box, frame.caption)
+            assert frame.table.contains(box), (box, frame.table)
+        # The caption panel shows the step's own words: its pixels change with the caption.
+        _key(presenter, forward_keys[i % 3])
+    assert presenter.index == len(presenter.beats) - 1  # the last step stays put
+    assert len(set(shots)) == len(shots), "two steps look the same"
+    back_keys = (pygame.K_PAGEUP, pygame.K_LEFT)
+    for i in reversed(range(len(shots))):
+        presenter.draw(screen)
+        assert _shot(screen) == shots[i]
+        _key(presenter, back_keys[i % 2])
+    assert presenter.index == 0
+    _key(presenter, pygame.K_ESCAPE)
+    assert not presenter.running
+
+
+def test_caption_text_is_in_the_panel_and_sized_for_a_projector(screen: pygame.Surface) -> None:
+    presenter = Presenter(adjudicate(load(SCENARIOS / "wwpd-friendly-fire.toml")))
+    frame = presenter.draw(screen)
+    panel = screen.subsurface(frame.caption)
+    # The caption is written in light type on the dark panel.
+    light = sum(1 for x in range(0, panel.get_width(), 3) for y in range(0, panel.get_height(), 3) if sum(panel.get_at((x, y))[:3]) > 600)
+    assert light > 200
+    assert type_sizes(1080)["caption"] >= 44 and type_sizes(720)["caption"] >= 30
+    assert type_sizes(2160)["caption"] > type_sizes(1080)["caption"]
+
+
+def test_what_if_drag_restarts_from_the_new_placement(screen: pygame.Surface) -> None:
+    presenter = Presenter(adjudicate(load(SCENARIOS / "default.toml")))
+    frame = presenter.draw(screen)
+    _key(presenter, pygame.K_PAGEDOWN)
+    assert presenter.index == 1
+    blast = next(r for r in presenter.adjudication.results if r.template.id == "blast")
+    before = set(blast.resolution.affected)
+    start = tuple(round(v) for v in frame.viewport.to_screen(*blast.resolution.placed.focus))
+    end = (start[0], start[1] - round(frame.viewport.length_to_screen(5 * 25.4)))  # 5" up the table, off the troopers
+    _mouse(presenter, pygame.MOUSEBUTTONDOWN, start, button=1)
+    for k in range(1, 5):
+        _mouse(presenter, pygame.MOUSEMOTION, (start[0], start[1] + (end[1] - start[1]) * k // 4), rel=(0, 0), buttons=(1, 0, 0))
+        presenter.draw(screen)
+    _mouse(presenter, pygame.MOUSEBUTTONUP, end, button=1)
+    moved = next(r for r in presenter.adjudication.results if r.template.id == "blast")
+    assert presenter.index == 0
+    assert moved.resolution.placed.focus[1] > blast.resolution.placed.focus[1] + 4 * 25.4
+    assert set(moved.resolution.affected) != before
+    assert presenter.original.scenario.template("blast") == load(SCENARIOS / "default.toml").template("blast")
+    _key(presenter, pygame.K_r)  # back to the table as it was
+    assert presenter.adjudication is presenter.original
+
+
+def test_f5_in_the_app_goes_full_screen_and_esc_comes_back() -> None:
+    pilot = Pilot(SCENARIOS / "robotech-scatter.toml", size=(1000, 700))
+    try:
+        windowed = pilot.screen.get_size()
+        pilot.key(pygame.K_F5)
+        presenter = pilot.app.presenter
+        assert presenter is not None
+        assert pilot.screen.get_size() == tuple(pygame.display.get_desktop_sizes()[0])
+        first = _shot(pilot.screen)
+        pilot.key(pygame.K_PAGEDOWN)
+        assert presenter.index == 1
+        assert _shot(pilot.screen) != first
+        assert presenter.frame is not None and presenter.frame.caption.bottom == pilot.screen.get_height()
+        pilot.key(pygame.K_ESCAPE)
+        assert pilot.app.presenter is None and pilot.app.running
+        assert pilot.screen.get_size() == windowed
+        pilot.step()
+    finally:
+        pilot.close()

@@ -1,0 +1,83 @@
+"""``render FILE -o OUT.svg``: the drawing as vectors, every base and template named by id."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tabletop.adjudicate import adjudicate
+from tabletop.draw import DrawOptions
+from tabletop.draw.svg import render_svg, svg_document
+from tabletop.scenario_io import load
+
+from .conftest import ROOT, SCENARIOS
+
+SVG = "{http://www.w3.org/2000/svg}"
+BUNDLED = sorted(SCENARIOS.glob("*.toml"))
+
+
+def _ids(root: ET.Element) -> list[str]:
+    return [e.get("id", "") for e in root.iter() if e.get("id")]
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_svg_parses_and_names_every_base_and_template(path: Path, tmp_path: Path) -> None:
+    scenario = load(path)
+    out = tmp_path / "table.svg"
+    render_svg(adjudicate(scenario), out, (1200, 800), None, "table")
+    root = ET.parse(out).getroot()
+    assert root.tag == f"{SVG}svg"
+    assert root.get("width") == "1200" and root.get("viewBox") == "0 0 1200 800"
+    ids = _ids(root)
+    assert len(ids) == len(set(ids)), "duplicate element ids"
+    for m in scenario.models:
+        assert f"model-{m.id}" in ids
+    for t in scenario.templates:
+        assert f"template-{t.id}" in ids
+    # A base is drawn as a shape filled with its status colour, inside its group.
+    first = next(e for e in root.iter() if e.get("id") == f"model-{scenario.models[0].id}")
+    assert any(child.tag in (f"{SVG}circle", f"{SVG}polygon") and child.get("fill", "").startswith("#") for child in first)
+
+
+def test_statuses_and_the_action_view() -> None:
+    adj = adjudicate(load(SCENARIOS / "default.toml"))
+    root = ET.fromstring(svg_document(adj, (1000, 700), region="action"))
+    status = {e.get("id"): e.get("data-status") for e in root.iter() if (e.get("id") or "").startswith("model-")}
+    assert status["model-b2"] == "total_cover" and status["model-b1"] == "affected" and status["model-r4"] == "outside" and status["model-gunner"] == "user"
+    # The visible region and its shadow are drawn for the teardrop behind the building.
+    flame = next(e for e in root.iter() if e.get("id") == "template-flame")
+    assert any(child.get("class") == "shadow" for child in flame)
+    table = ET.fromstring(svg_document(adj, (1000, 700), region="table"))
+    r_action = next(e for e in root.iter() if e.get("id") == "model-sgt").find(f"{SVG}circle")
+    r_table = next(e for e in table.iter() if e.get("id") == "model-sgt").find(f"{SVG}circle")
+    assert float(r_action.get("r")) > float(r_table.get("r"))  # zoomed on the action
+
+
+def test_options_hide_names_grid_and_legend() -> None:
+    adj = adjudicate(load(SCENARIOS / "default.toml"))
+    full = svg_document(adj, (900, 600))
+    bare = svg_document(adj, (900, 600), DrawOptions(show_names=False, show_grid=False, show_legend=False))
+    assert 'class="grid"' in full and 'class="grid"' not in bare
+    assert 'id="legend"' in full and 'id="legend"' not in bare
+    assert ">Sergeant<" in full and ">Sergeant<" not in bare
+
+
+def test_scatter_arrow_and_marks_are_drawn() -> None:
+    adj = adjudicate(load(SCENARIOS / "robotech-scatter.toml"))
+    root = ET.fromstring(svg_document(adj))
+    assert any(e.get("class") == "scatter" for e in root.iter())
+    assert any(e.get("class") == "ruleset-marks" for e in root.iter())
+
+
+def test_svg_needs_no_pygame() -> None:
+    code = (
+        "import sys; from tabletop.scenario_io import load; from tabletop.adjudicate import adjudicate; "
+        "from tabletop.draw.svg import svg_document; "
+        f"svg_document(adjudicate(load({str(SCENARIOS / 'default.toml')!r}))); assert 'pygame' not in sys.modules"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
