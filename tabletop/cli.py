@@ -16,7 +16,8 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
-COMMANDS = ("check", "render", "odds", "photo")
+COMMANDS = ("check", "render", "odds", "photo", "explain", "present", "animate")
+SHARING = ("explain", "present", "animate")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,8 +82,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25; `tabletop --help` lists every ruleset's settings")
 
 
-def build_parser(include_photo: bool = True) -> argparse.ArgumentParser:
-    """The ``tabletop`` argument parser (subcommands); ``photo`` only when asked (its module loads numpy)."""
+def build_parser(include_photo: bool = True, include_sharing: bool = True) -> argparse.ArgumentParser:
+    """The ``tabletop`` argument parser (subcommands); ``photo`` and the sharing commands only when asked
+    (``check`` does not pay for their modules)."""
     parser = _Parser(prog="tabletop", description="Settle area-of-effect templates in miniature wargames.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check = sub.add_parser("check", help="adjudicate every template in a scenario", description="Adjudicate every template: status, margin and contest of every model.")
@@ -90,7 +92,7 @@ def build_parser(include_photo: bool = True) -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the JSON report of the spec")
     render = sub.add_parser("render", help="draw the table to a PNG", description="Draw the table, templates, visible regions and statuses to a PNG.")
     _common(render)
-    render.add_argument("-o", "--output", type=str, required=True, metavar="OUT.png")
+    render.add_argument("-o", "--output", type=str, required=True, metavar="OUT.png|OUT.svg", help="PNG, or SVG (vectors) by the extension")
     render.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH")
     render.add_argument("--odds", action="store_true", help="also draw each model's chance to be affected")
     render.add_argument("--keep-fixed-rolls", action="store_true", help="with --odds: keep the rolls the file fixes (default: every die free, as in the app)")
@@ -109,6 +111,12 @@ def build_parser(include_photo: bool = True) -> argparse.ArgumentParser:
         from tabletop.photo.cli import add_parser as add_photo_parser  # OpenCV loads only when a photo is read
 
         add_photo_parser(sub)
+    if include_sharing:
+        from tabletop.share_cli import add_animate_parser, add_explain_parser, add_present_parser
+
+        add_explain_parser(sub)
+        add_present_parser(sub)
+        add_animate_parser(sub)
     return parser
 
 
@@ -187,8 +195,18 @@ def run_check(args: argparse.Namespace) -> int:
 def run_render(args: argparse.Namespace) -> int:
     from tabletop.atomic import check_writable, write_with
 
+    svg = args.output.lower().endswith(".svg")
+    if svg and args.odds:
+        print(f"tabletop render: --odds is drawn into PNG only; use -o OUT.png, not {args.output}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     check_writable(args.output)  # before any work: a path that cannot be written fails now
     adj = _adjudicate(args, _load(args))
+    if svg:
+        from tabletop.draw.svg import render_svg  # pure: no pygame
+
+        render_svg(adj, args.output, args.size, None, args.view)  # written atomically
+        print(f"wrote {args.output}")
+        return EXIT_OK
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout holds the report only
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     from tabletop import draw  # pygame only from here on
@@ -243,11 +261,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if len(argv) > 1 or (argv and argv[0].startswith("-")):
                 build_parser().error(f"unknown command {argv[0]!r}; try `tabletop --help`")
             return run_app(argv[0] if argv else None)
-        args = build_parser(include_photo=argv[0] == "photo").parse_args(argv)
+        args = build_parser(include_photo=argv[0] == "photo", include_sharing=argv[0] in SHARING).parse_args(argv)
         if args.command == "photo":
             from tabletop.photo.cli import run as run_photo
 
             return run_photo(args)
+        if args.command in SHARING:
+            from tabletop import share_cli
+
+            return {"explain": share_cli.explain_main, "present": share_cli.present_main, "animate": share_cli.animate_main}[args.command](args)
         return {"check": run_check, "render": run_render, "odds": run_odds}[args.command](args)
     except SystemExit as exc:
         return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_BAD_INPUT

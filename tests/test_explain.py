@@ -26,7 +26,7 @@ MARKDOWN = {
         "## Template `shot2` (infinity_small_teardrop)",
         "2. Not allowed: shot nullified: Alguacil (alguacil) is a friendly trooper in the area of effect.",
         "   *Rule: Friendly and Neutral troopers: the shot is null*",
-        "3. Fusilier 3: dodge PH-3 (Fusilier 1 (fus1) is in between); cannot shoot back.",
+        "3. Fusilier 3: dodge PH-3 (no line of fire to the attacker: blocked by Fusilier 1 (fus1) [contested: blockers 1 mm smaller would show it; a judge's call]); cannot shoot back.",
         "   > “If the trooper affected by the Template Weapon does not have LoF to the attacker.”",
         "**Result:** shot1: 2 affected: Fusilier 1 (fus1), Fusilier 3 (fus3)",
         "| Model | Status | Margin | Why |",
@@ -40,7 +40,7 @@ MARKDOWN = {
         "| Battlepod (pod3) | affected | +77.6 mm | damage 5; final damage 5; df 3 |",
     ],
     "wwpd-friendly-fire": [
-        "5. friendly model(s) r1 covered: unit mortars takes a Leadership test",
+        "6. friendly model(s) r1 covered: unit mortars takes a Leadership test",
         "   *Rule: Friendly fire: Leadership test*",
         "   > “If the template covers friendly models, then the firing unit must immediately roll Leadership.”",
         "**Result:** stonk: 3 affected: e1, r1, tank",
@@ -52,7 +52,7 @@ MARKDOWN = {
         "   > “Blast never turns or bends, and only proceeds through cover when the cover fails its Damage save.”",
     ],
     "catastrophic-chain": [
-        "3. Chain reaction: bomber, caught by scout's explosion (a Critical Hit of 5 >= twice 2 damage tracks), explodes: RAV 3, AOE/3 (+1: Martyr explosives)",
+        "3. Chain reaction: bomber, caught by scout's explosion (a Critical Hit of critical damage 5 >= twice 2 damage tracks), explodes: RAV 3, AOE/3 (+1: Martyr explosives)",
         "   *Rule: Martyr explosives: +1 RAV and AOE*",
         "**Result:** boom: 4 affected: bomber, scout, tank, troopers",
         "| tank | affected | -145.1 mm | caught by bomber |",

@@ -35,25 +35,25 @@ def test_svg_parses_and_names_every_base_and_template(path: Path, tmp_path: Path
     ids = _ids(root)
     assert len(ids) == len(set(ids)), "duplicate element ids"
     for m in scenario.models:
-        assert f"model-{m.id}" in ids
+        assert m.id in ids
     for t in scenario.templates:
-        assert f"template-{t.id}" in ids
+        assert t.id in ids or f"template-{t.id}" in ids
     # A base is drawn as a shape filled with its status colour, inside its group.
-    first = next(e for e in root.iter() if e.get("id") == f"model-{scenario.models[0].id}")
+    first = next(e for e in root.iter() if e.get("id") == scenario.models[0].id)
     assert any(child.tag in (f"{SVG}circle", f"{SVG}polygon") and child.get("fill", "").startswith("#") for child in first)
 
 
 def test_statuses_and_the_action_view() -> None:
     adj = adjudicate(load(SCENARIOS / "default.toml"))
     root = ET.fromstring(svg_document(adj, (1000, 700), region="action"))
-    status = {e.get("id"): e.get("data-status") for e in root.iter() if (e.get("id") or "").startswith("model-")}
-    assert status["model-b2"] == "total_cover" and status["model-b1"] == "affected" and status["model-r4"] == "outside" and status["model-gunner"] == "user"
+    status = {e.get("id"): e.get("data-status") for e in root.iter() if e.get("class") == "model"}
+    assert status["b2"] == "total_cover" and status["b1"] == "affected" and status["r4"] == "outside" and status["gunner"] == "user"
     # The visible region and its shadow are drawn for the teardrop behind the building.
-    flame = next(e for e in root.iter() if e.get("id") == "template-flame")
+    flame = next(e for e in root.iter() if e.get("id") == "flame")
     assert any(child.get("class") == "shadow" for child in flame)
     table = ET.fromstring(svg_document(adj, (1000, 700), region="table"))
-    r_action = next(e for e in root.iter() if e.get("id") == "model-sgt").find(f"{SVG}circle")
-    r_table = next(e for e in table.iter() if e.get("id") == "model-sgt").find(f"{SVG}circle")
+    r_action = next(e for e in root.iter() if e.get("id") == "sgt").find(f"{SVG}circle")
+    r_table = next(e for e in table.iter() if e.get("id") == "sgt").find(f"{SVG}circle")
     assert float(r_action.get("r")) > float(r_table.get("r"))  # zoomed on the action
 
 
@@ -62,7 +62,7 @@ def test_options_hide_names_grid_and_legend() -> None:
     full = svg_document(adj, (900, 600))
     bare = svg_document(adj, (900, 600), DrawOptions(show_names=False, show_grid=False, show_legend=False))
     assert 'class="grid"' in full and 'class="grid"' not in bare
-    assert 'id="legend"' in full and 'id="legend"' not in bare
+    assert 'id="tabletop.legend"' in full and 'id="tabletop.legend"' not in bare
     assert ">Sergeant<" in full and ">Sergeant<" not in bare
 
 
@@ -81,3 +81,19 @@ def test_svg_needs_no_pygame() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_template_sharing_a_model_id_still_gets_a_unique_element_id() -> None:
+    """Ids are unique among models and among templates, not across them: the SVG must stay valid."""
+    from dataclasses import replace as _replace
+
+    from tabletop.adjudicate import adjudicate as _adjudicate
+    from tabletop.scenario_io import load as _load
+
+    s = _load(SCENARIOS / "default.toml")
+    clash = s.models[0].id
+    s = _replace(s, templates=(_replace(s.templates[0], id=clash), *s.templates[1:]))
+    root = ET.fromstring(svg_document(_adjudicate(s), (900, 600)))
+    ids = [e.get("id") for e in root.iter() if e.get("id")]
+    assert len(ids) == len(set(ids))
+    assert clash in ids and f"template-{clash}" in ids

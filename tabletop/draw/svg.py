@@ -3,8 +3,10 @@
 The table, grid, terrain, templates (with the region the blast focus sees and its shadows,
 scatter paths and ghosts), bases coloured by status with their side rings and names, and the
 ruleset's marks (tints, hatching, strokes, arrows, roses, cells, tags, badges). Every base is a
-group ``id="model-<id>"`` and every template ``id="template-<id>"``, so a rules FAQ can link or
-style them. Geometry comes from the pure scene (``scene.py``) through the same
+group whose ``id`` is the model's id and every template one whose ``id`` is the template's
+(the scenario contract; a template id that a model or terrain piece already uses becomes
+``template-<id>``, an extra drawn template ``<id>.<n>``), so a rules FAQ can link or style them;
+the drawing's own elements are ``tabletop.*``, which no scenario id can be. Geometry comes from the pure scene (``scene.py``) through the same
 :class:`~tabletop.viewport.Viewport` transform as the PNG.
 """
 
@@ -139,9 +141,9 @@ def svg_document(
         f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="{FONT}">',
         f"<title>{escape(scene.scenario.title or 'Tabletop')}</title>",
-        f'<rect id="background" x="0" y="0" width="{width}" height="{height}" fill="{_rgb(BACKGROUND)}"/>',
-        f'<clipPath id="view"><rect x="{area[0]}" y="{area[1]}" width="{area[2]}" height="{area[3]}"/></clipPath>',
-        '<g clip-path="url(#view)">',
+        f'<rect id="tabletop.background" x="0" y="0" width="{width}" height="{height}" fill="{_rgb(BACKGROUND)}"/>',
+        f'<clipPath id="tabletop.view"><rect x="{area[0]}" y="{area[1]}" width="{area[2]}" height="{area[3]}"/></clipPath>',
+        '<g clip-path="url(#tabletop.view)">',
     ]
     out += _table(scene, vp, options)
     out += _terrain(scene, vp, options)
@@ -183,7 +185,7 @@ def render_svg(
 
 def _table(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
     (x0, y1), (x1, y0) = vp.to_screen(0.0, 0.0), vp.to_screen(scene.width, scene.depth)
-    out = [f'<rect id="table" x="{x0:.2f}" y="{y0:.2f}" width="{x1 - x0:.2f}" height="{y1 - y0:.2f}" fill="{_rgb(TABLE_FILL)}"/>']
+    out = [f'<rect id="tabletop.table" x="{x0:.2f}" y="{y0:.2f}" width="{x1 - x0:.2f}" height="{y1 - y0:.2f}" fill="{_rgb(TABLE_FILL)}"/>']
     if options.show_grid:
         grid = scene.scenario.table.grid
         step = grid if grid else INCH
@@ -215,9 +217,9 @@ def _table(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
 
 def _terrain(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
     out = [
-        '<defs><pattern id="soft-hatch" width="9" height="9" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+        '<defs><pattern id="tabletop.soft-hatch" width="9" height="9" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
         f'<line x1="0" y1="0" x2="0" y2="9" stroke="{_rgb(SOFT_EDGE)}" stroke-width="1"/></pattern>'
-        '<pattern id="shadow-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">'
+        '<pattern id="tabletop.shadow-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">'
         '<line x1="0" y1="0" x2="0" y2="8" stroke="#7882aa" stroke-width="1"/></pattern></defs>'
     ]
     hit = scene.terrain_hit
@@ -232,7 +234,7 @@ def _terrain(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
             out.append(f'<g id={quoteattr("terrain-" + t.id)} class="terrain">')
             out.append(f'<polygon points="{ring}" fill="{_rgb(fill)}" stroke="{_rgb(edge)}" stroke-width="2"/>')
             if not blocking:
-                out.append(f'<polygon points="{ring}" fill="url(#soft-hatch)" stroke="none"/>')
+                out.append(f'<polygon points="{ring}" fill="url(#tabletop.soft-hatch)" stroke="none"/>')
             if options.show_names:
                 cx, cy = vp.to_screen(*scene.terrain_centroids[k])
                 if scene.art is not None and t.id in scene.art.name_at:
@@ -274,17 +276,17 @@ def _templates(scene: _Scene, vp: Viewport, options: DrawOptions, art: Marks | N
     out: list[str] = []
     alpha = max(0.05, min(1.0, options.template_alpha / 255 * 1.6))
     replaced = art.replaced if art is not None else set()
-    used: set[str] = set()
+    taken = {m.id for m in scene.models} | {p.id for p in scene.scenario.terrain}
     for t in scene.templates:
-        used.add(t.id)
-        out.append(f'<g id={quoteattr("template-" + t.id)} class="template">')
+        element_id = t.id if t.id not in taken else f"template-{t.id}"
+        out.append(f'<g id={quoteattr(element_id)} class="template" data-template={quoteattr(t.id)}>')
         if t.id not in replaced:
             if options.show_visibility and t.visible is not None:
                 out.append(f'<path d="{_poly_path(vp, t.visible)}" fill="{_rgb(TEMPLATE_FILL)}" fill-opacity="{alpha:.3f}" fill-rule="evenodd"/>')
                 if t.shadow:
                     d = _poly_path(vp, t.shadow)
                     out.append(f'<path class="shadow" d="{d}" fill="{_rgb(SHADOW_FILL)}" fill-opacity="0.45" fill-rule="evenodd"/>')
-                    out.append(f'<path d="{d}" fill="url(#shadow-hatch)" fill-rule="evenodd"/>')
+                    out.append(f'<path d="{d}" fill="url(#tabletop.shadow-hatch)" fill-rule="evenodd"/>')
             else:
                 out.append(f'<path d="{_poly_path(vp, t.fill)}" fill="{_rgb(TEMPLATE_FILL)}" fill-opacity="{alpha:.3f}" fill-rule="evenodd"/>')
             edge = TEMPLATE_EDGE if t.allowed else (235, 40, 40)
@@ -302,10 +304,8 @@ def _templates(scene: _Scene, vp: Viewport, options: DrawOptions, art: Marks | N
             d = " ".join(f"M{a[0]:.2f},{a[1]:.2f} L{b[0]:.2f},{b[1]:.2f}" for a, b in vp.to_screen_array(t.cross.reshape(-1, 2)).reshape(-1, 2, 2))
             out.append(f'<path class="nullified" d="{d}" stroke="#eb2828" stroke-width="4" fill="none"/>')
         out.append("</g>")
-        for other in t.also:
-            oid = other.id if other.id not in used else f"{t.id}-{len(used)}"
-            used.add(oid)
-            out.append(f'<g id={quoteattr("template-" + oid)} class="template also">')
+        for k, other in enumerate(t.also, start=1):
+            out.append(f'<g id={quoteattr(f"{element_id}.{k}")} class="template also" data-template={quoteattr(t.id)}>')
             out.append(f'<polygon class="outline" points="{_pts(_outline(other, vp))}" fill="{_rgb(TEMPLATE_FILL)}" fill-opacity="{alpha / 2:.3f}" stroke="{_rgb(TEMPLATE_EDGE)}" stroke-width="2"/>')
             out.append("</g>")
     return out
@@ -332,7 +332,7 @@ def _models(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
         for name, colour in STATUS_COLOURS.items():
             if colour == fill:
                 status = name
-        out.append(f'<g id={quoteattr("model-" + m.id)} class="model" data-status="{status}">')
+        out.append(f'<g id={quoteattr(m.id)} class="model" data-status="{status}">')
         out.append(f"<title>{escape(m.label)}: {_STATUS_WORDS.get(status, status)}</title>")
         if scene.round_mask[i]:
             cx, cy = vp.to_screen(m.x, m.y)
@@ -485,7 +485,7 @@ def _legend(scene: _Scene, art: Marks | None, x: float, y: float) -> list[str]:
     rows = entries + extra
     h = 12 + 20 * len(rows)
     w = _legend_width(art)
-    out = [f'<g id="legend"><rect x="{x:.1f}" y="{y:.1f}" width="{w}" height="{h}" rx="6" fill="#101216" fill-opacity="0.82"/>']
+    out = [f'<g id="tabletop.legend"><rect x="{x:.1f}" y="{y:.1f}" width="{w}" height="{h}" rx="6" fill="#101216" fill-opacity="0.82"/>']
     for k, (text, colour) in enumerate(rows):
         cy = y + 18 + 20 * k
         out.append(f'<rect x="{x + 10:.1f}" y="{cy - 9:.1f}" width="14" height="14" fill="{_rgb(colour)}"/>')
