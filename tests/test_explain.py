@@ -30,7 +30,7 @@ MARKDOWN = {
         "   > “If the trooper affected by the Template Weapon does not have LoF to the attacker.”",
         "**Result:** shot1: 2 affected: Fusilier 1 (fus1), Fusilier 3 (fus3)",
         "| Model | Status | Margin | Why |",
-        "| Alguacil (alguacil) | under it (attack not allowed) | +29.8 mm | — |",
+        "| Alguacil (alguacil) | under it (attack not allowed) | +29.9 mm | — |",
     ],
     "robotech-scatter": [
         "1. Blast: Strike 2 + GN 1 = 3 against DF 5: miss",
