@@ -22,7 +22,7 @@ from tabletop.app import autosave
 from tabletop.app.pilot import Pilot
 from tabletop.app.widgets import UnsavedChangesDialog
 from tabletop.app.state import MoveModel
-from tabletop.scenario_io import load, save
+from tabletop.scenario_io import ScenarioError, load, save
 
 from .conftest import ROOT, SCENARIOS
 
@@ -175,15 +175,16 @@ def test_a_failed_save_shows_an_error_and_keeps_the_table(table: Path, tmp_path:
     p.close()
 
 
-def test_saving_a_toml_date_as_json_is_an_error_dialog(tmp_path: Path) -> None:
+def test_saving_a_toml_date_as_json_writes_it_as_iso_text(tmp_path: Path) -> None:
+    """JSON has no dates: a TOML date among kept keys is written as ISO 8601 text, not a crash."""
     src = tmp_path / "dated.toml"
     src.write_text(DEFAULT.read_text() + "\n[extra]\nplayed = 2024-05-01\n")
     p = Pilot(src)
-    before = p.app.scenario
     out = tmp_path / "dated.json"
-    assert not p.app.save(str(out))  # json cannot hold a date: a message, not a crash
+    assert p.app.save(str(out))
     p.step()
-    assert windows(p, UIMessageWindow) and not out.exists() and p.app.scenario is before
+    assert not windows(p, UIMessageWindow)
+    assert json.loads(out.read_text())["extra"]["played"] == "2024-05-01"
     p.close()
 
 
@@ -205,22 +206,37 @@ def _deep_table(tmp_path: Path, depth: int = 300) -> Path:
     return path
 
 
-def test_an_autosave_that_cannot_be_written_is_a_status_message_and_keeps_the_previous(tmp_path: Path) -> None:
+def test_an_autosave_that_cannot_be_written_is_a_status_message_and_keeps_the_previous(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     good = load(DEFAULT)
     saver = autosave.Autosaver(debounce_s=0.0)
     saver.start(None)
     saver.changed(good, 0.0)
     assert saver.tick(1.0)
-    deep = _deep_table(tmp_path)
-    p = Pilot(deep, autosave=True)  # the loader takes it ...
+    p = Pilot(DEFAULT, autosave=True)
+    real_dumps = autosave.scenario_bytes
+
+    def unwritable(scenario, *args, **kwargs):  # type: ignore[no-untyped-def]
+        # The loader now refuses the 900-deep table that used to trigger this (a RecursionError
+        # when the autosave wrote it); any failure inside the autosave must behave the same.
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(autosave, "scenario_bytes", unwritable)
     _drag_sergeant(p)
-    p.step(int(2.2 * 60))  # ... and the autosave two seconds after the edit cannot write it
+    p.step(int(2.2 * 60))  # the autosave two seconds after the edit cannot write it
     assert p.app.autosaver.failures == 1 and p.app.running
     assert p.app.message_is_error and "autosave failed" in p.app.message
     assert load(autosave.autosave_path()) == good  # the previous autosave is kept
+    monkeypatch.setattr(autosave, "scenario_bytes", real_dumps)
     _drag_sergeant(p, -20)  # the app carries on
     assert p.app.state.history.can_undo
     p.close()
+
+
+def test_the_loader_refuses_the_deep_table_that_used_to_break_the_autosave(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError, match="nested"):
+        load(_deep_table(tmp_path, 900))
 
 
 def test_recovering_an_autosave_the_loader_cannot_read_is_a_message(table: Path) -> None:
