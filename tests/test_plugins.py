@@ -210,7 +210,7 @@ def _pygame_importers(root: Path, skip: tuple[str, ...]) -> list[str]:
     return found
 
 
-PAINTING = ("chrome", "compose", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text")
+PAINTING = ("chrome", "compose", "labels", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text")
 
 
 def test_core_modules_never_import_pygame() -> None:
@@ -218,7 +218,7 @@ def test_core_modules_never_import_pygame() -> None:
     # including the drawing pipeline's own first steps: style, scene preparation and label layout.
     shell = ("app/", *(f"draw/{name}.py" for name in PAINTING))
     assert _pygame_importers(ROOT / "tabletop", shell) == []
-    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "layout", *PAINTING}
+    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "layout", "frame", *PAINTING}
 
 
 def test_the_pure_drawing_steps_load_without_pygame() -> None:

@@ -1,0 +1,178 @@
+"""Every text on the table through one label layout (pygame side).
+
+The layers say what text they want (:class:`Label`: a :class:`~tabletop.label_layout.LabelRequest`
+and its rendered surface); :func:`place_and_paint` docks the title and legend, lays every label out
+at once with :func:`~tabletop.label_layout.layout_labels` (clear of each other, the bases, the
+template foci, the rulers and the docked panels), draws leaders for labels moved away from their
+anchors, the labels, the panels and a "+n labels hidden" pill, and returns the :class:`Frame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pygame
+
+from tabletop.draw.frame import Frame
+from tabletop.draw.style import ui_scale
+from tabletop.draw.text import _KEY, _text
+from tabletop.label_layout import BaseMark, Layout, LabelRequest, Overlay, Placement, Rect, base_boxes, dock_overlays, layout_labels
+from tabletop.marks import TEXT
+
+#: Priorities: what survives a crowded table first.
+PRIORITY = {
+    "tooltip": 100.0,
+    "refusal": 95.0,
+    "title": 85.0,
+    "dice": 75.0,
+    "badge": 60.0,
+    "tag": 55.0,
+    "name": 50.0,
+    "arrow": 45.0,
+    "odds": 40.0,
+    "terrain": 30.0,
+}
+#: Added to the priority of a hovered model's labels (brings them back).
+HOVER_BOOST = 1000.0
+#: Pixels kept around a base (the selection ring) and a template focus (its cross).
+BASE_PAD = 2.0
+FOCUS_PAD = 12.0
+LEADER_INK = (225, 225, 225)
+LEADER_SHADOW = (15, 15, 15)
+PILL_BACK = (14, 16, 20)
+
+
+class Label(NamedTuple):
+    """A text to place: its request, its pixels, and the model whose hover brings it back (if any)."""
+
+    request: LabelRequest
+    surface: pygame.Surface
+    owner: str | None = None
+
+
+def block(parts: Sequence[pygame.Surface]) -> pygame.Surface:
+    """Rendered lines stacked and centred into one colour-keyed surface."""
+    if len(parts) == 1:
+        return parts[0]
+    w = max(p.get_width() for p in parts)
+    h = sum(p.get_height() for p in parts)
+    surf = pygame.Surface((w, h))
+    surf.fill(_KEY)
+    y = 0
+    for p in parts:
+        surf.blit(p, ((w - p.get_width()) // 2, y))
+        y += p.get_height()
+    surf.set_colorkey(_KEY, pygame.RLEACCEL)
+    return surf
+
+
+def bases_on_screen(centres: np.ndarray, radii: np.ndarray, ids: Sequence[str], clip: pygame.Rect) -> tuple[np.ndarray, tuple[BaseMark, ...]]:
+    """Boxes (padded) of the bases meeting ``clip`` and their marks for the layout JSON."""
+    if not len(ids):
+        return np.zeros((0, 4)), ()
+    on = (centres[:, 0] + radii >= clip.left) & (centres[:, 0] - radii <= clip.right) & (centres[:, 1] + radii >= clip.top) & (centres[:, 1] - radii <= clip.bottom)
+    idx = np.nonzero(on)[0]
+    c, r = centres[idx], radii[idx]
+    marks = tuple(BaseMark(ids[i], (x, y), rr) for i, (x, y), rr in zip(idx.tolist(), c.tolist(), r.tolist()))
+    return base_boxes(c, r, BASE_PAD), marks
+
+
+def paint_leaders(surface: pygame.Surface, placements: Sequence[Placement]) -> None:
+    """A thin line from each moved label back to its anchor's ring."""
+    width = max(1, round(2 * ui_scale()))
+    for p in placements:
+        if not p.leader:
+            continue
+        a, b = p.leader_line()
+        if a == b:
+            continue
+        pygame.draw.line(surface, LEADER_SHADOW, a, b, width + 2)
+        pygame.draw.line(surface, LEADER_INK, a, b, width)
+        pygame.draw.circle(surface, LEADER_INK, a, width + 1)
+
+
+def paint(surface: pygame.Surface, placements: Sequence[Placement], surfaces: dict[str, pygame.Surface]) -> None:
+    paint_leaders(surface, placements)
+    surface.fblits([(surfaces[p.id], p.rect[:2]) for p in placements if p.id in surfaces])
+
+
+def hidden_pill(count: int) -> pygame.Surface:
+    """The "+n labels hidden" note."""
+    words = f"+{count} label{'s' if count != 1 else ''} hidden · hover a model or zoom in"
+    return _text(words, 13, TEXT, PILL_BACK, bold=True)
+
+
+def place_and_paint(
+    surface: pygame.Surface,
+    clip: pygame.Rect,
+    table: Sequence[float],
+    labels: Sequence[Label],
+    bases: np.ndarray,
+    base_marks: tuple[BaseMark, ...],
+    foci: np.ndarray,
+    panels: Sequence[tuple[Overlay, pygame.Surface]],
+    regions: Sequence[Rect],
+    previous: Layout | None,
+) -> tuple[Frame, dict[str, Label]]:
+    """Dock ``panels`` (title, legend), lay ``labels`` out, paint everything; the frame and the labels by id."""
+    canvas = (clip.left, clip.top, clip.width, clip.height)
+    docked = dock_overlays(canvas, table, bases, [o for o, _ in panels], margin=8, avoid=regions) if panels else {}
+    overlays = {k: v for k, v in docked.items() if v is not None}
+    fixed = [*regions, *overlays.values()]
+    by_id = {lab.request.id: lab for lab in labels}
+    requests = [lab.request for lab in labels]
+    focus_pad = FOCUS_PAD * ui_scale()
+    layout = layout_labels(canvas, requests, bases=bases, foci=foci, regions=fixed, previous=previous, focus_pad=focus_pad)
+    pill_at: Rect | None = None
+    if layout.hidden:
+        pill = hidden_pill(len(layout.hidden))
+        spot = dock_overlays(canvas, table, bases, [Overlay("hidden", pill.get_size(), "bottom_right")], margin=8, avoid=[*fixed, *(p.rect for p in layout.placements)])
+        pill_at = spot["hidden"]
+        if pill_at is None:
+            # No free corner: reserve one off the bases and panels (wide enough for any count) and lay out again.
+            widest = hidden_pill(len(labels))
+            spot = dock_overlays(canvas, table, bases, [Overlay("hidden", widest.get_size(), "bottom_right")], margin=8, avoid=fixed)
+            if spot["hidden"] is not None:
+                pill_at = spot["hidden"]
+                layout = layout_labels(canvas, requests, bases=bases, foci=foci, regions=[*fixed, pill_at], previous=previous, focus_pad=focus_pad)
+    paint(surface, layout.placements, {k: v.surface for k, v in by_id.items()})
+    for overlay, surf in panels:
+        rect = overlays.get(overlay.id)
+        if rect is not None:
+            surface.blit(surf, rect[:2])
+    if layout.hidden and pill_at is not None:
+        pill = hidden_pill(len(layout.hidden))
+        surface.blit(pill, pill_at[:2])
+        overlays["hidden"] = (pill_at[0], pill_at[1], pill.get_width(), pill.get_height())
+    owners = {lab.request.id: lab.owner for lab in labels if lab.owner is not None}
+    frame = Frame(surface.get_size(), layout, base_marks, overlays, tuple(regions), owners=owners)
+    return frame, by_id
+
+
+def place_over(surface: pygame.Surface, frame: Frame, labels: Sequence[Label], canvas: pygame.Rect, must: Sequence[str] = ()) -> Frame:
+    """Lay ``labels`` over an already drawn ``frame`` (clear of its labels, panels and bases), paint them
+    and return the frame with them; ids in ``must`` that find no room are laid again over the labels
+    (not the panels or bases) and, failing that, at their first candidate (a tooltip is always shown)."""
+    if not labels:
+        return frame
+    box = (canvas.left, canvas.top, canvas.width, canvas.height)
+    layout = layout_labels(box, [lab.request for lab in labels], bases=frame.base_boxes(), regions=frame.taken())
+    placed = list(layout.placements)
+    hidden = list(layout.hidden)
+    for lab in labels:
+        rid = lab.request.id
+        if rid in must and rid in hidden:
+            again = layout_labels(box, [lab.request], bases=frame.base_boxes(), regions=[*frame.overlays.values(), *frame.regions, *(p.rect for p in placed)])
+            got = again.placements[0] if again.placements else None
+            if got is None:
+                w, h = lab.request.wh
+                x = min(max(canvas.left, round(lab.request.anchor[0] + lab.request.clear + 14)), canvas.right - w)
+                y = min(max(canvas.top, round(lab.request.anchor[1] - h / 2)), canvas.bottom - h)
+                r = lab.request
+                got = Placement(rid, (x, y, w, h), False, -1, r.anchor, r.clear, r.kind, r.text, r.priority)
+            placed.append(got)
+            hidden.remove(rid)
+    paint(surface, placed, {lab.request.id: lab.surface for lab in labels})
+    return frame.adding(placed, hidden)
