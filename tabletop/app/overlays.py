@@ -333,11 +333,19 @@ def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
         y += row_h
 
 
-def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str]) -> None:
-    """A short note at the bottom of the table view (placement-mode hints)."""
+def message_size(lines: list[str], size: int = 19) -> tuple[int, int]:
+    """The size of :func:`draw_message`'s box for ``lines``."""
+    if not lines:
+        return (0, 0)
+    f = font(size)
+    return (max(f.size(line)[0] for line in lines) + 12, sum(f.size(line)[1] for line in lines) + 8)
+
+
+def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str], at: tuple[int, int] | None = None) -> None:
+    """A short note at the bottom of the table view (placement-mode hints), or at ``at`` (docked)."""
     if not lines:
         return
-    label_box(surface, lines, (rect.left + 12, rect.bottom - 12 - 20 * len(lines)), 19)
+    label_box(surface, lines, at if at is not None else (rect.left + 12, rect.bottom - 12 - 20 * len(lines)), 19)
 
 
 # --------------------------------------------------------------------------- Infinity side elevation

@@ -28,5 +28,6 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("G / N / V / L / K", "Toggle grid / names / visibility shading / loupe / legend"),
     ("O", "Odds: chance and expected damage per model, heat map"),
     ("Shift+O", "Odds with the dice free (ignore the file's fixed rolls) on / off"),
+    ("B", "Colour-blind-safe palette (Okabe–Ito) on / off; statuses also differ by pattern"),
     ("E", "Side view of the selected Infinity template (its vertical reach)"),
 )

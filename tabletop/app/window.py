@@ -26,6 +26,8 @@ from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWind
 from tabletop.adjudicate import Adjudication
 from tabletop.catalogue import default_catalogue
 from tabletop.draw import DrawOptions, draw_scene
+from tabletop.draw.style import auto_ui_scale
+from tabletop.label_layout import Overlay, dock_overlays
 from tabletop.draw_odds import draw_odds
 from tabletop.model import RULESET_NAMES, PlacedTemplate, Point, Scenario
 from tabletop.scenario_io import Problem, ScenarioError, load_with_warnings
@@ -453,7 +455,41 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             selected=sel,
             hovered=hov,
             template_alpha=70,
+            palette="cb" if v.palette_cb else "default",
+            ui_scale=self.ui_scale,
         )
+
+    @property
+    def ui_scale(self) -> float:
+        """Fonts, labels and leaders scale: TABLETOP_UI_SCALE, else from the desktop's size (1 at 1080p)."""
+        scale = getattr(self, "_ui_scale", None)
+        if scale is None:
+            desktop = None
+            try:
+                sizes = pygame.display.get_desktop_sizes() if pygame.display.get_init() else []
+                desktop = tuple(sizes[0]) if sizes else None
+            except pygame.error:
+                pass
+            scale = self._ui_scale = auto_ui_scale(desktop, os.environ.get("TABLETOP_UI_SCALE"))  # type: ignore[arg-type]
+        return scale
+
+    def _docked(self, frame: Any, name: str, size: tuple[int, int], corner: str) -> pygame.Rect:
+        """Where a panel over the table goes: off every base, label and panel drawn (the emptiest corner),
+        else its usual corner."""
+        view = self.view_rect
+        table = self.viewport.to_screen(0.0, self.scenario.table.depth), self.viewport.to_screen(self.scenario.table.width, 0.0)
+        (x0, y0), (x1, y1) = table
+        box = (x0, y0, x1 - x0, y1 - y0)
+        spot = frame.dock([Overlay(name, size, corner)], table=box, canvas=tuple(view), margin=12)[name]
+        if spot is None:
+            # No corner clear of the labels too: keep off the bases, panels and rulers at least.
+            fixed = [*frame.overlays.values(), *frame.regions, *(p.rect for p in frame.extra)]
+            spot = dock_overlays(tuple(view), box, frame.base_boxes(), [Overlay(name, size, corner)], margin=12, avoid=fixed)[name]
+        if spot is not None:
+            return pygame.Rect(spot)
+        rect = pygame.Rect(0, 0, *size)
+        setattr(rect, corner.replace("_", ""), (view.left + 12, view.bottom - 12) if corner == "bottom_left" else (view.right - 12, view.bottom - 12))
+        return rect
 
     def draw(self, surface: pygame.Surface) -> None:
         """Draw the table, the overlays, the widgets and the status bar."""
@@ -464,7 +500,10 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
-        draw_scene(surface, vp, shown, self._draw_options())
+        # While dragging, labels whose anchors did not move keep last frame's places.
+        previous = getattr(self, "_frame", None) if self.dragging else None
+        frame = draw_scene(surface, vp, shown, self._draw_options(), previous=previous)
+        self._frame = frame
         placed = placed_templates(live)
         sel = self.state.selection
         if sel is not None:
@@ -480,14 +519,15 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             if self.odds_worker.pending:
                 note += " · updating…"
             corner = "bottomleft" if self.state.view.show_legend else "topright"
-            draw_odds(surface, vp, odds.scenario, odds, note=note, legend_corner=corner)
+            frame = draw_odds(surface, vp, odds.scenario, odds, note=note, legend_corner=corner, frame=frame)
         self.tool.draw(self, surface)
         if sel is not None and sel.kind == "model" and self.state.view.show_loupe and placed:
             try:
                 m = self.scenario.model(sel.id)
                 target = overlays.loupe_target(m, placed)
                 if target is not None:
-                    rect = pygame.Rect(view.right - LOUPE_PX - 12, view.bottom - LOUPE_PX - 12, LOUPE_PX, LOUPE_PX)
+                    rect = self._docked(frame, "loupe", (LOUPE_PX, LOUPE_PX), "bottom_right")
+                    frame = frame.adding(overlays={"loupe": tuple(rect)})
                     overlays.draw_loupe(surface, rect, m, placed[target.template_id], target)
             except KeyError:
                 pass
@@ -495,8 +535,12 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             profile = self.elevation()
             if profile is not None:
                 w, h = min(ELEVATION_SIZE[0], view.width - 24), min(ELEVATION_SIZE[1], view.height - 24)
-                overlays.draw_elevation(surface, pygame.Rect(view.right - w - 12, view.bottom - h - 12, w, h), profile)
-        overlays.draw_message(surface, view, self.tool.hint(self))
+                rect = self._docked(frame, "side_view", (w, h), "bottom_right")
+                frame = frame.adding(overlays={"side_view": tuple(rect)})
+                overlays.draw_elevation(surface, rect, profile)
+        hint = self.tool.hint(self)
+        if hint:
+            overlays.draw_message(surface, view, hint, self._docked(frame, "hint", overlays.message_size(hint), "bottom_left").topleft)
         if self.state.view.show_help:
             overlays.draw_help(surface, view)
         surface.set_clip(None)

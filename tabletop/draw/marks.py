@@ -73,11 +73,38 @@ def _draw_ruleset_under(surface: pygame.Surface, vp: Viewport, art: Marks) -> No
             if px < 16:
                 continue  # too small to read: the heat says it
             size = int(max(10, min(22, px * 0.36)))
-            ink = (30, 20, 10) if cell.dark else (250, 250, 250)
-            text = _text(cell.text, size, ink, bold=True)
+            text = _cell_text(cell.text, size, cell.dark)
             x, y = vp.to_screen(*cell.centre)
             batch.append((text, (int(x - text.get_width() / 2), int(y - text.get_height() / 2))))
         surface.fblits(batch)
+
+
+#: Ink of a grid number, and the halo round it: mid-tone heat squares read with neither ink alone,
+#: so each number carries a 1 px halo of the other tone (WCAG AA against its halo).
+CELL_DARK_INK: tuple[int, int, int] = (30, 20, 10)
+CELL_LIGHT_INK: tuple[int, int, int] = (250, 250, 250)
+CELL_DARK_HALO: tuple[int, int, int] = (15, 15, 15)
+CELL_LIGHT_HALO: tuple[int, int, int] = (255, 246, 220)
+_cell_texts: dict[tuple[str, int, bool, float], pygame.Surface] = {}
+
+
+def _cell_text(text: str, size: int, dark: bool) -> pygame.Surface:
+    """A grid number with a halo (cached)."""
+    from tabletop.draw.style import ui_scale
+
+    key = (text, size, dark, ui_scale())
+    surf = _cell_texts.get(key)
+    if surf is None:
+        ink, halo = (CELL_DARK_INK, CELL_LIGHT_HALO) if dark else (CELL_LIGHT_INK, CELL_DARK_HALO)
+        glyphs, rim = _text(text, size, ink, bold=True), _text(text, size, halo, bold=True)
+        surf = pygame.Surface((glyphs.get_width() + 2, glyphs.get_height() + 2), pygame.SRCALPHA)
+        for dx, dy in ((0, 1), (2, 1), (1, 0), (1, 2), (0, 0), (2, 2), (0, 2), (2, 0)):
+            surf.blit(rim, (dx, dy))
+        surf.blit(glyphs, (1, 1))
+        if len(_cell_texts) > 512:
+            _cell_texts.clear()
+        _cell_texts[key] = surf
+    return surf
 
 
 def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: Marks) -> tuple[list[Label], list[tuple[int, int, int, int]]]:

@@ -178,6 +178,44 @@ def set_ui_scale(scale: float) -> bool:
     return True
 
 
+def auto_ui_scale(desktop: tuple[int, int] | None = None, setting: str | None = None) -> float:
+    """The UI scale for a display: ``setting`` (``TABLETOP_UI_SCALE`` or ``--ui-scale``, a number) wins;
+    else from the desktop's height in pixels, 1 at 1080 and below, in quarter steps up to 3 (2 at 2160)."""
+    if setting:
+        try:
+            value = float(setting)
+        except ValueError:
+            value = 0.0
+        if value > 0:
+            return min(4.0, max(0.5, value))
+    if desktop is None or desktop[1] <= 0:
+        return 1.0
+    return min(3.0, max(1.0, round(desktop[1] / 1080 * 4) / 4))
+
+
+def _linear(c: int) -> float:
+    v = c / 255
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def luminance(colour: Colour) -> float:
+    """WCAG relative luminance of an sRGB colour."""
+    r, g, b = colour[:3]
+    return 0.2126 * _linear(r) + 0.7152 * _linear(g) + 0.0722 * _linear(b)
+
+
+def contrast_ratio(a: Colour, b: Colour) -> float:
+    """WCAG contrast ratio of two colours (1..21); text needs 4.5 for AA."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def blend(colour: Colour, alpha: int, under: Colour) -> Colour:
+    """``colour`` at ``alpha`` (0..255) over ``under``, as pygame blends it."""
+    a = alpha / 255
+    return (round(colour[0] * a + under[0] * (1 - a)), round(colour[1] * a + under[1] * (1 - a)), round(colour[2] * a + under[2] * (1 - a)))
+
+
 def status_colour(status: str) -> Colour:
     """Fill colour of a base with ``status`` (unknown statuses: outside grey)."""
     return STATUS_COLOURS.get(status, STATUS_COLOURS["outside"])
