@@ -234,8 +234,8 @@ def _draw_static(
     if scene.art is not None:
         labels, regions = _draw_ruleset_over(surface, vp, scene.art)
     if options.show_names:
-        labels += _terrain_labels(vp, scene, view)
         labels += _model_names(vp, scene, clip)
+        labels += _terrain_labels(vp, scene, view)
     if options.show_rulers:
         ruler_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), scene.width, scene.depth)
         rulers, repeated = _pixels_for(_rulers, ruler_key)

@@ -32,7 +32,9 @@ PRIORITY = {
     "name": 50.0,
     "arrow": 45.0,
     "odds": 40.0,
-    "terrain": 30.0,
+    # As a model's name (ties go to the model: terrain names come later in the request list). Below
+    # it, every hidden name would look for lower-priority labels to evict, every frame.
+    "terrain": 50.0,
 }
 #: Added to the priority of a hovered model's labels (brings them back).
 HOVER_BOOST = 1000.0
@@ -104,6 +106,38 @@ def hidden_pill(count: int) -> pygame.Surface:
     return _text(words, 13, TEXT, PILL_BACK, bold=True)
 
 
+_docks: dict[tuple[object, ...], dict[str, Rect | None]] = {}
+_last_pill: list[Rect] = []
+
+
+def _dock(
+    canvas: tuple[int, int, int, int], table: Sequence[float], bases: np.ndarray, overlays: list[Overlay], avoid: Sequence[Rect], stay: bool = False
+) -> dict[str, Rect | None]:
+    """:func:`dock_overlays`, remembered: while a template is dragged the bases and panels stay put."""
+    key = (canvas, tuple(table), tuple(overlays), bases.tobytes(), tuple(tuple(r) for r in avoid))
+    got = _docks.get(key)
+    if got is None and stay:
+        # While dragging: last frame's places, if they are still clear (the panels do not jump).
+        last = _docks.get(("last", canvas, tuple(table), tuple(overlays)))
+        if last is not None and all(r is not None and _free_of(r, canvas, bases, [*avoid, *(o for o in last.values() if o is not r)]) for r in last.values()):
+            got = last
+    if got is None:
+        if len(_docks) > 32:
+            _docks.clear()
+        got = _docks[key] = dock_overlays(canvas, table, bases, overlays, margin=8, avoid=avoid)
+    _docks[("last", canvas, tuple(table), tuple(overlays))] = got
+    return dict(got)
+
+
+def _free_of(rect: Rect, canvas: tuple[int, int, int, int], bases: np.ndarray, rects: Sequence[Rect]) -> bool:
+    x, y, w, h = rect
+    if x < canvas[0] or y < canvas[1] or x + w > canvas[0] + canvas[2] or y + h > canvas[1] + canvas[3]:
+        return False
+    if len(bases) and bool(np.any((bases[:, 0] < x + w) & (x < bases[:, 2]) & (bases[:, 1] < y + h) & (y < bases[:, 3]))):
+        return False
+    return not any(r[0] < x + w and x < r[0] + r[2] and r[1] < y + h and y < r[1] + r[3] for r in rects)
+
+
 def place_and_paint(
     surface: pygame.Surface,
     clip: pygame.Rect,
@@ -118,7 +152,7 @@ def place_and_paint(
 ) -> tuple[Frame, dict[str, Label]]:
     """Dock ``panels`` (title, legend), lay ``labels`` out, paint everything; the frame and the labels by id."""
     canvas = (clip.left, clip.top, clip.width, clip.height)
-    docked = dock_overlays(canvas, table, bases, [o for o, _ in panels], margin=8, avoid=regions) if panels else {}
+    docked = _dock(canvas, table, bases, [o for o, _ in panels], regions, stay=previous is not None) if panels else {}
     overlays = {k: v for k, v in docked.items() if v is not None}
     fixed = [*regions, *overlays.values()]
     by_id = {lab.request.id: lab for lab in labels}
@@ -128,12 +162,16 @@ def place_and_paint(
     pill_at: Rect | None = None
     if layout.hidden:
         pill = hidden_pill(len(layout.hidden))
-        spot = dock_overlays(canvas, table, bases, [Overlay("hidden", pill.get_size(), "bottom_right")], margin=8, avoid=[*fixed, *(p.rect for p in layout.placements)])
-        pill_at = spot["hidden"]
+        taken = [*fixed, *(p.rect for p in layout.placements)]
+        last = _last_pill[0] if _last_pill and previous is not None else None
+        if last is not None and last[2:] == pill.get_size() and _free_of(last, canvas, bases, taken):
+            pill_at = last  # where it was last frame: the pill does not wander while dragging
+        else:
+            pill_at = dock_overlays(canvas, table, bases, [Overlay("hidden", pill.get_size(), "bottom_right")], margin=8, avoid=taken)["hidden"]
         if pill_at is None:
             # No free corner: reserve one off the bases and panels (wide enough for any count) and lay out again.
             widest = hidden_pill(len(labels))
-            spot = dock_overlays(canvas, table, bases, [Overlay("hidden", widest.get_size(), "bottom_right")], margin=8, avoid=fixed)
+            spot = _dock(canvas, table, bases, [Overlay("hidden", widest.get_size(), "bottom_right")], fixed)
             if spot["hidden"] is not None:
                 pill_at = spot["hidden"]
                 layout = layout_labels(canvas, requests, bases=bases, foci=foci, regions=[*fixed, pill_at], previous=previous, focus_pad=focus_pad)
@@ -146,6 +184,7 @@ def place_and_paint(
         pill = hidden_pill(len(layout.hidden))
         surface.blit(pill, pill_at[:2])
         overlays["hidden"] = (pill_at[0], pill_at[1], pill.get_width(), pill.get_height())
+        _last_pill[:] = [overlays["hidden"]]
     owners = {lab.request.id: lab.owner for lab in labels if lab.owner is not None}
     frame = Frame(surface.get_size(), layout, base_marks, overlays, tuple(regions), owners=owners)
     return frame, by_id
