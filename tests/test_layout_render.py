@@ -182,3 +182,28 @@ def test_hover_brings_a_hidden_label_back() -> None:
     assert "tooltip" in ids
     assert hidden_names[0] in ids or hidden_names[0] in hovered.extra_hidden
     assert len(hovered.hidden) <= len(frame.hidden)
+
+
+def test_app_ruler_readout_is_a_label_clear_of_the_others() -> None:
+    from tabletop.app import overlays
+    from tabletop.app.pilot import Pilot
+
+    pilot = Pilot(ROOT / "scenarios" / "default.toml", size=(1280, 800))
+    try:
+        pilot.key(pygame.K_2)
+        pilot.step(2)
+        r1 = pilot.app.scenario.model("r1")
+        start = pilot.screen_of((r1.x, r1.y))
+        pilot.drag(start, (start[0] + 300, start[1] + 150))
+        pilot.step(2)
+        frame = overlays._frame[0]
+        ruler = [p for p in frame.extra if p.id == "ruler"]
+        assert ruler and ruler[0].text.startswith("centre to centre")
+        others = [p for p in frame.placements if p.id != "ruler" and p.kind != "tooltip"]
+        x, y, w, h = ruler[0].rect
+        for p in others:
+            assert not _meets(p.rect, (x, y, x + w, y + h)), p.text
+        for b in frame.bases:
+            assert not _meets(ruler[0].rect, b.box), b.id
+    finally:
+        pilot.close()

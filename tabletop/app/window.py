@@ -520,7 +520,9 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
                 note += " · updating…"
             corner = "bottomleft" if self.state.view.show_legend else "topright"
             frame = draw_odds(surface, vp, odds.scenario, odds, note=note, legend_corner=corner, frame=frame)
+        overlays.set_frame(frame)
         self.tool.draw(self, surface)
+        frame = overlays._frame[0] if overlays._frame else frame
         if sel is not None and sel.kind == "model" and self.state.view.show_loupe and placed:
             try:
                 m = self.scenario.model(sel.id)

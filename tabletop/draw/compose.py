@@ -15,7 +15,7 @@ from tabletop.draw.chrome import _draw_rulers, _title_surface
 from tabletop.draw.frame import Frame
 from tabletop.draw.legend import _legend_surface, _legends
 from tabletop.draw.marks import _badge_labels, _draw_ruleset_over, _draw_ruleset_tints, _draw_ruleset_under
-from tabletop.draw.models import _draw_marks, _draw_models, _model_names, _name_labels, _sprites, _sprites_view, _tooltip
+from tabletop.draw.models import _draw_marks, _draw_models, _model_names, _name_labels, _name_requests, _sprites, _sprites_view, _tooltip
 from tabletop.draw.primitives import _overlay_for, _screen_rect
 from tabletop.draw.scene import _Scene, _bbox_visible, _coverage_art, _model_data, _scene, _scenes, _terrain_data
 from tabletop.draw.style import BACKGROUND, DrawOptions, set_palette, set_ui_scale
@@ -40,6 +40,7 @@ def _reset_caches() -> None:
         table.clear()
     _sprites.clear()
     _name_labels.clear()
+    _name_requests.clear()
     _scenes.clear()
     _coverage_art.clear()
 

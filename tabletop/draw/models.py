@@ -272,19 +272,32 @@ def _model_names(vp: Viewport, scene: _Scene, clip: pygame.Rect) -> list[Label]:
     scale = ui_scale()
     priority = PRIORITY["name"]
     out: list[Label] = []
+    # Dragging a model makes new model tuples every frame: the other names' labels are the same objects.
+    last = _name_requests.get(key)
+    if last is None:
+        _name_requests.clear()
+        last = _name_requests[key] = {}
     for i in np.nonzero(shown)[0].tolist():
         m = models[i]
-        ckey = (m.label, sizes[i], scale)
-        label = cache.get(ckey)
-        if label is None:
-            label = cache[ckey] = _text(m.label, sizes[i], TEXT, pill, bold=True)
         x, y = sc_l[i]
-        request = LabelRequest(f"name:{m.id}", (x, y), label.get_size(), priority, _NAME_SIDES, r_l[i] + BASE_PAD, True, "name", m.label)
-        out.append(Label(request, label, m.id))
+        rkey = (m.id, m.label, x, y, r_l[i])
+        got = last.get(rkey)
+        if got is None:
+            ckey = (m.label, sizes[i], scale)
+            label = cache.get(ckey)
+            if label is None:
+                label = cache[ckey] = _text(m.label, sizes[i], TEXT, pill, bold=True)
+            request = LabelRequest(f"name:{m.id}", (x, y), label.get_size(), priority, _NAME_SIDES, r_l[i] + BASE_PAD, True, "name", m.label)
+            if len(last) > 4 * len(models) + 256:
+                last.clear()
+            got = last[rkey] = Label(request, label, m.id)
+        out.append(got)
     if md is not None:
         md.names = (key, out)  # names depend on the models and the view only
     return out
 
+
+_name_requests: dict[tuple[object, ...], dict[tuple[object, ...], Label]] = {}
 
 #: Bases smaller than this (screen radius, px) carry no name: at that zoom the table is a crowd.
 NAME_MIN_PX = 5.0
