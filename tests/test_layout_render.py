@@ -207,3 +207,20 @@ def test_app_ruler_readout_is_a_label_clear_of_the_others() -> None:
             assert not _meets(ruler[0].rect, b.box), b.id
     finally:
         pilot.close()
+
+
+@pytest.mark.parametrize("name", ["robotech-scatter", "catastrophic-chain"])
+def test_odds_shade_and_leaders_leave_the_table_labels_untouched(name: str) -> None:
+    """With odds on, every table label and panel keeps exactly the pixels it has without them."""
+    from tabletop import odds
+
+    adj = adjudicate(scenario_io.load(ROOT / "scenarios" / f"{name}.toml"))
+    result = odds.compute_odds(adj.scenario, seed=adj.seed, tolerance_mm=1.0, settings=adj.settings, keep_fixed_rolls=False)
+    plain, _, frame = render_frame(adj, (900, 700))
+    shaded, _, with_odds = render_frame(adj, (900, 700), odds=result)
+    assert any(p.kind == "odds" and p.leader for p in with_odds.placements)
+    for p in frame.placements:
+        box = pygame.Rect(p.rect)
+        a = pygame.image.tobytes(plain.subsurface(box), "RGB")
+        b = pygame.image.tobytes(shaded.subsurface(box), "RGB")
+        assert a == b, f"{name}: {p.text!r} changed under the odds overlay"

@@ -213,5 +213,20 @@ def place_over(surface: pygame.Surface, frame: Frame, labels: Sequence[Label], c
                 got = Placement(rid, (x, y, w, h), False, -1, r.anchor, r.clear, r.kind, r.text, r.priority)
             placed.append(got)
             hidden.remove(rid)
-    paint(surface, placed, {lab.request.id: lab.surface for lab in labels})
+    # Leaders of these labels never cross the labels already drawn: those pixels go back on top.
+    lines = [p.leader_line() for p in placed if p.leader]
+    kept = []
+    if lines:
+        spans = [(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])) for a, b in lines]
+        for p in frame.placements:
+            x, y, w, h = p.rect
+            if any(x0 <= x + w and x <= x1 and y0 <= y + h and y <= y1 for x0, y0, x1, y1 in spans):
+                box = pygame.Rect(p.rect).clip(surface.get_rect())
+                if box.width > 0 and box.height > 0:
+                    kept.append((surface.subsurface(box).copy(), box.topleft))
+    paint_leaders(surface, placed)
+    if kept:
+        surface.fblits(kept)
+    by_id = {lab.request.id: lab.surface for lab in labels}
+    surface.fblits([(by_id[p.id], p.rect[:2]) for p in placed if p.id in by_id])
     return frame.adding(placed, hidden)

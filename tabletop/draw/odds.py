@@ -252,7 +252,16 @@ def draw_odds(
             a = round(110 + 130 * min(1.0, math.sqrt(p)))
             pygame.draw.circle(layer, (*heat_colour(p), a), (cx, cy), r)
             pygame.draw.circle(layer, (*INK, min(255, a + 20)), (cx, cy), r, 1 if r < 6 else 2)
+    # The table's labels and panels stay crisp over the shade: their pixels go back on top of it.
+    kept = []
+    if frame is not None:
+        for r in frame.taken():
+            box = pygame.Rect(r).clip(clip)
+            if box.width > 0 and box.height > 0:
+                kept.append((surface.subsurface(box).copy(), box.topleft))
     surface.blit(layer, clip.topleft)
+    if kept:
+        surface.fblits(kept)
     frame = frame if frame is not None else Frame(surface.get_size())
     if legend:
         box = legend_box(odds, note, clip, legend_corner)
