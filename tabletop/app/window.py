@@ -473,14 +473,18 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             scale = self._ui_scale = auto_ui_scale(desktop, os.environ.get("TABLETOP_UI_SCALE"))  # type: ignore[arg-type]
         return scale
 
-    def _docked(self, frame: Any, name: str, size: tuple[int, int], corner: str) -> pygame.Rect:
-        """Where a panel over the table goes: off every base, label and panel drawn (the emptiest corner),
-        else its usual corner."""
+    def _docked(self, frame: Any, name: str, size: tuple[int, int], corner: str, shrink: tuple[float, ...] = (1.0,)) -> pygame.Rect:
+        """Where a panel over the table goes: off every base, label and panel drawn (the emptiest corner;
+        at each of the ``shrink`` factors of its size in turn), else off the bases only, else its usual corner."""
         view = self.view_rect
         table = self.viewport.to_screen(0.0, self.scenario.table.depth), self.viewport.to_screen(self.scenario.table.width, 0.0)
         (x0, y0), (x1, y1) = table
         box = (x0, y0, x1 - x0, y1 - y0)
-        spot = frame.dock([Overlay(name, size, corner)], table=box, canvas=tuple(view), margin=12)[name]
+        spot = None
+        for k in shrink:
+            spot = frame.dock([Overlay(name, (round(size[0] * k), round(size[1] * k)), corner)], table=box, canvas=tuple(view), margin=12)[name]
+            if spot is not None:
+                break
         if spot is None:
             # No corner clear of the labels too: keep off the bases, panels and rulers at least.
             fixed = [*frame.overlays.values(), *frame.regions, *(p.rect for p in frame.extra)]
@@ -537,7 +541,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             profile = self.elevation()
             if profile is not None:
                 w, h = min(ELEVATION_SIZE[0], view.width - 24), min(ELEVATION_SIZE[1], view.height - 24)
-                rect = self._docked(frame, "side_view", (w, h), "bottom_right")
+                rect = self._docked(frame, "side_view", (w, h), "bottom_right", shrink=(1.0, 0.8, 0.65))
                 frame = frame.adding(overlays={"side_view": tuple(rect)})
                 overlays.draw_elevation(surface, rect, profile)
         hint = self.tool.hint(self)
