@@ -541,7 +541,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
             profile = self.elevation()
             if profile is not None:
                 w, h = min(ELEVATION_SIZE[0], view.width - 24), min(ELEVATION_SIZE[1], view.height - 24)
-                rect = self._docked(frame, "side_view", (w, h), "bottom_right", shrink=(1.0, 0.8, 0.65))
+                rect = self.side_view_rect = self._docked(frame, "side_view", (w, h), "bottom_right", shrink=(1.0, 0.8, 0.65))
                 frame = frame.adding(overlays={"side_view": tuple(rect)})
                 overlays.draw_elevation(surface, rect, profile)
         hint = self.tool.hint(self)
