@@ -101,6 +101,8 @@ def build_parser(include_photo: bool = True, include_sharing: bool = True) -> ar
         "--view", choices=("table", "action"), default="table",
         help="table: the whole table (default); action: zoom on the templates and the models they affect",
     )
+    render.add_argument("--layout-json", type=Path, default=None, metavar="LAYOUT.json", help="also write what was drawn (labels, bases, hidden count) in screen px")
+    render.add_argument("--palette", choices=("default", "cb"), default="default", help="status colours: default, or cb (colour-blind safe, Okabe-Ito)")
     odds = sub.add_parser("odds", help="chances to be affected and expected damage", description="Each model's chance to be affected and expected damage, with every die left free (the file's fixed rolls too, as the app does; --keep-fixed-rolls keeps them).")
     _common(odds)
     odds.add_argument("--json", action="store_true")
@@ -218,7 +220,11 @@ def run_render(args: argparse.Namespace) -> int:
         kwargs["odds"] = odds.compute_odds(
             adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=args.keep_fixed_rolls
         )
-    write_with(args.output, lambda tmp: draw.render_png(adj, tmp, size=args.size, region=args.view, **kwargs))
+    options = draw.DrawOptions(palette=args.palette)
+    write_with(
+        args.output,
+        lambda tmp: draw.render_png(adj, tmp, size=args.size, region=args.view, options=options, layout_json=args.layout_json, **kwargs),
+    )
     print(f"wrote {args.output}")
     return EXIT_OK
 

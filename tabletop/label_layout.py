@@ -146,6 +146,11 @@ class Layout:
     hidden: tuple[str, ...] = ()
     offscreen: tuple[str, ...] = ()
     _by_id: dict[str, Placement] = field(default_factory=dict, compare=False, repr=False)
+    # For the next frame: the canvas, the fixed obstacles and what each hidden label asked for
+    # (a hidden label whose neighbourhood did not change stays hidden without a search).
+    _canvas: tuple[int, int, int, int] | None = field(default=None, compare=False, repr=False)
+    _fixed: frozenset[tuple[int, int, int, int]] = field(default=frozenset(), compare=False, repr=False)
+    _asked: dict[str, tuple[object, ...]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._by_id.update({p.id: p for p in self.placements})
@@ -485,7 +490,9 @@ def layout_labels(
     cx1, cy1 = box[0] + box[2], box[1] + box[3]
     limits = (cx0, cy0, cx1, cy1)
     grid = _Grid(box, cell)
-    grid.fill(_fixed_obstacles(bases, foci, focus_pad, regions))
+    fixed = _fixed_obstacles(bases, foci, focus_pad, regions)
+    grid.fill(fixed)
+    fixed_set = frozenset(map(tuple, fixed))
 
     n = len(requests)
     neg = [-r.priority for r in requests]
@@ -516,6 +523,26 @@ def layout_labels(
     # Only labels kept in pass 1 can be of lower priority than one placed later (pass 2 goes by
     # priority), so eviction is worth looking for only above the lowest kept priority.
     kept_min = min((requests[k].priority for k in placed), default=math.inf)
+    # Space freed since the last frame: its labels that were not kept, its obstacles that are gone.
+    # A label hidden last frame, asking the same, with none of that space within its reach, stays hidden:
+    # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place).
+    still: set[str] = set()
+    if previous is not None and previous._canvas == box and previous.hidden:
+        # (a kept label whose priority changed counts as freed: it may now be evicted)
+        kept_ids = {requests[k].id for k in placed if prev[requests[k].id].priority == requests[k].priority}
+        freed = [p.rect for p in previous.placements if p.id not in kept_ids]
+        freed += [(a, b, c - a, d - b) for a, b, c, d in previous._fixed - fixed_set]
+        reach = LEADER_RINGS[-1] + 2
+        for k in todo:
+            r = requests[k]
+            asked = previous._asked.get(r.id)
+            if asked is None or asked != (r.anchor, r.wh, r.clear, r.leader, r.sides, r.priority):
+                continue
+            w, h = r.wh
+            c = max(r.clear, 0.0) + (reach if r.leader else _NEAR + 1)
+            x0, y0, x1, y1 = r.anchor[0] - c - w, r.anchor[1] - c - h, r.anchor[0] + c + w, r.anchor[1] + c + h
+            if not any(fx < x1 and x0 < fx + fw and fy < y1 and y0 < fy + fh for fx, fy, fw, fh in freed):
+                still.add(r.id)
 
     # Pass 2: the rest, by priority; evicted labels come back through a heap merged into that order.
     evicted: list[tuple[int, int]] = []
@@ -528,6 +555,9 @@ def layout_labels(
             k = todo[t]
             t += 1
         r = requests[k]
+        if still and r.id in still:
+            dropped.add(k)
+            continue
         w, h = r.wh
         spot = None
         p = prev.get(r.id) if prev else None
@@ -543,6 +573,8 @@ def layout_labels(
                 spot = ((found[0], found[1], w, h), found[2], found[3])
         if spot is None and kept_min < r.priority:
             spot, evict = _eviction(grid, box, requests, k)
+            if evict:
+                still.clear()  # room freed this frame: the rest must look again
             for e in evict:
                 grid.remove(placed.pop(e)[3])
                 heapq.heappush(evicted, (rank[e], e))
@@ -558,11 +590,9 @@ def layout_labels(
         if got is not None:
             r = requests[k]
             placements.append(Placement(r.id, got[0], got[1], got[2], r.anchor, r.clear, r.kind, r.text, r.priority))
-    return Layout(
-        tuple(placements),
-        tuple(requests[k].id for k in order if k in dropped),
-        tuple(requests[k].id for k in offscreen),
-    )
+    hidden = tuple(requests[k].id for k in order if k in dropped)
+    asked = {requests[k].id: (requests[k].anchor, requests[k].wh, requests[k].clear, requests[k].leader, requests[k].sides, requests[k].priority) for k in dropped}
+    return Layout(tuple(placements), hidden, tuple(requests[k].id for k in offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
 
 
 def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: int) -> tuple[tuple[Rect, bool, int] | None, set[int]]:
@@ -631,21 +661,25 @@ def dock_overlays(
     area = _canvas(canvas)
     tx, ty, tw, th = (float(v) for v in table)
     table_box = (tx, ty, tx + tw, ty + th)
-    boxes = _boxes(bases)
-    taken: list[tuple[float, float, float, float]] = [(r[0], r[1], r[0] + r[2], r[1] + r[3]) for r in avoid]
+    base_arr = np.asarray(bases, dtype=float).reshape(-1, 4) if bases is not None else np.zeros((0, 4))
+    taken_l: list[tuple[float, float, float, float]] = [(r[0], r[1], r[0] + r[2], r[1] + r[3]) for r in avoid]
     out: dict[str, Rect | None] = {}
     ax0, ay0, ax1, ay1 = area[0], area[1], area[0] + area[2], area[1] + area[3]
+    # One array of everything a panel must not cover (bases first), tested in one numpy call per spot.
+    blocked = np.concatenate([base_arr, np.asarray(taken_l, dtype=float).reshape(-1, 4)])
+    bx0, by0, bx1, by1 = blocked[:, 0], blocked[:, 1], blocked[:, 2], blocked[:, 3]
+    cx0, cy0, cx1, cy1 = base_arr[:, 0], base_arr[:, 1], base_arr[:, 2], base_arr[:, 3]
 
     def ok(rect: Rect) -> bool:
         x, y, w, h = rect
         if x < ax0 or y < ay0 or x + w > ax1 or y + h > ay1:
             return False
-        return not any(_meets(rect, b) for b in boxes) and not any(_meets(rect, b) for b in taken)
+        return not bool(np.any((bx0 < x + w) & (x < bx1) & (by0 < y + h) & (y < by1)))
 
     def crowding(rect: Rect) -> int:
         grow = max(rect[2], rect[3]) / 2
-        near = (rect[0] - grow, rect[1] - grow, rect[0] + rect[2] + grow, rect[1] + rect[3] + grow)
-        return sum(1 for b in boxes if b[0] < near[2] and near[0] < b[2] and b[1] < near[3] and near[1] < b[3])
+        n0, m0, n1, m1 = rect[0] - grow, rect[1] - grow, rect[0] + rect[2] + grow, rect[1] + rect[3] + grow
+        return int(np.count_nonzero((cx0 < n1) & (n0 < cx1) & (cy0 < m1) & (m0 < cy1)))
 
     for ov in overlays:
         w, h = max(1, math.ceil(ov.size[0])), max(1, math.ceil(ov.size[1]))
@@ -681,7 +715,8 @@ def dock_overlays(
                 choice = min(scored)[4]
         out[ov.id] = choice
         if choice is not None:
-            taken.append((choice[0], choice[1], choice[0] + choice[2], choice[1] + choice[3]))
+            blocked = np.concatenate([blocked, np.array([[choice[0], choice[1], choice[0] + choice[2], choice[1] + choice[3]]], dtype=float)])
+            bx0, by0, bx1, by1 = blocked[:, 0], blocked[:, 1], blocked[:, 2], blocked[:, 3]
     return out
 
 

@@ -567,8 +567,8 @@ def test_infinity_side_view_of_the_selected_template() -> None:
         assert [t.id for t in profile.troopers] == ["fus1", "fus2", "fus3"]  # in order along the axis
         assert all(t.reached and t.silhouette == "S2" and (t.bottom, t.top) == (0.0, 40.0) for t in profile.troopers)
         assert profile.height == pytest.approx(22.225)
-        view = p.app.view_rect
-        corner = (view.right - 12 - 1, view.bottom - 12 - 1)  # the panel's accent border
+        rect = p.app.side_view_rect  # docked where it covers no base and no label
+        corner = (rect.right - 1, rect.bottom - 1)  # the panel's accent border
         assert tuple(p.screen.get_at(corner))[:3] == (255, 214, 90)
         p.key(pygame.K_e, unicode="e")
         assert not p.app.state.view.show_elevation

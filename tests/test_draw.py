@@ -91,7 +91,12 @@ def test_status_colours_at_base_centres(tmp_path: Path) -> None:
     for model_id, status in (("hit", "affected"), ("miss", "outside")):
         m = adj.scenario.model(model_id)
         x, y = vp.to_screen(m.x, m.y)
-        assert tuple(surface.get_at((round(x), round(y))))[:3] == status_colour(status)
+        r = m.base.bounding_radius * vp.scale
+        # Beside the centre, off the status pattern and the facing tick: the fill colour.
+        assert tuple(surface.get_at((round(x), round(y + 0.6 * r))))[:3] == status_colour(status)
+        # At the centre: the affected base's cross, the outside base's plain fill.
+        centre = tuple(surface.get_at((round(x), round(y))))[:3]
+        assert (centre == (20, 20, 20)) == (status == "affected")
 
     out = tmp_path / "small.png"
     render_png(adj, out, size=(900, 600), options=DrawOptions(show_legend=False, show_title=False))
@@ -261,7 +266,8 @@ def test_no_ruleset_draws_no_overlay() -> None:
 def test_increments_squares_carry_their_damage_tint() -> None:
     adj = _scenario("increments-circle")
     surface, vp = _surface_and_view(adj, (900, 900))
-    draw_scene(surface, vp, adj, PLAIN)
+    frame = draw_scene(surface, vp, adj, PLAIN)
+    labelled = [pygame.Rect(r) for r in frame.taken()]
     g = adj.scenario.table.grid
     assert g is not None
     occupied = {(int(m.x // g), int(m.y // g)) for m in adj.scenario.models}
@@ -273,6 +279,8 @@ def test_increments_squares_carry_their_damage_tint() -> None:
             continue
         # Off the square's centre (where its number is) and off the grid lines.
         x, y = vp.to_screen((s["col"] + 0.25) * g, (s["row"] + 0.75) * g)
+        if any(r.collidepoint(x, y) for r in labelled):
+            continue  # a label (a badge, a name) lies over it
         heat = marks.heat_colour(s["damage"], top)
         a = marks.HEAT_ALPHA / 255
         expected = [round(h * a + f * (1 - a)) for h, f in zip(heat, draw.TABLE_FILL)]
@@ -285,7 +293,8 @@ def test_increments_squares_carry_their_damage_tint() -> None:
 def test_increments_blocked_squares_are_hatched() -> None:
     adj = _scenario("increments-wall")
     surface, vp = _surface_and_view(adj, (900, 900))
-    draw_scene(surface, vp, adj, PLAIN)
+    frame = draw_scene(surface, vp, adj, PLAIN)
+    labelled = [pygame.Rect(r) for r in frame.taken()]
     g = adj.scenario.table.grid
     assert g is not None
     blocked = [s for s in adj.results[0].resolution.details["squares"] if s.get("blocked_by")]
@@ -372,9 +381,13 @@ impact = { attacker = "a", target = "t" }
     assert "affected via close combat" in _words(art)
     surface, vp = _surface_and_view(adj)
     vp = vp.zoomed(4.0, vp.to_screen(570, 500))
-    draw_scene(surface, vp, adj, PLAIN)
-    x, y = vp.to_screen(570 - 30, 500)  # between the bases, left of the "CC" tag
-    assert tuple(surface.get_at((round(x), round(y))))[:3] == marks.LINK
+    frame = draw_scene(surface, vp, adj, PLAIN)
+    labelled = [pygame.Rect(r) for r in frame.taken()]
+    # Between the bases, off every label (the "CC" tag sits beside the link's middle): the link's colour.
+    free = [vp.to_screen(x, 500) for x in range(540, 605, 5)]
+    free = [(x, y) for x, y in free if not any(r.collidepoint(x, y) for r in labelled)]
+    assert free and all(tuple(surface.get_at((round(x), round(y))))[:3] == marks.LINK for x, y in free)
+    assert any(p.text == "CC" for p in frame.placements)
 
 
 def test_action_view_zooms_on_the_templates(tmp_path: Path) -> None:
@@ -407,22 +420,22 @@ def test_table_view_is_the_default(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", _loadable(), ids=lambda p: p.name)
-def test_badges_never_overlap(path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_badges_never_overlap(path: Path) -> None:
+    from tabletop.draw.png import render_frame
+
     adj = adjudicate(scenario_io.load(path))
-    placed: list[list[pygame.Rect]] = []
-    real = paint_marks._draw_ruleset_labels
-
-    def spy(*args: object) -> list[pygame.Rect]:
-        rects = real(*args)  # type: ignore[arg-type]
-        placed.append(rects)
-        return rects
-
-    monkeypatch.setattr(compose, "_draw_ruleset_labels", spy)
     for region in ("table", "action"):
-        render_png(adj, tmp_path / f"{region}.png", region=region)
-    for rects in placed:
+        _, _, frame = render_frame(adj, region=region)
+        rects = [pygame.Rect(p.rect) for p in frame.placements]
+        assert len(rects) == len({p.id for p in frame.placements})
         for i, a in enumerate(rects):
-            assert a.collidelist(rects[i + 1 :]) < 0, f"{path.name}: badges overlap at {a}"
+            assert a.collidelist(rects[i + 1 :]) < 0, f"{path.name}: labels overlap at {a}"
+        if region == "table":
+            # Every badge is drawn or counted as hidden: none is silently lost.
+            art = dscene._scene(adj).art
+            shown = sum(1 for p in frame.placements if p.id.startswith("badge:"))
+            hidden = sum(1 for h in frame.hidden if h.startswith("badge:"))
+            assert shown + hidden == (len(art.badges) if art is not None else 0)
 
 
 def test_cli_render_view_flag(tmp_path: Path) -> None:

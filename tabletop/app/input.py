@@ -236,6 +236,8 @@ class InputMixin:
             self.toggle_dice_free() if shift else self.toggle_odds()
         elif key == pygame.K_e:
             self.dispatch(ToggleView("show_elevation"))
+        elif key == pygame.K_b:
+            self.dispatch(ToggleView("palette_cb"))
         elif pygame.K_1 <= key <= pygame.K_9 and _alt(mod):
             self.base_preset(key - pygame.K_1)
         elif pygame.K_1 <= key < pygame.K_1 + len(TOOL_BUTTONS):

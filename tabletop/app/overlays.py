@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pygame
@@ -186,7 +187,30 @@ def draw_ruler(surface: pygame.Surface, viewport: Viewport, reading: RulerReadin
     lines = [f"centre to centre  {reading.centre_mm / 25.4:.2f}\"  ({reading.centre_mm:.1f} mm)"]
     if reading.edge_mm is not None:
         lines.append(f"edge to edge  {reading.edge_mm / 25.4:.2f}\"  ({reading.edge_mm:.1f} mm)")
-    label_box(surface, lines, ((a[0] + b[0]) / 2 + 12, (a[1] + b[1]) / 2 + 12))
+    mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+    frame = _frame[0] if _frame else None
+    if frame is None:
+        label_box(surface, lines, (mid[0] + 12, mid[1] + 12))
+        return
+    # The readout is one more label over the frame: off the names, badges, bases and panels.
+    from tabletop.draw.labels import Label, place_over
+    from tabletop.label_layout import LabelRequest
+
+    w, h = message_size(lines, 17)
+    box = pygame.Surface((w, h), pygame.SRCALPHA)
+    label_box(box, lines, (0, 0))
+    request = LabelRequest("ruler", mid, (w, h), 100.0, ("below_right", "above_right", "below_left", "above_left"), 6.0, True, "ruler", lines[0])
+    clip = surface.get_clip() or surface.get_rect()
+    _frame[0] = place_over(surface, frame, [Label(request, box)], clip, must=("ruler",))
+
+
+#: The frame under the overlays being drawn (set by the window each frame): readouts keep off its labels.
+_frame: list[Any] = []
+
+
+def set_frame(frame: Any) -> None:
+    """Tell the overlays what the table frame holds (``draw_scene``'s Frame), or None."""
+    _frame[:] = [] if frame is None else [frame]
 
 
 @dataclass(frozen=True)
@@ -333,11 +357,19 @@ def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
         y += row_h
 
 
-def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str]) -> None:
-    """A short note at the bottom of the table view (placement-mode hints)."""
+def message_size(lines: list[str], size: int = 19) -> tuple[int, int]:
+    """The size of :func:`draw_message`'s box for ``lines``."""
+    if not lines:
+        return (0, 0)
+    f = font(size)
+    return (max(f.size(line)[0] for line in lines) + 12, sum(f.size(line)[1] for line in lines) + 8)
+
+
+def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str], at: tuple[int, int] | None = None) -> None:
+    """A short note at the bottom of the table view (placement-mode hints), or at ``at`` (docked)."""
     if not lines:
         return
-    label_box(surface, lines, (rect.left + 12, rect.bottom - 12 - 20 * len(lines)), 19)
+    label_box(surface, lines, at if at is not None else (rect.left + 12, rect.bottom - 12 - 20 * len(lines)), 19)
 
 
 # --------------------------------------------------------------------------- side elevation (a ruleset's side view)

@@ -27,5 +27,6 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Rotation handle", "Drag the round handle past a template's far end"),
     ("G / N / V / L / K", "Toggle grid / names / visibility shading / loupe / legend"),
     ("O / Shift+O", "Odds per model and heat map / dice free: Fire and the odds roll every die, the file's fixed rolls set aside"),
+    ("B", "Colour-blind-safe palette (Okabe–Ito) on / off; statuses also differ by pattern"),
     ("E", "Side view of the selected template, where its ruleset has one (its vertical reach)"),
 )

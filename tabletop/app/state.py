@@ -60,6 +60,7 @@ class ViewOptions:
     show_odds: bool = False  # O: chance and expected damage per model, heat map of the landings
     odds_dice_free: bool = True  # Shift+O: ignore the file's fixed rolls (bundled tables fix theirs)
     show_elevation: bool = True  # E: side view of the selected template (rulesets that have one)
+    palette_cb: bool = False  # B: the colour-blind-safe palette (Okabe–Ito)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWind
 from tabletop.adjudicate import Adjudication
 from tabletop.catalogue import default_catalogue
 from tabletop.draw import DrawOptions, draw_scene
+from tabletop.draw.style import auto_ui_scale
+from tabletop.label_layout import Overlay, dock_overlays
 from tabletop.draw_odds import draw_odds
 from tabletop.model import RULESET_NAMES, PlacedTemplate, Point, Scenario
 from tabletop.scenario_io import Problem, ScenarioError, load_with_warnings
@@ -515,7 +517,45 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             selected=sel,
             hovered=hov,
             template_alpha=70,
+            palette="cb" if v.palette_cb else "default",
+            ui_scale=self.ui_scale,
         )
+
+    @property
+    def ui_scale(self) -> float:
+        """Fonts, labels and leaders scale: TABLETOP_UI_SCALE, else from the desktop's size (1 at 1080p)."""
+        scale = getattr(self, "_ui_scale", None)
+        if scale is None:
+            desktop = None
+            try:
+                sizes = pygame.display.get_desktop_sizes() if pygame.display.get_init() else []
+                desktop = tuple(sizes[0]) if sizes else None
+            except pygame.error:
+                pass
+            scale = self._ui_scale = auto_ui_scale(desktop, os.environ.get("TABLETOP_UI_SCALE"))  # type: ignore[arg-type]
+        return scale
+
+    def _docked(self, frame: Any, name: str, size: tuple[int, int], corner: str, shrink: tuple[float, ...] = (1.0,)) -> pygame.Rect:
+        """Where a panel over the table goes: off every base, label and panel drawn (the emptiest corner;
+        at each of the ``shrink`` factors of its size in turn), else off the bases only, else its usual corner."""
+        view = self.view_rect
+        table = self.viewport.to_screen(0.0, self.scenario.table.depth), self.viewport.to_screen(self.scenario.table.width, 0.0)
+        (x0, y0), (x1, y1) = table
+        box = (x0, y0, x1 - x0, y1 - y0)
+        spot = None
+        for k in shrink:
+            spot = frame.dock([Overlay(name, (round(size[0] * k), round(size[1] * k)), corner)], table=box, canvas=tuple(view), margin=12)[name]
+            if spot is not None:
+                break
+        if spot is None:
+            # No corner clear of the labels too: keep off the bases, panels and rulers at least.
+            fixed = [*frame.overlays.values(), *frame.regions, *(p.rect for p in frame.extra)]
+            spot = dock_overlays(tuple(view), box, frame.base_boxes(), [Overlay(name, size, corner)], margin=12, avoid=fixed)[name]
+        if spot is not None:
+            return pygame.Rect(spot)
+        rect = pygame.Rect(0, 0, *size)
+        setattr(rect, corner.replace("_", ""), (view.left + 12, view.bottom - 12) if corner == "bottom_left" else (view.right - 12, view.bottom - 12))
+        return rect
 
     def draw(self, surface: pygame.Surface) -> None:
         """Draw the table, the overlays, the widgets and the status bar."""
@@ -530,7 +570,10 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
-        draw_scene(surface, vp, self._in_app_words(shown), self._draw_options())
+        # While dragging, labels whose anchors did not move keep last frame's places.
+        previous = getattr(self, "_frame", None) if self.dragging else None
+        frame = draw_scene(surface, vp, self._in_app_words(shown), self._draw_options(), previous=previous)
+        self._frame = frame
         placed = placed_templates(live)
         sel = self.state.selection
         if sel is not None:
@@ -549,14 +592,17 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             if self.odds_worker.pending:
                 note += " · updating…"
             corner = "bottomleft" if self.state.view.show_legend else "topright"
-            draw_odds(surface, vp, odds.scenario, odds, note=note, legend_corner=corner)
+            frame = draw_odds(surface, vp, odds.scenario, odds, note=note, legend_corner=corner, frame=frame)
+        overlays.set_frame(frame)
         self.tool.draw(self, surface)
+        frame = overlays._frame[0] if overlays._frame else frame
         if sel is not None and sel.kind == "model" and self.state.view.show_loupe and placed:
             try:
                 m = self.scenario.model(sel.id)
                 target = overlays.loupe_target(m, placed)
                 if target is not None:
-                    rect = pygame.Rect(view.right - LOUPE_PX - 12, view.bottom - LOUPE_PX - 12, LOUPE_PX, LOUPE_PX)
+                    rect = self._docked(frame, "loupe", (LOUPE_PX, LOUPE_PX), "bottom_right")
+                    frame = frame.adding(overlays={"loupe": tuple(rect)})
                     overlays.draw_loupe(surface, rect, m, placed[target.template_id], target)
             except KeyError:
                 pass
@@ -564,8 +610,12 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             profile = self.elevation()
             if profile is not None:
                 w, h = min(ELEVATION_SIZE[0], view.width - 24), min(ELEVATION_SIZE[1], view.height - 24)
-                overlays.draw_elevation(surface, pygame.Rect(view.right - w - 12, view.bottom - h - 12, w, h), profile)
-        overlays.draw_message(surface, view, self.tool.hint(self))
+                rect = self.side_view_rect = self._docked(frame, "side_view", (w, h), "bottom_right", shrink=(1.0, 0.8, 0.65))
+                frame = frame.adding(overlays={"side_view": tuple(rect)})
+                overlays.draw_elevation(surface, rect, profile)
+        hint = self.tool.hint(self)
+        if hint:
+            overlays.draw_message(surface, view, hint, self._docked(frame, "hint", overlays.message_size(hint), "bottom_left").topleft)
         if self.state.view.show_help:
             overlays.draw_help(surface, view)
         surface.set_clip(None)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from tabletop.draw.frame import Frame
 from tabletop.draw.style import (
     BACKGROUND,
     BUILDING_EDGE,
@@ -47,6 +48,8 @@ from tabletop.draw.style import (
     TABLE_FILL,
     TEMPLATE_FILL,
     VISIBLE_FILL,
+    PALETTE_NAMES,
+    PALETTES,
     Colour,
     DrawOptions,
     side_colour,
@@ -54,7 +57,7 @@ from tabletop.draw.style import (
 )
 
 __all__ = (
-    "DrawOptions", "draw_scene", "render_png", "status_colour", "side_colour", "REGIONS", "RULER_BAND", "RULER_SIDE",
+    "DrawOptions", "draw_scene", "render_png", "render_frame", "Frame", "PALETTES", "PALETTE_NAMES", "status_colour", "side_colour", "REGIONS", "RULER_BAND", "RULER_SIDE",
     "ACTION_MARGIN", "ACTION_MIN_MARGIN_MM", "ACTION_MIN_SIZE_MM", "INCH", "Colour", "STATUS_COLOURS",
     "CONTESTED_COLOUR", "CONTESTED_DASH", "SELECT_COLOUR", "HOVER_COLOUR", "BACKGROUND", "TABLE_FILL", "TABLE_EDGE",
     "GRID_MINOR", "GRID_SIX", "GRID_TWELVE", "BUILDING_FILL", "BUILDING_EDGE", "SOFT_FILL", "SOFT_EDGE", "SOFT_HATCH",
@@ -65,6 +68,7 @@ __all__ = (
 _LAZY = {
     "draw_scene": "compose",
     "render_png": "png",
+    "render_frame": "png",
     "REGIONS": "png",
     "ACTION_MARGIN": "png",
     "ACTION_MIN_MARGIN_MM": "png",

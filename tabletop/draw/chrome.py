@@ -8,7 +8,7 @@ import pygame
 
 from tabletop.draw.scene import _Scene, _inch_label
 from tabletop.draw.style import INCH
-from tabletop.draw.text import _blit_centred, _font, _text
+from tabletop.draw.text import _KEY, _blit_centred, _font, _text
 from tabletop.marks import TEXT_DIM
 from tabletop.viewport import Viewport, nice_grid_step
 
@@ -73,7 +73,8 @@ def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tup
     return drawn
 
 
-def _draw_title(surface: pygame.Surface, vp: Viewport, scene: _Scene, show_rulers: bool) -> pygame.Rect:
+def _title_surface(scene: _Scene) -> pygame.Surface:
+    """The title and the line under it (ruleset, templates, models affected, tolerance, seed) as one panel."""
     from tabletop import rulesets
 
     s = scene.scenario
@@ -88,11 +89,14 @@ def _draw_title(surface: pygame.Surface, vp: Viewport, scene: _Scene, show_ruler
         f"ruleset: {s.ruleset} ({ruleset})  |  {templates} template{'s' if templates != 1 else ''}, "
         f"{n_aff} model{'s' if n_aff != 1 else ''} affected  |  tolerance {adj.tolerance_mm:g} mm  |  seed {adj.seed}"
     )
-    left, top, _, _ = vp.rect
-    if show_rulers:
-        left += RULER_SIDE
-    t1 = _text(s.title or "Untitled table", 24, (250, 250, 250), (14, 16, 20, 190), bold=True)
-    t2 = _text(line, 14, TEXT_DIM, (14, 16, 20, 190))
-    r1 = surface.blit(t1, (left + 8, top + 6))
-    r2 = surface.blit(t2, (left + 8, top + 8 + t1.get_height()))
-    return r1.union(r2)
+    t1 = _text(s.title or "Untitled table", 24, (250, 250, 250), TITLE_BACK, bold=True)
+    t2 = _text(line, 14, TEXT_DIM, TITLE_BACK)
+    surf = pygame.Surface((max(t1.get_width(), t2.get_width()), t1.get_height() + 2 + t2.get_height()))
+    surf.fill(_KEY)
+    surf.blit(t1, (0, 0))
+    surf.blit(t2, (0, t1.get_height() + 2))
+    surf.set_colorkey(_KEY, pygame.RLEACCEL)
+    return surf
+
+
+TITLE_BACK = (14, 16, 20)

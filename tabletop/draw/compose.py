@@ -8,22 +8,27 @@ from dataclasses import dataclass, field, replace
 import pygame
 
 from tabletop.adjudicate import Adjudication
-from tabletop.draw.chrome import RULER_BAND, RULER_SIDE, _draw_rulers, _draw_title
-from tabletop.draw.legend import _legend_surface
-from tabletop.draw.marks import _draw_ruleset_labels, _draw_ruleset_over, _draw_ruleset_tints, _draw_ruleset_under
-from tabletop.draw.models import _draw_marks, _draw_model_names, _draw_models, _name_labels, _sprites, _sprites_view
+import numpy as np
+
+from tabletop.draw import labels as label_paint
+from tabletop.draw.chrome import _draw_rulers, _title_surface
+from tabletop.draw.frame import Frame
+from tabletop.draw.legend import _legend_surface, _legends
+from tabletop.draw.marks import _badge_labels, _draw_ruleset_over, _draw_ruleset_tints, _draw_ruleset_under
+from tabletop.draw.models import _draw_marks, _draw_models, _model_names, _name_labels, _name_requests, _sprites, _sprites_view, _tooltip
 from tabletop.draw.primitives import _overlay_for, _screen_rect
-from tabletop.draw.scene import _Scene, _coverage_art, _model_data, _scene, _scenes, _terrain_data
-from tabletop.draw.style import BACKGROUND, DrawOptions
+from tabletop.draw.scene import _Scene, _bbox_visible, _coverage_art, _model_data, _scene, _scenes, _terrain_data
+from tabletop.draw.style import BACKGROUND, DrawOptions, set_palette, set_ui_scale
 from tabletop.draw.templates import (
     _draw_focus,
     _draw_scatter,
     _draw_template_fills,
-    _draw_template_labels,
     _draw_template_lines,
+    _template_labels,
 )
-from tabletop.draw.terrain import _draw_table, _draw_terrain, _draw_terrain_hits, _draw_terrain_names, _terrain_names
-from tabletop.draw.text import _KEY
+from tabletop.draw.terrain import _draw_table, _draw_terrain, _draw_terrain_hits, _terrain_labels, _terrain_names
+from tabletop.draw.text import _KEY, _badges, _texts
+from tabletop.label_layout import Layout, Overlay
 from tabletop.viewport import Viewport
 
 
@@ -31,8 +36,11 @@ def _reset_caches() -> None:
     """Forget every cached layer, sprite and prepared scene (tests compare against a fresh draw)."""
     for cache in (_layer, _board, _buildings, _rulers, _terrain_names, _terrain_data, _model_data, _sprites_view):
         cache.clear()
+    for table in (_texts, _badges, _legends):
+        table.clear()
     _sprites.clear()
     _name_labels.clear()
+    _name_requests.clear()
     _scenes.clear()
     _coverage_art.clear()
 
@@ -45,28 +53,41 @@ class _Layer:
     scene: _Scene
     key: tuple[object, ...]
     filled: bool = False
+    frame: Frame | None = None  # what the static layer's labels and panels are
+    labels: dict[str, label_paint.Label] = field(default_factory=dict)
 
 
 _layer: list[_Layer] = []
 
 
-def draw_scene(surface: pygame.Surface, viewport: Viewport, adjudication: Adjudication, options: DrawOptions = DrawOptions()) -> None:
-    """Draw the table, its terrain, templates and models of ``adjudication`` into ``viewport.rect``."""
+def draw_scene(
+    surface: pygame.Surface, viewport: Viewport, adjudication: Adjudication, options: DrawOptions = DrawOptions(), previous: Layout | Frame | None = None
+) -> Frame:
+    """Draw the table, its terrain, templates and models of ``adjudication`` into ``viewport.rect``.
+
+    Every text goes through one label layout; returns the :class:`Frame` drawn (labels, bases,
+    docked panels in screen px). Pass the last frame (or its layout) as ``previous`` while something
+    is dragged, so labels whose anchors did not move keep their places.
+    """
+    _apply_settings(options)
     scene = _scene(adjudication)
     vp = viewport
     clip = pygame.Rect(vp.rect).clip(surface.get_rect())
     if clip.width <= 0 or clip.height <= 0:
-        return
+        return Frame(surface.get_size())
+    if isinstance(previous, Frame):
+        previous = previous.layout
     static = replace(options, selected=None, hovered=None)
     key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), static)
     old_clip = surface.get_clip()
     surface.set_clip(clip)
     try:
         cached = _layer[0] if _layer else None
-        if cached is not None and cached.scene is scene and cached.key == key and cached.filled and cached.surface is not None:
+        if cached is not None and cached.scene is scene and cached.key == key and cached.filled and cached.surface is not None and cached.frame is not None:
             surface.blit(cached.surface, clip.topleft, area=clip)
+            frame, labels = cached.frame, cached.labels
         else:
-            _draw_static(surface, vp, scene, static, clip)
+            frame, labels = _draw_static(surface, vp, scene, static, clip, previous)
             if cached is not None and cached.scene is scene and cached.key == key:
                 # Second identical frame in a row: the view has settled, keep it. While
                 # panning or dragging every frame differs and the copy would be wasted.
@@ -78,9 +99,33 @@ def draw_scene(surface: pygame.Surface, viewport: Viewport, adjudication: Adjudi
                 _layer.append(_Layer(None, scene, key))
             else:
                 cached.scene, cached.key, cached.filled = scene, key, False
+            _layer[0].frame, _layer[0].labels = frame, labels
         _draw_marks(surface, vp, scene, options)
+        if options.hovered is not None:
+            frame = _draw_hover(surface, vp, scene, options.hovered, frame, labels, clip)
     finally:
         surface.set_clip(old_clip)
+    return frame
+
+
+def _apply_settings(options: DrawOptions) -> None:
+    """Use ``options``' palette and UI scale (a new scale drops every cached pixel)."""
+    set_palette(options.palette)
+    if set_ui_scale(options.ui_scale):
+        _reset_caches()
+
+
+def _draw_hover(surface: pygame.Surface, vp: Viewport, scene: _Scene, hovered: str, frame: Frame, labels: dict[str, label_paint.Label], clip: pygame.Rect) -> Frame:
+    """The hovered model's tooltip and its labels hidden for lack of room, laid over the frame."""
+    tip = _tooltip(vp, scene, hovered)
+    over: list[label_paint.Label] = []
+    if tip is not None:
+        over.append(tip)
+    for hid in frame.layout.hidden:
+        if frame.owners.get(hid) == hovered and hid in labels:
+            lab = labels[hid]
+            over.append(lab._replace(request=replace(lab.request, priority=lab.request.priority + label_paint.HOVER_BOOST)))
+    return label_paint.place_over(surface, frame, over, clip, must=("tooltip",))
 
 
 @dataclass(eq=False)
@@ -133,8 +178,10 @@ def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: D
     _draw_terrain(surface, vp, scene, options, view, blocking=False)
 
 
-def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect) -> None:
-    """Everything but selection and hover."""
+def _draw_static(
+    surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect, previous: Layout | None
+) -> tuple[Frame, dict[str, label_paint.Label]]:
+    """Everything but selection and hover; returns the frame and its labels by id."""
     scene.names_drawn = False
     view = vp.visible_world_bounds()
     board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain)
@@ -183,34 +230,38 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
     _draw_models(surface, vp, scene, options)
     _draw_scatter(surface, vp, scene)
     _draw_focus(surface, vp, scene, view)
-    taken = _draw_ruleset_over(surface, vp, scene.art) if scene.art is not None else []
+    labels: list[label_paint.Label] = []
+    regions: list[tuple[int, int, int, int]] = []
+    if scene.art is not None:
+        labels, regions = _draw_ruleset_over(surface, vp, scene.art)
     if options.show_names:
-        names = _draw_terrain_names(surface, vp, scene, view)
-        if scene.art is not None:
-            taken += names
-        _draw_model_names(surface, vp, scene)
+        labels += _model_names(vp, scene, clip)
+        labels += _terrain_labels(vp, scene, view)
     if options.show_rulers:
         ruler_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), scene.width, scene.depth)
         rulers, repeated = _pixels_for(_rulers, ruler_key)
         if rulers.patches:
             surface.fblits([(patch, rect) for rect, patch in rulers.patches])
+            drawn = [rect for rect, _ in rulers.patches]
         else:
             drawn = _draw_rulers(surface, vp, scene, view)
             if repeated:
                 # Everything a ruler draws is opaque, so its rects' pixels are the rulers alone.
                 rulers.patches = [(r, surface.subsurface(r).copy()) for r in (d.clip(clip) for d in drawn) if r.width > 0 and r.height > 0]
-    taken += _draw_template_labels(surface, vp, scene, view)
-    title = _draw_title(surface, vp, scene, options.show_rulers) if options.show_title else None
-    if title is not None:
-        taken.append(title)
+        regions += [(r.x, r.y, r.w, r.h) for r in (pygame.Rect(d).clip(clip) for d in drawn) if r.w > 0 and r.h > 0]
+    labels += _template_labels(vp, scene, view)
+    if scene.art is not None:
+        labels += _badge_labels(vp, scene, scene.art)
+    panels: list[tuple[Overlay, pygame.Surface]] = []
+    if options.show_title:
+        title = _title_surface(scene)
+        panels.append((Overlay("title", title.get_size(), "top_left"), title))
     if options.show_legend:
         legend = _legend_surface(scene, vp.scale)
-        x, y = clip.right - legend.get_width() - 8, clip.top + 8
-        if title is not None and title.right + 8 > x:
-            y = title.bottom + 8  # a narrow window: stack the legend under the title
-        taken.append(surface.blit(legend, (x, y)))
-    if scene.art is not None and scene.art.badges:
-        bounds = clip
-        if options.show_rulers:
-            bounds = pygame.Rect(clip.left + RULER_SIDE, clip.top, clip.width - RULER_SIDE, clip.height - RULER_BAND)
-        _draw_ruleset_labels(surface, vp, scene, scene.art, taken, bounds)
+        panels.append((Overlay("legend", legend.get_size(), "top_right"), legend))
+    sc = vp.to_screen_array(scene.centres) if len(scene.models) else np.zeros((0, 2))
+    bases, marks = label_paint.bases_on_screen(sc, scene.radii * vp.scale, [m.id for m in scene.models], clip)
+    foci = [vp.to_screen(*art.placed.focus) for art in scene.templates if _bbox_visible(art.bbox, view) and not (scene.art is not None and art.id in scene.art.replaced)]
+    table = tuple(_screen_rect(vp, (0.0, 0.0, scene.width, scene.depth), pad=0))
+    frame, by_id = label_paint.place_and_paint(surface, clip, table, labels, bases, marks, np.asarray(foci, dtype=float).reshape(-1, 2), panels, regions, previous)
+    return frame, by_id

@@ -20,7 +20,9 @@ from tabletop.draw.style import (
     SHADOW_FILL,
     SHADOW_HATCH,
     STATUS_COLOURS,
+    palette_name,
     side_colour,
+    ui_scale,
 )
 from tabletop.draw.text import _text
 from tabletop.marks import BADGE_BACK, BLOCKED_FILL, NULLIFIED, ROSE, TEMPLATE_EDGE, TEXT, TEXT_DIM, heat_colour
@@ -99,16 +101,16 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
     has_shadow = any(a.shadow for a in scene.templates)
     has_null = any(not a.allowed for a in scene.templates)
     extra = tuple(scene.art.legend) if scene.art is not None else ()
-    key = (scene.sides, bar_px, bar_in, has_shadow, has_null, bool(scene.terrain_hit), extra)
+    key = (scene.sides, bar_px, bar_in, has_shadow, has_null, bool(scene.terrain_hit), extra, palette_name(), ui_scale())
     surf = _legends.get(key)
     if surf is not None:
         return surf
     rows: list[tuple[str, str, Colour]] = [
-        ("fill", "affected", STATUS_COLOURS["affected"]),
-        ("fill", "total cover", STATUS_COLOURS["total_cover"]),
-        ("fill", "outside", STATUS_COLOURS["outside"]),
+        ("affected", "affected (cross)", STATUS_COLOURS["affected"]),
+        ("total_cover", "total cover (hatched)", STATUS_COLOURS["total_cover"]),
+        ("fill", "outside (plain)", STATUS_COLOURS["outside"]),
         ("fill", "user (attacker)", STATUS_COLOURS["user"]),
-        ("contested", "contested (within tolerance)", CONTESTED_COLOUR),
+        ("contested", "contested (dashed ring)", CONTESTED_COLOUR),
     ]
     if has_shadow:
         rows.append(("shadow", "hidden from the blast focus", SHADOW_FILL))
@@ -124,7 +126,7 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
     labels = [_text(text, size, TEXT) for _, text, _ in rows + side_rows]
     sides_head = _text("Sides", 14, TEXT_DIM, bold=True) if side_rows else None
     bar_label = _text(f"{_inch_label(bar_in)} ({bar_in * INCH:g} mm)", 13, TEXT_DIM)
-    row_h = 24
+    row_h = max(24, round(20 * ui_scale()) + 4)
     width = max([head.get_width(), bar_px + 10 + bar_label.get_width()] + [sw + gap + s.get_width() for s in labels]) + 2 * pad
     height = pad + head.get_height() + 6 + row_h * len(rows) + (sides_head.get_height() + 6 if sides_head else 0) + row_h * len(side_rows) + 30 + pad
     surf = pygame.Surface((width, height), pygame.SRCALPHA)
@@ -136,9 +138,15 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
 
     def row(kind: str, colour: Colour, label: pygame.Surface, y: int) -> None:
         cx, cy = pad + sw // 2, y + row_h // 2
-        if kind == "fill":
+        if kind in ("fill", "affected", "total_cover"):
             pygame.draw.circle(surf, colour, (cx, cy), 9)
             pygame.draw.circle(surf, (20, 20, 20), (cx, cy), 9, 1)
+            if kind == "affected":
+                pygame.draw.line(surf, (20, 20, 20), (cx - 4, cy - 4), (cx + 4, cy + 4), 2)
+                pygame.draw.line(surf, (20, 20, 20), (cx - 4, cy + 4), (cx + 4, cy - 4), 2)
+            elif kind == "total_cover":
+                for d in (-4, 0, 4):
+                    pygame.draw.line(surf, (20, 20, 20), (cx - 5 + d, cy - 5 - d), (cx + 5 + d, cy + 5 - d), 1)
         elif kind == "contested":
             pygame.draw.circle(surf, STATUS_COLOURS["outside"], (cx, cy), 6)
             ring = _circle_ring_screen(cx, cy, 9.5, 24)

@@ -8,10 +8,11 @@ import math
 import numpy as np
 import pygame
 
-from tabletop.draw.layout import Box, _candidates, _obstacles, _overlap
+from tabletop.draw.labels import PRIORITY, Label
 from tabletop.draw.primitives import _arrow, _dashed
 from tabletop.draw.scene import _Scene, _bbox_visible
-from tabletop.draw.text import _badge, _blit_centred, _name_sizer, _text
+from tabletop.draw.text import _badge, _blit_centred, _text
+from tabletop.label_layout import LabelRequest
 from tabletop.marks import ROSE, ROSE_HOT, ROSE_MIN_PX, TEXT, Marks, Rose, Stroke
 from tabletop.placement import place
 from tabletop.viewport import Viewport
@@ -72,20 +73,49 @@ def _draw_ruleset_under(surface: pygame.Surface, vp: Viewport, art: Marks) -> No
             if px < 16:
                 continue  # too small to read: the heat says it
             size = int(max(10, min(22, px * 0.36)))
-            ink = (30, 20, 10) if cell.dark else (250, 250, 250)
-            text = _text(cell.text, size, ink, bold=True)
+            text = _cell_text(cell.text, size, cell.dark)
             x, y = vp.to_screen(*cell.centre)
             batch.append((text, (int(x - text.get_width() / 2), int(y - text.get_height() / 2))))
         surface.fblits(batch)
 
 
-def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: Marks) -> list[pygame.Rect]:
-    """Strokes, arrows, links and roses over the bases; returns the rects their text occupies."""
-    taken: list[pygame.Rect] = []
+#: Ink of a grid number, and the halo round it: mid-tone heat squares read with neither ink alone,
+#: so each number carries a 1 px halo of the other tone (WCAG AA against its halo).
+CELL_DARK_INK: tuple[int, int, int] = (30, 20, 10)
+CELL_LIGHT_INK: tuple[int, int, int] = (250, 250, 250)
+CELL_DARK_HALO: tuple[int, int, int] = (15, 15, 15)
+CELL_LIGHT_HALO: tuple[int, int, int] = (255, 246, 220)
+_cell_texts: dict[tuple[str, int, bool, float], pygame.Surface] = {}
+
+
+def _cell_text(text: str, size: int, dark: bool) -> pygame.Surface:
+    """A grid number with a halo (cached)."""
+    from tabletop.draw.style import ui_scale
+
+    key = (text, size, dark, ui_scale())
+    surf = _cell_texts.get(key)
+    if surf is None:
+        ink, halo = (CELL_DARK_INK, CELL_LIGHT_HALO) if dark else (CELL_LIGHT_INK, CELL_DARK_HALO)
+        glyphs, rim = _text(text, size, ink, bold=True), _text(text, size, halo, bold=True)
+        surf = pygame.Surface((glyphs.get_width() + 2, glyphs.get_height() + 2), pygame.SRCALPHA)
+        for dx, dy in ((0, 1), (2, 1), (1, 0), (1, 2), (0, 0), (2, 2), (0, 2), (2, 0)):
+            surf.blit(rim, (dx, dy))
+        surf.blit(glyphs, (1, 1))
+        if len(_cell_texts) > 512:
+            _cell_texts.clear()
+        _cell_texts[key] = surf
+    return surf
+
+
+def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: Marks) -> tuple[list[Label], list[tuple[int, int, int, int]]]:
+    """Strokes, arrows, links and roses over the bases; returns their text as labels (arrow tags, tags)
+    and the rects the roses' numbered discs occupy (labels keep off them)."""
+    labels: list[Label] = []
+    regions: list[tuple[int, int, int, int]] = []
     for stroke in art.strokes:
         if stroke.above:
             _draw_stroke(surface, vp, stroke)
-    for p in art.arrows:
+    for k, p in enumerate(art.arrows):
         a, b = np.array(vp.to_screen(*p.a)), np.array(vp.to_screen(*p.b))
         length = float(np.hypot(*(b - a)))
         if length < 2:
@@ -102,19 +132,23 @@ def _draw_ruleset_over(surface: pygame.Surface, vp: Viewport, art: Marks) -> lis
         if p.tag:
             mid = (a2 + b2) / 2
             tag = _text(p.tag, 13, (15, 15, 15), p.colour, bold=True)
-            taken.append(_blit_centred(surface, tag, float(mid[0]), float(mid[1])))
+            req = LabelRequest(f"arrow:{k}", (float(mid[0]), float(mid[1])), tag.get_size(), PRIORITY["arrow"], ("right", "left", "above", "below"), 3.0, True, "arrow", p.tag)
+            labels.append(Label(req, tag))
     for rose in art.roses:
-        taken.append(_draw_rose(surface, vp, rose))
-    for point, text, colour in art.tags:
+        regions.extend(_draw_rose(surface, vp, rose))
+    for k, (point, text, colour) in enumerate(art.tags):
         x, y = vp.to_screen(*point)
-        taken.append(_blit_centred(surface, _text(text, 14, colour, (15, 15, 15), bold=True), x, y))
-    return taken
+        tag = _text(text, 14, colour, (15, 15, 15), bold=True)
+        req = LabelRequest(f"tag:{k}", (x, y), tag.get_size(), PRIORITY["tag"], ("right", "left", "above", "below"), 2.0, True, "tag", text)
+        labels.append(Label(req, tag))
+    return labels, regions
 
 
-def _draw_rose(surface: pygame.Surface, vp: Viewport, rose: Rose) -> pygame.Rect:
+def _draw_rose(surface: pygame.Surface, vp: Viewport, rose: Rose) -> list[tuple[int, int, int, int]]:
     cx, cy = vp.to_screen(*rose.centre)
     length = _rose_length(vp, rose)
     disc = 10
+    discs: list[tuple[int, int, int, int]] = []
     for k in range(1, 7):
         h = math.radians(rose.first - 60.0 * (k - 1))
         ux, uy = math.cos(h), -math.sin(h)  # screen y points down
@@ -127,47 +161,32 @@ def _draw_rose(surface: pygame.Surface, vp: Viewport, rose: Rose) -> pygame.Rect
         pygame.draw.circle(surface, (15, 15, 15), (dx, dy), disc + 1)
         pygame.draw.circle(surface, ROSE_HOT if hot else (52, 56, 66), (dx, dy), disc)
         _blit_centred(surface, _text(str(k), 14, (15, 15, 15) if hot else TEXT, bold=True), dx, dy)
-    reach = int(length + 2 * disc + 4)
-    return pygame.Rect(int(cx) - reach, int(cy) - reach, 2 * reach, 2 * reach)
+        discs.append((int(dx) - disc - 1, int(dy) - disc - 1, 2 * disc + 3, 2 * disc + 3))
+    return discs
 
 
-def _draw_ruleset_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, art: Marks, taken: list[pygame.Rect], bounds: pygame.Rect) -> list[pygame.Rect]:
-    """Every badge, each in the first place clear of the text, bases and badges already there; returns their rects."""
+def _badge_labels(vp: Viewport, scene: _Scene, art: Marks) -> list[Label]:
+    """Every badge as a label request: clear of its anchor's base or template, on its preferred side first."""
     if not art.badges:
         return []
-    # Higher priority first (a stable sort: equal priorities keep the ruleset's order).
-    badges = sorted(art.badges, key=lambda lab: -lab.priority)
-    anchors = vp.to_screen_array([lab.anchor for lab in badges])
-    obstacles = _obstacles(scene, vp, taken, _name_sizer(scene))
-    placed: list[tuple[pygame.Surface, pygame.Rect, tuple[float, float], float]] = []
-    for lab, (ax, ay) in zip(badges, anchors.tolist()):
-        if not bounds.collidepoint(ax, ay):
-            continue
+    anchors = vp.to_screen_array([lab.anchor for lab in art.badges]).tolist()
+    owner_at = {(round(m.x, 6), round(m.y, 6)): m.id for m in scene.models}
+    out: list[Label] = []
+    for k, (lab, (ax, ay)) in enumerate(zip(art.badges, anchors)):
         badge = _badge(lab.lines, lab.accent)
         clear = max(lab.clear * vp.scale, lab.clear_px)
-        w, h = badge.get_size()
-        best: Box | None = None
-        best_cost = math.inf
-        span = int(clear + 130 + max(w, h))
-        near = obstacles.near(pygame.Rect(int(ax) - span, int(ay) - span, 2 * span, 2 * span))
-        for rect in _candidates(ax, ay, w, h, clear, lab.prefer):
-            if not bounds.contains(rect):
-                continue
-            cost = _overlap(rect, near)
-            if cost < best_cost:
-                best, best_cost = rect, cost
-                if cost == 0:
-                    break
-        spot = badge.get_rect(center=(int(ax), int(ay))).clamp(bounds) if best is None else pygame.Rect(best)
-        obstacles.rects.append(spot)
-        placed.append((badge, spot, (ax, ay), clear if lab.leader else math.inf))
-    # Leaders first, so no badge is crossed by another's line.
-    for badge, rect, (ax, ay), clear in placed:
-        nx, ny = min(max(ax, rect.left), rect.right), min(max(ay, rect.top), rect.bottom)
-        dist = math.hypot(nx - ax, ny - ay)
-        if dist > clear + 36:  # nearer than that, the badge reads as the base's own
-            sx, sy = ax + (nx - ax) / dist * clear, ay + (ny - ay) / dist * clear
-            pygame.draw.line(surface, (15, 15, 15), (sx, sy), (nx, ny), 4)
-            pygame.draw.line(surface, (225, 225, 225), (sx, sy), (nx, ny), 2)
-    surface.fblits([(badge, rect.topleft) for badge, rect, _, _ in placed])
-    return [rect for _, rect, _, _ in placed]
+        sides = _PREFER.get(lab.prefer, _PREFER["right"])
+        kind = "dice" if lab.clear_px else "badge"
+        priority = PRIORITY[kind] + lab.priority
+        text = " / ".join(t for t, _ in lab.lines)
+        req = LabelRequest(f"badge:{k}", (ax, ay), badge.get_size(), priority, sides, clear, lab.leader, kind, text)
+        out.append(Label(req, badge, owner_at.get((round(lab.anchor[0], 6), round(lab.anchor[1], 6)))))
+    return out
+
+
+_PREFER = {
+    "right": ("right", "above_right", "below_right", "left", "above", "below"),
+    "left": ("left", "above_left", "below_left", "right", "above", "below"),
+    "above": ("above", "above_right", "above_left", "below", "right", "left"),
+    "below": ("below", "below_right", "below_left", "above", "right", "left"),
+}

@@ -28,8 +28,11 @@ from tabletop.draw.style import (
     PANEL,
     SELECT_COLOUR,
     _STATUS_WORDS,
+    ui_scale,
 )
+from tabletop.draw.labels import BASE_PAD, PRIORITY, Label
 from tabletop.draw.text import _KEY, _text
+from tabletop.label_layout import LabelRequest
 from tabletop.marks import TEXT, TEXT_DIM
 from tabletop.viewport import Viewport
 
@@ -113,6 +116,7 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
             draw_line(surface, (20, 20, 20), a_l[i], b_l[i], max(1, rw_l[i]))
     if batch:
         surface.fblits(batch)
+    _draw_status_patterns(surface, scene, shown, sc_l, r_l)
     # Halos after every base so a neighbour never hides them.
     halos: list[tuple[pygame.Surface, tuple[int, int]]] = []
     for i in np.nonzero(shown & scene.contested)[0].tolist():
@@ -139,6 +143,35 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
 
 
 _SPRITE_MAX_PX = 64.0
+
+#: Ink of the status patterns: readable without colour (affected: a cross; total cover: hatching).
+PATTERN_INK: Colour = (20, 20, 20)
+
+
+def _draw_status_patterns(surface: pygame.Surface, scene: _Scene, shown: np.ndarray, centres: list[list[float]], radii: list[float]) -> None:
+    """Affected bases carry a cross, bases in total cover diagonal hatching, outside ones nothing."""
+    worst = scene.worst
+    if not worst:
+        return
+    line = pygame.draw.line
+    for i in np.nonzero(shown)[0].tolist():
+        status = worst[i]
+        r = radii[i]
+        if r < 6 or status not in ("affected", "total_cover"):
+            continue
+        cx, cy = centres[i]
+        width = max(2, min(4, round(r * 0.09)))
+        if status == "affected":
+            k = r * 0.42
+            line(surface, PATTERN_INK, (cx - k, cy - k), (cx + k, cy + k), width)
+            line(surface, PATTERN_INK, (cx - k, cy + k), (cx + k, cy - k), width)
+        else:
+            # Three chords at 45°, a third of the radius apart: hatching that stays inside the ring.
+            for off in (-0.45, 0.0, 0.45):
+                d = off * r
+                half = math.sqrt(max(0.0, (0.8 * r) ** 2 - d * d))
+                ox, oy = d * 0.7071, d * 0.7071
+                line(surface, PATTERN_INK, (cx + ox - half * 0.7071, cy - oy - half * 0.7071), (cx + ox + half * 0.7071, cy - oy + half * 0.7071), max(1, width - 1))
 
 
 _sprites: dict[tuple[object, ...], tuple[pygame.Surface, tuple[int, int]]] = {}
@@ -210,69 +243,92 @@ def _draw_marks(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: D
             if art.id == mark:
                 ring = vp.to_screen_array(art.outline(art.placed, vp.scale)).tolist()
                 pygame.draw.lines(surface, colour, True, ring, width)
-    if options.hovered is not None:
-        _draw_hover_margins(surface, vp, scene, options.hovered)
 
 
-# Name pills by (label, font size): the same for every scene, so a drag does not re-look them up in the text cache.
-_name_labels: dict[tuple[str, int], pygame.Surface] = {}
+# Name pills by (label, font size, UI scale): the same for every scene, so a drag does not re-look them up in the text cache.
+_name_labels: dict[tuple[str, int, float], pygame.Surface] = {}
 
 
-def _draw_model_names(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> None:
+def _model_names(vp: Viewport, scene: _Scene, clip: pygame.Rect) -> list[Label]:
+    """A label request per model name on screen (below its base first); cached for the view and models."""
     if not scene.models:
-        return
+        return []
     scene.names_drawn = True
     md = scene.model_data
-    if md is not None and md.names is not None and md.names[0] == vp:
-        surface.fblits(md.names[1])
-        return
-    left, top, w, h = vp.rect
+    key = (vp, tuple(clip), ui_scale())
+    if md is not None and md.names is not None and md.names[0] == key:
+        return md.names[1]
+    left, top, w, h = clip
     sc = vp.to_screen_array(scene.centres)
     r = scene.radii * vp.scale
-    shown = (r >= 11) & (sc[:, 0] >= left - 60) & (sc[:, 0] <= left + w + 60) & (sc[:, 1] + r >= top - 30) & (sc[:, 1] - r <= top + h)
+    shown = (r >= NAME_MIN_PX) & (sc[:, 0] >= left) & (sc[:, 0] <= left + w) & (sc[:, 1] >= top) & (sc[:, 1] <= top + h)
     sizes = np.clip(np.rint(r * 0.8), 12, 16).astype(int).tolist()
     sc_l, r_l = sc.tolist(), r.tolist()
     pill = (14, 16, 20)
     models = scene.models
-    labels = _name_labels
-    if len(labels) > 4 * len(models) + 256:
-        labels.clear()
-    batch = []
+    cache = _name_labels
+    if len(cache) > 4 * len(models) + 256:
+        cache.clear()
+    scale = ui_scale()
+    priority = PRIORITY["name"]
+    out: list[Label] = []
+    # Dragging a model makes new model tuples every frame: the other names' labels are the same objects.
+    last = _name_requests.get(key)
+    if last is None:
+        _name_requests.clear()
+        last = _name_requests[key] = {}
     for i in np.nonzero(shown)[0].tolist():
-        key = (models[i].label, sizes[i])
-        label = labels.get(key)
-        if label is None:
-            label = labels[key] = _text(models[i].label, sizes[i], TEXT, pill, bold=True)
+        m = models[i]
         x, y = sc_l[i]
-        batch.append((label, (int(x - label.get_width() / 2), int(y + r_l[i] + 3))))
-    surface.fblits(batch)
+        rkey = (m.id, m.label, x, y, r_l[i])
+        got = last.get(rkey)
+        if got is None:
+            ckey = (m.label, sizes[i], scale)
+            label = cache.get(ckey)
+            if label is None:
+                label = cache[ckey] = _text(m.label, sizes[i], TEXT, pill, bold=True)
+            request = LabelRequest(f"name:{m.id}", (x, y), label.get_size(), priority, _NAME_SIDES, r_l[i] + BASE_PAD, True, "name", m.label)
+            if len(last) > 4 * len(models) + 256:
+                last.clear()
+            got = last[rkey] = Label(request, label, m.id)
+        out.append(got)
     if md is not None:
-        md.names = (vp, batch)  # names depend on the models and the view only
+        md.names = (key, out)  # names depend on the models and the view only
+    return out
 
 
-def _draw_hover_margins(surface: pygame.Surface, vp: Viewport, scene: _Scene, hovered: str) -> None:
+_name_requests: dict[tuple[object, ...], dict[tuple[object, ...], Label]] = {}
+
+#: Bases smaller than this (screen radius, px) carry no name: at that zoom the table is a crowd.
+NAME_MIN_PX = 5.0
+
+_NAME_SIDES = ("below", "above", "right", "left", "below_right", "below_left", "above_right", "above_left")
+
+
+def _tooltip(vp: Viewport, scene: _Scene, hovered: str) -> Label | None:
+    """The hovered model's margins to every template, as a label beside its base."""
     i = scene.model_index.get(hovered)
-    if i is not None:
-        m = scene.models[i]
-        lines = [(m.label if m.label == m.id else f"{m.label} ({m.id})", 16, TEXT)]
-        for tid, status, margin, contested in _margins_of(scene.adjudication, m.id):
-            text = f"{tid}: {_STATUS_WORDS.get(status, status)}  {margin:+.3f} mm" + ("  CONTESTED" if contested else "")
-            lines.append((text, 14, CONTESTED_COLOUR if contested else TEXT_DIM))
-        surfs = [_text(t, sz, c, bold=k == 0) for k, (t, sz, c) in enumerate(lines)]
-        width = max(s.get_width() for s in surfs) + 12
-        height = sum(s.get_height() for s in surfs) + 8
-        sx, sy = vp.to_screen(m.x, m.y)
-        r = m.base.bounding_radius * vp.scale
-        left, top, w, h = vp.rect
-        x = sx + r + 14
-        if x + width > left + w:
-            x = sx - r - 14 - width
-        y = min(max(top, sy - height / 2), top + h - height)
-        box = pygame.Surface((width, height), pygame.SRCALPHA)
-        pygame.draw.rect(box, PANEL, box.get_rect(), border_radius=6)
-        pygame.draw.rect(box, (120, 120, 120, 255), box.get_rect(), 1, border_radius=6)
-        yy = 4
-        for s in surfs:
-            box.blit(s, (6, yy))
-            yy += s.get_height()
-        surface.blit(box, (int(x), int(y)))
+    if i is None:
+        return None
+    m = scene.models[i]
+    lines = [(m.label if m.label == m.id else f"{m.label} ({m.id})", 16, TEXT)]
+    for tid, status, margin, contested in _margins_of(scene.adjudication, m.id):
+        text = f"{tid}: {_STATUS_WORDS.get(status, status)}  {margin:+.3f} mm" + ("  CONTESTED" if contested else "")
+        lines.append((text, 14, CONTESTED_COLOUR if contested else TEXT_DIM))
+    surfs = [_text(t, sz, c, bold=k == 0) for k, (t, sz, c) in enumerate(lines)]
+    pad = round(6 * ui_scale())
+    width = max(s.get_width() for s in surfs) + 2 * pad
+    height = sum(s.get_height() for s in surfs) + 8
+    box = pygame.Surface((width, height))
+    box.fill(_KEY)
+    pygame.draw.rect(box, PANEL[:3], box.get_rect(), border_radius=6)
+    pygame.draw.rect(box, (120, 120, 120), box.get_rect(), 1, border_radius=6)
+    yy = 4
+    for s in surfs:
+        box.blit(s, (pad, yy))
+        yy += s.get_height()
+    box.set_colorkey(_KEY, pygame.RLEACCEL)
+    sx, sy = vp.to_screen(m.x, m.y)
+    r = m.base.bounding_radius * vp.scale
+    request = LabelRequest("tooltip", (sx, sy), box.get_size(), PRIORITY["tooltip"], ("right", "left", "below_right", "above_right"), r + 12, True, "tooltip", lines[0][0])
+    return Label(request, box, m.id)

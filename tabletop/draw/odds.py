@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pygame
 
+from tabletop.draw.frame import Frame
+from tabletop.label_layout import LabelRequest, Overlay
 from tabletop.model import Scenario
 from tabletop.odds import OddsResult, OddsTemplate
 from tabletop.viewport import Viewport
@@ -220,9 +222,14 @@ def draw_odds(
     legend: bool = True,
     note: str | None = None,
     legend_corner: str = "bottomleft",
-) -> None:
+    frame: Frame | None = None,
+) -> Frame:
     """Heat map, landing points, a label per model with a chance, and a legend (``note`` heads it;
-    ``legend_corner``: ``bottomleft`` or ``topright`` of the clip area)."""
+    ``legend_corner``: ``bottomleft`` or ``topright`` of the clip area, the preferred corner).
+
+    ``frame``: what the table under it holds (``draw_scene``'s return): the labels go through the
+    label layout clear of its labels, bases and panels, the legend docks where it covers none of
+    them. Returns the frame with the odds labels and legend added."""
     clip = surface.get_clip() or surface.get_rect()
     layer = pygame.Surface(clip.size, pygame.SRCALPHA)
     heat, at = _heat_surface(odds, viewport, clip)
@@ -245,17 +252,35 @@ def draw_odds(
             a = round(110 + 130 * min(1.0, math.sqrt(p)))
             pygame.draw.circle(layer, (*heat_colour(p), a), (cx, cy), r)
             pygame.draw.circle(layer, (*INK, min(255, a + 20)), (cx, cy), r, 1 if r < 6 else 2)
+    # The table's labels and panels stay crisp over the shade: their pixels go back on top of it.
+    kept = []
+    if frame is not None:
+        for r in frame.taken():
+            box = pygame.Rect(r).clip(clip)
+            if box.width > 0 and box.height > 0:
+                kept.append((surface.subsurface(box).copy(), box.topleft))
     surface.blit(layer, clip.topleft)
-    _draw_labels(surface, viewport, scenario, odds, clip)
+    if kept:
+        surface.fblits(kept)
+    frame = frame if frame is not None else Frame(surface.get_size())
     if legend:
-        draw_legend(surface, odds, note, clip, legend_corner)
+        box = legend_box(odds, note, clip, legend_corner)
+        corner = "bottom_left" if legend_corner == "bottomleft" else "top_right"
+        spot = frame.dock([Overlay("odds_legend", box.size, corner)], canvas=(clip.left, clip.top, clip.width, clip.height))["odds_legend"]
+        if spot is not None:
+            box.topleft = spot[:2]
+            frame = frame.adding(overlays={"odds_legend": (box.x, box.y, box.w, box.h)})
+        draw_legend(surface, odds, note, clip, legend_corner, at=box)
+    return _draw_labels(surface, viewport, scenario, odds, clip, frame)
 
 
-def _draw_labels(surface: pygame.Surface, viewport: Viewport, scenario: Scenario, odds: OddsResult, clip: pygame.Rect) -> None:
+def _draw_labels(surface: pygame.Surface, viewport: Viewport, scenario: Scenario, odds: OddsResult, clip: pygame.Rect, frame: Frame) -> Frame:
+    """A label per model with a chance (above its base first), laid over ``frame``."""
+    from tabletop.draw.labels import PRIORITY, Label, place_over
+
     font = _font(17, True)
-    taken: list[pygame.Rect] = []
-    models = sorted(scenario.models, key=lambda m: -max((t.models[m.id].p_affected for t in odds.templates if m.id in t.models), default=0.0))
-    for m in models:
+    labels: list[Label] = []
+    for m in scenario.models:
         lines = model_label(scenario, odds, m.id)
         if not lines:
             continue
@@ -263,26 +288,19 @@ def _draw_labels(surface: pygame.Surface, viewport: Viewport, scenario: Scenario
         imgs = [font.render(line, True, PAPER) for line in lines]
         w = max(i.get_width() for i in imgs) + 12
         h = sum(i.get_height() for i in imgs) + 4
+        box = pygame.Surface((w, h))
+        box.fill(LABEL_BG[:3])
+        pygame.draw.rect(box, heat_colour(p), box.get_rect(), 2, border_radius=3)
+        y = 2
+        for img in imgs:
+            box.blit(img, (6, y))
+            y += img.get_height()
         cx, cy = viewport.to_screen(m.x, m.y)
         r = viewport.length_to_screen(m.base.bounding_radius)
-        options = [
-            pygame.Rect(round(cx - w / 2), round(cy - r - 6 - h), w, h),  # above the base
-            pygame.Rect(round(cx + r + 6), round(cy - h / 2), w, h),  # right
-            pygame.Rect(round(cx - r - 6 - w), round(cy - h / 2), w, h),  # left
-            pygame.Rect(round(cx - w / 2), round(cy - r - 10 - 2 * h), w, h),  # higher up
-        ]
-        box = next((o for o in options if o.collidelist(taken) < 0), options[0])
-        if not box.colliderect(clip):
-            continue
-        back = pygame.Surface(box.size, pygame.SRCALPHA)
-        back.fill(LABEL_BG)
-        surface.blit(back, box.topleft)
-        pygame.draw.rect(surface, heat_colour(p), box, 2, border_radius=3)
-        y = box.top + 2
-        for img in imgs:
-            surface.blit(img, (box.left + 6, y))
-            y += img.get_height()
-        taken.append(box)
+        # Likelier first: they keep the best spots.
+        request = LabelRequest(f"odds:{m.id}", (cx, cy), (w, h), PRIORITY["odds"] + p, ("above", "right", "left", "below"), r + 2, True, "odds", " ".join(lines))
+        labels.append(Label(request, box, m.id))
+    return place_over(surface, frame, labels, clip)
 
 
 def _method(t: OddsTemplate) -> str:
@@ -295,11 +313,40 @@ def _half_width(n: int) -> float:
     return 100 * 1.96 * math.sqrt(0.25 / n)
 
 
+def _legend_rows(odds: OddsResult, note: str | None) -> tuple[list[pygame.Surface], int, int, int, int]:
+    title_f, body_f, small_f = _font(17, True), _font(14), _font(13)
+    unit = damage_unit(odds.scenario.ruleset)
+    title = "Odds" + (f" — {note}" if note else "")
+    rows: list[pygame.Surface] = [title_f.render(title, True, (255, 214, 90))]
+    rows.append(body_f.render(f"label: chance to be affected · expected {unit}", True, PAPER))
+    rows.append(body_f.render("dots: where the template's centre lands (bigger = likelier)", True, PAPER))
+    rows.append(body_f.render("shade: chance a point ends under a template", True, PAPER))
+    rows += [small_f.render(_method(t), True, (185, 192, 200)) for t in odds.templates[:4]]
+    if len(odds.templates) > 4:
+        rows.append(small_f.render(f"… and {len(odds.templates) - 4} more templates", True, (185, 192, 200)))
+    disc_w = round(2 * DISC_PX_AT_1 * math.sqrt(0.5)) + 2
+    ramp_h = 12
+    w = max(max(r.get_width() for r in rows), 3 * disc_w + 140) + 20
+    h = sum(r.get_height() for r in rows) + disc_w + ramp_h + 34
+    return rows, disc_w, ramp_h, w, h
+
+
+def legend_box(odds: OddsResult, note: str | None, clip: pygame.Rect, corner: str = "bottomleft") -> pygame.Rect:
+    """Where the odds legend goes in ``corner`` of ``clip`` when nothing else decides."""
+    _, _, _, w, h = _legend_rows(odds, note)
+    box = pygame.Rect(clip.left + 12, clip.bottom - h - 46, w, h)
+    if corner == "topright":
+        box.topright = (clip.right - 12, clip.top + 64)  # below a title band
+    box.clamp_ip(clip)
+    return box
+
+
 def draw_legend(
-    surface: pygame.Surface, odds: OddsResult, note: str | None, clip: pygame.Rect | None = None, corner: str = "bottomleft"
+    surface: pygame.Surface, odds: OddsResult, note: str | None, clip: pygame.Rect | None = None, corner: str = "bottomleft", at: pygame.Rect | None = None
 ) -> pygame.Rect:
-    """The key to the odds drawing in a corner of ``clip`` (``bottomleft``, ``topright``); returns its rect."""
+    """The key to the odds drawing in a corner of ``clip`` (``bottomleft``, ``topright``) or at ``at``; returns its rect."""
     clip = clip or surface.get_clip() or surface.get_rect()
+    box = at if at is not None else legend_box(odds, note, clip, corner)
     title_f, body_f, small_f = _font(17, True), _font(14), _font(13)
     unit = damage_unit(odds.scenario.ruleset)
     title = "Odds" + (f" — {note}" if note else "")
@@ -315,10 +362,6 @@ def draw_legend(
     ramp_h = 12
     w = max(max(r.get_width() for r in rows), 3 * disc_w + 140) + 20
     h = sum(r.get_height() for r in rows) + disc_w + ramp_h + 34
-    box = pygame.Rect(clip.left + 12, clip.bottom - h - 46, w, h)
-    if corner == "topright":
-        box.topright = (clip.right - 12, clip.top + 64)  # below a title band
-    box.clamp_ip(clip)
     back = pygame.Surface(box.size, pygame.SRCALPHA)
     back.fill((24, 27, 32, 230))
     surface.blit(back, box.topleft)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,7 +13,8 @@ import pygame
 
 from tabletop.adjudicate import Adjudication
 from tabletop.draw.chrome import RULER_BAND, RULER_SIDE
-from tabletop.draw.compose import draw_scene
+from tabletop.draw.compose import _apply_settings, draw_scene
+from tabletop.draw.frame import Frame
 from tabletop.draw.legend import _legend_surface
 from tabletop.draw.scene import _Scene, _scene
 from tabletop.draw.style import DrawOptions, INCH
@@ -30,13 +32,30 @@ def render_png(
     options: DrawOptions | None = None,
     region: str = "table",
     odds: OddsResult | None = None,
+    layout_json: str | Path | None = None,
 ) -> Viewport:
     """Draw ``adjudication`` headless into a ``size`` image and save it as PNG at ``path``.
 
     ``region="table"`` fits the whole table; ``"action"`` zooms on the templates, where
     they scattered from and the models they affect. ``odds`` adds the odds overlay
-    (heat map, landing points, chances). Returns the viewport drawn.
+    (heat map, landing points, chances). ``layout_json``: also write what was drawn (labels, bases,
+    hidden count, in screen px; :meth:`Frame.to_json`) there. Returns the viewport drawn.
     """
+    surface, vp, frame = render_frame(adjudication, size, options, region, odds)
+    pygame.image.save(surface, str(path))
+    if layout_json is not None:
+        Path(layout_json).write_text(json.dumps(frame.to_json(), indent=1) + "\n", encoding="utf-8")
+    return vp
+
+
+def render_frame(
+    adjudication: Adjudication,
+    size: tuple[int, int] = (1600, 1000),
+    options: DrawOptions | None = None,
+    region: str = "table",
+    odds: OddsResult | None = None,
+) -> tuple[pygame.Surface, Viewport, Frame]:
+    """:func:`render_png` without the file: the surface, the viewport and the :class:`Frame` drawn."""
     if region not in REGIONS:
         raise ValueError(f"region must be one of {', '.join(REGIONS)}, got {region!r}")
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -44,6 +63,7 @@ def render_png(
     if not pygame.font.get_init():
         pygame.font.init()
     options = options or DrawOptions()
+    _apply_settings(options)
     scene = _scene(adjudication)
     width, height = size
     table = adjudication.scenario.table
@@ -80,13 +100,12 @@ def render_png(
     ax, ay = area[0] + area[2] / 2, area[1] + area[3] / 2
     vp = Viewport(centre, scale, (0, 0, width, height)).panned(ax - width / 2, ay - height / 2)
     surface = pygame.Surface(size)
-    draw_scene(surface, vp, adjudication, options)
+    frame = draw_scene(surface, vp, adjudication, options)
     if odds is not None:
         from tabletop.draw.odds import draw_odds
 
-        draw_odds(surface, vp, adjudication.scenario, odds)
-    pygame.image.save(surface, str(path))
-    return vp
+        frame = draw_odds(surface, vp, adjudication.scenario, odds, frame=frame)
+    return surface, vp, frame
 
 
 REGIONS = ("table", "action")

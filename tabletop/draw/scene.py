@@ -18,7 +18,7 @@ from shapely.geometry.base import BaseGeometry
 
 from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.coverage import Coverage
-from tabletop.draw.style import Colour, FloatArray, _STATUS_RANK, side_colour, status_colour
+from tabletop.draw.style import Colour, FloatArray, _STATUS_RANK, palette_name, side_colour, status_colour
 from tabletop.marks import Marks
 from tabletop.model import Model, PlacedTemplate, Scenario, Terrain
 from tabletop.placement import place
@@ -184,6 +184,8 @@ class _Scene:
     names_drawn: bool = False  # model names are on screen: labels keep clear of them
     art: Marks | None = None  # the ruleset's own overlays
     model_data: _ModelData | None = None
+    worst: list[str | None] = field(default_factory=list)  # each model's worst status (patterns)
+    palette: str = "default"  # the palette its fills were coloured with
 
 
 _scenes: OrderedDict[int, _Scene] = OrderedDict()
@@ -193,7 +195,7 @@ def _scene(adj: Adjudication) -> _Scene:
     """The prepared world geometry of ``adj``, built once (keyed by identity, holding a reference)."""
     key = id(adj)
     scene = _scenes.get(key)
-    if scene is not None and scene.adjudication is adj:
+    if scene is not None and scene.adjudication is adj and scene.palette == palette_name():
         _scenes.move_to_end(key)
         return scene
     scene = _prepare(adj)
@@ -392,8 +394,8 @@ class _ModelData:
     sides: tuple[str | None, ...]
     rings: list[Colour]
     model_index: dict[str, int]
-    name_sizes: dict[int, FloatArray] = field(default_factory=dict)  # font size -> (N, 2) name pill sizes
-    names: tuple[Viewport, list[tuple[Any, tuple[int, int]]]] | None = None  # the painted name pills (text.py)
+    name_sizes: dict[tuple[int, float], FloatArray] = field(default_factory=dict)  # (font size, UI scale) -> (N, 2) name pill sizes
+    names: tuple[object, list[Any]] | None = None  # the name labels of the last view (draw/models.py)
 
 
 # Dragging a template makes a new Adjudication every frame but keeps the very same
@@ -518,6 +520,8 @@ def _prepare(adj: Adjudication) -> _Scene:
         hatches=td.hatches,
         art=art,
         model_data=md,
+        worst=list(worst),
+        palette=palette_name(),
     )
 
 

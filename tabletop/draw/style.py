@@ -131,6 +131,91 @@ _STATUS_RANK = {"outside": 0, "user": 1, "total_cover": 2, "affected": 3}
 _STATUS_WORDS = {"affected": "affected", "total_cover": "total cover", "outside": "outside", "user": "user"}
 
 
+# --------------------------------------------------------------------------- palettes and UI scale
+
+#: Status colours of each palette. ``cb``: the Okabe–Ito colour-blind-safe set, with statuses
+#: also far apart in lightness (they differ by pattern as well: see draw/models.py).
+PALETTES: dict[str, dict[str, Colour]] = {
+    "default": dict(STATUS_COLOURS),
+    "cb": {
+        "affected": (213, 94, 0),  # Okabe–Ito vermillion
+        "total_cover": (0, 114, 178),  # Okabe–Ito blue
+        "outside": (225, 225, 225),  # near white
+        "user": (240, 228, 66),  # Okabe–Ito yellow
+    },
+}
+
+PALETTE_NAMES = {"default": "Standard", "cb": "Colour-blind safe (Okabe–Ito)"}
+
+_settings: dict[str, object] = {"palette": "default", "ui_scale": 1.0}
+
+
+def set_palette(name: str) -> None:
+    """Use palette ``name`` (``default`` or ``cb``) for statuses from now on (STATUS_COLOURS is updated in place)."""
+    if name not in PALETTES:
+        raise ValueError(f"palette must be one of {', '.join(PALETTES)}, got {name!r}")
+    if name != _settings["palette"]:
+        STATUS_COLOURS.update(PALETTES[name])
+        _settings["palette"] = name
+
+
+def palette_name() -> str:
+    """The palette in use."""
+    return str(_settings["palette"])
+
+
+def ui_scale() -> float:
+    """The UI scale in use: fonts, label sizes and leader widths are multiplied by it."""
+    return float(_settings["ui_scale"])  # type: ignore[arg-type]
+
+
+def set_ui_scale(scale: float) -> bool:
+    """Use ``scale`` (clamped to 0.5..4); True when it changed (text caches must then be dropped)."""
+    scale = min(4.0, max(0.5, float(scale)))
+    if scale == _settings["ui_scale"]:
+        return False
+    _settings["ui_scale"] = scale
+    return True
+
+
+def auto_ui_scale(desktop: tuple[int, int] | None = None, setting: str | None = None) -> float:
+    """The UI scale for a display: ``setting`` (``TABLETOP_UI_SCALE`` or ``--ui-scale``, a number) wins;
+    else from the desktop's height in pixels, 1 at 1080 and below, in quarter steps up to 3 (2 at 2160)."""
+    if setting:
+        try:
+            value = float(setting)
+        except ValueError:
+            value = 0.0
+        if value > 0:
+            return min(4.0, max(0.5, value))
+    if desktop is None or desktop[1] <= 0:
+        return 1.0
+    return min(3.0, max(1.0, round(desktop[1] / 1080 * 4) / 4))
+
+
+def _linear(c: int) -> float:
+    v = c / 255
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def luminance(colour: Colour) -> float:
+    """WCAG relative luminance of an sRGB colour."""
+    r, g, b = colour[:3]
+    return 0.2126 * _linear(r) + 0.7152 * _linear(g) + 0.0722 * _linear(b)
+
+
+def contrast_ratio(a: Colour, b: Colour) -> float:
+    """WCAG contrast ratio of two colours (1..21); text needs 4.5 for AA."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def blend(colour: Colour, alpha: int, under: Colour) -> Colour:
+    """``colour`` at ``alpha`` (0..255) over ``under``, as pygame blends it."""
+    a = alpha / 255
+    return (round(colour[0] * a + under[0] * (1 - a)), round(colour[1] * a + under[1] * (1 - a)), round(colour[2] * a + under[2] * (1 - a)))
+
+
 def status_colour(status: str) -> Colour:
     """Fill colour of a base with ``status`` (unknown statuses: outside grey)."""
     return STATUS_COLOURS.get(status, STATUS_COLOURS["outside"])
@@ -159,3 +244,5 @@ class DrawOptions:
     selected: str | None = None
     hovered: str | None = None
     template_alpha: int = 70
+    palette: str = "default"  # see PALETTES
+    ui_scale: float = 1.0  # fonts, labels and leaders (1: a 96 dpi desktop)

@@ -7,11 +7,12 @@ import math
 import numpy as np
 import pygame
 
-from tabletop.draw.layout import _candidates, _obstacles
+from tabletop.draw.labels import PRIORITY, Label, block
 from tabletop.draw.primitives import _arrow, _dashed, _disjoint, _fill_poly, _fill_ring, _screen_rect
 from tabletop.draw.scene import _Scene, _TemplateArt, _bbox_visible, _hatch_cached, _hatch_spacing, _top_middle
 from tabletop.draw.style import DrawOptions, FloatArray, SCATTER, SHADOW_FILL, SHADOW_HATCH, TEMPLATE_FILL, VISIBLE_FILL
-from tabletop.draw.text import _blit_centred, _name_sizer, _text
+from tabletop.draw.text import _text
+from tabletop.label_layout import LabelRequest
 from tabletop.marks import NULLIFIED, TEMPLATE_EDGE, TEXT, TEXT_DIM
 from tabletop.viewport import Viewport
 
@@ -105,74 +106,45 @@ def _draw_focus(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tupl
         pygame.draw.circle(surface, (255, 255, 255), (fx, fy), 5, 1)
 
 
-def _draw_template_labels(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[pygame.Rect]:
-    """Each template's name over its top; returns the rects drawn."""
-    left, top, w, h = vp.rect
-    rects: list[pygame.Rect] = []
-    shown = [art for art in scene.templates if _bbox_visible(art.bbox, view)]
-    rings = []
-    for art in shown:
+#: The refusal banner's background: NULLIFIED darkened so white text on it passes WCAG AA.
+REFUSAL_BACK = (178, 24, 24)
+TITLE_INK = (255, 236, 170)
+#: A refused template's name: NULLIFIED lightened to read on the dark pill (WCAG AA).
+TITLE_REFUSED = (255, 110, 110)
+
+
+def _template_labels(vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[Label]:
+    """Each template's name (and the line under it) over its top, and a refused template's banner under it."""
+    out: list[Label] = []
+    for art in scene.templates:
+        if not _bbox_visible(art.bbox, view):
+            continue
         true = scene.art.outlines.get(art.id) if scene.art is not None else None
-        rings.append(vp.to_screen_array(true if true is not None else art.outline(art.placed, vp.scale)))
-    tops = [_top_middle(ring) for ring in rings]
-    # Ruleset tables crowd their templates with badges: keep the names off bases there. Plain
-    # tables (300 models while dragging) only stack coincident names, which costs nothing.
-    bases = _obstacles(scene, vp, [], _name_sizer(scene, scene.names_drawn)) if scene.art is not None else None
-    for art, ring, (x0, y0) in zip(shown, rings, tops):
-        colour = NULLIFIED if not art.allowed else (255, 236, 170)
-        title = _text(art.label, 19, colour, (14, 16, 20, 200), bold=True)
-        sub = _text(art.sublabel, 13, TEXT_DIM, (14, 16, 20, 200))
-        block_h = title.get_height() + sub.get_height()
-        half = max(title.get_width(), sub.get_width()) / 2
-        # Over the template's top, moved along it or up when a base or another template's name is there.
-        x, y = x0, y0
-        span_x, span_y = int(3 * half + 30), int(4 * (block_h + 2) + 8)
-        near = rects if bases is None else bases.near(pygame.Rect(int(x0) - span_x, int(y0) - span_y, 2 * span_x, span_y + 8)) + rects
-        for dy, dx in ((0, 0), (0, 1), (0, -1), (1, 0), (1, 1), (1, -1), (2, 0), (2, 1), (2, -1), (3, 0)):
-            cx = x0 + dx * (half + 24)
-            cy = max(top + block_h + 2, y0 - 4 - dy * (block_h + 2))
-            cx = min(max(cx, left + half + 2), left + w - half - 2)
-            block = pygame.Rect(int(cx - half), int(cy - block_h), int(2 * half), block_h)
-            if block.collidelist(near) < 0:
-                x, y = cx, cy
-                break
-        else:
-            y = max(top + block_h + 2, y0 - 4)
-            x = min(max(x0, left + half + 2), left + w - half - 2)
-            # Templates laid on the same spot (a Burst): stack their names instead of overprinting.
-            for _ in range(len(shown)):
-                block = pygame.Rect(int(x - half), int(y - block_h), int(2 * half), block_h)
-                if block.collidelist(rects) < 0 or y - block_h - 2 < top + block_h:
-                    break
-                y -= block_h + 2
-        rects.append(_blit_centred(surface, sub, x, y, "midbottom"))
-        rects.append(_blit_centred(surface, title, x, y - sub.get_height(), "midbottom"))
+        ring = vp.to_screen_array(true if true is not None else art.outline(art.placed, vp.scale))
+        x0, y0 = _top_middle(ring)
+        colour = TITLE_REFUSED if not art.allowed else TITLE_INK
+        parts = [_text(art.label, 19, colour, (14, 16, 20), bold=True)]
+        if art.sublabel:
+            parts.append(_text(art.sublabel, 13, TEXT_DIM, (14, 16, 20)))
+        surf = block(parts)
+        text = art.label + (f" · {art.sublabel}" if art.sublabel else "")
+        request = LabelRequest(f"title:{art.id}", (x0, y0), surf.get_size(), PRIORITY["title"], ("above", "above_right", "above_left", "right", "left"), 2.0, True, "title", text)
+        out.append(Label(request, surf))
         if not art.allowed:
-            rects.append(_draw_refusal(surface, vp, scene, art, ring, rects))
-    return rects
+            out.append(_refusal(art, ring))
+    return out
 
 
-def _draw_refusal(surface: pygame.Surface, vp: Viewport, scene: _Scene, art: _TemplateArt, ring: FloatArray, taken: list[pygame.Rect]) -> pygame.Rect:
-    """NULLIFIED / NOT ALLOWED and the reason, under the template but clear of the bases and names there."""
+def _refusal(art: _TemplateArt, ring: FloatArray) -> Label:
+    """NULLIFIED / NOT ALLOWED and the reason, under the template (a leader back to it when moved)."""
     word = "NULLIFIED" if art.reason and "nullif" in art.reason.lower() else "NOT ALLOWED"
-    big = _text(word, 22, (255, 255, 255), (*NULLIFIED, 225), bold=True)
-    parts = [big]
+    parts = [_text(word, 22, (255, 255, 255), REFUSAL_BACK, bold=True)]
     if art.reason:
         reason = art.reason if len(art.reason) <= 60 else art.reason[:57] + "..."
-        parts.append(_text(reason, 14, TEXT, (14, 16, 20, 220)))
-    w = max(p.get_width() for p in parts)
-    h = sum(p.get_height() for p in parts) + 2 * (len(parts) - 1)
+        parts.append(_text(reason, 14, TEXT, (14, 16, 20)))
+    surf = block(parts)
     k = int(np.argmax(ring[:, 1]))
-    ax, ay = float(ring[k, 0]), float(ring[k, 1])
-    bounds = pygame.Rect(vp.rect)
-    obstacles = _obstacles(scene, vp, taken, _name_sizer(scene, scene.names_drawn))
-    # Below the template first, so the bases it would have hit stay visible.
-    choices = [pygame.Rect(int(ax - w / 2), int(ay + 6), w, h), *_candidates(ax, ay, w, h, 0.0, "below")]
-    inside = [r for r in choices if bounds.contains(r)] or [pygame.Rect(int(ax - w / 2), int(ay + 6), w, h).clamp(bounds)]
-    near = obstacles.near(pygame.Rect(int(ax) - 200 - w, int(ay) - 200 - h, 400 + 2 * w, 400 + 2 * h))
-    spot = pygame.Rect(next((r for r in inside if r.collidelist(near) < 0), inside[0]))
-    y = spot.top
-    for p in parts:
-        _blit_centred(surface, p, spot.centerx, y, "midtop")
-        y += p.get_height() + 2
-    return spot
+    anchor = (float(ring[k, 0]), float(ring[k, 1]))
+    text = word + (f": {art.reason}" if art.reason else "")
+    request = LabelRequest(f"refusal:{art.id}", anchor, surf.get_size(), PRIORITY["refusal"], ("below", "below_right", "below_left", "right", "left"), 2.0, True, "refusal", text)
+    return Label(request, surf)

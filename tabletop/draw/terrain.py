@@ -10,6 +10,7 @@ import pygame
 from tabletop.draw.primitives import _fill_ring, _screen_rect
 from tabletop.draw.scene import _Scene, _bbox_visible, _hatch_cached, _hatch_spacing, _is_big
 from tabletop.draw.style import (
+    ui_scale,
     BUILDING_EDGE,
     BUILDING_FILL,
     DrawOptions,
@@ -24,7 +25,9 @@ from tabletop.draw.style import (
     TABLE_EDGE,
     TABLE_FILL,
 )
-from tabletop.draw.text import _blit_centred, _text
+from tabletop.draw.labels import PRIORITY, Label
+from tabletop.draw.text import _text
+from tabletop.label_layout import LabelRequest
 from tabletop.model import Terrain
 from tabletop.viewport import Viewport, nice_grid_step
 
@@ -111,18 +114,16 @@ def _draw_terrain_hits(surface: pygame.Surface, vp: Viewport, scene: _Scene, vie
             pygame.draw.polygon(surface, STATUS_COLOURS["affected"], pts, 2)
 
 
-def _draw_terrain_names(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[pygame.Rect]:
-    """Terrain names at their centroids; returns the rects drawn."""
-    rects: list[pygame.Rect] = []
+def _terrain_labels(vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[Label]:
+    """Terrain names at their centroids (or where the ruleset moved them), as label requests."""
     if not scene.terrain:
-        return rects
+        return []
     name_at = tuple(sorted(scene.art.name_at.items())) if scene.art is not None and scene.art.name_at else ()
-    key = (vp, scene.terrain, name_at)
+    key = (vp, scene.terrain, name_at, ui_scale())
     cached = _terrain_names[0] if _terrain_names else None
     if cached is not None and cached[0] == key:
-        surface.fblits(cached[1])
-        return [pygame.Rect(r) for _, r in cached[1]]
-    batch: list[tuple[pygame.Surface, pygame.Rect]] = []
+        return cached[1]
+    out: list[Label] = []
     centres = vp.to_screen_array(scene.terrain_centroids).tolist()
     if name_at:
         for i, t in enumerate(scene.terrain):
@@ -134,14 +135,16 @@ def _draw_terrain_names(surface: pygame.Surface, vp: Viewport, scene: _Scene, vi
         w_px = (bb[i, 2] - bb[i, 0]) * vp.scale
         if w_px < 30 or not _bbox_visible(bb[i], view):
             continue
-        label = _text(t.label, size, (235, 235, 235), (30, 30, 34, 150), bold=True)
+        label = _text(t.label, size, (235, 235, 235), (30, 30, 34), bold=True)
         if label.get_width() > w_px * 1.6:
             continue
-        rect = _blit_centred(surface, label, *centres[i])
-        rects.append(rect)
-        batch.append((label, pygame.Rect(rect)))
-    _terrain_names[:] = [(key, batch)]
-    return rects
+        x, y = centres[i]
+        # Centred on the piece: the near ring's "below" slot at half the label's height above.
+        h = label.get_height()
+        req = LabelRequest(f"terrain:{t.id}", (x, y - h / 2 - 1), label.get_size(), PRIORITY["terrain"], ("below", "above", "right", "left"), 0.0, False, "terrain", t.label)
+        out.append(Label(req, label))
+    _terrain_names[:] = [(key, out)]
+    return out
 
 
-_terrain_names: list[tuple[tuple[object, ...], list[tuple[pygame.Surface, pygame.Rect]]]] = []
+_terrain_names: list[tuple[tuple[object, ...], list[Label]]] = []

@@ -11,14 +11,14 @@ import numpy as np
 import pygame
 
 from tabletop.draw.scene import _ModelData, _Scene
-from tabletop.draw.style import Colour, FloatArray
+from tabletop.draw.style import Colour, FloatArray, ui_scale
 from tabletop.marks import BADGE_BACK, TEXT
 
 
 _fonts: dict[tuple[int, bool], pygame.font.Font] = {}
 
 
-_texts: OrderedDict[tuple[str, int, Colour, tuple[int, ...] | None, bool, Colour | None], pygame.Surface] = OrderedDict()
+_texts: OrderedDict[tuple[str, int, Colour, tuple[int, ...] | None, bool, Colour | None, float], pygame.Surface] = OrderedDict()
 
 
 _TEXT_CACHE_SIZE = 1024  # a frame needs a few hundred; more only holds hover texts long gone
@@ -42,6 +42,8 @@ def _font_file(bold: bool) -> Path | None:
 
 
 def _font(size: int, bold: bool = False) -> pygame.font.Font:
+    """The font of nominal ``size`` px at the UI scale in use."""
+    size = max(6, round(size * ui_scale()))
     font = _fonts.get((size, bold))
     if font is None:
         if not pygame.font.get_init():
@@ -74,7 +76,8 @@ def _text(
     ``pill`` puts it on a rounded backing and ``bg`` on a plain one: both give opaque
     (colour-keyed) surfaces, which blit several times faster than per-pixel alpha.
     """
-    key = (text, size, colour, pill, bold, bg)
+    scale = ui_scale()
+    key = (text, size, colour, pill, bold, bg, scale)
     surf = _texts.get(key)
     if surf is not None:
         _texts.move_to_end(key)
@@ -83,10 +86,11 @@ def _text(
     if pill is not None:
         back = (pill[0], pill[1], pill[2])
         glyphs = font.render(text, True, colour, back)
-        pad_x = max(3, size // 3)
+        px = round(size * scale)
+        pad_x = max(3, px // 3)
         surf = pygame.Surface((glyphs.get_width() + 2 * pad_x, glyphs.get_height()))
         surf.fill(_KEY)
-        pygame.draw.rect(surf, back, surf.get_rect(), border_radius=max(3, size // 3))
+        pygame.draw.rect(surf, back, surf.get_rect(), border_radius=max(3, px // 3))
         surf.blit(glyphs, (pad_x, 0))
         surf.set_colorkey(_KEY, pygame.RLEACCEL)
     elif bg is not None:
@@ -110,13 +114,13 @@ _badges: OrderedDict[tuple[object, ...], pygame.Surface] = OrderedDict()
 
 def _badge(lines: tuple[tuple[str, Colour], ...], accent: Colour) -> pygame.Surface:
     """A label's lines on an opaque rounded panel with an accent border (cached)."""
-    key = (lines, accent)
+    key = (lines, accent, ui_scale())
     surf = _badges.get(key)
     if surf is not None:
         _badges.move_to_end(key)
         return surf
     texts = [_text(t, 14 if k == 0 else 13, c, bold=k == 0, bg=BADGE_BACK) for k, (t, c) in enumerate(lines)]
-    pad = 5
+    pad = round(5 * ui_scale())
     width = max(t.get_width() for t in texts) + 2 * pad + 2
     height = sum(t.get_height() for t in texts) + 2 * pad - 2 * (len(texts) - 1)
     surf = pygame.Surface((width, height))
@@ -136,12 +140,12 @@ def _badge(lines: tuple[tuple[str, Colour], ...], accent: Colour) -> pygame.Surf
 
 def _name_size(md: _ModelData, size: int) -> FloatArray:
     """Width and height (px) of every model's name pill at font ``size`` (cached on ``md``)."""
-    out = md.name_sizes.get(size)
+    out = md.name_sizes.get((size, ui_scale()))
     if out is None:
         font = _font(size, True)
-        pad = 2 * max(3, size // 3)
+        pad = 2 * max(3, round(size * ui_scale()) // 3)
         dims = [font.size(m.label) for m in md.models]
-        out = md.name_sizes[size] = np.array([(w + pad, h) for w, h in dims], dtype=float).reshape(-1, 2)
+        out = md.name_sizes[(size, ui_scale())] = np.array([(w + pad, h) for w, h in dims], dtype=float).reshape(-1, 2)
     return out
 
 
