@@ -933,7 +933,7 @@ def rebase_backdrop(scenario: Scenario, old_path: Path | str | None, new_path: P
     if b is None:
         return scenario
     image = backdrop_path(b, old_path)
-    if image is None or Path(b.image).is_absolute():
+    if image is None:
         return scenario
     try:
         rel = os.path.relpath(os.path.abspath(image), os.path.abspath(Path(new_path).parent))

@@ -35,6 +35,8 @@ class InputMixin:
         consumed = self.ui.process_events(event)
         if self._handle_ui_event(event):
             return
+        if not consumed and not self._modal_open() and not self._typing() and self.photo_event(event):
+            return  # a photo import in progress takes the table's clicks and keys
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION, pygame.MOUSEWHEEL):
             if self.dragging and event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONUP):
                 self._table_mouse(event)  # a drag keeps the mouse even over the panels
@@ -107,6 +109,7 @@ class InputMixin:
             "open": self.ask_open,
             "save": self.save,
             "export": self.ask_export,
+            "photo": self.ask_import_photo,
             "undo": lambda: self.dispatch(Undo()),
             "redo": lambda: self.dispatch(Redo()),
             "help": lambda: self.dispatch(ToggleView("show_help")),
@@ -125,6 +128,8 @@ class InputMixin:
         key, mod = event.key, getattr(event, "mod", 0)
         ctrl, shift = _ctrl(mod), _shift(mod)
         if self.tool.key(self, event):
+            return
+        if self.photo_key(event):
             return
         if ctrl:
             if key == pygame.K_z:

@@ -13,6 +13,7 @@ from functools import lru_cache
 import numpy as np
 import pygame
 
+from tabletop.coverage import uncertainty_mm
 from tabletop.model import Model, PlacedTemplate, Point, Scenario
 from tabletop.shapes import base_outline, template_polygon
 from tabletop.viewport import Viewport
@@ -251,7 +252,9 @@ def draw_loupe(surface: pygame.Surface, rect: pygame.Rect, model: Model, placed:
     inside = "into" if view.margin_mm >= 0 else "short of"
     title = f"{model.label} · {view.template_id}"
     text(surface, title, (rect.centerx, rect.top + 6), INK, 17, "midtop", bold=True)
-    text(surface, f"{abs(view.margin_mm):.3f} mm {inside} the template", (rect.centerx, rect.top + 22), INK, 16, "midtop")
+    plus_minus = uncertainty_mm(placed.shape.size_uncertainty, model.sigma)
+    spread = f" ± {plus_minus:.3f}" if plus_minus > 0 else ""
+    text(surface, f"{abs(view.margin_mm):.3f}{spread} mm {inside} the template", (rect.centerx, rect.top + 22), INK, 16, "midtop")
 
 
 def _shade_loupe(surface: pygame.Surface, rect: pygame.Rect, lv: Viewport, model: Model, placed: PlacedTemplate, cell: int = 2) -> None:

@@ -42,6 +42,9 @@ from .inspector import InspectorMixin
 from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, THEME, demo_tables
 from .live import LiveAdjudicator, placed_templates
 from .odds_worker import OddsWorker
+from .backdrop import Backdrops
+from .photo_import import PhotoImportMixin
+from tabletop.draw.backdrop import show_backdrop
 from .results_panel import results_html
 from .state import AppState, Command, CommandError, Ref, empty_scenario, format_numbers, new_state
 from .status_bar import StatusBarMixin
@@ -70,7 +73,7 @@ def startup_scenario(path: str | None) -> tuple[Scenario, str | None, list[Probl
     return empty_scenario(), None, problems
 
 
-class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, StatusBarMixin):
+class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, StatusBarMixin, PhotoImportMixin):
     """The app: state, live adjudication, viewport and widgets; the loop's three calls and the dialogs.
 
     The rest of its behaviour is in mixins, one module each: ``input`` (events, shortcuts,
@@ -120,6 +123,8 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         self.frame_ms = 0.0
         self.draw_ms = 0.0
         self.odds_worker = OddsWorker()
+        self.backdrops = Backdrops()
+        self.photo_import = None
         self._elevation: tuple[Any, ElevationProfile | None] | None = None
         self._gesture = 0
         self._wheel_gesture: tuple[int, str, float] | None = None
@@ -262,6 +267,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         button("open", "Open", "Open a scenario (Ctrl+O)", 56)
         button("save", "Save", "Save (Ctrl+S); Save as: Ctrl+Shift+S", 52)
         button("export", "PNG", "Export the view to PNG (Ctrl+E)", 48)
+        button("photo", "Photo…", "Import a photo of the table (Ctrl+I): click its corners, the bases are found; B: backdrop on/off, [ ]: opacity", 62)
         x += 8
         button("undo", "Undo", "Undo (Ctrl+Z)", 54)
         button("redo", "Redo", "Redo (Ctrl+Y)", 54)
@@ -436,6 +442,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         if self.state.view.show_odds:
             self.odds_worker.request(self.odds_request(), self._now)
             self.odds_worker.poll(self._now)
+        self.poll_photo_import()
         if not self.dragging:
             self._refresh_results()
 
@@ -464,7 +471,12 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
+        show_backdrop(self.backdrops.layer(self.scenario, self.state.path))
+        backdrop_error = self.backdrops.new_error()
+        if backdrop_error:
+            self.flash(backdrop_error, error=True)
         draw_scene(surface, vp, shown, self._draw_options())
+        self.draw_proposed(surface)
         placed = placed_templates(live)
         sel = self.state.selection
         if sel is not None:
@@ -497,6 +509,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
                 w, h = min(ELEVATION_SIZE[0], view.width - 24), min(ELEVATION_SIZE[1], view.height - 24)
                 overlays.draw_elevation(surface, pygame.Rect(view.right - w - 12, view.bottom - h - 12, w, h), profile)
         overlays.draw_message(surface, view, self.tool.hint(self))
+        self.draw_photo_import(surface)
         if self.state.view.show_help:
             overlays.draw_help(surface, view)
         surface.set_clip(None)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 import pygame
 
 from tabletop.adjudicate import Adjudication
+from tabletop.draw.backdrop import backdrop_key, draw_backdrop
 from tabletop.draw.chrome import RULER_BAND, RULER_SIDE, _draw_rulers, _draw_title
 from tabletop.draw.legend import _legend_surface
 from tabletop.draw.marks import _draw_ruleset_labels, _draw_ruleset_over, _draw_ruleset_tints, _draw_ruleset_under
@@ -58,7 +59,7 @@ def draw_scene(surface: pygame.Surface, viewport: Viewport, adjudication: Adjudi
     if clip.width <= 0 or clip.height <= 0:
         return
     static = replace(options, selected=None, hovered=None)
-    key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), static)
+    key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), static, backdrop_key())
     old_clip = surface.get_clip()
     surface.set_clip(clip)
     try:
@@ -129,6 +130,7 @@ def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: D
     else:
         surface.fill(BACKGROUND, clip)
     _draw_table(surface, vp, scene, options, view)
+    draw_backdrop(surface, vp, clip)  # the photo of the real table, when the app has one
     # Open terrain lies under the template tint; solid buildings stand on top of it.
     _draw_terrain(surface, vp, scene, options, view, blocking=False)
 
@@ -137,7 +139,7 @@ def _draw_static(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
     """Everything but selection and hover."""
     scene.names_drawn = False
     view = vp.visible_world_bounds()
-    board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain)
+    board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain, backdrop_key())
     board, repeated = _pixels_for(_board, board_key)
     if board.surface is not None:
         surface.blit(board.surface, clip.topleft, area=clip)
