@@ -46,6 +46,14 @@ def test_import_photo_flow_clicks_corners_and_saves_the_backdrop(tmp_path: Path)
         job = p.app.photo_import
         assert job is not None and job.phase == "corners"
         assert "lower-left" in p.app.photo_hint()[0]
+        # The table size, prefilled from the current table; a bad one is refused.
+        assert job.size_entry.get_text() == "48x48in"
+        p.post(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=job.size_entry, text="48 by 48")
+        p.step()
+        assert job.table_mm == (TABLE, TABLE) and p.app.message_is_error and "table size" in p.app.message
+        p.post(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=job.size_entry, text="1219.2x1219.2mm")
+        p.step()
+        assert job.table_mm == pytest.approx((TABLE, TABLE)) and not p.app.message_is_error
         view = p.app.view_rect
         clicks = [tuple(round(v) for v in job.to_screen(view, c)) for c in photo.corners_px]
         # A wrong click, undone with Backspace.
@@ -151,3 +159,18 @@ def test_a_missing_backdrop_image_opens_with_a_note(tmp_path: Path) -> None:
         assert p.app.backdrops.error is not None and "not found" in p.app.backdrops.error
     finally:
         p.close()
+
+
+def test_import_photo_is_one_undo_step_and_sets_the_table_size() -> None:
+    from tabletop.app.state import AcceptProposed, ImportPhoto, Undo, apply, new_state
+    from tabletop.model import Base, Model
+
+    state = new_state(Scenario(Table(1000, 800)))
+    b = Backdrop("p.jpg", ((0.0, 99.0), (99.0, 99.0), (99.0, 0.0), (0.0, 0.0)))
+    found = (Model("p1", 10, 20, Base.round(25), tags=(PROPOSED_TAG,), sigma=0.3),)
+    after = apply(state, ImportPhoto(b, found, (1219.2, 914.4)))
+    assert after.scenario.table.width == 1219.2 and after.scenario.table.depth == 914.4
+    assert after.scenario.backdrop == b and after.scenario.models == found
+    accepted = apply(after, AcceptProposed(("p1",)))
+    assert accepted.scenario.models[0].tags == () and accepted.scenario.models[0].sigma == 0.3
+    assert apply(apply(accepted, Undo()), Undo()).scenario == state.scenario

@@ -80,6 +80,8 @@ class InputMixin:
                 self.set_what_if(self.whatif_entry.get_text())
             elif event.ui_element in self._fields.values():
                 self.apply_inspector()
+            else:
+                self.photo_size_entered(event.ui_element, event.text)
             return True
         if t == pygame_gui.UI_FILE_DIALOG_PATH_PICKED:
             action = self._dialogs.pop(event.ui_element, None)

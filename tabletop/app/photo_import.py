@@ -51,6 +51,7 @@ class PhotoImport:
     error: str | None = None
     thread: threading.Thread | None = None
     finder: threading.Thread | None = None
+    size_entry: Any = None  # the "table size" text field shown while corners are clicked
 
     def frame(self, view: pygame.Rect) -> tuple[pygame.Rect, float]:
         """Where the whole photo is shown in ``view`` and its scale (screen px per file px)."""
@@ -148,9 +149,43 @@ class PhotoImportMixin:
 
         job.finder = threading.Thread(target=find, name="find-table", daemon=True)
         job.finder.start()
+        job.size_entry = self._size_entry(table)
         self.photo_import = job
         self.flash(f"Photo {Path(path).name}: click the table's {CORNER_NAMES[0]} corner")
         return True
+
+    def _size_entry(self, table: tuple[float, float]) -> Any:
+        from pygame_gui.elements import UITextEntryLine
+
+        w, d = table
+        text = f"{w / 25.4:g}x{d / 25.4:g}in" if abs(w / 25.4 - round(w / 25.4, 2)) < 1e-6 and abs(d / 25.4 - round(d / 25.4, 2)) < 1e-6 else f"{w:g}x{d:g}mm"
+        view = self.view_rect
+        entry = UITextEntryLine(pygame.Rect(view.left + 12, view.top + 12, 180, 30), self.ui, initial_text=text)
+        entry.set_tooltip("The table's size: 48x48in, 1220x1220mm, 120x90cm; Enter applies it")
+        return entry
+
+    def photo_size_entered(self, element: Any, text: str) -> bool:
+        """The table-size field was submitted: take the new size (a bad one is said, the old kept)."""
+        job = self.photo_import
+        if job is None or element is not job.size_entry:
+            return False
+        from tabletop.photo.imageio import parse_table_size
+        from tabletop.photo.values import PhotoError
+
+        try:
+            job.table_mm = parse_table_size(text.strip().replace("×", "x").replace(" ", ""))
+        except PhotoError as exc:
+            self.flash(str(exc).replace("--table: ", "table size: "), error=True)
+        else:
+            self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
+        job.size_entry.unfocus()
+        return True
+
+    def _end_photo_import(self) -> None:
+        job = self.photo_import
+        if job is not None and job.size_entry is not None:
+            job.size_entry.kill()
+        self.photo_import = None
 
     # ------------------------------------------------------------------ corners
 
@@ -165,7 +200,7 @@ class PhotoImportMixin:
         auto = "" if job.auto_corners() is None else " · Enter: use the corners found (dashed)"
         lines.append(f"Backspace: undo a corner · Esc: cancel{auto}")
         w, d = job.table_mm
-        lines.append(f"table {w / 25.4:g}\" × {d / 25.4:g}\" ({w:.0f} × {d:.0f} mm): the current table's size")
+        lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")
         return lines
 
     def photo_event(self, event: pygame.event.Event) -> bool:
@@ -200,7 +235,7 @@ class PhotoImportMixin:
         return False
 
     def cancel_photo_import(self) -> None:
-        self.photo_import = None
+        self._end_photo_import()
         self.flash("Photo import cancelled")
 
     def detect_photo(self, corners: Any) -> None:
@@ -208,6 +243,9 @@ class PhotoImportMixin:
         job = self.photo_import
         assert job is not None
         job.phase, job.started = "detecting", self._now
+        if job.size_entry is not None:
+            job.size_entry.disable()
+        self.flash("Finding the bases… (the window stays live)")
         c = tuple((float(x), float(y)) for x, y in corners)
 
         def work() -> None:
@@ -224,16 +262,19 @@ class PhotoImportMixin:
     def poll_photo_import(self) -> None:
         """Called every update: when detection has finished, lay the photo and the proposals on the table."""
         job = self.photo_import
-        if job is None or job.phase != "detecting" or job.thread is None or job.thread.is_alive():
+        if job is None or job.phase != "detecting" or job.thread is None:
             return
-        self.photo_import = None
+        if job.thread.is_alive():
+            self.flash(f"Finding the bases… {self._now - job.started:.1f} s")
+            return
+        self._end_photo_import()
         if job.error is not None or job.result is None:
             self.show_message("Could not read the photo", html.escape(job.error or "no result"))
             return
         result = job.result
         backdrop = Backdrop(image_reference(job.path, self.state.path), tuple((round(x, 2), round(y, 2)) for x, y in result.corners_px))  # type: ignore[arg-type]
         models = proposed_models(self.scenario, result.bases)
-        if self.dispatch(ImportPhoto(backdrop, models)):
+        if self.dispatch(ImportPhoto(backdrop, models, job.table_mm)):
             self.backdrops.visible = True
             self._refresh_widgets()
             self.flash(f"{len(models)} bases found (calibration ±{result.calibration_rms_mm:.2f} mm): "

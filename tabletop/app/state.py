@@ -198,6 +198,7 @@ class ImportPhoto:
 
     backdrop: Backdrop | None
     models: tuple[Model, ...] = ()
+    table_mm: tuple[float, float] | None = None  # the photo's table size, when it differs
 
 
 @dataclass(frozen=True)
@@ -465,7 +466,8 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
         clash = [m.id for m in command.models if m.id in taken]
         if clash:
             raise CommandError(f"id {clash[0]!r} is taken")
-        return replace(s, backdrop=command.backdrop, models=s.models + command.models)
+        table = s.table if command.table_mm is None else replace(s.table, width=command.table_mm[0], depth=command.table_mm[1])
+        return replace(s, table=table, backdrop=command.backdrop, models=s.models + command.models)
     if isinstance(command, AcceptProposed):
         wanted = set(command.model_ids)
         return replace(s, models=tuple(
