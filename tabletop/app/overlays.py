@@ -318,7 +318,8 @@ def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
     shade = pygame.Surface(rect.size, pygame.SRCALPHA)
     shade.fill((10, 12, 16, 200))
     surface.blit(shade, rect.topleft)
-    row_h = 24
+    # Rows shrink (down to 18 px) before any shortcut is cut off a short window.
+    row_h = max(18, min(24, (rect.height - 40 - 76) // max(1, len(SHORTCUTS))))
     w = min(rect.width - 40, 760)
     h = min(rect.height - 40, 90 + row_h * len(SHORTCUTS))
     box = pygame.Rect(0, 0, w, h)
@@ -331,8 +332,9 @@ def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
     for keys, what in SHORTCUTS:
         if y > box.bottom - row_h:
             break
-        text(surface, keys, (box.left + 24, y), ACCENT, 19, bold=True)
-        text(surface, what, (box.left + 250, y), PAPER, 19)
+        size = 19 if row_h >= 22 else 16
+        text(surface, keys, (box.left + 24, y), ACCENT, size, bold=True)
+        text(surface, what, (box.left + 250, y), PAPER, size)
         y += row_h
 
 
