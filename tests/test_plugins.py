@@ -210,7 +210,7 @@ def _pygame_importers(root: Path, skip: tuple[str, ...]) -> list[str]:
     return found
 
 
-PAINTING = ("chrome", "compose", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text")
+PAINTING = ("backdrop", "chrome", "compose", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text")
 
 
 def test_core_modules_never_import_pygame() -> None:
