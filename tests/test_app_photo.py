@@ -174,3 +174,43 @@ def test_import_photo_is_one_undo_step_and_sets_the_table_size() -> None:
     accepted = apply(after, AcceptProposed(("p1",)))
     assert accepted.scenario.models[0].tags == () and accepted.scenario.models[0].sigma == 0.3
     assert apply(apply(accepted, Undo()), Undo()).scenario == state.scenario
+
+
+def test_enter_takes_the_corners_found_and_escape_cancels(tmp_path: Path) -> None:
+    photo = synth_photo(4, size=(2000, 1500), n_bases=6)
+    image = tmp_path / "t.jpg"
+    cv2.imwrite(str(image), photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    try:
+        p.key(pygame.K_i, CTRL)
+        assert any(isinstance(d, pygame_gui.windows.UIFileDialog) for d in p.app._dialogs)
+        p.app._dialogs.clear()
+        for w in list(p.app.ui.get_root_container().elements):
+            if isinstance(w, pygame_gui.windows.UIFileDialog):
+                w.kill()
+        assert p.app.start_photo_import(str(image))
+        p.key(pygame.K_ESCAPE)
+        assert p.app.photo_import is None and p.app.scenario.backdrop is None
+        assert p.app.start_photo_import(str(image))
+        job = p.app.photo_import
+        job.finder.join(60)
+        found = job.auto_corners()
+        assert found is not None, "the synthetic table's outline is found"
+        assert np.abs(np.subtract(found, photo.corners_px)).max() <= 4.0
+        p.step()
+        assert "Enter: use the corners found" in p.app.photo_hint()[1]
+        p.key(pygame.K_RETURN)
+        assert job.phase == "detecting"
+        p.app.wait_photo_import()
+        p.step(2)
+        assert p.app.scenario.backdrop is not None and p.app.scenario.models
+    finally:
+        p.close()
+
+
+def test_an_absolute_backdrop_path_becomes_relative_when_saved(tmp_path: Path) -> None:
+    image = tmp_path / "pics" / "a.jpg"
+    s = Scenario(Table(TABLE, TABLE), backdrop=Backdrop(str(image), ((0.0, 9.0), (9.0, 9.0), (9.0, 0.0), (0.0, 0.0))))
+    moved = scenario_io.rebase_backdrop(s, None, tmp_path / "tables" / "t.toml")
+    assert moved.backdrop is not None and moved.backdrop.image == "../pics/a.jpg"
+    assert scenario_io.backdrop_path(moved.backdrop, tmp_path / "tables" / "t.toml").resolve() == image.resolve()

@@ -27,8 +27,9 @@ from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
 CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")
-#: ``find_table``'s confidence from which Enter accepts its corners without clicks.
-AUTO_CONFIDENCE = 0.5
+#: ``find_table``'s confidence from which Enter accepts its corners without clicks: the
+#: pipeline's own line (below it ``tabletop photo`` says the outline is uncertain).
+AUTO_CONFIDENCE = 0.3
 LOUPE_SIZE = 180
 LOUPE_ZOOM = 4.0
 PROPOSED_COLOUR = (60, 220, 255)
