@@ -371,6 +371,7 @@ class TabletopApp(InputMixin, ActionsMixin, DocumentsMixin, InspectorMixin, Stat
         """Stop the background work (the odds worker). The autosave stays: only ``quit``
         (after the user saved or chose to discard) removes it."""
         self.odds_worker.shutdown()
+        show_backdrop(None)  # the drawing layer is process-wide: a later render must not inherit the photo
 
     def crash(self, error: BaseException) -> Path | None:
         """The loop is stopping on an unexpected error (or Ctrl+C): keep the autosave and the
