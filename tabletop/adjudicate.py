@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tabletop import rulesets
-from tabletop.coverage import DEFAULT_TOLERANCE_MM, Coverage, TableGeometry, cover, table_geometry
+from tabletop.coverage import DEFAULT_TOLERANCE_MM, Coverage, TableGeometry, cover, table_geometry, widen_contested
 from tabletop.dice import Dice, DiceError, RollRecord
 from tabletop.model import Explosion, PlacedTemplate, Scenario, Template
 from tabletop.placement import PlacementError, place
@@ -106,6 +106,10 @@ def resolve_template(
         resolution = ruleset.resolve(ctx)
     except (DiceError, PlacementError) as exc:
         raise AdjudicationError(f"template {template.id!r}: {exc}") from None
+    sigmas = {m.id: m.sigma for m in scenario.models if m.sigma}
+    widened = widen_contested(resolution.coverage, sigmas)
+    if widened is not resolution.coverage:
+        resolution = replace(resolution, coverage=widened)
     return TemplateResult(template, resolution, tuple(dice.log[before:]))
 
 

@@ -93,12 +93,20 @@ def shape_from_table(table: Mapping[str, Any], units: str) -> tuple[TemplateShap
     if problems:
         return None, problems
     for name, mm in values.items():
-        if name == "angle" or (name == "tip_width" and mm == 0):
+        if name in ("angle", "size_uncertainty") or (name == "tip_width" and mm == 0):
             continue
         if mm < 0 or (mm == 0 and name != "tip_width"):
             problems.append((name, f"must be {'positive' if name != 'tip_width' else 'at least 0'}, got {mm:g} mm"))
         elif mm < MIN_TEMPLATE_MM:
             problems.append((name, f"must be at least {MIN_TEMPLATE_MM} mm, got {mm:g} mm"))
+    if "size_uncertainty" in table:
+        try:
+            values["size_uncertainty"] = parse_length(table["size_uncertainty"], units)
+        except LengthError as exc:
+            problems.append(("size_uncertainty", str(exc)))
+        else:
+            if values["size_uncertainty"] < 0:
+                problems.append(("size_uncertainty", f"must not be negative, got {values['size_uncertainty']:g} mm"))
     label = table.get("label")
     if label is not None and (not isinstance(label, str) or len(label) > MAX_NAME_CHARS or not printable(label)):
         problems.append(("label", f"must be printable text of at most {MAX_NAME_CHARS} characters"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -27,6 +27,20 @@ from tabletop.visibility import VisibleRegion, visible_region
 #: (about 1e-14 mm), far below the 0.001 mm the decisions promise.
 CONTACT_EPS_MM = 1e-9
 DEFAULT_TOLERANCE_MM = 1.0
+#: A model's position error enters the contested band as this many sigmas (two: about 95 %
+#: of a normal error along the line that decides the margin lies within it).
+SIGMA_FACTOR = 2.0
+
+
+def uncertainty_mm(size_uncertainty_mm: float, sigma_mm: float | None) -> float:
+    """How far the true margin may lie from the computed one: the template's size bound plus
+    ``SIGMA_FACTOR`` sigmas of the model's position (docs/geometry.md says why a plain sum)."""
+    return size_uncertainty_mm + SIGMA_FACTOR * (sigma_mm or 0.0)
+
+
+def is_contested(margin_mm: float, tolerance_mm: float, size_uncertainty_mm: float = 0.0, sigma_mm: float | None = None) -> bool:
+    """``|margin| <= tolerance + size uncertainty + 2 sigma`` (the user is never contested: callers skip it)."""
+    return abs(margin_mm) <= tolerance_mm + uncertainty_mm(size_uncertainty_mm, sigma_mm)
 
 
 class ModelCoverage(NamedTuple):
@@ -114,6 +128,8 @@ class TableGeometry:
     # Margins of oval and rectangular bases (an iterative search each), kept across edits
     # of other models: keyed by the template and the base's shape and pose.
     shaped_margins: OrderedDict[tuple[PlacedTemplate, object, float, float, float], float] = field(default_factory=OrderedDict)
+    #: 1-sigma position uncertainty of each model in mm (0 where none is given).
+    sigmas: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
 
     def shaped_margin(self, placed: PlacedTemplate, index: int) -> float:
         """``model_margin`` of the non-round base of model ``index``, cached."""
@@ -172,6 +188,7 @@ def table_geometry(scenario: Scenario, previous: TableGeometry | None = None) ->
         models, scenario.terrain, centres, radii, round_mask, polys, tree,
         tuple(m.id for m in models), {m.id: i for i, m in enumerate(models)}, regions=regions,
         shaped_margins=previous.shaped_margins if previous is not None else OrderedDict(),
+        sigmas=np.array([m.sigma or 0.0 for m in models], dtype=float),
     )
 
 
@@ -281,10 +298,41 @@ def cover(
         for model_id in user_ids:
             if model_id in geom.index:
                 status_arr[geom.index[model_id]] = "user"
-    contested = (np.abs(margins) <= tolerance_mm) & (status_arr != "user")
+    band = tolerance_mm + uncertainty_mm(placed.shape.size_uncertainty, 0.0) + SIGMA_FACTOR * _sigmas(geom, n)
+    contested = (np.abs(margins) <= band) & (status_arr != "user")
     result = ModelTable(geom.ids, geom.index, status_arr, margins, contested)
 
     return Coverage(placed, result, _terrain_under(placed, geom, near, inner_t, outer_t), region, tolerance_mm)
+
+
+def _sigmas(geom: TableGeometry, n: int) -> NDArray[np.float64]:
+    return geom.sigmas if len(geom.sigmas) == n else np.zeros(n)
+
+
+def widen_contested(coverage: Coverage, sigmas: Mapping[str, float]) -> Coverage:
+    """``coverage`` with every non-user model within the uncertainty band marked contested.
+
+    Rulesets that build their own coverage (several templates at once) flag contested by the
+    tolerance alone; this widens their flags the same way :func:`cover` does. Never clears a flag.
+    """
+    size = coverage.placed.shape.size_uncertainty
+    if size == 0 and not sigmas:
+        return coverage  # the band is the tolerance the ruleset already used
+    m = coverage.models
+    changed = [
+        i for i, c in m.items()
+        if not c.contested and c.status != "user" and is_contested(c.margin_mm, coverage.tolerance_mm, size, sigmas.get(i))
+    ]
+    if not changed:
+        return coverage
+    if isinstance(m, ModelTable):
+        flags = m.contested.copy()
+        for i in changed:
+            flags[m.index[i]] = True
+        table: Mapping[str, ModelCoverage] = ModelTable(m.ids, m.index, m.statuses, m.margins, flags)
+    else:
+        table = {i: (c._replace(contested=True) if i in changed else c) for i, c in m.items()}
+    return replace(coverage, models=table)
 
 
 def _terrain_under(placed: PlacedTemplate, geom: TableGeometry, candidates: list[int], inner_t: Polygon, outer_t: Polygon) -> tuple[str, ...]:

@@ -59,6 +59,8 @@ class Model:
     tags: tuple[str, ...] = ()
     engaged: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    #: 1-sigma uncertainty of the position in mm (a model placed from a photo); None: placed exactly.
+    sigma: float | None = None
 
     @property
     def label(self) -> str:
@@ -129,6 +131,9 @@ class TemplateShape:
     end_width: float = 0.0
     angle: float = 0.0
     label: str | None = None
+    #: How far (mm) the true outline may lie from this one: 0 for a published size,
+    #: the catalogue note's figure for an estimate. Widens ``contested``, never moves the edge.
+    size_uncertainty: float = 0.0
 
     @staticmethod
     def circle(diameter: float) -> TemplateShape:
@@ -230,6 +235,16 @@ class Table:
 
 
 @dataclass(frozen=True)
+class Backdrop:
+    """A photo under the table: ``image`` as written in the file (relative to it), and the image
+    pixels (x right, y down) of the table's lower-left, lower-right, upper-right, upper-left corners."""
+
+    image: str
+    corners: tuple[Point, Point, Point, Point]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Scenario:
     """One table with its models, terrain and templates."""
 
@@ -242,6 +257,7 @@ class Scenario:
     units: str = "in"
     format: int = 1
     extra: dict[str, Any] = field(default_factory=dict)
+    backdrop: Backdrop | None = None
 
     def model(self, model_id: str) -> Model:
         for m in self.models:

@@ -8,7 +8,8 @@ from typing import Any
 
 from tabletop.jsonfmt import readable_json
 from tabletop.adjudicate import Adjudication, TemplateResult
-from tabletop.model import PlacedTemplate, TemplateShape
+from tabletop.coverage import uncertainty_mm
+from tabletop.model import PlacedTemplate, Scenario, TemplateShape
 from tabletop.units import format_length, to_units
 
 STATUS_WORDS = {
@@ -67,13 +68,16 @@ def shape_summary(shape: TemplateShape) -> str:
     return f"cone {format_length(shape.length)} long, {shape.angle:g}°"
 
 
-def template_json(result: TemplateResult, units: str) -> dict[str, Any]:
-    """One template's entry in the spec's report."""
+def template_json(result: TemplateResult, units: str, sigmas: Mapping[str, float] | None = None) -> dict[str, Any]:
+    """One template's entry in the spec's report; ``sigmas`` (model id → mm) adds ``sigma_mm``."""
     res = result.resolution
     placed: PlacedTemplate = res.placed
     models: dict[str, Any] = {}
+    sigmas = sigmas or {}
     for model_id, c in res.coverage.models.items():
         entry: dict[str, Any] = {"status": c.status, "margin_mm": _num(c.margin_mm, 4), "contested": c.contested}
+        if model_id in sigmas:
+            entry["sigma_mm"] = _num(sigmas[model_id], 4)
         entry.update(_clean(res.model_details.get(model_id, {})))
         models[model_id] = entry
     details = dict(_clean(res.details))
@@ -84,6 +88,7 @@ def template_json(result: TemplateResult, units: str) -> dict[str, Any]:
         "shape_name": result.template.shape_name,
         "focus": point_in_units(placed.focus, units),
         "heading": _num(placed.heading, 6),
+        "size_uncertainty_mm": _num(placed.shape.size_uncertainty, 4),
         "affected": sorted(res.affected),
         "models": models,
         "terrain_affected": list(res.coverage.terrain_affected),
@@ -91,6 +96,19 @@ def template_json(result: TemplateResult, units: str) -> dict[str, Any]:
         "reason": res.reason,
         "resolution": details,
     }
+
+
+def model_sigmas(scenario: Scenario) -> dict[str, float]:
+    """Model id → 1-sigma position uncertainty (mm) of the models that carry one."""
+    return {m.id: m.sigma for m in scenario.models if m.sigma is not None}
+
+
+def margin_text(margin_mm: float, uncertainty: float, digits: int = 3) -> str:
+    """``+0.400 mm`` or, with an uncertainty, ``+0.400 ± 0.800 mm``."""
+    text = f"{_num(margin_mm, digits):+.{digits}f}"
+    if uncertainty > 0:
+        text += f" ± {uncertainty:.{digits}f}"
+    return text + " mm"
 
 
 def report_json(adj: Adjudication) -> dict[str, Any]:
@@ -103,7 +121,7 @@ def report_json(adj: Adjudication) -> dict[str, Any]:
         "units": s.units,
         "seed": adj.seed,
         "tolerance_mm": adj.tolerance_mm,
-        "templates": [template_json(r, s.units) for r in adj.results],
+        "templates": [template_json(r, s.units, model_sigmas(s)) for r in adj.results],
     }
 
 
@@ -148,6 +166,7 @@ def report_text(adj: Adjudication) -> str:
     s = adj.scenario
     lines = [f"{s.title or 'Untitled table'} — ruleset {s.ruleset}, seed {adj.seed}, tolerance {adj.tolerance_mm:g} mm"]
     names = {m.id: m.label for m in s.models}
+    sigmas = model_sigmas(s)
     for result in adj.results:
         res = result.resolution
         placed = res.placed
@@ -157,6 +176,7 @@ def report_text(adj: Adjudication) -> str:
         lines.append(
             f"Template {result.template.id} — {shape_name}{shape_summary(placed.shape)}, "
             f"focus ({fx:g}, {fy:g}) {s.units}, heading {placed.heading:.1f}°"
+            + (f", size ± {placed.shape.size_uncertainty:.1f} mm (an estimate)" if placed.shape.size_uncertainty else "")
         )
         rows: list[list[str]] = []
         for model_id, c in res.coverage.models.items():
@@ -166,7 +186,7 @@ def report_text(adj: Adjudication) -> str:
                 [
                     names.get(model_id, model_id) + ("" if names.get(model_id) == model_id else f" ({model_id})"),
                     status,
-                    f"{_num(c.margin_mm, 3):+.3f}",
+                    margin_text(c.margin_mm, uncertainty_mm(placed.shape.size_uncertainty, sigmas.get(model_id)))[:-3],
                     "CONTESTED" if c.contested else "",
                     note,
                 ]

@@ -31,6 +31,7 @@ from tabletop.dice import check_fixed_rolls
 from tabletop.settings import check_mapping as check_settings
 from tabletop.model import (
     At,
+    Backdrop,
     Base,
     Direct,
     Explosion,
@@ -75,6 +76,10 @@ MAX_TEMPLATES = 100
 MAX_DEPTH = 12  # nesting of tables and lists anywhere in a scenario (the format itself needs 4)
 MAX_FREE_DEPTH = 6  # nesting inside weapon, stats, rolls
 MAX_ROLL = 1000  # a fixed die result
+MAX_SIGMA_MM = 1000.0  # a position error beyond a metre is no measurement
+MAX_IMAGE_PX = 1_000_000.0  # |a backdrop corner| in image pixels
+#: Keys of an inline template shape table.
+SHAPE_KEYS = frozenset({"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label", "size_uncertainty"})
 #: Weapon counts the rulesets turn into work, with the most a table can field.
 WEAPON_COUNTS: dict[str, int] = {"volley": 1000, "burst": 100, "increment": 1000, "damage": 100_000, "max_damage": 100_000, "md": 100_000}
 #: Stats the rulesets turn into work.
@@ -135,6 +140,37 @@ def _non_negative_length(value: Any, info: ValidationInfo) -> float:
     if mm < 0:
         raise ValueError(f"must not be negative, got {_shown(value)}")
     return mm
+
+
+def _sigma(value: Any, info: ValidationInfo) -> float:
+    mm = _non_negative_length(value, info)
+    if mm > MAX_SIGMA_MM:
+        raise ValueError(f"a position uncertainty must be at most {MAX_SIGMA_MM:g} mm, got {_shown(value)}")
+    return mm
+
+
+def _pixel_corners(value: Any) -> tuple[tuple[float, float], ...]:
+    if not isinstance(value, list) or len(value) != 4:
+        raise ValueError(f"must be 4 image points [[x, y], ...] (lower-left, lower-right, upper-right, upper-left), got {_shown(value)}")
+    out = []
+    for i, p in enumerate(value):
+        if not isinstance(p, list) or len(p) != 2:
+            raise ValueError(_at(str(i), f"must be a point [x, y] in image pixels, got {_shown(p)}"))
+        try:
+            x, y = _finite(p[0]), _finite(p[1])
+        except ValueError as exc:
+            raise ValueError(_at(str(i), str(exc))) from None
+        if abs(x) > MAX_IMAGE_PX or abs(y) > MAX_IMAGE_PX:
+            raise ValueError(_at(str(i), f"must be within ±{MAX_IMAGE_PX:,.0f} pixels, got {_shown(p)}"))
+        out.append((x, y))
+    return tuple(out)
+
+
+def _image_path(value: Any) -> str:
+    text = _text(MAX_TEXT_CHARS)(value)
+    if not text.strip():
+        raise ValueError("must name an image file (a path relative to the scenario file)")
+    return text
 
 
 def _grid(value: Any, info: ValidationInfo) -> float:
@@ -337,6 +373,12 @@ class ModelIn(_In):
     stats: Stats = Field(default_factory=dict)
     tags: Strings = ()
     engaged: Strings = ()
+    sigma: Annotated[float, BeforeValidator(_sigma)] | None = None
+
+
+class BackdropIn(_In):
+    image: Annotated[str, BeforeValidator(_image_path)]
+    corners: Annotated[tuple[tuple[float, float], ...], BeforeValidator(_pixel_corners)]
 
 
 class RectIn(_In):
@@ -474,6 +516,7 @@ class ScenarioIn(_In):
     model: Annotated[list[ModelIn], Field(max_length=MAX_MODELS)] = Field(default_factory=list)
     terrain: Annotated[list[TerrainIn], Field(max_length=MAX_TERRAIN)] = Field(default_factory=list)
     template: Annotated[list[TemplateIn], Field(max_length=MAX_TEMPLATES)] = Field(default_factory=list)
+    backdrop: BackdropIn | None = None
 
     @field_validator("ruleset")
     @classmethod
@@ -616,7 +659,7 @@ def _nested_models(cls: type[BaseModel], key: str) -> tuple[type[BaseModel], ...
     if found is None:
         annotation = cls.model_fields[key].annotation
         subs = [
-            sub for sub in (BaseIn, RectIn, ImpactIn, DirectIn, ExplosionIn, TableIn)
+            sub for sub in (BaseIn, RectIn, ImpactIn, DirectIn, ExplosionIn, TableIn, BackdropIn)
             if annotation is sub or sub in getattr(annotation, "__args__", ())
         ]
         if key == "base":
@@ -634,6 +677,7 @@ def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
             hint = f" (did you mean {guess[0]!r}?)" if guess else ""
             out.append(((key,), f"unknown key {key!r} is kept but not used{hint}"))
     _unknown_key_warnings(data.get("table"), TableIn, ("table",), out)
+    _unknown_key_warnings(data.get("backdrop"), BackdropIn, ("backdrop",), out)
     for key, cls in (("model", ModelIn), ("terrain", TerrainIn), ("template", TemplateIn)):
         items = data.get(key)
         if isinstance(items, list):
@@ -641,7 +685,7 @@ def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
                 if isinstance(item, dict):
                     _unknown_key_warnings(item, cls, (key, i), out)
                     if key == "template" and isinstance(item.get("shape"), dict):
-                        shape_keys = {"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label"}
+                        shape_keys = SHAPE_KEYS
                         for sk in item["shape"]:
                             if sk not in shape_keys:
                                 guess = difflib.get_close_matches(str(sk), sorted(shape_keys), n=1, cutoff=0.6)
@@ -758,6 +802,7 @@ def scenario_from_data(
             Model(
                 id=min_.id, x=min_.x, y=min_.y, base=base, name=min_.name, side=min_.side, unit=min_.unit, facing=min_.facing,
                 z=min_.z, height=min_.height, stats=dict(min_.stats), tags=min_.tags, engaged=min_.engaged, extra=extra,
+                sigma=min_.sigma,
             )
         )
 
@@ -815,7 +860,7 @@ def scenario_from_data(
             if sub is not None and _extra(sub):
                 extra[f"{sub_name}_extra"] = _extra(sub)
         if isinstance(tpl_in.shape, dict):
-            shape_extra = {k: v for k, v in tpl_in.shape.items() if k not in {"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label"}}
+            shape_extra = {k: v for k, v in tpl_in.shape.items() if k not in SHAPE_KEYS}
             if shape_extra:
                 extra["shape_extra"] = shape_extra
             if "radius" in tpl_in.shape and "diameter" not in tpl_in.shape:
@@ -862,16 +907,58 @@ def scenario_from_data(
         elif isinstance(p, Explosion):
             ref(("template", i, "explosion", "model"), p.model, "model")
 
+    backdrop: Backdrop | None = None
+    if parsed.backdrop is not None:
+        c = parsed.backdrop.corners
+        backdrop = Backdrop(parsed.backdrop.image, (c[0], c[1], c[2], c[3]), _extra(parsed.backdrop))
+        image = backdrop_path(backdrop, name)
+        if image is not None and not image.is_file():
+            problem(("backdrop", "image"), f"image {backdrop.image!r} not found (looked for {image}); the table opens without it", warning=True)
+
     extra_top = _extra(parsed)
     scenario = Scenario(
         table=table, models=tuple(models), terrain=tuple(terrain), templates=tuple(templates),
         title=parsed.title, ruleset=parsed.ruleset, units=parsed.units, format=parsed.format, extra=extra_top,
+        backdrop=backdrop,
     )
     if not problems:
         _ruleset_checks(scenario, problem)
     if problems:
         raise ScenarioError(problems)
     return scenario, warnings
+
+
+def backdrop_path(backdrop: Backdrop, scenario_path: Path | str | None) -> Path | None:
+    """Where the backdrop's image is: its path read relative to the scenario file's folder.
+
+    None when the scenario has no file (``<scenario>``-style names) and the path is relative.
+    """
+    image = Path(os.path.expanduser(backdrop.image))
+    if image.is_absolute():
+        return image
+    if scenario_path is None or str(scenario_path).startswith("<"):
+        return None
+    return Path(scenario_path).parent / image
+
+
+def rebase_backdrop(scenario: Scenario, old_path: Path | str | None, new_path: Path | str) -> Scenario:
+    """``scenario`` with its backdrop's image path made relative to ``new_path`` (a Save As elsewhere)."""
+    b = scenario.backdrop
+    if b is None:
+        return scenario
+    image = backdrop_path(b, old_path)
+    if image is None:
+        return scenario
+    try:
+        rel = os.path.relpath(os.path.abspath(image), os.path.abspath(Path(new_path).parent))
+    except ValueError:  # another drive (Windows): keep it absolute
+        rel = os.path.abspath(image)
+    rel = Path(rel).as_posix()
+    if rel == b.image:
+        return scenario
+    from dataclasses import replace
+
+    return replace(scenario, backdrop=replace(b, image=rel))
 
 
 def _ruleset_checks(scenario: Scenario, problem: Any) -> None:
@@ -943,6 +1030,8 @@ def scenario_to_data(s: Scenario) -> dict[str, Any]:
     for k, v in s.extra.items():
         out[k] = v
     out["table"] = _drop_none({"width": L(s.table.width), "depth": L(s.table.depth), "grid": None if s.table.grid is None else L(s.table.grid), **s.table.extra})
+    if s.backdrop is not None:
+        out["backdrop"] = {"image": s.backdrop.image, "corners": [[x, y] for x, y in s.backdrop.corners], **s.backdrop.extra}
 
     models = []
     for m in s.models:
@@ -957,6 +1046,7 @@ def scenario_to_data(s: Scenario) -> dict[str, Any]:
             d["facing"] = m.facing
         d["z"] = None if m.z is None else L(m.z)
         d["height"] = None if m.height is None else L(m.height)
+        d["sigma"] = None if m.sigma is None else L(m.sigma)
         if m.stats:
             d["stats"] = dict(m.stats)
         if m.tags:
@@ -1045,6 +1135,8 @@ def shape_to_data(shape: TemplateShape, units: str, use_radius: bool = False) ->
         d |= {"length": length_for_file(shape.length, units), "angle": shape.angle}
     if shape.label:
         d["label"] = shape.label
+    if shape.size_uncertainty:
+        d["size_uncertainty"] = length_for_file(shape.size_uncertainty, units)
     return d
 
 

@@ -182,18 +182,21 @@ def test_app_palette_key_and_help() -> None:
     from tabletop.app.pilot import Pilot
     from tabletop.app.shortcuts import SHORTCUTS
 
-    assert any(keys == "B" and "Colour-blind" in what for keys, what in SHORTCUTS)
+    assert any(keys == "Shift+B" and "Colour-blind" in what for keys, what in SHORTCUTS)
     pilot = Pilot(ROOT / "scenarios" / "default.toml", size=(1000, 700))
     try:
         assert pilot.app._draw_options().palette == "default"
-        pilot.key(pygame.K_b)
+        pilot.key(pygame.K_b, mod=pygame.KMOD_LSHIFT)
         pilot.step(2)
         assert pilot.app.state.view.palette_cb and pilot.app._draw_options().palette == "cb"
         assert STATUS_COLOURS["affected"] == PALETTES["cb"]["affected"]
-        pilot.key(pygame.K_b)
+        pilot.key(pygame.K_b, mod=pygame.KMOD_LSHIFT)
         pilot.step(2)
         assert pilot.app._draw_options().palette == "default"
         assert STATUS_COLOURS["affected"] == PALETTES["default"]["affected"]
+        pilot.key(pygame.K_b)  # plain B is the photo backdrop's: the palette stays
+        pilot.step(2)
+        assert pilot.app._draw_options().palette == "default"
     finally:
         pilot.close()
         set_palette("default")

@@ -211,7 +211,7 @@ def _pygame_importers(root: Path, skip: tuple[str, ...]) -> list[str]:
 
 
 PAINTING = (
-    "chrome", "compose", "labels", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text",
+    "backdrop", "chrome", "compose", "labels", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text",
     "highlight", "slide", "animate",
 )  # fmt: skip
 

@@ -12,7 +12,7 @@ from typing import Any
 import pygame
 
 from tabletop.draw import draw_scene
-from tabletop.scenario_io import ScenarioError, atomic_write, load_with_warnings, save
+from tabletop.scenario_io import ScenarioError, atomic_write, load_with_warnings, rebase_backdrop, save
 from tabletop.viewport import Viewport
 
 from .autosave import Recovery, discard_recovery, load_recovery
@@ -64,6 +64,11 @@ class DocumentsMixin:
         if path is None:
             self.ask_save_as()
             return False
+        rebased = rebase_backdrop(self.scenario, self.state.path, path)
+        if rebased is not self.scenario:  # saved elsewhere: the photo's path follows the file
+            from .state import ImportPhoto
+
+            self.dispatch(ImportPhoto(rebased.backdrop, ()))
         try:
             save(self.scenario, path)
         except Exception as exc:  # noqa: BLE001 - OSError, or a value the file syntax cannot hold: say so, keep the table

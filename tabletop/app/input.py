@@ -40,6 +40,8 @@ class InputMixin:
         self._apply_unfocused_fields()
         if self._handle_ui_event(event):
             return
+        if not consumed and not self._modal_open() and not self._typing() and self.photo_event(event):
+            return  # a photo import in progress takes the table's clicks and keys
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION, pygame.MOUSEWHEEL):
             if self.dragging and event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONUP):
                 self._table_mouse(event)  # a drag keeps the mouse even over the panels
@@ -106,6 +108,8 @@ class InputMixin:
                 self.set_what_if(self.whatif_entry.get_text())
             elif event.ui_element in self._fields.values():
                 self.apply_inspector()
+            else:
+                self.photo_size_entered(event.ui_element, event.text)
             return True
         if t == pygame_gui.UI_FILE_DIALOG_PATH_PICKED:
             action = self._dialogs.pop(event.ui_element, None)
@@ -137,6 +141,7 @@ class InputMixin:
             "open": self.ask_open,
             "save": self.save,
             "export": self.ask_export,
+            "photo": self.ask_import_photo,
             "undo": lambda: self.dispatch(Undo()),
             "redo": lambda: self.dispatch(Redo()),
             "help": lambda: self.dispatch(ToggleView("show_help")),
@@ -155,6 +160,8 @@ class InputMixin:
         key, mod = event.key, getattr(event, "mod", 0)
         ctrl, shift = _ctrl(mod), _shift(mod)
         if self.tool.key(self, event):
+            return
+        if self.photo_key(event):
             return
         if ctrl:
             if key == pygame.K_d:
@@ -236,7 +243,7 @@ class InputMixin:
             self.toggle_dice_free() if shift else self.toggle_odds()
         elif key == pygame.K_e:
             self.dispatch(ToggleView("show_elevation"))
-        elif key == pygame.K_b:
+        elif key == pygame.K_b and shift:  # plain B is the photo backdrop
             self.dispatch(ToggleView("palette_cb"))
         elif pygame.K_1 <= key <= pygame.K_9 and _alt(mod):
             self.base_preset(key - pygame.K_1)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pygame
 
+from tabletop.coverage import uncertainty_mm
 from tabletop.model import Model, PlacedTemplate, Point, Scenario
 from tabletop.shapes import base_outline, template_polygon
 from tabletop.viewport import Viewport
@@ -275,7 +276,9 @@ def draw_loupe(surface: pygame.Surface, rect: pygame.Rect, model: Model, placed:
     inside = "into" if view.margin_mm >= 0 else "short of"
     title = f"{model.label} · {view.template_id}"
     text(surface, title, (rect.centerx, rect.top + 6), INK, 17, "midtop", bold=True)
-    text(surface, f"{abs(view.margin_mm):.3f} mm {inside} the template", (rect.centerx, rect.top + 22), INK, 16, "midtop")
+    plus_minus = uncertainty_mm(placed.shape.size_uncertainty, model.sigma)
+    spread = f" ± {plus_minus:.3f}" if plus_minus > 0 else ""
+    text(surface, f"{abs(view.margin_mm):.3f}{spread} mm {inside} the template", (rect.centerx, rect.top + 22), INK, 16, "midtop")
 
 
 def _shade_loupe(surface: pygame.Surface, rect: pygame.Rect, lv: Viewport, model: Model, placed: PlacedTemplate, cell: int = 2) -> None:
@@ -339,7 +342,8 @@ def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
     shade = pygame.Surface(rect.size, pygame.SRCALPHA)
     shade.fill((10, 12, 16, 200))
     surface.blit(shade, rect.topleft)
-    row_h = 24
+    # Rows shrink (down to 18 px) before any shortcut is cut off a short window.
+    row_h = max(18, min(24, (rect.height - 40 - 76) // max(1, len(SHORTCUTS))))
     w = min(rect.width - 40, 760)
     h = min(rect.height - 40, 90 + row_h * len(SHORTCUTS))
     box = pygame.Rect(0, 0, w, h)
@@ -352,8 +356,9 @@ def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
     for keys, what in SHORTCUTS:
         if y > box.bottom - row_h:
             break
-        text(surface, keys, (box.left + 24, y), ACCENT, 19, bold=True)
-        text(surface, what, (box.left + 250, y), PAPER, 19)
+        size = 19 if row_h >= 22 else 16
+        text(surface, keys, (box.left + 24, y), ACCENT, size, bold=True)
+        text(surface, what, (box.left + 250, y), PAPER, size)
         y += row_h
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import html
 
 from tabletop.adjudicate import Adjudication
-from tabletop.report import STATUS_WORDS, report_text
+from tabletop.coverage import uncertainty_mm
+from tabletop.report import STATUS_WORDS, margin_text, model_sigmas, report_text
 
 from .advice import for_the_app
 from .results import ruleset_lines
@@ -23,6 +24,7 @@ def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None =
     adj = for_the_app(adj)  # refusals name what to do with the app's tools
     s = adj.scenario
     names = {m.id: m.label for m in s.models}
+    sigmas = model_sigmas(s)
     out: list[str] = []
     if not adj.results and not errors:
         return "<font color='#9aa4ae'>No templates yet: pick a tool (Impact, Direct, Free) and click the table.</font>"
@@ -46,8 +48,12 @@ def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None =
         if cover_ids:
             out.append("<font color='#6fa8ff'>total cover:</font> " + html.escape(", ".join(names.get(i, i) for i in cover_ids)))
         contested = [(i, c) for i, c in cov.models.items() if c.contested]
+        size = res.placed.shape.size_uncertainty
+        if size:
+            out.append("<font color='#ffb454'>" + html.escape(f"template size is an estimate: ± {size:.1f} mm") + "</font>")
         for i, c in contested:
-            out.append("<font color='#ffffff'>contested:</font> " + html.escape(f"{names.get(i, i)} {c.margin_mm:+.3f} mm ({STATUS_WORDS.get(c.status, c.status)})"))
+            margin = margin_text(c.margin_mm, uncertainty_mm(size, sigmas.get(i)))
+            out.append("<font color='#ffffff'>contested:</font> " + html.escape(f"{names.get(i, i)} {margin} ({STATUS_WORDS.get(c.status, c.status)})"))
         if cov.terrain_affected:
             out.append("terrain: " + html.escape(", ".join(cov.terrain_affected)))
         lines = ruleset_lines(s, r)

@@ -8,6 +8,9 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+N / Ctrl+Q", "New empty table / quit"),
     ("Ctrl+Z / Ctrl+Y", "Undo / redo (also Ctrl+Shift+Z)"),
     ("F1 / F5", "Show / hide this help / presenter mode, full screen"),
+    ("Ctrl+I", "Import a photo of the table: click its corners, the bases are found"),
+    ("B / [ / ]", "Backdrop photo on / off, fainter, stronger"),
+    ("A", "Accept the selected base found on the photo (none selected: all)"),
     ("Enter", "Fire: resolve every template with the dice"),
     ("Esc", "Cancel the current tool / close help"),
     ("1 … 8", "Tools: select, ruler, impact, direct, free, +model, +building, trace"),
@@ -27,6 +30,6 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Rotation handle", "Drag the round handle past a template's far end"),
     ("G / N / V / L / K", "Toggle grid / names / visibility shading / loupe / legend"),
     ("O / Shift+O", "Odds per model and heat map / dice free: Fire and the odds roll every die, the file's fixed rolls set aside"),
-    ("B", "Colour-blind-safe palette (Okabe–Ito) on / off; statuses also differ by pattern"),
+    ("Shift+B", "Colour-blind-safe palette (Okabe–Ito) on / off; statuses also differ by pattern"),
     ("E", "Side view of the selected template, where its ruleset has one (its vertical reach)"),
 )

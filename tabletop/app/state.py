@@ -17,6 +17,7 @@ from typing import Any, Literal, Union
 from tabletop.model import (
     RULESET_NAMES,
     At,
+    Backdrop,
     Direct,
     Explosion,
     Impact,
@@ -243,6 +244,26 @@ class AddItems:
 
 
 @dataclass(frozen=True)
+class ImportPhoto:
+    """Lay a photo under the table and add the bases found on it (proposed), as one undo step."""
+
+    backdrop: Backdrop | None
+    models: tuple[Model, ...] = ()
+    table_mm: tuple[float, float] | None = None  # the photo's table size, when it differs
+
+
+@dataclass(frozen=True)
+class AcceptProposed:
+    """Make proposed bases (tag ``proposed``, from a photo) ordinary models."""
+
+    model_ids: tuple[str, ...]
+
+
+#: The tag a base found on a photo carries until it is accepted.
+PROPOSED_TAG = "proposed"
+
+
+@dataclass(frozen=True)
 class Undo:
     pass
 
@@ -333,6 +354,7 @@ Edit = Union[
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
     DeleteItem, SetRuleset, SetTitle, EditModel, EditTemplate, EditTerrain,
     MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
+    ImportPhoto, AcceptProposed,
 ]
 Command = Union[
     Edit, Undo, Redo, Open, MarkSaved, Select, SetTool, PickAttacker, SetNewShape, SetView, ToggleView,
@@ -342,6 +364,7 @@ EDITS = (
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
     DeleteItem, SetRuleset, SetTitle, EditModel, EditTemplate, EditTerrain,
     MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
+    ImportPhoto, AcceptProposed,
 )
 
 
@@ -452,7 +475,7 @@ def _delete(scenario: Scenario, ref: Ref) -> Scenario:
     return replace(scenario, models=models, templates=tuple(t for t in scenario.templates if not needs(t)))
 
 
-_MODEL_FIELDS = {"name", "side", "unit", "base", "stats", "tags", "facing", "engaged", "x", "y", "z", "height"}
+_MODEL_FIELDS = {"name", "side", "unit", "base", "stats", "tags", "facing", "engaged", "x", "y", "z", "height", "sigma"}
 _TEMPLATE_FIELDS = {"shape", "shape_name", "rolls", "weapon", "battery"}
 _TERRAIN_FIELDS = {"name", "kind", "height", "blocks_los", "stats", "tags"}
 
@@ -534,6 +557,18 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
                 raise CommandError(f"id {item.id!r} is taken")
             taken.add(item.id)
         return replace(s, models=s.models + command.models, terrain=s.terrain + command.terrain)
+    if isinstance(command, ImportPhoto):
+        taken = {i.id for i in (*s.models, *s.terrain)}
+        clash = [m.id for m in command.models if m.id in taken]
+        if clash:
+            raise CommandError(f"id {clash[0]!r} is taken")
+        table = s.table if command.table_mm is None else replace(s.table, width=command.table_mm[0], depth=command.table_mm[1])
+        return replace(s, table=table, backdrop=command.backdrop, models=s.models + command.models)
+    if isinstance(command, AcceptProposed):
+        wanted = set(command.model_ids)
+        return replace(s, models=tuple(
+            replace(m, tags=tuple(t for t in m.tags if t != PROPOSED_TAG)) if m.id in wanted else m for m in s.models
+        ))
     raise CommandError(f"not an edit: {command!r}")
 
 

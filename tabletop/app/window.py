@@ -47,6 +47,9 @@ from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, EL
 from .live import LiveAdjudicator, placed_templates
 from .odds_worker import OddsWorker
 from .present import PresenterMixin
+from .backdrop import Backdrops
+from .photo_import import PhotoImportMixin
+from tabletop.draw.backdrop import show_backdrop
 from .results_panel import results_html
 from .state import AppState, Command, CommandError, Ref, empty_scenario, format_numbers, new_state
 from .status_bar import StatusBarMixin
@@ -81,7 +84,7 @@ def startup_scenario(path: str | None) -> tuple[Scenario, str | None, list[Probl
     return empty_scenario(), None, problems
 
 
-class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, InspectorMixin, StatusBarMixin, PresenterMixin):
+class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, InspectorMixin, StatusBarMixin, PresenterMixin, PhotoImportMixin):
     """The app: state, live adjudication, viewport and widgets; the loop's three calls and the dialogs.
 
     The rest of its behaviour is in mixins, one module each: ``input`` (events, shortcuts,
@@ -125,6 +128,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self.frame_ms = 0.0
         self.draw_ms = 0.0
         self.odds_worker = OddsWorker()
+        self.backdrops = Backdrops()
+        self.photo_import = None
         self._elevation: tuple[Any, ElevationProfile | None] | None = None
         self._app_words: tuple[Adjudication, Adjudication] | None = None
         self._gesture = 0
@@ -273,6 +278,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         button("open", "Open", "Open a scenario (Ctrl+O)", 56)
         button("save", "Save", "Save (Ctrl+S); Save as: Ctrl+Shift+S", 52)
         button("export", "Export", "Export (Ctrl+E): PNG view, SVG vector, animated GIF or Markdown text, by extension", 60)
+        button("photo", "Photo…", "Import a photo of the table (Ctrl+I): click its corners, the bases are found; B: backdrop on/off, [ ]: opacity", 62)
         x += 8
         button("undo", "Undo", "Undo (Ctrl+Z)", 54)
         button("redo", "Redo", "Redo (Ctrl+Y)", 54)
@@ -389,6 +395,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         """Stop the background work (the odds worker). The autosave stays: only ``quit``
         (after the user saved or chose to discard) removes it."""
         self.odds_worker.shutdown()
+        show_backdrop(None)  # the drawing layer is process-wide: a later render must not inherit the photo
 
     def crash(self, error: BaseException) -> Path | None:
         """The loop is stopping on an unexpected error (or Ctrl+C): keep the autosave and the
@@ -494,6 +501,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         if self.state.view.show_odds:
             self.odds_worker.request(self.odds_request(), self._now)
             self.odds_worker.poll(self._now)
+        self.poll_photo_import()
         self._refresh_results()  # during a drag too: the panel follows the live answer
 
     def _in_app_words(self, adj: Adjudication) -> Adjudication:
@@ -570,10 +578,15 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
-        # While dragging, labels whose anchors did not move keep last frame's places.
+        show_backdrop(self.backdrops.layer(self.scenario, self.state.path))
+        backdrop_error = self.backdrops.new_error()
+        if backdrop_error:
+            self.flash(backdrop_error, error=True)
+                # While dragging, labels whose anchors did not move keep last frame's places.
         previous = getattr(self, "_frame", None) if self.dragging else None
         frame = draw_scene(surface, vp, self._in_app_words(shown), self._draw_options(), previous=previous)
         self._frame = frame
+        self.draw_proposed(surface)
         placed = placed_templates(live)
         sel = self.state.selection
         if sel is not None:
@@ -616,6 +629,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         hint = self.tool.hint(self)
         if hint:
             overlays.draw_message(surface, view, hint, self._docked(frame, "hint", overlays.message_size(hint), "bottom_left").topleft)
+        self.draw_photo_import(surface)
         if self.state.view.show_help:
             overlays.draw_help(surface, view)
         surface.set_clip(None)

@@ -16,6 +16,7 @@ from tabletop.draw.frame import Frame
 from tabletop.draw.legend import _legend_surface, _legends
 from tabletop.draw.marks import _badge_labels, _draw_ruleset_over, _draw_ruleset_tints, _draw_ruleset_under
 from tabletop.draw.models import _draw_marks, _draw_models, _model_names, _name_labels, _name_requests, _sprites, _sprites_view, _tooltip
+from tabletop.draw.backdrop import backdrop_key, draw_backdrop
 from tabletop.draw.primitives import _overlay_for, _screen_rect
 from tabletop.draw.scene import _Scene, _bbox_visible, _coverage_art, _model_data, _scene, _scenes, _terrain_data
 from tabletop.draw.style import BACKGROUND, DrawOptions, set_palette, set_ui_scale
@@ -78,7 +79,7 @@ def draw_scene(
     if isinstance(previous, Frame):
         previous = previous.layout
     static = replace(options, selected=None, hovered=None)
-    key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), static)
+    key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), static, backdrop_key())
     old_clip = surface.get_clip()
     surface.set_clip(clip)
     try:
@@ -174,6 +175,7 @@ def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: D
     else:
         surface.fill(BACKGROUND, clip)
     _draw_table(surface, vp, scene, options, view)
+    draw_backdrop(surface, vp, clip)  # the photo of the real table, when the app has one
     # Open terrain lies under the template tint; solid buildings stand on top of it.
     _draw_terrain(surface, vp, scene, options, view, blocking=False)
 
@@ -184,7 +186,7 @@ def _draw_static(
     """Everything but selection and hover; returns the frame and its labels by id."""
     scene.names_drawn = False
     view = vp.visible_world_bounds()
-    board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain)
+    board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain, backdrop_key())
     board, repeated = _pixels_for(_board, board_key)
     if board.surface is not None:
         surface.blit(board.surface, clip.topleft, area=clip)

@@ -1,0 +1,385 @@
+"""File → Import photo…: pick a photo, click the table's corners, find the bases off the frame loop,
+and lay them on the table as proposed models over the photo (issue 17, item 3).
+
+The flow is a small state machine held by the app (``PhotoImport``); OpenCV is loaded only when
+a photo is imported. Detection runs in a thread (OpenCV releases the GIL), so the window keeps
+drawing; the result becomes one undoable ``ImportPhoto`` command.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pygame
+
+from tabletop.model import Backdrop, Base, Model, Scenario
+
+from . import overlays
+from .backdrop import OPACITY_STEP
+from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
+
+PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
+CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")
+#: ``find_table``'s confidence from which Enter accepts its corners without clicks: the
+#: pipeline's own line (below it ``tabletop photo`` says the outline is uncertain).
+AUTO_CONFIDENCE = 0.3
+LOUPE_SIZE = 180
+LOUPE_ZOOM = 4.0
+PROPOSED_COLOUR = (60, 220, 255)
+
+
+@dataclass
+class PhotoImport:
+    """One import in progress: the photo, the corners clicked (file pixels), the background work."""
+
+    path: str
+    table_mm: tuple[float, float]
+    loaded: Any  # tabletop.photo.values.LoadedImage
+    preview: pygame.Surface
+    full: pygame.Surface
+    clicks: list[tuple[float, float]] = field(default_factory=list)
+    auto: Any = None  # TableFit from find_table, when it has finished
+    phase: str = "corners"  # corners → detecting → (done: the import object is dropped)
+    started: float = 0.0
+    result: Any = None
+    error: str | None = None
+    thread: threading.Thread | None = None
+    finder: threading.Thread | None = None
+    size_entry: Any = None  # the "table size" text field shown while corners are clicked
+
+    def frame(self, view: pygame.Rect) -> tuple[pygame.Rect, float]:
+        """Where the whole photo is shown in ``view`` and its scale (screen px per file px)."""
+        w, h = self.loaded.original_size
+        scale = min((view.width - 24) / w, (view.height - 24) / h)
+        rect = pygame.Rect(0, 0, max(1, round(w * scale)), max(1, round(h * scale)))
+        rect.center = view.center
+        return rect, scale
+
+    def to_file(self, view: pygame.Rect, pos: tuple[int, int]) -> tuple[float, float]:
+        rect, scale = self.frame(view)
+        return ((pos[0] - rect.left) / scale, (pos[1] - rect.top) / scale)
+
+    def to_screen(self, view: pygame.Rect, p: tuple[float, float]) -> tuple[float, float]:
+        rect, scale = self.frame(view)
+        return (rect.left + p[0] * scale, rect.top + p[1] * scale)
+
+    def auto_corners(self) -> tuple[tuple[float, float], ...] | None:
+        """``find_table``'s corners in file pixels when it is confident, else None."""
+        if self.auto is None or self.auto.confidence < AUTO_CONFIDENCE:
+            return None
+        from tabletop.photo.imageio import to_file
+
+        return tuple((float(x), float(y)) for x, y in to_file(np.asarray(self.auto.corners_px), self.loaded.scale))
+
+
+def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
+    rgb = np.ascontiguousarray(bgr[:, :, ::-1])
+    h, w = rgb.shape[:2]
+    surface = pygame.image.frombuffer(rgb.tobytes(), (w, h), "RGB")
+    return surface.convert() if pygame.display.get_surface() is not None else surface.copy()
+
+
+def proposed_models(scenario: Scenario, bases: Any) -> tuple[Model, ...]:
+    """One round-based model per detection, tagged ``proposed``, carrying its 1-sigma error."""
+    out: list[Model] = []
+    s = scenario
+    for b in bases:
+        model_id = fresh_id(s, "p")
+        m = Model(model_id, float(b.x_mm), float(b.y_mm), Base.round(float(b.diameter_mm)), tags=(PROPOSED_TAG,),
+                  sigma=round(float(b.sigma_mm), 3))
+        out.append(m)
+        s = Scenario(s.table, s.models + (m,), s.terrain)
+    return tuple(out)
+
+
+def image_reference(image: str, scenario_path: str | None) -> str:
+    """The backdrop's ``image``: relative to the scenario file when it has one, else absolute."""
+    full = os.path.abspath(image)
+    if scenario_path is None:
+        return Path(full).as_posix()
+    try:
+        return Path(os.path.relpath(full, os.path.abspath(Path(scenario_path).parent))).as_posix()
+    except ValueError:  # another drive
+        return Path(full).as_posix()
+
+
+class PhotoImportMixin:
+    """Part of ``TabletopApp``: the import flow, the backdrop's opacity and on/off, proposed bases."""
+
+    photo_import: PhotoImport | None = None
+
+    # ------------------------------------------------------------------ starting
+
+    def ask_import_photo(self) -> None:
+        start = str(Path(self.state.path).parent) if self.state.path else str(Path.cwd())
+        self._file_dialog("Import photo of the table", lambda p: self.start_photo_import(p), start, True, PHOTO_SUFFIXES)
+
+    def start_photo_import(self, path: str, table_mm: tuple[float, float] | None = None) -> bool:
+        """Load the photo and ask for its corners; the table size is the current table's."""
+        from tabletop.photo.values import PhotoError
+
+        try:
+            from tabletop.photo.imageio import load_image
+
+            loaded = load_image(path)
+        except PhotoError as exc:
+            self.show_message("Could not import the photo", html.escape(str(exc)))
+            return False
+        table = table_mm or (self.scenario.table.width, self.scenario.table.depth)
+        full = _bgr_surface(loaded.pixels)
+        view = self.view_rect
+        w, h = loaded.original_size
+        scale = min((view.width - 24) / w, (view.height - 24) / h)
+        preview = pygame.transform.smoothscale(full, (max(1, round(w * scale)), max(1, round(h * scale))))
+        job = PhotoImport(path, table, loaded, preview, full, started=self._now)
+
+        def find() -> None:
+            try:
+                from tabletop.photo.rectify import find_table
+
+                job.auto = find_table(loaded.pixels)
+            except Exception:  # noqa: BLE001 - no outline found: the user clicks the corners
+                job.auto = None
+
+        job.finder = threading.Thread(target=find, name="find-table", daemon=True)
+        job.finder.start()
+        job.size_entry = self._size_entry(table)
+        self.photo_import = job
+        self.flash(f"Photo {Path(path).name}: click the table's {CORNER_NAMES[0]} corner")
+        return True
+
+    def _size_entry(self, table: tuple[float, float]) -> Any:
+        from pygame_gui.elements import UITextEntryLine
+
+        w, d = table
+        text = f"{w / 25.4:g}x{d / 25.4:g}in" if abs(w / 25.4 - round(w / 25.4, 2)) < 1e-6 and abs(d / 25.4 - round(d / 25.4, 2)) < 1e-6 else f"{w:g}x{d:g}mm"
+        view = self.view_rect
+        entry = UITextEntryLine(pygame.Rect(view.left + 12, view.top + 12, 180, 30), self.ui, initial_text=text)
+        entry.set_tooltip("The table's size: 48x48in, 1220x1220mm, 120x90cm; Enter applies it")
+        return entry
+
+    def photo_size_entered(self, element: Any, text: str) -> bool:
+        """The table-size field was submitted: take the new size (a bad one is said, the old kept)."""
+        job = self.photo_import
+        if job is None or element is not job.size_entry:
+            return False
+        from tabletop.photo.imageio import parse_table_size
+        from tabletop.photo.values import PhotoError
+
+        try:
+            job.table_mm = parse_table_size(text.strip().replace("×", "x").replace(" ", ""))
+        except PhotoError as exc:
+            self.flash(str(exc).replace("--table: ", "table size: "), error=True)
+        else:
+            self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
+        job.size_entry.unfocus()
+        return True
+
+    def _end_photo_import(self) -> None:
+        job = self.photo_import
+        if job is not None and job.size_entry is not None:
+            job.size_entry.kill()
+        self.photo_import = None
+
+    # ------------------------------------------------------------------ corners
+
+    def photo_hint(self) -> list[str]:
+        job = self.photo_import
+        if job is None:
+            return []
+        if job.phase == "detecting":
+            return [f"Finding the bases… {self._now - job.started:.1f} s"]
+        n = len(job.clicks)
+        lines = [f"Click the table's {CORNER_NAMES[n]} corner ({n + 1}/4)" if n < 4 else "Enter: find the bases"]
+        auto = "" if job.auto_corners() is None else " · Enter: use the corners found (dashed)"
+        lines.append(f"Backspace: undo a corner · Esc: cancel{auto}")
+        w, d = job.table_mm
+        lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")
+        return lines
+
+    def photo_event(self, event: pygame.event.Event) -> bool:
+        """Route ``event`` to the import in progress; True when it took it."""
+        job = self.photo_import
+        if job is None:
+            return False
+        if event.type == pygame.KEYDOWN:
+            if event.key == pygame.K_ESCAPE:
+                self.cancel_photo_import()
+            elif job.phase != "corners":
+                return True
+            elif event.key == pygame.K_BACKSPACE and job.clicks:
+                job.clicks.pop()
+            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                if len(job.clicks) == 4:
+                    self.detect_photo(tuple(job.clicks))
+                elif not job.clicks and job.auto_corners() is not None:
+                    self.detect_photo(job.auto_corners())
+            return True
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and job.phase == "corners":
+            if self.view_rect.collidepoint(event.pos) and len(job.clicks) < 4:
+                x, y = job.to_file(self.view_rect, event.pos)
+                w, h = job.loaded.original_size
+                if 0 <= x <= w - 1 and 0 <= y <= h - 1:
+                    job.clicks.append((x, y))
+                    if len(job.clicks) == 4:
+                        self.detect_photo(tuple(job.clicks))
+            return True
+        if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEWHEEL):
+            return True  # the table under the photo does not react meanwhile
+        return False
+
+    def cancel_photo_import(self) -> None:
+        self._end_photo_import()
+        self.flash("Photo import cancelled")
+
+    def detect_photo(self, corners: Any) -> None:
+        """Find the bases in a thread; ``poll_photo_import`` picks the result up."""
+        job = self.photo_import
+        assert job is not None
+        job.phase, job.started = "detecting", self._now
+        if job.size_entry is not None:
+            job.size_entry.disable()
+        self.flash("Finding the bases… (the window stays live)")
+        c = tuple((float(x), float(y)) for x, y in corners)
+
+        def work() -> None:
+            try:
+                from tabletop.photo.pipeline import analyse_image
+
+                job.result = analyse_image(job.loaded, job.table_mm, (c[0], c[1], c[2], c[3]))
+            except Exception as exc:  # noqa: BLE001 - shown to the user; the table is unchanged
+                job.error = str(exc) or type(exc).__name__
+
+        job.thread = threading.Thread(target=work, name="find-bases", daemon=True)
+        job.thread.start()
+
+    def poll_photo_import(self) -> None:
+        """Called every update: when detection has finished, lay the photo and the proposals on the table."""
+        job = self.photo_import
+        if job is None or job.phase != "detecting" or job.thread is None:
+            return
+        if job.thread.is_alive():
+            self.flash(f"Finding the bases… {self._now - job.started:.1f} s")
+            return
+        self._end_photo_import()
+        if job.error is not None or job.result is None:
+            self.show_message("Could not read the photo", html.escape(job.error or "no result"))
+            return
+        result = job.result
+        backdrop = Backdrop(image_reference(job.path, self.state.path), tuple((round(x, 2), round(y, 2)) for x, y in result.corners_px))  # type: ignore[arg-type]
+        models = proposed_models(self.scenario, result.bases)
+        if self.dispatch(ImportPhoto(backdrop, models, job.table_mm)):
+            self.backdrops.visible = True
+            self._refresh_widgets()
+            self.flash(f"{len(models)} bases found (calibration ±{result.calibration_rms_mm:.2f} mm): "
+                       "A accepts the selected one or all, Delete drops one, drag to nudge")
+
+    def wait_photo_import(self, timeout: float = 120.0) -> None:
+        """Block until the background work is done (tests and scripted runs)."""
+        job = self.photo_import
+        if job is None:
+            return
+        for t in (job.finder, job.thread):
+            if t is not None:
+                t.join(timeout)
+
+    # ------------------------------------------------------------------ proposals and the backdrop
+
+    def proposed_ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.scenario.models if PROPOSED_TAG in m.tags)
+
+    def accept_proposed(self) -> None:
+        """A: accept the selected proposed base, or all of them when none is selected."""
+        sel = self.state.selection
+        proposed = self.proposed_ids()
+        ids = (sel.id,) if sel is not None and sel.kind == "model" and sel.id in proposed else proposed
+        if ids and self.dispatch(AcceptProposed(ids)):
+            self.flash(f"Accepted {len(ids)} base{'s' if len(ids) != 1 else ''} from the photo")
+
+    def toggle_backdrop(self) -> None:
+        if self.scenario.backdrop is None:
+            self.flash("No backdrop: File → Import photo… lays one under the table")
+            return
+        self.backdrops.visible = not self.backdrops.visible
+        self.flash(f"Backdrop {'shown' if self.backdrops.visible else 'hidden'} (B)")
+
+    def step_backdrop_opacity(self, delta: float) -> None:
+        value = self.backdrops.step_opacity(delta)
+        self.flash(f"Backdrop opacity {value:.0%} ([ / ])")
+
+    def photo_key(self, event: pygame.event.Event) -> bool:
+        """The backdrop and proposal shortcuts (B, [ and ], A); True when handled."""
+        if getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_META):
+            if event.key == pygame.K_i:
+                self.ask_import_photo()
+                return True
+            return False
+        if event.key == pygame.K_b and not getattr(event, "mod", 0) & pygame.KMOD_SHIFT:  # Shift+B: the palette
+            self.toggle_backdrop()
+        elif event.key == pygame.K_LEFTBRACKET:
+            self.step_backdrop_opacity(-OPACITY_STEP)
+        elif event.key == pygame.K_RIGHTBRACKET:
+            self.step_backdrop_opacity(OPACITY_STEP)
+        elif event.key == pygame.K_a and self.proposed_ids():
+            self.accept_proposed()
+        else:
+            return False
+        return True
+
+    # ------------------------------------------------------------------ drawing
+
+    def draw_proposed(self, surface: pygame.Surface) -> None:
+        """A dashed cyan ring round each proposed base: found on the photo, not yet accepted."""
+        vp = self.viewport
+        for m in self.scenario.models:
+            if PROPOSED_TAG not in m.tags:
+                continue
+            cx, cy = vp.to_screen(m.x, m.y)
+            r = max(4.0, m.base.bounding_radius * vp.scale + 3)
+            for k in range(12):
+                a0 = k * np.pi / 6
+                pygame.draw.arc(surface, PROPOSED_COLOUR, pygame.Rect(cx - r, cy - r, 2 * r, 2 * r), a0, a0 + np.pi / 10, 2)
+
+    def draw_photo_import(self, surface: pygame.Surface) -> None:
+        """The photo with the corners so far, a loupe at the pointer, and the guidance."""
+        job = self.photo_import
+        if job is None:
+            return
+        view = self.view_rect
+        surface.fill((16, 18, 22), view)
+        rect, scale = job.frame(view)
+        if job.preview.get_size() != rect.size:
+            job.preview = pygame.transform.smoothscale(job.full, rect.size)
+        surface.blit(job.preview, rect.topleft)
+        auto = job.auto_corners()
+        if auto is not None and not job.clicks:
+            pts = [job.to_screen(view, p) for p in auto]
+            for a, b in zip(pts, pts[1:] + pts[:1]):
+                overlays._dashed(surface, (255, 220, 90), a, b)
+        pts = [job.to_screen(view, p) for p in job.clicks]
+        if len(pts) >= 2:
+            pygame.draw.lines(surface, (255, 120, 40), len(pts) == 4, pts, 2)
+        for i, p in enumerate(pts):
+            pygame.draw.circle(surface, (255, 120, 40), p, 6, 2)
+            overlays.text(surface, CORNER_NAMES[i], (p[0] + 8, p[1] - 8), (255, 255, 255), 15, "bottomleft")
+        mouse = self.mouse_screen
+        if job.phase == "corners" and mouse is not None and rect.collidepoint(mouse):
+            fx, fy = job.to_file(view, mouse)
+            src = LOUPE_SIZE / LOUPE_ZOOM
+            area = pygame.Rect(round(fx - src / 2), round(fy - src / 2), round(src), round(src)).clip(job.full.get_rect())
+            if area.width > 0 and area.height > 0:
+                piece = pygame.transform.scale(job.full.subsurface(area), (round(area.width * LOUPE_ZOOM), round(area.height * LOUPE_ZOOM)))
+                box = pygame.Rect(view.right - LOUPE_SIZE - 12, view.top + 12, LOUPE_SIZE, LOUPE_SIZE)
+                surface.fill((0, 0, 0), box)
+                surface.blit(piece, (box.left + (area.left - (fx - src / 2)) * LOUPE_ZOOM, box.top + (area.top - (fy - src / 2)) * LOUPE_ZOOM))
+                pygame.draw.line(surface, (255, 120, 40), (box.centerx - 10, box.centery), (box.centerx + 10, box.centery), 1)
+                pygame.draw.line(surface, (255, 120, 40), (box.centerx, box.centery - 10), (box.centerx, box.centery + 10), 1)
+                pygame.draw.rect(surface, (255, 255, 255), box, 2)
+        overlays.draw_message(surface, view, self.photo_hint())
