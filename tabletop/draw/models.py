@@ -312,8 +312,9 @@ def _tooltip(vp: Viewport, scene: _Scene, hovered: str) -> Label | None:
         return None
     m = scene.models[i]
     lines = [(m.label if m.label == m.id else f"{m.label} ({m.id})", 16, TEXT)]
-    for tid, status, margin, contested in _margins_of(scene.adjudication, m.id):
-        text = f"{tid}: {_STATUS_WORDS.get(status, status)}  {margin:+.3f} mm" + ("  CONTESTED" if contested else "")
+    for tid, status, margin, contested, uncertainty in _margins_of(scene.adjudication, m.id):
+        plus_minus = f" ± {uncertainty:.3f}" if uncertainty > 0 else ""
+        text = f"{tid}: {_STATUS_WORDS.get(status, status)}  {margin:+.3f}{plus_minus} mm" + ("  CONTESTED" if contested else "")
         lines.append((text, 14, CONTESTED_COLOUR if contested else TEXT_DIM))
     surfs = [_text(t, sz, c, bold=k == 0) for k, (t, sz, c) in enumerate(lines)]
     pad = round(6 * ui_scale())

@@ -17,7 +17,7 @@ from shapely.geometry import GeometryCollection, LineString, MultiLineString, Mu
 from shapely.geometry.base import BaseGeometry
 
 from tabletop.adjudicate import Adjudication, TemplateResult
-from tabletop.coverage import Coverage
+from tabletop.coverage import uncertainty_mm, Coverage
 from tabletop.draw.style import Colour, FloatArray, _STATUS_RANK, palette_name, side_colour, status_colour
 from tabletop.marks import Marks
 from tabletop.model import Model, PlacedTemplate, Scenario, Terrain
@@ -247,15 +247,21 @@ def _worst(models: Sequence[Model], results: Sequence[TemplateResult]) -> tuple[
     return [None if k < 0 else _RANK_STATUS[int(k)] for k in rank.tolist()], contested
 
 
-def _margins_of(adj: Adjudication, model_id: str) -> list[tuple[str, str, float, bool]]:
-    """(template id, status, margin mm, contested) of one model for every template."""
+def _margins_of(adj: Adjudication, model_id: str) -> list[tuple[str, str, float, bool, float]]:
+    """(template id, status, margin mm, contested, uncertainty mm) of one model for every template.
+
+    The uncertainty is the template's size bound plus two sigmas of the model's measured
+    position (``coverage.uncertainty_mm``): the ± a judge must read beside the margin.
+    """
+    sigma = next((m.sigma for m in adj.scenario.models if m.id == model_id), None)
     out = []
     for result in adj.results:
         res = result.resolution
         c = res.coverage.models.get(model_id)
         if c is not None:
             status = "affected" if model_id in res.affected else c.status
-            out.append((result.template.id, status, float(c.margin_mm), bool(c.contested)))
+            u = uncertainty_mm(res.placed.shape.size_uncertainty, sigma)
+            out.append((result.template.id, status, float(c.margin_mm), bool(c.contested), u))
     return out
 
 
