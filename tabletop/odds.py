@@ -14,6 +14,15 @@ leaf, with coverage of repeated placements cached.
   multinomial split of the count at every roll), so a branch reached by many
   samples is resolved once; ``ci95`` is the Wilson interval.
 
+When the ruleset offers ``sample_batch`` (a :class:`~tabletop.resolution.BatchSampler`:
+its ``resolve`` vectorised over rows of dice), samples skip the tree: chunk by chunk
+(:data:`SAMPLE_CHUNK` rows), for each roll the sampler names, in its order, an
+(rows, most times taken) array of totals is drawn from the generator seeded
+``[seed, stream, 1]`` (:func:`draw_batch_rolls`; the file's fixed rolls fill the leading
+columns), resolved at once and tallied, so memory stays flat in the sample count and a
+seed gives the same answer every time. The first :data:`BATCH_CHECKS` rows are also
+resolved one by one with ``resolve``; any difference is an error.
+
 :func:`circle_hit_probability` is the vectorised path for a circular template
 against round bases (continuous scatter, heat maps), processed in chunks.
 """
