@@ -530,6 +530,10 @@ def _sample(ex: _Explorer, samples: int, rng: np.random.Generator) -> list[tuple
 BATCH_CHECKS = 32
 
 
+#: Distinct outcomes a batch run counts before it stops counting (a bound on memory; beyond it the count is a floor).
+BATCH_OUTCOMES_MAX = 100_000
+
+
 class _ArrayDice(Dice):
     """Every roll from per-name lists (the file's fixed values first); remembers which rolls were free."""
 
@@ -579,12 +583,14 @@ def draw_batch_rolls(
     return out
 
 
-def _distinct_rows(rows: NDArray[np.float64]) -> int:
-    """How many different rows ``rows`` holds (a lexsort: far quicker than ``np.unique(axis=0)``)."""
+def _distinct_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The different rows of ``rows`` (a lexsort: far quicker than ``np.unique(axis=0)``)."""
     if len(rows) < 2:
-        return len(rows)
+        return rows
     ordered = rows[np.lexsort(rows.T[::-1])]
-    return 1 + int(np.count_nonzero((ordered[1:] != ordered[:-1]).any(axis=1)))
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    return ordered[first]
 
 
 def _batch_tally(ex: _Explorer, sampler: BatchSampler, fixed: dict[str, list[int]], n: int, rng: np.random.Generator) -> _Tally:
@@ -596,7 +602,7 @@ def _batch_tally(ex: _Explorer, sampler: BatchSampler, fixed: dict[str, list[int
     total = np.zeros(columns)
     squares = np.zeros(columns)
     landed = np.zeros(len(sampler.landings), dtype=np.int64)
-    outcomes = 0
+    outcomes: set[bytes] = set()
     left = n
     checked = False
     while left:
@@ -611,10 +617,12 @@ def _batch_tally(ex: _Explorer, sampler: BatchSampler, fixed: dict[str, list[int
         total += out.damage.sum(axis=0)
         squares += np.square(out.damage).sum(axis=0)
         landed += np.bincount(out.landing, minlength=len(landed))
-        outcomes += _distinct_rows(np.column_stack([out.landing, out.affected, out.contested, out.damage]).astype(float))
+        if len(outcomes) < BATCH_OUTCOMES_MAX:
+            rows = np.column_stack([out.landing, out.affected, out.contested, out.damage]).astype(float)
+            outcomes.update(row.tobytes() for row in _distinct_rows(rows))
         left -= k
     tally = _Tally(ids)
-    tally.outcomes = outcomes
+    tally.outcomes = len(outcomes)
     tally.allowed = n
     for c, i in enumerate(sampler.ids):
         tally.hits[i] = int(hits[c])
