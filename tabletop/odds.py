@@ -16,7 +16,7 @@ leaf, with coverage of repeated placements cached.
 
 When the ruleset offers ``sample_batch`` (a :class:`~tabletop.resolution.BatchSampler`:
 its ``resolve`` vectorised over rows of dice), samples skip the tree: chunk by chunk
-(:data:`SAMPLE_CHUNK` rows), for each roll the sampler names, in its order, an
+(:data:`SAMPLE_CHUNK` rows, fewer when a row is wide), for each roll the sampler names, in its order, an
 (rows, most times taken) array of totals is drawn from the generator seeded
 ``[seed, stream, 1]`` (:func:`draw_batch_rolls`; the file's fixed rolls fill the leading
 columns), resolved at once and tallied, so memory stays flat in the sample count and a
@@ -530,6 +530,8 @@ def _sample(ex: _Explorer, samples: int, rng: np.random.Generator) -> list[tuple
 BATCH_CHECKS = 32
 
 
+#: Cells (rows × roll columns × models) a batch chunk may span.
+BATCH_CELLS = 1 << 22
 #: Distinct outcomes a batch run counts before it stops counting (a bound on memory; beyond it the count is a floor).
 BATCH_OUTCOMES_MAX = 100_000
 
@@ -605,8 +607,11 @@ def _batch_tally(ex: _Explorer, sampler: BatchSampler, fixed: dict[str, list[int
     outcomes: set[bytes] = set()
     left = n
     checked = False
+    # Fewer rows per chunk when a row is wide (a volley of many missiles), so a chunk's arrays stay small.
+    width = sum(count for _, count in sampler.rolls.values()) * max(1, columns)
+    rows_per_chunk = max(1, min(SAMPLE_CHUNK, BATCH_CELLS // max(1, width)))
     while left:
-        k = min(left, SAMPLE_CHUNK)
+        k = min(left, rows_per_chunk)
         values = draw_batch_rolls(sampler.rolls, k, rng, fixed)
         out = sampler.resolve(values)
         if not checked:
@@ -783,7 +788,12 @@ def template_odds(
     if n > MAX_SAMPLES:
         raise ValueError(f"samples must be at most {MAX_SAMPLES:,}, got {n:,}")
     sample_rng = np.random.default_rng([seed, stream, 1])
-    sampler = ex.ruleset.sample_batch(ex._context(_ArrayDice({}, {}))) if batch and ex.ruleset.sample_batch else None
+    sampler = None
+    if batch and ex.ruleset.sample_batch is not None:
+        try:
+            sampler = ex.ruleset.sample_batch(ex._context(_ArrayDice({}, {})))
+        except (DiceError, PlacementError) as exc:
+            raise AdjudicationError(f"template {template.id!r}: {exc}") from None
     fixed = None if sampler is None else _fixed_columns(ex.fixed, sampler.rolls)
     if sampler is not None and fixed is not None:
         tally = _batch_tally(ex, sampler, fixed, n, sample_rng)
