@@ -666,3 +666,87 @@ def test_sample_batch_declines_a_refused_attack() -> None:
 
     s = change(scenario("volley"), weapon={"range": 5})  # the target is 20" away
     assert rulesets.get("robotech").sample_batch(_contexts(s, {})(Dice())) is None
+
+
+def _random_volley(data: Any) -> tuple[Scenario, dict[str, Any]]:
+    from hypothesis import strategies as st
+
+    coord = st.floats(4, 44, allow_nan=False).map(lambda v: round(v, 2))
+    ax, ay = data.draw(coord), data.draw(coord)
+    # The target 4-14" away (closer, the attacker would be under its own template: refused).
+    far = data.draw(st.floats(4, 14)) * data.draw(st.sampled_from([-1, 1]))
+    tx, ty = round(far, 2), round(data.draw(st.floats(-3, 3)), 2)
+    gn = data.draw(st.integers(0, 4))
+    dfs = [data.draw(st.integers(0, 7)) for _ in range(3)]
+    pis = [data.draw(st.integers(0, 3)) for _ in range(3)]
+    cps = [data.draw(st.sampled_from(["", ", CP = 0", ", CP = 1", ", CP = 2"])) for _ in range(3)]
+    ids = ["pod1", "pod2", "pod3"]
+    who = st.one_of(st.just("all"), st.lists(st.sampled_from(ids), max_size=4))
+    weapon: dict[str, Any] = {
+        "md": data.draw(st.integers(0, 13)),
+        "volley": data.draw(st.integers(1, 6)),
+        "abilities": data.draw(st.sampled_from([["blast"], ["blast", "missile"]])),
+        "dodge": data.draw(who), "roll_with_impact": data.draw(who), "shoot_down": data.draw(who),
+    }
+    if data.draw(st.booleans()):
+        weapon["range"] = data.draw(st.integers(5, 40))
+    settings = {
+        "inescapable_counts": data.draw(st.sampled_from(["radius", "hits"])),
+        "whole_volley_miss_damage": data.draw(st.sampled_from(["half", "full"])),
+        "roll_with_impact_needs": data.draw(st.integers(0, 6)),
+        "range_measure": data.draw(st.sampled_from(["centre", "edge"])),
+    }
+    tgt = (min(46.0, max(2.0, ax + tx)), min(46.0, max(2.0, ay + ty)))
+    models = "".join(
+        f'[[model]]\nid = "{i}"\nside = "zentraedi"\nx = {tgt[0] + dx}\ny = {tgt[1] + dy}\nbase = 1.5\n'
+        f"stats = {{ DF = {dfs[k]}, PI = {pis[k]}{cps[k]} }}\n"
+        for k, (i, dx, dy) in enumerate(zip(ids, (0.0, 1.5, -2.0), (0.0, 1.0, 2.5)))
+    )
+    text = (
+        f'format = 1\nruleset = "robotech"\nunits = "in"\n[table]\nwidth = 48\ndepth = 48\n'
+        f'[[model]]\nid = "attacker"\nside = "udf"\nx = {ax}\ny = {ay}\nbase = 1.5\nstats = {{ DF = 5, GN = {gn} }}\n'
+        f'{models}[[template]]\nid = "t"\nshape = "robotech_blast"\nimpact = {{ attacker = "attacker", target = "pod1" }}\n'
+    )
+    s = loads(text, "random.toml")
+    return change(s, weapon=weapon), settings
+
+
+def test_sample_batch_agrees_with_resolve_on_random_volleys() -> None:
+    """Random tables, weapons and settings (hypothesis), 40 random rows of dice each: batch == resolve."""
+    import numpy as np
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    from tabletop.dice import Dice
+    from tabletop.odds import draw_batch_rolls
+
+    rs = rulesets.get("robotech")
+    assert rs.sample_batch is not None
+    sample_batch = rs.sample_batch
+    checked: list[int] = []
+
+    @hsettings(max_examples=30, deadline=None)
+    @given(st.data())
+    def agree(data: Any) -> None:
+        s, settings = _random_volley(data)
+        context = _contexts(s, settings)
+        sampler = sample_batch(context(Dice()))
+        if sampler is None:  # refused (out of range, ...): resolve refuses too, without dice
+            res = rs.resolve(context(Dice()))
+            assert not res.allowed and res.steps and not any(step.kind == "roll" for step in res.steps)
+            return
+        rolls = draw_batch_rolls(sampler.rolls, 40, np.random.default_rng(data.draw(st.integers(0, 2**32))))
+        out = sampler.resolve(rolls)
+        ids = set(s.models_by_id())
+        for j in range(40):
+            dice = Dice(0, {k: v[j].tolist() for k, v in rolls.items()})
+            res = rs.resolve(context(dice))
+            assert all(r.fixed for r in dice.log)
+            assert {sampler.ids[c] for c in np.nonzero(out.affected[j])[0]} == {i for i in res.affected if i in ids}
+            want = {k: float(v) for k, v in res.details["final_damage"].items() if v and k in ids}
+            assert {sampler.ids[c]: float(out.damage[j, c]) for c in np.nonzero(out.damage[j])[0]} == want
+            assert {sampler.ids[c] for c in np.nonzero(out.contested[j])[0]} == {i for i in ids if res.coverage.models[i].contested}
+            assert sampler.landings[int(out.landing[j])].focus == res.placed.focus
+        checked.append(1)
+
+    agree()
+    assert len(checked) >= 10  # most random volleys were allowed and compared
