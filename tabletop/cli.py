@@ -50,7 +50,7 @@ def _size(text: str) -> tuple[int, int]:
 
 
 #: Most Monte Carlo samples ``odds`` takes: ±0.1 percentage point at 95%, already finer than any table needs
-#: (a Robotech volley resolves about 1,600 samples a second, so a million take ten minutes).
+#: (rulesets with a vectorised ``sample_batch`` take a million in seconds; per-sample ones in minutes).
 MAX_SAMPLES = 1_000_000
 
 

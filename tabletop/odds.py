@@ -14,6 +14,15 @@ leaf, with coverage of repeated placements cached.
   multinomial split of the count at every roll), so a branch reached by many
   samples is resolved once; ``ci95`` is the Wilson interval.
 
+When the ruleset offers ``sample_batch`` (a :class:`~tabletop.resolution.BatchSampler`:
+its ``resolve`` vectorised over rows of dice), samples skip the tree: chunk by chunk
+(:data:`SAMPLE_CHUNK` rows, fewer when a row is wide), for each roll the sampler names, in its order, an
+(rows, most times taken) array of totals is drawn from the generator seeded
+``[seed, stream, 1]`` (:func:`draw_batch_rolls`; the file's fixed rolls fill the leading
+columns), resolved at once and tallied, so memory stays flat in the sample count and a
+seed gives the same answer every time. The first :data:`BATCH_CHECKS` rows are also
+resolved one by one with ``resolve``; any difference is an error.
+
 :func:`circle_hit_probability` is the vectorised path for a circular template
 against round bases (continuous scatter, heat maps), processed in chunks.
 """
@@ -38,7 +47,7 @@ from tabletop.coverage import CONTACT_EPS_MM, DEFAULT_TOLERANCE_MM, Coverage, Ta
 from tabletop.dice import Dice, DiceError, RollRecord, RollSpec
 from tabletop.model import Explosion, PlacedTemplate, Scenario, Template, Terrain
 from tabletop.placement import PlacementError, place
-from tabletop.resolution import Context, Resolution, Ruleset
+from tabletop.resolution import BatchOutcomes, BatchSampler, Context, Resolution, Ruleset
 from tabletop.shapes import template_sdf
 from tabletop.units import to_units
 
@@ -514,6 +523,153 @@ def _sample(ex: _Explorer, samples: int, rng: np.random.Generator) -> list[tuple
     return list(counts.values())
 
 
+# --------------------------------------------------------------------------- a ruleset's batch path
+
+#: Samples of a batch run also resolved one by one with ``resolve``: a cheap guard that the two agree,
+#: and where the names of the free rolls come from.
+BATCH_CHECKS = 32
+
+
+#: Cells (rows × roll columns × models) a batch chunk may span.
+BATCH_CELLS = 1 << 22
+#: Distinct outcomes a batch run counts before it stops counting (a bound on memory; beyond it the count is a floor).
+BATCH_OUTCOMES_MAX = 100_000
+
+
+class _ArrayDice(Dice):
+    """Every roll from per-name lists (the file's fixed values first); remembers which rolls were free."""
+
+    def __init__(self, values: Mapping[str, Sequence[int]], file_fixed: Mapping[str, Any]) -> None:
+        super().__init__(0, values, [])
+        self.file_fixed = file_fixed
+        self.free_names: dict[str, None] = {}
+
+    def roll(self, name: str, spec: RollSpec = RollSpec(), note: str = "") -> int:
+        k = self._used.get(name, 0)
+        if k >= len(self.fixed.get(name, ())):  # type: ignore[arg-type]
+            raise RuntimeError(f"roll {name!r} taken {k + 1} times, more than the ruleset's sample_batch provides")
+        fixed = self.file_fixed.get(name)
+        if fixed is None or (isinstance(fixed, (list, tuple)) and k >= len(fixed)):
+            self.free_names.setdefault(name)
+        return super().roll(name, spec, note)
+
+
+def _fixed_columns(fixed: Mapping[str, Any], rolls: Mapping[str, tuple[RollSpec, int]]) -> dict[str, list[int]] | None:
+    """The file's fixed values per roll as leading columns, or None when one cannot be shown (``resolve`` reports it)."""
+    out: dict[str, list[int]] = {}
+    for name, (spec, count) in rolls.items():
+        if name not in fixed:
+            continue
+        value = fixed[name]
+        values = [int(v) for v in value][:count] if isinstance(value, (list, tuple)) else [int(value)] * count
+        if not all(spec.lowest <= v <= spec.highest for v in values):
+            return None
+        out[name] = values
+    return out
+
+
+def draw_batch_rolls(
+    rolls: Mapping[str, tuple[RollSpec, int]], n: int, rng: np.random.Generator, fixed: Mapping[str, Sequence[int]] | None = None
+) -> dict[str, NDArray[np.int64]]:
+    """``n`` rows of dice for a :class:`~tabletop.resolution.BatchSampler`: for each roll in the
+    sampler's order, an (n, count) array of totals (``spec.count`` dice of ``spec.sides`` each,
+    drawn as one (n, count, spec.count) array from ``rng``); ``fixed`` values fill the leading columns."""
+    out: dict[str, NDArray[np.int64]] = {}
+    for name, (spec, count) in rolls.items():
+        faces = rng.integers(1, spec.sides + 1, size=(n, count, spec.count), dtype=np.int64)
+        values = faces.sum(axis=2) if spec.count > 1 else faces[:, :, 0]
+        lead = (fixed or {}).get(name)
+        if lead:
+            values[:, : len(lead)] = lead
+        out[name] = values
+    return out
+
+
+def _distinct_rows(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The different rows of ``rows`` (a lexsort: far quicker than ``np.unique(axis=0)``)."""
+    if len(rows) < 2:
+        return rows
+    ordered = rows[np.lexsort(rows.T[::-1])]
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    return ordered[first]
+
+
+def _batch_tally(ex: _Explorer, sampler: BatchSampler, fixed: dict[str, list[int]], n: int, rng: np.random.Generator) -> _Tally:
+    """``n`` samples through the ruleset's batch path, chunk by chunk; the first few are checked against ``resolve``."""
+    ids = ex.geometry.ids
+    columns = len(sampler.ids)
+    hits = np.zeros(columns, dtype=np.int64)
+    contested = np.zeros(columns, dtype=np.int64)
+    total = np.zeros(columns)
+    squares = np.zeros(columns)
+    landed = np.zeros(len(sampler.landings), dtype=np.int64)
+    outcomes: set[bytes] = set()
+    left = n
+    checked = False
+    # Fewer rows per chunk when a row is wide (a volley of many missiles), so a chunk's arrays stay small.
+    width = sum(count for _, count in sampler.rolls.values()) * max(1, columns)
+    rows_per_chunk = max(1, min(SAMPLE_CHUNK, BATCH_CELLS // max(1, width)))
+    while left:
+        k = min(left, rows_per_chunk)
+        values = draw_batch_rolls(sampler.rolls, k, rng, fixed)
+        out = sampler.resolve(values)
+        if not checked:
+            _check_batch(ex, sampler, values, out, min(k, BATCH_CHECKS))
+            checked = True
+        hits += np.count_nonzero(out.affected, axis=0)
+        contested += np.count_nonzero(out.contested, axis=0)
+        total += out.damage.sum(axis=0)
+        squares += np.square(out.damage).sum(axis=0)
+        landed += np.bincount(out.landing, minlength=len(landed))
+        if len(outcomes) < BATCH_OUTCOMES_MAX:
+            rows = np.column_stack([out.landing, out.affected, out.contested, out.damage]).astype(float)
+            outcomes.update(row.tobytes() for row in _distinct_rows(rows))
+        left -= k
+    tally = _Tally(ids)
+    tally.outcomes = len(outcomes)
+    tally.allowed = n
+    for c, i in enumerate(sampler.ids):
+        tally.hits[i] = int(hits[c])
+        tally.contested[i] = int(contested[c])
+        tally.total[i] = float(total[c])
+        tally.squares[i] = float(squares[c])
+    for p, count in zip(sampler.landings, landed.tolist()):
+        if count:
+            key = (round(p.focus[0], 6), round(p.focus[1], 6), round(p.heading, 6))
+            tally.landings.setdefault(key, [p, 0])[1] += count
+    return tally
+
+
+def _check_batch(ex: _Explorer, sampler: BatchSampler, values: Mapping[str, NDArray[np.int64]], out: BatchOutcomes, k: int) -> None:
+    """Resolve the first ``k`` rows of dice one by one and insist on the batch's answers."""
+    ids = set(ex.geometry.ids)
+    for j in range(k):
+        dice = _ArrayDice({name: v[j].tolist() for name, v in values.items()}, ex.fixed)
+        try:
+            resolution = ex.ruleset.resolve(ex._context(dice))
+        except (DiceError, PlacementError) as exc:
+            raise AdjudicationError(f"template {ex.template.id!r}: {exc}") from None
+        for name in dice.free_names:
+            ex.names.setdefault(name)
+        want = ex._outcome(resolution)
+        got_affected = frozenset(sampler.ids[c] for c in np.nonzero(out.affected[j])[0])
+        got_damage = {sampler.ids[c]: float(out.damage[j, c]) for c in np.nonzero(out.damage[j])[0]}
+        got_contested = frozenset(sampler.ids[c] for c in np.nonzero(out.contested[j])[0])
+        landing = sampler.landings[int(out.landing[j])]
+        if (
+            not want.allowed
+            or want.affected & ids != got_affected
+            or want.damage != got_damage
+            or want.contested != got_contested
+            or (want.landing.focus, want.landing.heading) != (landing.focus, landing.heading)
+        ):
+            raise RuntimeError(
+                f"ruleset {ex.ruleset.name!r}: sample_batch and resolve disagree on template {ex.template.id!r} "
+                f"with the dice {({name: v[j].tolist() for name, v in values.items()})}"
+            )
+
+
 # --------------------------------------------------------------------------- odds
 
 
@@ -611,11 +767,13 @@ def template_odds(
     exact_limit: int = DEFAULT_EXACT_LIMIT,
     keep_fixed_rolls: bool = True,
     stream: int = 0,
+    batch: bool = True,
 ) -> OddsTemplate:
     """Odds of one template: exact when its roll tree has at most ``exact_limit`` leaves, else
     ``samples`` draws (default :data:`DEFAULT_SAMPLES`); ``exact_limit = 0`` always samples.
     ``keep_fixed_rolls=False`` frees the rolls the file fixes too; ``stream`` separates the
-    random streams of the templates of one scenario."""
+    random streams of the templates of one scenario. Samples go through the ruleset's
+    ``sample_batch`` when it offers one (``batch=False``: one ``resolve`` per distinct leaf)."""
     geometry = geometry or table_geometry(scenario)
     ex = _Explorer(scenario, template, geometry, settings_for(scenario, settings), tolerance_mm, keep_fixed_rolls)
     rng = np.random.default_rng([seed, stream])
@@ -630,6 +788,16 @@ def template_odds(
     if n > MAX_SAMPLES:
         raise ValueError(f"samples must be at most {MAX_SAMPLES:,}, got {n:,}")
     sample_rng = np.random.default_rng([seed, stream, 1])
+    sampler = None
+    if batch and ex.ruleset.sample_batch is not None:
+        try:
+            sampler = ex.ruleset.sample_batch(ex._context(_ArrayDice({}, {})))
+        except (DiceError, PlacementError) as exc:
+            raise AdjudicationError(f"template {template.id!r}: {exc}") from None
+    fixed = None if sampler is None else _fixed_columns(ex.fixed, sampler.rolls)
+    if sampler is not None and fixed is not None:
+        tally = _batch_tally(ex, sampler, fixed, n, sample_rng)
+        return _sampled_odds(template.id, ids, tally, n, tuple(ex.names))
     tally = _Tally(ids)
     left, runs_at_reset = n, ex.runs
     while left:
@@ -650,18 +818,20 @@ def compute_odds(
     settings: Mapping[str, Any] | None = None,
     exact_limit: int = DEFAULT_EXACT_LIMIT,
     keep_fixed_rolls: bool = True,
+    batch: bool = True,
 ) -> OddsResult:
     """Odds of every template in file order, with the rolls the file does not fix left free.
 
     Exact where the outcomes can be enumerated (at most ``exact_limit`` of them),
     otherwise ``samples`` (default 9604: ±1 percentage point at 95%) draws seeded by ``seed``;
-    ``exact_limit=0`` samples everything; ``keep_fixed_rolls=False`` ignores the file's ``rolls``.
+    ``exact_limit=0`` samples everything; ``keep_fixed_rolls=False`` ignores the file's ``rolls``;
+    ``batch=False`` never uses a ruleset's ``sample_batch`` (the per-sample path, for comparison).
     """
     geometry = table_geometry(scenario)
     out = tuple(
         template_odds(
             scenario, t, geometry=geometry, seed=seed, samples=samples, tolerance_mm=tolerance_mm,
-            settings=settings, exact_limit=exact_limit, keep_fixed_rolls=keep_fixed_rolls, stream=k,
+            settings=settings, exact_limit=exact_limit, keep_fixed_rolls=keep_fixed_rolls, stream=k, batch=batch,
         )
         for k, t in enumerate(scenario.templates)
     )

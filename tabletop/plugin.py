@@ -22,7 +22,7 @@ from tabletop.coverage import CONTACT_EPS_MM, DEFAULT_TOLERANCE_MM, Coverage, Mo
 from tabletop.dice import RollSpec
 from tabletop.model import At, Direct, Explosion, Impact, Model, PlacedTemplate, Scenario, Status, Template, TemplateShape, Terrain
 from tabletop.placement import FOCUS_AT_TIP, line_of_fire
-from tabletop.resolution import Context, PanelLine, Resolution, Ruleset, Step, with_statuses
+from tabletop.resolution import BatchOutcomes, BatchSampler, Context, PanelLine, Resolution, Ruleset, Step, with_statuses
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
 from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
 from tabletop.sight import line_of_fire as sight_between
@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     # the contract
-    "Ruleset", "Context", "Resolution", "Step", "RollSpec", "with_statuses", "PanelLine",
+    "Ruleset", "Context", "Resolution", "Step", "RollSpec", "with_statuses", "PanelLine", "BatchSampler", "BatchOutcomes",
     "Adjudication", "TemplateResult",
     # the table
     "Scenario", "Model", "Terrain", "Template", "TemplateShape", "PlacedTemplate", "Status",

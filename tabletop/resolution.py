@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from tabletop.coverage import DEFAULT_TOLERANCE_MM, Coverage, TableGeometry, cover, default_blocks
 from tabletop.dice import Dice, RollSpec
 from tabletop.model import PlacedTemplate, Scenario, Status, Template, TemplateShape, Terrain
@@ -99,13 +102,46 @@ class Resolution:
 
 
 @dataclass(frozen=True)
+class BatchOutcomes:
+    """What ``n`` resolutions of one template give, one row per sample.
+
+    Columns follow :attr:`BatchSampler.ids`; a model not among them is neither affected nor
+    damaged in any sample. ``damage`` is what ``resolve`` reports as ``final_damage`` (else
+    ``damage``); ``contested`` is the final coverage's flag; ``landing`` indexes
+    :attr:`BatchSampler.landings` (where the main template ended).
+    """
+
+    affected: NDArray[np.bool_]
+    damage: NDArray[np.float64]
+    contested: NDArray[np.bool_]
+    landing: NDArray[np.intp]
+
+
+@dataclass(frozen=True)
+class BatchSampler:
+    """A ruleset's vectorised ``resolve`` of one template, for sampling odds in bulk.
+
+    ``rolls`` names every roll the resolution may take, in the order the odds draw them,
+    with its spec and the most times one resolution takes it. ``resolve(values)`` gets each
+    name's totals as an (n, count) integer array, column k being the k-th time ``resolve``
+    would take that roll (as a list of fixed rolls is used), and must give exactly what
+    ``resolve`` gives with those dice, sample by sample.
+    """
+
+    ids: tuple[str, ...]
+    rolls: Mapping[str, tuple[RollSpec, int]]
+    landings: tuple[PlacedTemplate, ...]
+    resolve: Callable[[Mapping[str, NDArray[np.int64]]], BatchOutcomes]
+
+
+@dataclass(frozen=True)
 class Ruleset:
     """A ruleset: data plus functions, registered by name.
 
     Only ``name``, ``title`` and ``resolve`` are required. The hooks below let the app show
     what the ruleset decided without knowing it: ``marks`` (what to draw on the table, once
     per adjudication), ``panel_lines`` (its lines in the results panel) and ``side_view``
-    (a vertical profile of one template).
+    (a vertical profile of one template). ``sample_batch`` lets the odds resolve many dice at once.
     """
 
     name: str
@@ -133,3 +169,6 @@ class Ruleset:
     #: The rule a resolution step applies and a short verbatim quote of the seed it rests on:
     #: step -> (rule, quote), or None when the ruleset does not say (see ``tabletop.step_rules``).
     step_rule: Callable[[Step], tuple[str, str] | None] | None = None
+    #: A vectorised resolution for the odds: (context) -> sampler, or None where it does not apply
+    #: (the odds then run ``resolve`` per sample). It must agree with ``resolve`` on every dice.
+    sample_batch: Callable[[Context], BatchSampler | None] | None = None

@@ -342,3 +342,97 @@ def test_sampled_intervals_cover_the_exact_answer(tmp_path: Path) -> None:
             assert ci is not None
             covered += ci[0] <= p <= ci[1]
     assert covered >= 178
+
+
+# --------------------------------------------------------------------------- a ruleset's batch path
+
+
+def test_batch_sampling_agrees_with_exact_enumeration() -> None:
+    """robotech-hit with every die free (4,491 outcomes: exact) against 50,000 samples through the batch."""
+    s = scenario_io.load(ROOT / "scenarios" / "robotech-hit.toml")
+    exact = odds.compute_odds(s, keep_fixed_rolls=False).templates[0]
+    sampled = odds.compute_odds(s, keep_fixed_rolls=False, exact_limit=0, samples=50_000, seed=2).templates[0]
+    assert exact.exact and not sampled.exact and sampled.samples == 50_000
+    assert {"strike", "scatter_direction", "scatter_distance", "scatter_strike", "dodge"} <= set(sampled.free_rolls)
+    for mid, e in exact.models.items():
+        m = sampled.models[mid]
+        assert m.ci95 is not None and m.damage_ci95 is not None
+        assert m.ci95[0] <= e.p_affected <= m.ci95[1], mid
+        assert m.damage_ci95[0] - 1e-12 <= e.expected_damage <= m.damage_ci95[1] + 1e-12, mid
+    assert sampled.models["pod1"].expected_damage > 4  # 13/24 a hit at 10 MD less the dodge: not a constant zero
+
+
+def test_batch_and_per_sample_paths_agree_on_the_volley() -> None:
+    """The dice-free volley through the batch (many samples) and through ``resolve`` per sample (few):
+    the per-sample answers lie within the batch's intervals widened by their own."""
+    s = scenario_io.load(ROOT / "scenarios" / "robotech-volley.toml")
+    fast = odds.compute_odds(s, keep_fixed_rolls=False, exact_limit=0, samples=100_000, seed=4).templates[0]
+    slow = odds.compute_odds(s, keep_fixed_rolls=False, exact_limit=0, samples=2_000, seed=4, batch=False).templates[0]
+    for mid, f in fast.models.items():
+        w = slow.models[mid]
+        assert f.ci95 is not None and w.ci95 is not None and f.damage_ci95 is not None and w.damage_ci95 is not None
+        assert f.ci95[0] - (w.ci95[1] - w.ci95[0]) <= w.p_affected <= f.ci95[1] + (w.ci95[1] - w.ci95[0]), mid
+        slack = w.damage_ci95[1] - w.damage_ci95[0]
+        assert f.damage_ci95[0] - slack <= w.expected_damage <= f.damage_ci95[1] + slack, mid
+    assert fast.models["pod1"].expected_damage > 5 and fast.models["defender"].p_affected < 0.01
+    assert {"strike", "scatter_direction", "dodge"} <= set(fast.free_rolls)
+    assert fast.landing_points and abs(sum(p for _, _, p in fast.landing_points) - 1) < 1e-9
+
+
+def test_batch_sampling_is_deterministic_for_a_seed() -> None:
+    s = scenario_io.load(ROOT / "scenarios" / "robotech-volley.toml")
+    run = lambda seed: odds.dumps(odds.compute_odds(s, keep_fixed_rolls=False, exact_limit=0, samples=40_000, seed=seed))  # noqa: E731
+    a, b, c = run(7), run(7), run(8)
+    assert a == b
+    assert a != c
+
+
+def test_batch_keeps_the_files_fixed_rolls() -> None:
+    """Strikes fixed at 3, 4, 5, 3 (+ GN 2: all hit, Inescapable, no dodge roll): every sample gives the
+    file's answer, pod1 24 // 2 = 12 after Roll with Impact, pod2 12."""
+    s = scenario_io.load(ROOT / "scenarios" / "robotech-volley.toml")
+    t = odds.compute_odds(s, exact_limit=0, samples=30_000).templates[0]
+    assert not t.exact and t.free_rolls == ()
+    assert (t.models["pod1"].p_affected, t.models["pod1"].expected_damage) == (1.0, 12.0)
+    assert (t.models["pod2"].p_affected, t.models["pod2"].expected_damage) == (1.0, 12.0)
+    assert t.models["defender"].p_affected == 0.0
+    assert len(t.landing_points) == 1
+
+
+def test_a_batch_that_disagrees_with_resolve_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The odds resolve the first rows of every batch run one by one too: a wrong batch cannot pass."""
+    import dataclasses
+
+    from tabletop import rulesets
+    from tabletop.resolution import BatchSampler
+
+    real = rulesets.get("robotech")
+    assert real.sample_batch is not None
+
+    def off_by_one(ctx: object) -> BatchSampler | None:
+        sampler = real.sample_batch(ctx)  # type: ignore[misc, arg-type]
+        assert sampler is not None
+        return dataclasses.replace(sampler, resolve=lambda rolls: dataclasses.replace(
+            sampler.resolve(rolls), damage=sampler.resolve(rolls).damage + 1))
+
+    wrong = dataclasses.replace(real, sample_batch=off_by_one)
+    monkeypatch.setattr(odds.rulesets, "get", lambda name: wrong)
+    s = scenario_io.load(ROOT / "scenarios" / "robotech-volley.toml")
+    with pytest.raises(RuntimeError, match="sample_batch and resolve disagree"):
+        odds.compute_odds(s, keep_fixed_rolls=False, exact_limit=0, samples=1000)
+
+
+def test_odds_never_names_a_ruleset() -> None:
+    """The batch path is found through the Ruleset hook: no ruleset's name in odds.py's code
+    (its prose may mention one as an example)."""
+    import ast
+
+    tree = ast.parse((ROOT / "tabletop" / "odds.py").read_text())
+    prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    words = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in prose]
+    words += [n.id for n in ast.walk(tree) if isinstance(n, ast.Name)] + [n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)]
+    words += [a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names]
+    words += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert "sample_batch" in words
+    for name in ("robotech", "infinity", "wwpd", "increments", "catastrophic"):
+        assert not any(name in w.lower() for w in words), name
