@@ -24,12 +24,12 @@ from tabletop.model import At, Direct, Explosion, Impact, Model, PlacedTemplate,
 from tabletop.placement import FOCUS_AT_TIP, line_of_fire
 from tabletop.resolution import BatchOutcomes, BatchSampler, Context, PanelLine, Resolution, Ruleset, Step, with_statuses
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
-from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
-from tabletop.sight import line_of_fire as sight_between
 from tabletop.step_rules import RuleQuote, StepRule, rule_for, step_rule_hook
 from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 
 if TYPE_CHECKING:
+    from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
+    from tabletop.sight import line_of_fire as sight_between
     from tabletop.marks import (
         BLOCKED_FILL,
         BLOCKED_HATCH,
@@ -103,6 +103,14 @@ __all__ = [
 #: Names loaded on first use: a ruleset's rules need none of the drawing vocabulary, so
 #: ``tabletop check`` does not pay for it.
 _LAZY: dict[str, str] = {
+    "Sight": "tabletop.sight",
+    "SightLine": "tabletop.sight",
+    "SpanFn": "tabletop.sight",
+    "base_line_of_sight": "tabletop.sight",
+    "in_range": "tabletop.sight",
+    "point_line_of_sight": "tabletop.sight",
+    "structure_line_of_sight": "tabletop.sight",
+    "sight_between": "tabletop.sight",
     "BLOCKED_FILL": "tabletop.marks",
     "BLOCKED_HATCH": "tabletop.marks",
     "CHAIN": "tabletop.marks",
@@ -154,12 +162,16 @@ _LAZY: dict[str, str] = {
 }
 
 
+#: Lazy names whose attribute in their module has another name.
+_RENAMED = {"sight_between": "line_of_fire"}
+
+
 def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'tabletop.plugin' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(importlib.import_module(module), _RENAMED.get(name, name))
     globals()[name] = value
     return value
