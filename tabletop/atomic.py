@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 
@@ -53,6 +53,22 @@ def check_writable(path: Path | str) -> Path:
         raise OutputError(f"{path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputError(f"{path}: cannot write in folder {folder} (permission denied)")
+    return target
+
+
+def check_output(path: Path | str, inputs: Iterable[Path | str] = ()) -> Path:
+    """:func:`check_writable`, and refuse an output that is one of the command's own ``inputs``
+    (``render d.toml -o d.toml`` would replace the table with a picture)."""
+    target = check_writable(path)
+    for source in inputs:
+        if source is None:
+            continue
+        try:
+            same = os.path.samefile(target, source)
+        except OSError:
+            same = os.path.abspath(target) == os.path.abspath(target_of(source))
+        if same:
+            raise OutputError(f"{path}: is the command's own input {source}; write to another file")
     return target
 
 

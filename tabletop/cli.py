@@ -195,13 +195,23 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from tabletop.atomic import check_writable, write_with
+    from tabletop.atomic import write_with
 
-    svg = args.output.lower().endswith(".svg")
-    if svg and args.odds:
-        print(f"tabletop render: --odds is drawn into PNG only; use -o OUT.png, not {args.output}", file=sys.stderr)
+    from tabletop.atomic import check_output
+
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".png", ".svg"):
+        print(f"tabletop render: {args.output or '(an empty path)'}: the output must end in .png or .svg", file=sys.stderr)
         return EXIT_BAD_INPUT
-    check_writable(args.output)  # before any work: a path that cannot be written fails now
+    svg = suffix == ".svg"
+    for flag, given in (("--odds", args.odds), ("--layout-json", args.layout_json is not None)):
+        if svg and given:
+            print(f"tabletop render: {flag} goes with a PNG; use -o OUT.png, not {args.output}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    # Before any work: a path that cannot be written, or that is an input, fails now.
+    check_output(args.output, [args.file, *args.catalogue])
+    if args.layout_json is not None:
+        check_output(args.layout_json, [args.file, *args.catalogue, args.output])
     adj = _adjudicate(args, _load(args))
     if svg:
         from tabletop.draw.svg import render_svg  # pure: no pygame

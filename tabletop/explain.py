@@ -225,7 +225,7 @@ def _detail(details: Mapping[str, Any]) -> str:
             continue
         if isinstance(value, (list, tuple)):
             value = "/".join(str(v) for v in value)
-        text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+        text = ("yes" if value else "no") if isinstance(value, bool) else "none" if value is None else str(value)
         if len(text) <= 40:
             parts.append(f"{key.replace('_', ' ')} {text}")
     return "; ".join(parts)

@@ -9,9 +9,7 @@ messages and exit status 2. ``explain`` never imports pygame.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,22 +70,11 @@ def _window(text: str) -> tuple[int, int]:
 
 def _scenario_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="scenario file (.toml or .json)")
-    p.add_argument("--seed", type=int, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
+    from tabletop.cli import _seed_arg  # the same checks as `check`
+
+    p.add_argument("--seed", type=_seed_arg, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
     p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
-    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set dodge_rule=strict")
-
-
-def _settings(pairs: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise ValueError(f"--set expects NAME=VALUE, got {pair!r}")
-        name, raw = pair.split("=", 1)
-        try:
-            out[name.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[name.strip()] = raw
-    return out
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25; `tabletop --help` lists them all")
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -101,15 +88,16 @@ def load_scenario(path: str | Path) -> Scenario:
 
 
 def adjudicate_args(args: argparse.Namespace) -> Adjudication:
-    """Load and resolve the scenario the arguments name (``--seed`` over the file's seed)."""
-    from tabletop.adjudicate import DEFAULT_SEED, adjudicate
+    """Load and resolve the scenario the arguments name, exactly as ``check`` does
+    (``--seed`` over the file's seed; ``--set`` checked strictly against the ruleset)."""
+    from tabletop.cli import _adjudicate, _check_set_syntax, _load
 
-    scenario = load_scenario(args.file)
-    seed = args.seed
-    if seed is None:
-        file_seed = scenario.extra.get("seed")
-        seed = file_seed if isinstance(file_seed, int) and not isinstance(file_seed, bool) else DEFAULT_SEED
-    return adjudicate(scenario, seed=int(seed), tolerance_mm=float(getattr(args, "tolerance", 1.0)), settings=_settings(getattr(args, "set", [])))
+    args.set = list(getattr(args, "set", []) or [])
+    args.catalogue = list(getattr(args, "catalogue", []) or [])
+    args.tolerance = float(getattr(args, "tolerance", 1.0))
+    args.seed = getattr(args, "seed", None)
+    _check_set_syntax(args.set)
+    return _adjudicate(args, _load(args))
 
 
 # --------------------------------------------------------------------------- explain
@@ -134,6 +122,10 @@ def explain_main(args: argparse.Namespace) -> int:
     from tabletop.explain import explain_text
     from tabletop.scenario_io import atomic_write
 
+    if args.output is not None:
+        from tabletop.atomic import check_output
+
+        check_output(args.output, [args.file])
     text = explain_text(adjudicate_args(args), markdown=bool(args.markdown))
     if args.output is not None:
         atomic_write(args.output, text.encode("utf-8"))
@@ -162,6 +154,9 @@ def add_present_parser(subparsers: Any) -> argparse.ArgumentParser:
 def present_main(args: argparse.Namespace) -> int:
     """Run presenter mode on the scenario in ``args.file`` until Esc."""
     adj = adjudicate_args(args)
+    import os
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     from tabletop.app.present import run_presenter  # pygame only from here on
 
     return run_presenter(adj, size=args.window)
@@ -188,7 +183,17 @@ def add_animate_parser(subparsers: Any) -> argparse.ArgumentParser:
 def animate_main(args: argparse.Namespace) -> int:
     """Write the animation of the scenario in ``args.file`` to ``args.output``."""
     _animation_path(str(args.output))  # also when called without the parser
+    from tabletop.atomic import check_output
+
+    check_output(args.output, [args.file])
     adj = adjudicate_args(args)
+    if not adj.scenario.templates:
+        print(f"tabletop animate: {args.file}: nothing to animate: the scenario has no template", file=sys.stderr)
+        return 2
+    import os
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout holds the report only
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     from tabletop.draw.animate import render_animation  # pygame only from here on
 
     info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds)

@@ -31,7 +31,7 @@ def test_export_dialog_writes_each_format(suffix: str, tmp_path: Path) -> None:
             assert Image.open(out).format == "PNG"
         elif suffix == ".svg":
             ids = {e.get("id") for e in ET.parse(out).getroot().iter()}
-            assert {"model-pod3", "template-blast"} <= ids
+            assert {"pod3", "blast"} <= ids
         elif suffix == ".gif":
             im = Image.open(out)
             assert im.format == "GIF" and im.n_frames >= 10

@@ -37,7 +37,7 @@ def test_svg_parses_and_names_every_base_and_template(path: Path, tmp_path: Path
     for m in scenario.models:
         assert m.id in ids
     for t in scenario.templates:
-        assert t.id in ids or f"template-{t.id}" in ids
+        assert t.id in ids or f"template.{t.id}" in ids
     # A base is drawn as a shape filled with its status colour, inside its group.
     first = next(e for e in root.iter() if e.get("id") == scenario.models[0].id)
     assert any(child.tag in (f"{SVG}circle", f"{SVG}polygon") and child.get("fill", "").startswith("#") for child in first)
@@ -96,4 +96,24 @@ def test_a_template_sharing_a_model_id_still_gets_a_unique_element_id() -> None:
     root = ET.fromstring(svg_document(_adjudicate(s), (900, 600)))
     ids = [e.get("id") for e in root.iter() if e.get("id")]
     assert len(ids) == len(set(ids))
-    assert clash in ids and f"template-{clash}" in ids
+    assert clash in ids and f"template.{clash}" in ids
+
+
+def test_ids_that_look_like_the_drawings_own_stay_unique() -> None:
+    """A hostile table: models named like other elements' ids. Every id in the SVG stays unique."""
+    from dataclasses import replace as _replace
+
+    from tabletop.adjudicate import adjudicate as _adjudicate
+    from tabletop.scenario_io import load as _load
+
+    s = _load(SCENARIOS / "default.toml")
+    renamed = {"sgt": "terrain-crates", "b1": "blast", "b3": "template-blast", "r1": "tabletop-legend"}
+    s = _replace(
+        s,
+        models=tuple(_replace(m, id=renamed.get(m.id, m.id)) for m in s.models),
+        templates=tuple(_replace(t, placement=t.placement) for t in s.templates),
+    )
+    root = ET.fromstring(svg_document(_adjudicate(s), (900, 600)))
+    ids = [e.get("id") for e in root.iter() if e.get("id")]
+    assert len(ids) == len(set(ids))
+    assert {"terrain-crates", "blast", "template-blast", "crates", "template.blast"} <= set(ids)

@@ -4,8 +4,8 @@ The table, grid, terrain, templates (with the region the blast focus sees and it
 scatter paths and ghosts), bases coloured by status with their side rings and names, and the
 ruleset's marks (tints, hatching, strokes, arrows, roses, cells, tags, badges). Every base is a
 group whose ``id`` is the model's id and every template one whose ``id`` is the template's
-(the scenario contract; a template id that a model or terrain piece already uses becomes
-``template-<id>``, an extra drawn template ``<id>.<n>``), so a rules FAQ can link or style them;
+(the scenario contract; terrain likewise; a template id that a model or terrain piece already
+uses becomes ``template.<id>``, an extra drawn template ``<id>.<n>``: scenario ids hold no "."), so a rules FAQ can link or style them;
 the drawing's own elements are ``tabletop.*``, which no scenario id can be. Geometry comes from the pure scene (``scene.py``) through the same
 :class:`~tabletop.viewport.Viewport` transform as the PNG.
 """
@@ -231,7 +231,7 @@ def _terrain(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
             ring = _pts(vp.to_screen_array(scene.terrain_rings[k]))
             edge = (255, 150, 60) if t.id in hit else (BUILDING_EDGE if blocking else SOFT_EDGE)
             fill = BUILDING_FILL if blocking else SOFT_FILL
-            out.append(f'<g id={quoteattr("terrain-" + t.id)} class="terrain">')
+            out.append(f'<g id={quoteattr(t.id)} class="terrain">')
             out.append(f'<polygon points="{ring}" fill="{_rgb(fill)}" stroke="{_rgb(edge)}" stroke-width="2"/>')
             if not blocking:
                 out.append(f'<polygon points="{ring}" fill="url(#tabletop.soft-hatch)" stroke="none"/>')
@@ -278,7 +278,7 @@ def _templates(scene: _Scene, vp: Viewport, options: DrawOptions, art: Marks | N
     replaced = art.replaced if art is not None else set()
     taken = {m.id for m in scene.models} | {p.id for p in scene.scenario.terrain}
     for t in scene.templates:
-        element_id = t.id if t.id not in taken else f"template-{t.id}"
+        element_id = t.id if t.id not in taken else f"template.{t.id}"  # "." is in no scenario id
         out.append(f'<g id={quoteattr(element_id)} class="template" data-template={quoteattr(t.id)}>')
         if t.id not in replaced:
             if options.show_visibility and t.visible is not None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -63,19 +62,12 @@ def scenario_dict(result: PhotoResult, out_path: Path) -> dict[str, Any]:
 
 
 def write_scenario(result: PhotoResult, out_path: Path) -> None:
-    """Write the scenario atomically (temporary file, then rename)."""
+    """Write the scenario through the project's one writer (temp file, fsync, rename; a link's target)."""
     import tomli_w
 
-    text = tomli_w.dumps(scenario_dict(result, out_path))
-    out_path = Path(out_path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out_path.name}.", suffix=".tmp", dir=out_path.resolve().parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, out_path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from tabletop.atomic import atomic_write
+
+    atomic_write(out_path, tomli_w.dumps(scenario_dict(result, out_path)).encode("utf-8"))
 
 
 def format_text(result: PhotoResult) -> str:
@@ -98,6 +90,14 @@ def format_text(result: PhotoResult) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tabletop photo`` with parsed arguments; returns the exit status."""
+    if args.output:
+        from tabletop.atomic import OutputError, check_output
+
+        try:
+            check_output(args.output, [args.image])  # before the work: never over the photo or a device
+        except OutputError as e:
+            print(f"tabletop photo: error: {e}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         from tabletop.photo.imageio import parse_corners, parse_table_size
         from tabletop.photo.pipeline import analyse_photo
