@@ -710,6 +710,11 @@ def _message(err: Mapping[str, Any]) -> str:
         return "is required"
     if err.get("type") == "literal_error":
         return msg[0].lower() + msg[1:] + f", got {err.get('input')!r}"
+    if err.get("type") == "too_long" and isinstance(err.get("loc"), tuple) and len(err["loc"]) == 1:
+        # A top-level table list (model, terrain, template): name the limit in the file's words.
+        limit = (err.get("ctx") or {}).get("max_length")
+        got = (err.get("ctx") or {}).get("actual_length")
+        return f"at most {limit:,} [[{err['loc'][0]}]] tables, got {got:,}" if limit is not None and got is not None else msg
     return msg
 
 
