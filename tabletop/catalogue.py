@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -173,8 +175,14 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
 
 
 def user_catalogue_path() -> Path:
-    """Where a user's own ``templates.toml`` lives."""
-    import platformdirs  # only when the user's catalogue is looked up
+    """Where a user's own ``templates.toml`` lives (platformdirs' user config folder)."""
+    if sys.platform.startswith("linux"):
+        # platformdirs' XDG rule, without importing it on every `check` (~8 ms).
+        base = os.environ.get("XDG_CONFIG_HOME", "")
+        if not base.strip() or not os.path.isabs(base):
+            base = os.path.expanduser("~/.config")
+        return Path(base) / "tabletop" / "templates.toml"
+    import platformdirs
 
     return Path(platformdirs.user_config_dir("tabletop")) / "templates.toml"
 

@@ -762,12 +762,14 @@ def scenario_from_data(
     catalogue: Mapping[str, Entry] | None = None,
 ) -> tuple[Scenario, list[Problem]]:
     """Validate parsed data and build a Scenario; returns it with warnings. Raises ScenarioError."""
-    lines = toml_lines(text) if text is not None and not name.lower().endswith(".json") else {}
     problems: list[Problem] = []
     warnings: list[Problem] = []
+    line_map: list[dict[tuple[Any, ...], int]] = []  # built at the first problem: a clean file never needs it
 
     def problem(loc: Sequence[Any], message: str, warning: bool = False) -> None:
-        p = Problem(name, format_path(loc), message, _line_for(lines, loc), warning)
+        if not line_map:
+            line_map.append(toml_lines(text) if text is not None and not name.lower().endswith(".json") else {})
+        p = Problem(name, format_path(loc), message, _line_for(line_map[0], loc), warning)
         (warnings if warning else problems).append(p)
 
     for loc, message in _document_problems(data):

@@ -19,3 +19,17 @@ def test_too_many_models_names_the_real_limit(tmp_path: Path) -> None:
     text = str(err.value)
     assert f"at most {MAX_MODELS:,} [[model]] tables, got {MAX_MODELS + 1:,}" in text
     assert "List should have" not in text
+
+
+@pytest.mark.parametrize("xdg", [None, "", "/x/y", "  /z ", "rel/p"])
+def test_the_user_catalogue_lives_where_platformdirs_says(xdg: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` looks the folder up without importing platformdirs; it must agree with it."""
+    import platformdirs
+
+    from tabletop.catalogue import user_catalogue_path
+
+    if xdg is None:
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CONFIG_HOME", xdg)
+    assert user_catalogue_path() == Path(platformdirs.user_config_dir("tabletop")) / "templates.toml"
