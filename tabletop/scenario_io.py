@@ -929,7 +929,7 @@ def _tomlable(value: Any) -> Any:
 
 
 def scenario_to_data(s: Scenario) -> dict[str, Any]:
-    """The file structure for ``s`` (lengths in its units, exact on reload)."""
+    """The file structure for ``s`` (lengths in its units, to 0.001 mm: :func:`length_for_file`)."""
     u = s.units
 
     def L(mm: float) -> float | str:
