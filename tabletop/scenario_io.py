@@ -1023,7 +1023,7 @@ def _tomlable(value: Any) -> Any:
 
 
 def scenario_to_data(s: Scenario) -> dict[str, Any]:
-    """The file structure for ``s`` (lengths in its units, exact on reload)."""
+    """The file structure for ``s`` (lengths in its units, to 0.001 mm: :func:`length_for_file`)."""
     u = s.units
 
     def L(mm: float) -> float | str:
@@ -1148,8 +1148,74 @@ def shape_to_data(shape: TemplateShape, units: str, use_radius: bool = False) ->
 
 
 def dumps(s: Scenario) -> str:
-    """The scenario as TOML text."""
-    return tomli_w.dumps(scenario_to_data(s))
+    """The scenario as TOML text: lengths to 0.001 mm, a point per line (:func:`toml_text`)."""
+    return toml_text(scenario_to_data(s))
+
+
+#: A flat array longer than this is written one item per line (tomli_w's own limit).
+_TOML_LINE = 100
+_INDENT = "    "
+
+
+def _toml_key(key: str, cache: dict[str, str]) -> str:
+    if key not in cache:
+        cache[key] = tomli_w.dumps({key: 0})[: -len(" = 0\n")]  # bare or quoted, as tomli_w writes it
+    return cache[key]
+
+
+def _toml_inline(value: Any, keys: dict[str, str]) -> str:
+    """Any value on one line (inside an inline table or array nothing may span lines)."""
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        return "{ " + ", ".join(f"{_toml_key(str(k), keys)} = {_toml_inline(v, keys)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_inline(v, keys) for v in value) + "]"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)  # as tomli_w writes numbers
+    return tomli_w.dumps({"v": value})[4:-1]
+
+
+def _toml_array(items: Sequence[Any], indent: str, keys: dict[str, str]) -> str:
+    """An array after ``key = ``: on one line when it holds no array and fits, else one item per line."""
+    inline = _toml_inline(items, keys)
+    nested = any(isinstance(v, (list, tuple, Mapping)) for v in items)
+    if not items or (not nested and len(indent) + len(inline) <= _TOML_LINE):
+        return inline
+    inner = indent + _INDENT
+    lines = [inner + (_toml_array(v, inner, keys) if isinstance(v, (list, tuple)) else _toml_inline(v, keys)) + "," for v in items]
+    return "[\n" + "\n".join(lines) + "\n" + indent + "]"
+
+
+def _is_table_array(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and bool(value) and all(isinstance(v, Mapping) for v in value)
+
+
+def _toml_table(table: Mapping[str, Any], name: str, in_array: bool, keys: dict[str, str], out: list[str]) -> None:
+    literals = [(k, v) for k, v in table.items() if not isinstance(v, Mapping) and not _is_table_array(v)]
+    tables = [(k, v) for k, v in table.items() if isinstance(v, Mapping) or _is_table_array(v)]
+    if in_array or (name and (literals or not tables)):
+        out.append(f"[[{name}]]\n" if in_array else f"[{name}]\n")
+    for k, v in literals:
+        value = _toml_array(v, "", keys) if isinstance(v, (list, tuple)) else _toml_inline(v, keys)
+        out.append(f"{_toml_key(str(k), keys)} = {value}\n")
+    for k, v in tables:
+        path = f"{name}.{_toml_key(str(k), keys)}" if name else _toml_key(str(k), keys)
+        for sub, is_item in ([(t, True) for t in v] if _is_table_array(v) else [(v, False)]):
+            if out and out[-1] != "\n":
+                out.append("\n")
+            _toml_table(sub, path, is_item, keys, out)
+
+
+def toml_text(data: Mapping[str, Any]) -> str:
+    """``data`` as TOML that people can read: every table and array of tables as a section
+    (``[table]``, ``[[model]]``), an array of numbers or strings on one line
+    (``at = [6, 9]``), an array of arrays one inner array per line (a polygon's
+    ``points``, one point a line). Keys and strings are written by tomli_w, numbers as
+    ``str`` writes them; ``tomllib.loads`` gives ``data`` back."""
+    out: list[str] = []
+    _toml_table(data, "", False, {}, out)
+    return "".join(out)
 
 
 def atomic_write(path: Path | str, data: bytes) -> None:

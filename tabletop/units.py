@@ -90,26 +90,42 @@ def to_units(mm: float, unit: str) -> float:
     return mm / MM_PER_UNIT[unit]
 
 
+#: Saved lengths are rounded to this many mm at most (docs/scenario-format.md, "Saving").
+WRITE_RESOLUTION_MM = 0.001
+#: Numbers with at most this many decimals are taken as typed by hand and written back exactly.
+_HAND_DECIMALS = 6
+
+
+def _short(number: float) -> int | float:
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+
+
 def length_for_file(mm: float, unit: str) -> float | str:
     """The value to write for ``mm`` in a file whose bare numbers are ``unit``.
 
-    A bare number when it reads back to exactly ``mm``; otherwise a string in mm,
-    so that saving and loading never changes a length by even one bit.
+    A number that reads back to exactly ``mm`` with at most six decimals (anything typed
+    by hand) is written unchanged; ``"25mm"`` for a value with at most three decimals in mm
+    in an inch or cm file; otherwise the shortest decimal within half of ``WRITE_RESOLUTION_MM``
+    (2.6013986013986004 in -> 2.6014), so a file stays readable and a saved length is
+    within 0.0005 mm of the one in memory.
     """
     mm = float(mm)
     factor = MM_PER_UNIT[unit]
     number = mm / factor
-    # The shortest decimal that reads back to the very same millimetres.
-    for digits in range(0, 13):
+    for digits in range(_HAND_DECIMALS + 1):
         candidate = round(number, digits)
-        if digits > 4 and unit != "mm" and round(mm, 2) == mm and float(f"{mm!r}") == mm:
-            # 25 mm in an inch file reads better as "25mm" than as 0.984251968503937.
-            return f"{int(mm) if mm.is_integer() else mm!r}mm"
         if candidate * factor == mm:
-            return int(candidate) if candidate.is_integer() and abs(candidate) < 2**53 else candidate
-    if number * factor == mm:
-        return number
-    return f"{mm!r}mm"
+            return _short(candidate)
+    if unit != "mm" and round(mm, 3) == mm:
+        # 25 mm in an inch file reads better as "25mm" than as 0.984251968503937, and
+        # "1.625mm" typed by hand stays exact.
+        return f"{_short(mm)!r}mm"
+    half = WRITE_RESOLUTION_MM / 2
+    for digits in range(16):
+        candidate = round(number, digits)
+        if abs(candidate * factor - mm) <= half:
+            return _short(candidate)
+    return _short(number)
 
 
 def format_length(mm: float, unit: str = "in", digits: int = 2) -> str:

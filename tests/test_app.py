@@ -18,6 +18,8 @@ from tabletop.sample_tables import big_table as stress_scenario
 from tabletop.model import At, Direct, Impact
 from tabletop.scenario_io import load
 
+from .scenario_compare import differences
+
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 DEFAULT = SCENARIOS / "default.toml"
@@ -155,7 +157,7 @@ def test_save_with_ctrl_s(copy_of_default: Path) -> None:
     assert p.app.state.dirty
     p.key(pygame.K_s, CTRL)
     assert not p.app.state.dirty
-    assert load(copy_of_default) == p.app.scenario
+    assert differences(load(copy_of_default), p.app.scenario) == []  # lengths to 0.001 mm
     p.close()
 
 
@@ -386,7 +388,7 @@ def test_autosave_after_edits_and_recovery_dialog(copy_of_default: Path) -> None
     edited = p.app.scenario
     p.step(int(2.2 * 60))
     assert autosave.autosave_path().exists()
-    assert load(autosave.autosave_path()) == edited
+    assert differences(load(autosave.autosave_path()), edited) == []
     # Pretend the process died: the marker stays, another start finds the autosave.
     marker = autosave.marker_path().read_text().replace(str(__import__("os").getpid()), "999999999")
     autosave.marker_path().write_text(marker)
@@ -399,7 +401,7 @@ def test_autosave_after_edits_and_recovery_dialog(copy_of_default: Path) -> None
     assert dialogs
     q.post(pygame_gui.UI_CONFIRMATION_DIALOG_CONFIRMED, ui_element=dialogs[0], ui_object_id="#confirmation_dialog")
     q.step()
-    assert q.app.scenario == edited
+    assert differences(q.app.scenario, edited) == []
     assert q.app.state.dirty and q.app.state.path == str(copy_of_default)
     q.close()
 
