@@ -50,7 +50,7 @@ def test_import_photo_flow_clicks_corners_and_saves_the_backdrop(tmp_path: Path)
         assert job.size_entry.get_text() == "48x48in"
         p.post(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=job.size_entry, text="48 by 48")
         p.step()
-        assert job.table_mm == (TABLE, TABLE) and p.app.message_is_error and "table size" in p.app.message
+        assert job.table_mm == pytest.approx((TABLE, TABLE)) and p.app.message_is_error and "table size" in p.app.message
         p.post(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=job.size_entry, text="1219.2x1219.2mm")
         p.step()
         assert job.table_mm == pytest.approx((TABLE, TABLE)) and not p.app.message_is_error
