@@ -175,15 +175,20 @@ def test_a_failed_save_shows_an_error_and_keeps_the_table(table: Path, tmp_path:
     p.close()
 
 
-def test_saving_a_toml_date_as_json_is_an_error_dialog(tmp_path: Path) -> None:
+def test_saving_a_toml_date_as_json_writes_it_as_iso_text(tmp_path: Path) -> None:
+    """JSON has no dates: a kept TOML date is written as ISO 8601 text (scenario_io._json_default),
+    so the save succeeds and everything else loads back unchanged."""
     src = tmp_path / "dated.toml"
     src.write_text(DEFAULT.read_text() + "\n[extra]\nplayed = 2024-05-01\n")
     p = Pilot(src)
     before = p.app.scenario
     out = tmp_path / "dated.json"
-    assert not p.app.save(str(out))  # json cannot hold a date: a message, not a crash
+    assert p.app.save(str(out))
     p.step()
-    assert windows(p, UIMessageWindow) and not out.exists() and p.app.scenario is before
+    assert not windows(p, UIMessageWindow) and p.app.state.path == str(out) and not p.app.state.dirty
+    assert json.loads(out.read_text())["extra"] == {"played": "2024-05-01"}
+    back = load(out)
+    assert (back.models, back.templates, back.terrain, back.table) == (before.models, before.templates, before.terrain, before.table)
     p.close()
 
 
