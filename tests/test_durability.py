@@ -402,3 +402,143 @@ def test_a_save_killed_at_each_step_leaves_one_whole_version(tmp_path: Path, whe
         assert target.read_bytes() == old
     else:
         assert scenario_io.load(target) == scenario_io.load(new_source)
+
+
+# --------------------------------------------------------------------------- the autosaver, piece by piece
+
+
+def _dead_pid() -> int:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    return dead.pid
+
+
+def test_the_debounce_counts_from_the_first_change_and_fires_exactly_at_its_end() -> None:
+    from tabletop.app import autosave
+
+    s = scenario_io.load(DEFAULT)
+    saver = autosave.Autosaver(debounce_s=2.0)
+    saver.changed(s, 10.0)
+    saver.changed(s, 11.5)  # the same document again: the debounce is not pushed back
+    assert not saver.tick(11.999)
+    assert saver.tick(12.0) and saver.saves == 1 and saver.last_error is None
+    assert scenario_io.load(autosave.autosave_path()) == s
+    saver.changed(s, 20.0)  # already written: nothing pending
+    assert not saver.tick(30.0) and saver.saves == 1
+
+
+def test_a_failed_autosave_is_counted_named_and_not_retried_until_the_next_edit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    s = scenario_io.load(DEFAULT)
+    saver = autosave.Autosaver(debounce_s=0.0)
+
+    def full(path: Any, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device: " + "x" * 200)
+
+    monkeypatch.setattr(autosave, "atomic_write", full)
+    saver.changed(s, 0.0)
+    assert not saver.tick(0.0)
+    assert saver.failures == 1 and saver.saves == 0
+    shown = "[Errno 28] No space left on device: " + "x" * 83 + "…"  # cut to 120 characters
+    assert saver.last_error == f"autosave failed (OSError: {shown}); the previous autosave is kept" and len(shown) == 120
+    saver.changed(s, 1.0)  # the same document: not retried
+    assert not saver.tick(5.0) and saver.failures == 1
+    monkeypatch.undo()
+    s2 = dataclass_replace(s, title="edited")
+    saver.changed(s2, 6.0)  # the next edit is written
+    assert saver.tick(6.0) and saver.last_error is None and scenario_io.load(autosave.autosave_path()).title == "edited"
+
+
+def dataclass_replace(obj: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)
+
+
+def test_a_disabled_autosaver_writes_nothing() -> None:
+    from tabletop.app import autosave
+
+    saver = autosave.Autosaver(debounce_s=0.0, enabled=False)
+    saver.start("t.toml")
+    s = scenario_io.load(DEFAULT)
+    saver.changed(s, 0.0)
+    assert not saver.tick(10.0) and not saver.flush()
+    assert saver.emergency(s, RuntimeError("x")) is None
+    saver.stop()
+    assert not autosave.state_dir().exists() or list(autosave.state_dir().iterdir()) == []
+
+
+def test_recovery_is_offered_exactly_when_a_dead_run_left_newer_work_or_an_error(tmp_path: Path) -> None:
+    from tabletop.app import autosave
+
+    s = scenario_io.load(DEFAULT)
+    assert autosave.find_recovery() is None  # no marker
+    autosave.state_dir().mkdir(parents=True, exist_ok=True)
+    marker, auto = autosave.marker_path(), autosave.autosave_path()
+    scenario_io.save(s, auto)
+    for pid in (os.getpid(), _dead_pid()):  # our own pid (reused after a crash) counts as gone
+        marker.write_text(json.dumps({"pid": pid, "path": "x.toml"}))
+        os.utime(auto, (1000.0, 1000.0))
+        os.utime(marker, (2000.0, 2000.0))
+        assert autosave.find_recovery() is None  # the autosave is older than the run: nothing new
+        os.utime(auto, (3000.0, 3000.0))
+        assert autosave.find_recovery() == autosave.Recovery(auto, "x.toml", 3000.0, None, None)
+    marker.write_text(json.dumps({"pid": os.getppid(), "path": "x.toml"}))
+    assert autosave.find_recovery() is None  # that run is still going
+    # An error named in the marker: offered even when the autosave is older.
+    marker.write_text(json.dumps({"pid": _dead_pid(), "path": None, "error": "RuntimeError: boom"}))
+    os.utime(auto, (1000.0, 1000.0))
+    os.utime(marker, (2000.0, 2000.0))
+    assert autosave.find_recovery() == autosave.Recovery(auto, None, 1000.0, None, "RuntimeError: boom")
+    # An emergency copy wins over the autosave.
+    copy = autosave.state_dir() / "emergency-1.toml"
+    scenario_io.save(s, copy)
+    os.utime(copy, (4000.0, 4000.0))
+    marker.write_text(json.dumps({"pid": _dead_pid(), "path": "y.toml", "error": "E", "emergency": str(copy)}))
+    assert autosave.find_recovery() == autosave.Recovery(copy, "y.toml", 4000.0, copy, "E")
+    # A marker that is not JSON, or not an object, is a dead run with no notes.
+    for junk in ("{not json", "[1, 2]"):
+        marker.write_text(junk)
+        os.utime(auto, (5000.0, 5000.0))
+        os.utime(marker, (2000.0, 2000.0))
+        assert autosave.find_recovery() == autosave.Recovery(auto, None, 5000.0, None, None)
+
+
+def test_declining_forgets_the_autosave_marker_and_only_an_emergency_copy_in_the_state_folder(tmp_path: Path) -> None:
+    from tabletop.app import autosave
+
+    autosave.state_dir().mkdir(parents=True, exist_ok=True)
+    inside, outside = autosave.state_dir() / "emergency-1.toml", tmp_path / "emergency-2.toml"
+    for f in (inside, outside, autosave.autosave_path()):
+        f.write_text("x")
+    autosave.marker_path().write_text(json.dumps({"pid": _dead_pid(), "emergency": str(inside)}))
+    autosave.discard_recovery()
+    assert list(autosave.state_dir().iterdir()) == [] and outside.exists()
+    outside_marker = {"pid": _dead_pid(), "emergency": str(outside)}
+    autosave.marker_path().write_text(json.dumps(outside_marker))
+    autosave.discard_recovery()
+    assert outside.exists()  # never delete a file outside the state folder
+
+
+def test_an_emergency_copy_falls_back_to_json_and_names_itself_in_the_marker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    s = scenario_io.load(DEFAULT)
+    saver = autosave.Autosaver(debounce_s=100.0)
+    saver.start("t.toml")
+    saver.changed(dataclass_replace(s, title="pending"), 0.0)
+    real = autosave.scenario_bytes
+
+    def no_toml(scenario: Any, json_syntax: bool = False) -> bytes:
+        if not json_syntax:
+            raise TypeError("cannot write that as TOML")
+        return real(scenario, json_syntax)
+
+    monkeypatch.setattr(autosave, "scenario_bytes", no_toml)
+    copy = saver.emergency(s, ValueError("bad\nsecond line"))
+    assert copy is not None and copy.suffix == ".json" and copy.parent == autosave.state_dir()
+    assert copy.name.startswith("emergency-") and copy.name.endswith(f"-{os.getpid()}.json")
+    assert scenario_io.load(copy) == s
+    assert json.loads(autosave.marker_path().read_text()) == {"pid": os.getpid(), "path": "t.toml", "error": "ValueError: bad", "emergency": str(copy)}
+    assert saver.last_error is not None and saver.last_error.startswith("autosave failed (TypeError")  # the pending flush was tried too
