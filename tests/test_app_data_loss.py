@@ -204,25 +204,23 @@ def test_a_failed_export_is_an_error_and_an_old_png_is_kept(tmp_path: Path) -> N
     p.close()
 
 
-def _deep_table(tmp_path: Path, depth: int = 300) -> Path:
-    path = tmp_path / "deep.toml"
-    path.write_text(DEFAULT.read_text().replace('id = "sgt"', 'id = "sgt"\nweapon = ' + "{a = " * depth + "1" + "}" * depth, 1))
-    return path
-
-
-def test_an_autosave_that_cannot_be_written_is_a_status_message_and_keeps_the_previous(tmp_path: Path) -> None:
-    good = load(DEFAULT)
-    saver = autosave.Autosaver(debounce_s=0.0)
-    saver.start(None)
-    saver.changed(good, 0.0)
-    assert saver.tick(1.0)
-    deep = _deep_table(tmp_path)
-    p = Pilot(deep, autosave=True)  # the loader takes it ...
+def test_an_autosave_that_cannot_be_written_is_a_status_message_and_keeps_the_previous(table: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk fills up between two autosaves: the second fails with a status message, the first stays."""
+    p = Pilot(table, autosave=True)
     _drag_sergeant(p)
-    p.step(int(2.2 * 60))  # ... and the autosave two seconds after the edit cannot write it
+    p.step(int(2.2 * 60))  # the first autosave, two seconds after the edit
+    good = p.app.scenario
+    assert p.app.autosaver.saves == 1 and load(autosave.autosave_path()) == good
+
+    def full(path: object, data: bytes) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(autosave, "atomic_write", full)
+    _drag_sergeant(p)
+    p.step(int(2.2 * 60))  # ... and the next one cannot be written
     assert p.app.autosaver.failures == 1 and p.app.running
-    assert p.app.message_is_error and "autosave failed" in p.app.message
-    assert load(autosave.autosave_path()) == good  # the previous autosave is kept
+    assert p.app.message_is_error and p.app.message.startswith("autosave failed (OSError: [Errno 28] No space left on device)")
+    assert load(autosave.autosave_path()) == good != p.app.scenario  # the previous autosave is kept
     _drag_sergeant(p, -20)  # the app carries on
     assert p.app.state.history.can_undo
     p.close()

@@ -225,7 +225,7 @@ SET_CASES: list[tuple[str, str, str]] = [
     (str(WWPD), "noequals", "NAME=VALUE"),
     (str(WWPD), "=0.5", "NAME=VALUE"),
     (str(WWPD), "battery_overlp=0.5", "did you mean 'battery_overlap'"),
-    (str(WWPD), "dodge_rule=strict", "settings: allow_point_aim, battery_overlap, even_battery_centre"),
+    (str(WWPD), "dodge_rule=strict", "settings: allow_point_aim, battery_overlap, check_line_of_sight, even_battery_centre, range_measure)"),
     (str(WWPD), "even_battery_centre=middle", "one of between, template"),
     (str(WWPD), "even_battery_centre=", "even_battery_centre"),
     (str(WWPD), "even_battery_centre=betwen", "did you mean 'between'"),
