@@ -285,6 +285,7 @@ def test_autosaver_clean_deletes_the_autosave() -> None:
     saver.clean()
     assert not autosave.autosave_path().exists() and autosave.marker_path().exists()
     assert not saver.tick(100.0)  # nothing pending after a save
+    assert not saver.flush() and saver.failures == 0 and saver.last_error is None
 
 
 def test_a_save_removes_the_autosave_and_a_crash_after_it_offers_nothing_back(tmp_path: Path) -> None:
@@ -542,3 +543,56 @@ def test_an_emergency_copy_falls_back_to_json_and_names_itself_in_the_marker(mon
     assert scenario_io.load(copy) == s
     assert json.loads(autosave.marker_path().read_text()) == {"pid": os.getpid(), "path": "t.toml", "error": "ValueError: bad", "emergency": str(copy)}
     assert saver.last_error is not None and saver.last_error.startswith("autosave failed (TypeError")  # the pending flush was tried too
+
+
+def test_an_emergency_copy_without_a_state_folder_yet_is_a_stamped_toml_file() -> None:
+    import re
+    import time
+
+    from tabletop.app import autosave
+
+    s = scenario_io.load(DEFAULT)
+    assert not autosave.state_dir().exists()  # nothing has run yet: the folder and its parents are made
+    before = time.strftime("%Y%m%d-%H%M%S")
+    copy = autosave.Autosaver().emergency(s, "stopped by the user")
+    after = time.strftime("%Y%m%d-%H%M%S")
+    assert copy is not None and copy.parent == autosave.state_dir()
+    stamp = re.fullmatch(rf"emergency-(\d{{8}}-\d{{6}})-{os.getpid()}\.toml", copy.name)
+    assert stamp is not None and before <= stamp.group(1) <= after
+    assert scenario_io.load(copy) == s
+    assert json.loads(autosave.marker_path().read_text()) == {"pid": os.getpid(), "path": None, "error": "stopped by the user", "emergency": str(copy)}
+
+
+def test_an_emergency_copy_that_cannot_be_written_at_all_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    def neither(scenario: Any, json_syntax: bool = False) -> bytes:
+        raise TypeError("json" if json_syntax else "toml")
+
+    monkeypatch.setattr(autosave, "scenario_bytes", neither)
+    saver = autosave.Autosaver()
+    assert saver.emergency(scenario_io.load(DEFAULT), RuntimeError()) is None
+    assert saver.last_error == "emergency copy failed (TypeError: json)"
+    assert json.loads(autosave.marker_path().read_text()) == {"pid": os.getpid(), "path": None, "error": "RuntimeError: "}
+
+
+@pytest.mark.parametrize(("message", "shown"), [("", ""), ("a\nb", "a"), ("x" * 120, "x" * 120), ("x" * 121, "x" * 119 + "…")])
+def test_an_error_is_shown_on_one_line_of_at_most_120_characters(message: str, shown: str) -> None:
+    from tabletop.app import autosave
+
+    saver = autosave.Autosaver()
+    saver.emergency(scenario_io.load(DEFAULT), ValueError(message))
+    assert json.loads(autosave.marker_path().read_text())["error"] == f"ValueError: {shown}"
+
+
+def test_a_json_save_is_indented_utf8_and_names_what_json_cannot_hold(tmp_path: Path) -> None:
+    import dataclasses
+
+    s = scenario_io.load(SCENARIOS / "robotech-scatter.toml")  # its title has an em dash
+    out = tmp_path / "a.json"
+    scenario_io.save(s, out)
+    assert out.read_bytes() == json.dumps(scenario_io.scenario_to_data(s), indent=2, ensure_ascii=False).encode("utf-8")
+    assert "Robotech \u2014 a Blast".encode() in out.read_bytes()
+    with pytest.raises(TypeError) as caught:
+        scenario_io.save(dataclasses.replace(s, extra={"x": b"ab"}), tmp_path / "b.json")
+    assert str(caught.value) == "cannot write bytes b'ab' as JSON" and not (tmp_path / "b.json").exists()
