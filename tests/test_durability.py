@@ -596,3 +596,13 @@ def test_a_json_save_is_indented_utf8_and_names_what_json_cannot_hold(tmp_path: 
     with pytest.raises(TypeError) as caught:
         scenario_io.save(dataclasses.replace(s, extra={"x": b"ab"}), tmp_path / "b.json")
     assert str(caught.value) == "cannot write bytes b'ab' as JSON" and not (tmp_path / "b.json").exists()
+
+
+def test_scenario_bytes_as_json_are_indented_utf8_and_as_toml_are_the_saved_text() -> None:
+    from tabletop.app import autosave
+
+    s = scenario_io.load(SCENARIOS / "robotech-scatter.toml")  # its title has an em dash
+    as_json = autosave.scenario_bytes(s, json_syntax=True)
+    assert as_json == json.dumps(scenario_io.scenario_to_data(s), indent=2, ensure_ascii=False).encode("utf-8")
+    assert as_json.startswith(b'{\n  "') and "Robotech \u2014 a Blast".encode() in as_json
+    assert autosave.scenario_bytes(s) == scenario_io.dumps(s).encode("utf-8")
