@@ -606,3 +606,44 @@ def test_scenario_bytes_as_json_are_indented_utf8_and_as_toml_are_the_saved_text
     assert as_json == json.dumps(scenario_io.scenario_to_data(s), indent=2, ensure_ascii=False).encode("utf-8")
     assert as_json.startswith(b'{\n  "') and "Robotech \u2014 a Blast".encode() in as_json
     assert autosave.scenario_bytes(s) == scenario_io.dumps(s).encode("utf-8")
+
+
+def test_an_autosave_the_loader_chokes_on_is_a_named_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    def choke(path: Any) -> Any:
+        raise OverflowError("int too large")
+
+    monkeypatch.setattr(autosave, "load", choke)
+    rec = autosave.Recovery(Path("/x/autosave.toml"), None, 0.0)
+    with pytest.raises(scenario_io.ScenarioError) as caught:
+        autosave.load_recovery(rec)
+    assert caught.value.problems == [scenario_io.Problem("/x/autosave.toml", "", "cannot be recovered: OverflowError: int too large")]
+
+
+def test_a_flushed_autosaver_has_nothing_left_to_write() -> None:
+    from tabletop.app import autosave
+
+    saver = autosave.Autosaver(debounce_s=5.0)
+    saver.changed(scenario_io.load(DEFAULT), 0.0)
+    assert saver.flush() and saver.saves == 1
+    assert not saver.flush() and not saver.tick(100.0) and (saver.saves, saver.failures) == (1, 0)
+
+
+def test_output_paths_that_cannot_be_written_are_named(tmp_path: Path) -> None:
+    (tmp_path / "real.toml").write_text("x")
+    (tmp_path / "link.toml").symlink_to("real.toml")
+    assert atomic.check_writable(tmp_path / "link.toml") == tmp_path / "real.toml"
+    assert atomic.check_writable(tmp_path / "new.toml") == tmp_path / "new.toml"
+    cases = {
+        "": "output path is empty",
+        str(tmp_path) + "/": f"{tmp_path}/: is a folder, not a file name",
+        str(tmp_path): f"{tmp_path}: is a folder, not a file name",
+        str(tmp_path / "no" / "a.toml"): f"{tmp_path / 'no' / 'a.toml'}: folder {tmp_path / 'no'} does not exist",
+        "/dev/null": "/dev/null: is not a regular file (a device, pipe or socket); write to a file",
+        str(tmp_path / "real.toml" / "a.toml"): f"{tmp_path / 'real.toml' / 'a.toml'}: cannot write: Not a directory",
+    }
+    for path, message in cases.items():
+        with pytest.raises(atomic.OutputError) as caught:
+            atomic.check_writable(path)
+        assert str(caught.value) == message, path
