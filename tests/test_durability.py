@@ -628,6 +628,22 @@ def test_a_flushed_autosaver_has_nothing_left_to_write() -> None:
     saver.changed(scenario_io.load(DEFAULT), 0.0)
     assert saver.flush() and saver.saves == 1
     assert not saver.flush() and not saver.tick(100.0) and (saver.saves, saver.failures) == (1, 0)
+    saver.changed(dataclass_replace(scenario_io.load(DEFAULT), title="second"), 200.0)
+    assert saver.flush() and saver.saves == 2  # counted, not just set
+
+
+def test_every_failed_autosave_is_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    def full(path: Any, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(autosave, "atomic_write", full)
+    saver = autosave.Autosaver(debounce_s=0.0)
+    s = scenario_io.load(DEFAULT)
+    for k, title in enumerate(("a", "b", "c"), start=1):
+        saver.changed(dataclass_replace(s, title=title), float(k))
+        assert not saver.flush() and saver.failures == k
 
 
 def test_output_paths_that_cannot_be_written_are_named(tmp_path: Path) -> None:
