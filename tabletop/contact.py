@@ -18,7 +18,7 @@ import shapely
 from numpy.typing import NDArray
 
 from tabletop.model import Model, PlacedTemplate
-from tabletop.shapes import FloatArray, base_outline, deepest_point, template_sdf, to_world
+from tabletop.shapes import FloatArray, base_outline, deepest_point, template_sdf, to_local, to_world
 
 _GRID = 17  # points per bracket and round: the bracket shrinks 8x a round
 _ROUNDS = 15  # 8**-15 ~ 3e-14 of the bracket
@@ -104,8 +104,28 @@ def _ellipse_min_sdf(placed: PlacedTemplate, model: Model) -> float:
 
     refined = _refine_min(f, t[candidates] - step, t[candidates] + step)
     best = min(float(values.min()), float(refined.min()))
-    inside = _deepest_inside(placed, base_outline(model.base, model.x, model.y, model.facing, 256, outer=True))
+    inside = _deepest_inside_oval(placed, model, a, b)
     return best if inside is None else min(best, inside)
+
+
+def _deepest_inside_oval(placed: PlacedTemplate, model: Model, a: float, b: float) -> float | None:
+    """-depth when the template's deepest point (or segment) meets the oval itself, else None.
+
+    Exact: in the base's frame scaled by 1/a and 1/b the oval is the unit disc, and a
+    point (or the segment's point nearest the centre) is inside it when its length is <= 1.
+    A polygon drawn around the oval would take points just outside it as inside.
+    """
+    point, depth, other = deepest_point(placed)
+    ends = [point] if other is None else [point, other]
+    u, v = to_local(ends, (model.x, model.y), model.facing)
+    p = np.stack([u / a, v / b], axis=-1)
+    nearest = p[0]
+    if len(p) == 2:
+        d = p[1] - p[0]
+        dd = float(d @ d)
+        if dd > 0.0:
+            nearest = p[0] + d * min(1.0, max(0.0, -float(p[0] @ d) / dd))
+    return -depth if float(nearest @ nearest) <= 1.0 else None
 
 
 def model_margin(placed: PlacedTemplate, model: Model) -> float:

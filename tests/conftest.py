@@ -41,21 +41,3 @@ def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mon
     monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
-
-
-# Slow tests in files this conftest does not own, marked here by node id until their files carry
-# the marker themselves (a duplicate marker is harmless). `make test` skips them, CI runs them.
-SLOW_ELSEWHERE = {
-    "tests/test_crash_recovery.py::test_killed_app_offers_its_unsaved_work_back": 120,
-    "tests/test_no_data_lost.py::test_a_save_killed_mid_write_leaves_a_whole_file": 300,
-}
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the slow tests listed in SLOW_ELSEWHERE (and give them their own timeout)."""
-    for item in items:
-        limit = SLOW_ELSEWHERE.get(item.nodeid)
-        if limit is not None:
-            item.add_marker(pytest.mark.slow)
-            if item.get_closest_marker("timeout") is None:
-                item.add_marker(pytest.mark.timeout(limit))

@@ -60,14 +60,36 @@ def test_opens_default_table_when_no_path() -> None:
     p.close()
 
 
+# Bases a label is drawn over in the first frame (nothing of their fill shows): the only exceptions.
+HIDDEN_BASES = {"wwpd-battery-t": {"t"}}  # under the barrage's "#2 ×2 #1" sequence label
+
+
 @pytest.mark.parametrize("path", sorted(SCENARIOS.glob("*.toml")), ids=lambda p: p.stem)
 def test_every_bundled_scenario_renders_a_frame(path: Path) -> None:
+    """Every base is drawn where it stands, filled with the colour of its worst status over the
+    templates the core allows (outside when none reaches it)."""
+    import numpy as np
+
+    from tabletop.draw.style import STATUS_COLOURS
+
+    rank = {"outside": 0, "user": 1, "total_cover": 2, "affected": 3}
     p = Pilot(path)
-    p.step(2)
-    view = p.app.view_rect
-    sample = {tuple(p.screen.get_at((x, y)))[:3] for x in range(view.left + 10, view.right - 10, 37) for y in range(view.top + 10, view.bottom - 10, 41)}
-    assert len(sample) > 5  # a drawn table, not a blank window
-    p.close()
+    try:
+        p.step(2)
+        shot = pygame.surfarray.array3d(p.screen).astype(int)
+        xs, ys = np.meshgrid(np.arange(shot.shape[0]), np.arange(shot.shape[1]), indexing="ij")
+        results = [r.resolution for r in p.app.live_adjudication().results if r.resolution.allowed]
+        unseen = []
+        for m in p.app.scenario.models:
+            status = max((res.coverage.models[m.id].status for res in results if m.id in res.coverage.models), key=rank.__getitem__, default="outside")
+            cx, cy = p.app.viewport.to_screen(m.x, m.y)
+            disc = (xs - cx) ** 2 + (ys - cy) ** 2 <= (0.8 * m.base.bounding_radius * p.app.viewport.scale) ** 2
+            colour = np.array(STATUS_COLOURS[status][:3])
+            if not (disc & (shot == colour).all(axis=-1)).any():
+                unseen.append((m.id, status))
+        assert {i for i, _ in unseen} == HIDDEN_BASES.get(path.stem, set()), unseen
+    finally:
+        p.close()
 
 
 def test_drag_template_changes_statuses_then_undo_redo(pilot: Pilot) -> None:
@@ -332,19 +354,76 @@ def test_fire_animates_a_scatter() -> None:
     assert p.app.firing.done
     assert p.app.adjudication() is p.app.firing.adjudication
     assert "dice" in p.app.results_box.html_text
-    # What-if rolls change the outcome deterministically.
-    assert p.app.set_what_if("nonsense")  is False
     p.close()
 
 
-def test_help_overlay_lists_every_shortcut(pilot: Pilot) -> None:
+def test_what_if_rolls_change_what_fire_does() -> None:
+    """The blast aims at pod1, (30", 10") = (762, 254) mm; Dice free (the default) sets the file's rolls
+    aside. Seed 1 rolls Strike 2 (a miss: 2 + GN 1 < DF 4) and scatters it 4" in direction 5, 120° from
+    the firer's line: (762 - 50.8, 254 + 50.8·√3) mm, hitting nobody. What-if Strike 6 hits pod1 where it
+    stands; a what-if miss scattered 2" in direction 1 (straight on) lands at (812.8, 254) and, with
+    Strike 6 after the scatter, still catches pod1 (2" from the new centre)."""
+
+    def outcome(p: Pilot) -> tuple[tuple[float, float], list[str], dict[str, tuple[int, bool]]]:
+        r = p.app.fire().results[0]
+        return r.resolution.placed.focus, sorted(r.resolution.affected), {x.name: (x.total, x.fixed) for x in r.rolls}
+
+    p = Pilot(SCENARIOS / "robotech-scatter.toml")
+    try:
+        assert p.app.state.seed == 1 and p.app.state.view.odds_dice_free
+        focus, affected, rolls = outcome(p)
+        assert focus == pytest.approx((711.2, 254 + 50.8 * 3**0.5), abs=1e-9) and affected == []
+        assert rolls == {"strike": (2, False), "scatter_direction": (5, False), "scatter_distance": (4, False), "scatter_strike": (1, False)}
+        assert p.app.set_what_if("strike=6")
+        assert outcome(p) == ((pytest.approx(762.0), pytest.approx(254.0)), ["pod1"], {"strike": (6, True)})
+        assert p.app.set_what_if("nonsense") is False and p.app.state.what_if == {"strike": 6}  # refused, the last one kept
+        assert p.app.set_what_if("strike=1, scatter_direction=1, scatter_distance=2, scatter_strike=6")
+        focus, affected, rolls = outcome(p)
+        assert focus == pytest.approx((812.8, 254.0), abs=1e-9) and affected == ["pod1"]
+        assert all(fixed for _, fixed in rolls.values()) and rolls["scatter_distance"] == (2, True)
+        assert p.app.set_what_if("")  # none: the seeded dice again, the same as the first time
+        focus, affected, rolls = outcome(p)
+        assert focus == pytest.approx((711.2, 254 + 50.8 * 3**0.5), abs=1e-9) and affected == [] and rolls["strike"] == (2, False)
+    finally:
+        p.close()
+
+
+def _drawn_texts(monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> list[str]:
+    """Every string ``module.name`` (a text-drawing function taking the string) draws from now on."""
+    drawn: list[str] = []
+    real = getattr(module, name)
+
+    def recording(*args, **kwargs):  # type: ignore[no-untyped-def]
+        drawn.append(next(a for a in args if isinstance(a, str)))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, recording)
+    return drawn
+
+
+def test_help_overlay_lists_every_shortcut(pilot: Pilot, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import overlays
     from tabletop.app.shortcuts import SHORTCUTS
 
+    drawn = _drawn_texts(monkeypatch, overlays, "text")
+    view = pilot.app.view_rect
+    corner = (view.left + 3, view.top + 3)
+    before = pilot.screen.get_at(corner)
     pilot.key(pygame.K_F1)
     assert pilot.app.state.view.show_help
-    assert any("Ctrl+Z" in k for k, _ in SHORTCUTS) and any("F1" in k for k, _ in SHORTCUTS)
+    # Drawn: the title, and every shortcut's keys and what they do (none cut off by the box).
+    assert "Keyboard and mouse" in drawn
+    missing = [(k, w) for k, w in SHORTCUTS if k not in drawn or w not in drawn]
+    assert missing == [], missing
+    # The table behind is shaded: alpha 200 of (10, 12, 16) over it.
+    shaded = pilot.screen.get_at(corner)
+    for c in range(3):
+        assert abs(shaded[c] - round(before[c] * 55 / 255 + (10, 12, 16)[c] * 200 / 255)) <= 2
     pilot.key(pygame.K_ESCAPE)
     assert not pilot.app.state.view.show_help
+    drawn.clear()
+    pilot.step()
+    assert "Keyboard and mouse" not in drawn and tuple(pilot.screen.get_at(corner)) == tuple(before)
 
 
 def test_ruler_and_loupe(pilot: Pilot) -> None:
@@ -367,10 +446,27 @@ def test_ruler_and_loupe(pilot: Pilot) -> None:
     pilot.step()
 
 
-def test_hover_shows_margin(pilot: Pilot) -> None:
+def test_hover_shows_margin(pilot: Pilot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hovering "edge" draws its margin against every template, computed by the core: against the blast
+    +0.400 mm (6" + 75.6 mm from the blast's centre: 63.5 + 12.5 - 75.6)."""
+    from tabletop.contact import model_margin
+    from tabletop.draw import models as draw_models
+
+    drawn = _drawn_texts(monkeypatch, draw_models, "_text")
     edge = pilot.app.scenario.model("edge")
+    placed = pilot.app.placed()
+    assert model_margin(placed["blast"], edge) == pytest.approx(0.4, abs=1e-9)
     pilot.move(pilot.screen_of(edge.centre))
     assert pilot.app.hovered == Ref("model", "edge")
+    lines = [t for t in drawn if ": " in t and t.endswith((" mm", "CONTESTED"))]
+    assert any(t.startswith("blast: affected  +0.400 mm") for t in lines), lines
+    for tid, template in placed.items():
+        if tid in {r.template.id for r in pilot.app.live_adjudication().results}:
+            margin = f"{model_margin(template, edge):+.3f} mm"
+            assert any(t.startswith(f"{tid}: ") and margin in t for t in lines), (tid, margin, lines)
+    drawn.clear()
+    pilot.move((pilot.app.view_rect.left + 5, pilot.app.view_rect.top + 5))  # off the base: no margins drawn
+    assert pilot.app.hovered is None and not [t for t in drawn if t.startswith("blast: ")]
 
 
 def test_demo_menu_opens_a_bundled_table(pilot: Pilot) -> None:

@@ -17,7 +17,8 @@ from pygame_gui.windows import UIConfirmationDialog
 
 from tabletop.app import autosave
 from tabletop.app.pilot import Pilot
-from tabletop.app.validate import document_problem
+from tabletop.app.state import parse_numbers
+from tabletop.app.validate import check_seed, document_problem
 from tabletop.scenario_io import load
 
 from .conftest import SCENARIOS
@@ -68,11 +69,25 @@ class AppSession(RuleBasedStateMachine):
 
     @rule(text=TYPED)
     def type_a_seed(self, text: str) -> None:
-        self.p.app.set_seed(text)
+        before = self.p.app.state.seed
+        try:
+            wanted = check_seed(text)
+        except ValueError:
+            wanted = None
+        assert self.p.app.set_seed(text) is (wanted is not None)
+        assert self.p.app.state.seed == (before if wanted is None else wanted) == self.p.app.live.seed
+        assert self.p.app.message_is_error is (wanted is None)
 
     @rule(text=TYPED)
     def type_what_if(self, text: str) -> None:
-        self.p.app.set_what_if(text)
+        before = self.p.app.state.what_if
+        try:
+            wanted = parse_numbers(text)
+        except ValueError:
+            wanted = None
+        assert self.p.app.set_what_if(text) is (wanted is not None)
+        assert self.p.app.state.what_if == (before if wanted is None else wanted)
+        assert self.p.app.message_is_error is (wanted is None)
 
     @rule()
     def undo(self) -> None:

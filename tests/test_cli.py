@@ -52,7 +52,11 @@ def test_check_text_table(capsys: pytest.CaptureFixture[str]) -> None:
 def test_every_bundled_scenario_checks(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["check", str(path), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert len(report["templates"]) >= 1
+    import tomllib
+
+    data = tomllib.loads(path.read_text())
+    assert [t["id"] for t in report["templates"]] == [t["id"] for t in data.get("template", [])]
+    assert {m for t in report["templates"] for m in t["models"]} <= {m["id"] for m in data.get("model", [])}
 
 
 @pytest.mark.parametrize(
@@ -95,11 +99,37 @@ def test_console_script_runs_check() -> None:
     assert "Template flame" in out.stdout
 
 
-def test_render_with_odds_and_free_rolls(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "odds.png"
-    argv = ["render", str(SCENARIOS / "robotech-scatter.toml"), "--odds", "--free-rolls", "--view", "action", "-o", str(out)]
-    assert cli.main(argv) == 0
-    assert out.stat().st_size > 10_000
+def test_render_with_odds_and_free_rolls(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The odds picture labels pod1 with its exact dice-free chance, 13/24 = 54 %, and expected damage
+    185/36 = 5.1 MD (the fractions `tabletop odds --json` reports), and draws the odds legend (its
+    title colour); the same render without --odds has neither."""
+    import pygame
+
+    from tabletop.draw import odds as draw_odds
+
+    labels: dict[str, list[str]] = {}
+    real = draw_odds.model_label
+
+    def recording(scenario, odds, model_id):  # type: ignore[no-untyped-def]
+        labels[model_id] = real(scenario, odds, model_id)
+        return labels[model_id]
+
+    monkeypatch.setattr(draw_odds, "model_label", recording)
+    out, plain = tmp_path / "odds.png", tmp_path / "plain.png"
+    argv = ["render", str(SCENARIOS / "robotech-scatter.toml"), "--view", "action"]
+    assert cli.main([*argv, "--odds", "--free-rolls", "-o", str(out)]) == 0
+    assert labels["pod1"] == ["54% · 5.1 MD"]
+    labels.clear()
+    assert cli.main([*argv, "-o", str(plain)]) == 0
+    assert labels == {}
+    assert capsys.readouterr().out == f"wrote {out}\nwrote {plain}\n"
+
+    def title_pixels(path: Path) -> int:
+        a = pygame.surfarray.array3d(pygame.image.load(str(path)))
+        assert a.shape == (1600, 1000, 3)  # the default --size
+        return int(((a[..., 0] == 255) & (a[..., 1] == 214) & (a[..., 2] == 90)).sum())
+
+    assert title_pixels(out) > 0 and title_pixels(plain) == 0
 
 
 def test_odds_frees_every_die_by_default_as_the_app_does(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tabletop.app import autosave
 from tabletop.scenario_io import load
 
@@ -27,6 +29,8 @@ time.sleep(600)  # wait to be killed, unsaved
 """
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(120)
 def test_killed_app_offers_its_unsaved_work_back(tmp_path: Path) -> None:
     table = tmp_path / "table.toml"
     table.write_bytes((SCENARIOS / "default.toml").read_bytes())

@@ -408,18 +408,29 @@ def test_a_blast_centred_just_inside_an_oval_edge_is_as_deep_as_its_radius() -> 
     assert model_margin(placed, Model("oval", 0.0, 0.0, Base("oval", 2 * a, 2 * b), facing=0.0)) == pytest.approx(20.0, abs=1e-9)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: contact._ellipse_min_sdf tests the deepest point against a circumscribed 256-gon, not the "
-    "analytic oval, so a blast centred up to ~0.005 mm outside the oval is taken as inside (margin overstated "
-    "by that much; the status cannot change). Fix: test (u/a)^2 + (v/b)^2 <= 1 in the base's frame.",
-)
 def test_a_blast_centred_just_outside_an_oval_edge_is_not_as_deep_as_its_radius() -> None:
     a, b, t, d = 30.0, 17.5, math.pi / 256, 0.001  # 1 µm out along the normal, at a vertex of the 256-gon
     normal = np.array([b * math.cos(t), a * math.sin(t)])
     focus = np.array([a * math.cos(t), b * math.sin(t)]) + d * normal / np.hypot(*normal)
     placed = PlacedTemplate("t", BLAST_40, (float(focus[0]), float(focus[1])), 0.0)
     assert model_margin(placed, Model("oval", 0.0, 0.0, Base("oval", 2 * a, 2 * b), facing=0.0)) == pytest.approx(20.0 - d, abs=1e-7)
+
+
+@pytest.mark.parametrize("d", [-0.001, 0.001])
+@pytest.mark.parametrize("t", [0.3, 2.0, 4.4])
+def test_a_blast_centred_a_micron_from_a_turned_oval_edge(t: float, d: float) -> None:
+    """A 60 x 35 mm oval at (100, -50) turned 30°, the blast centre 1 µm inside (d < 0) or outside
+    (d > 0) its edge along the normal at parameter ``t``: inside, the base holds the blast's deepest
+    point (margin 20); outside, the margin is 20 - 0.001 (the oval's nearest point is 0.001 mm away)."""
+    from tabletop.shapes import to_world
+
+    a, b = 30.0, 17.5
+    normal = np.array([b * math.cos(t), a * math.sin(t)])
+    local = np.array([a * math.cos(t), b * math.sin(t)]) + d * normal / np.hypot(*normal)
+    focus = to_world([local[0]], [local[1]], (100.0, -50.0), 30.0)[0]
+    placed = PlacedTemplate("t", BLAST_40, (float(focus[0]), float(focus[1])), 0.0)
+    oval = Model("oval", 100.0, -50.0, Base("oval", 2 * a, 2 * b), facing=30.0)
+    assert model_margin(placed, oval) == pytest.approx(20.0 - max(d, 0.0), abs=1e-7)
 
 
 @pytest.mark.parametrize("x", [1.0, 41.3, 99.2])

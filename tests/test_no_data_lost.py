@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tabletop import scenario_io
 
 from .conftest import ROOT
@@ -27,7 +29,12 @@ while True:
 """
 
 
+@pytest.mark.slow
+@pytest.mark.timeout(300)
 def test_a_save_killed_mid_write_leaves_a_whole_file(tmp_path: Path) -> None:
+    """Kills at random moments of a stream of saves. It cannot see a missing fsync (a killed process's
+    pages still reach the disk) and rarely lands inside the one write call; the spies and the kill at a
+    chosen step in tests/test_durability.py prove those by construction."""
     path = tmp_path / "table.toml"
     titles = set()
     for attempt in range(8):
