@@ -26,6 +26,7 @@ import pytest
 
 from tabletop import atomic, scenario_io
 
+from .scenario_compare import differences
 from .conftest import ROOT, SCENARIOS
 
 DEFAULT = SCENARIOS / "default.toml"
@@ -219,7 +220,7 @@ def test_scenario_io_save_and_atomic_write_go_through_the_atomic_writer(tmp_path
     _replaced(js, lambda: scenario_io.save(s, js))
     _replaced(raw, lambda: scenario_io.atomic_write(raw, b"xyz"))
     assert writes == [toml, js, raw]
-    assert scenario_io.load(toml) == s and scenario_io.load(js) == s
+    assert differences(scenario_io.load(toml), s) == [] and differences(scenario_io.load(js), s) == []
 
 
 def test_render_writes_its_png_through_the_atomic_writer(tmp_path: Path, writes: list[Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -253,7 +254,7 @@ def test_the_apps_save_export_and_autosave_go_through_the_atomic_writer(tmp_path
         writes.clear()
         copy = p.app.crash(RuntimeError("boom"))
         assert copy is not None and writes == [copy, autosave.marker_path()]
-        assert scenario_io.load(copy) == p.app.scenario
+        assert differences(scenario_io.load(copy), p.app.scenario) == []
     finally:
         p.close()
 
@@ -300,12 +301,12 @@ def test_a_save_removes_the_autosave_and_a_crash_after_it_offers_nothing_back(tm
         p.drag(start, (start[0] + 40, start[1]))
         edited = p.app.scenario
         p.step(int(2.2 * 60))  # the debounced autosave fires
-        assert scenario_io.load(autosave.autosave_path()) == edited
+        assert differences(scenario_io.load(autosave.autosave_path()), edited) == []
         assert p.app.save()
         assert not autosave.autosave_path().exists()  # saved: nothing left to recover
         p.step(int(2.2 * 60))  # and no new autosave of the saved table
         assert not autosave.autosave_path().exists() and autosave.marker_path().exists()
-        assert scenario_io.load(table) == edited
+        assert differences(scenario_io.load(table), edited) == []
     finally:
         p.close()  # closing the pilot is not quitting: the marker stays, as after a crash
     _pretend_crashed()
@@ -332,7 +333,7 @@ def test_a_crash_with_unsaved_work_after_a_save_offers_only_that_work(tmp_path: 
     _pretend_crashed()
     rec = autosave.find_recovery()
     assert rec is not None and rec.original_path == str(table)
-    assert autosave.load_recovery(rec) == edited != scenario_io.load(table)
+    assert differences(autosave.load_recovery(rec), edited) == [] and differences(scenario_io.load(table), edited) != []
 
 
 # --------------------------------------------------------------------------- a kill at each step of a save
@@ -423,7 +424,7 @@ def test_the_debounce_counts_from_the_first_change_and_fires_exactly_at_its_end(
     saver.changed(s, 11.5)  # the same document again: the debounce is not pushed back
     assert not saver.tick(11.999)
     assert saver.tick(12.0) and saver.saves == 1 and saver.last_error is None
-    assert scenario_io.load(autosave.autosave_path()) == s
+    assert differences(scenario_io.load(autosave.autosave_path()), s) == []
     saver.changed(s, 20.0)  # already written: nothing pending
     assert not saver.tick(30.0) and saver.saves == 1
 
@@ -540,7 +541,7 @@ def test_an_emergency_copy_falls_back_to_json_and_names_itself_in_the_marker(mon
     copy = saver.emergency(s, ValueError("bad\nsecond line"))
     assert copy is not None and copy.suffix == ".json" and copy.parent == autosave.state_dir()
     assert copy.name.startswith("emergency-") and copy.name.endswith(f"-{os.getpid()}.json")
-    assert scenario_io.load(copy) == s
+    assert differences(scenario_io.load(copy), s) == []
     assert json.loads(autosave.marker_path().read_text()) == {"pid": os.getpid(), "path": "t.toml", "error": "ValueError: bad", "emergency": str(copy)}
     assert saver.last_error is not None and saver.last_error.startswith("autosave failed (TypeError")  # the pending flush was tried too
 
@@ -559,7 +560,7 @@ def test_an_emergency_copy_without_a_state_folder_yet_is_a_stamped_toml_file() -
     assert copy is not None and copy.parent == autosave.state_dir()
     stamp = re.fullmatch(rf"emergency-(\d{{8}}-\d{{6}})-{os.getpid()}\.toml", copy.name)
     assert stamp is not None and before <= stamp.group(1) <= after
-    assert scenario_io.load(copy) == s
+    assert differences(scenario_io.load(copy), s) == []
     assert json.loads(autosave.marker_path().read_text()) == {"pid": os.getpid(), "path": None, "error": "stopped by the user", "emergency": str(copy)}
 
 
