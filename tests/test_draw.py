@@ -16,6 +16,7 @@ from tabletop.draw import DrawOptions, compose, draw_scene, render_png, side_col
 from tabletop.draw import marks as paint_marks
 from tabletop.draw import models as draw_models
 from tabletop.draw import scene as dscene
+from tabletop.draw.style import BACKGROUND
 from tabletop.marks import Marks
 from tabletop.resolution import Step
 from tabletop.viewport import Viewport
@@ -72,14 +73,14 @@ def _loadable() -> list[Path]:
 
 @pytest.mark.parametrize("path", _loadable(), ids=lambda p: p.name)
 def test_every_scenario_renders(path: Path, tmp_path: Path) -> None:
-    try:
-        adj = adjudicate(scenario_io.load(path))
-    except Exception as exc:  # a scenario another developer is still writing
-        pytest.skip(f"{path.name} does not load/adjudicate yet: {exc}")
+    adj = adjudicate(scenario_io.load(path))  # a bundled scenario that does not load is a failure
     out = tmp_path / f"{path.stem}.png"
     render_png(adj, out, size=(800, 500))
-    assert out.is_file() and out.stat().st_size > 1000
-    assert pygame.image.load(str(out)).get_size() == (800, 500)
+    image = pygame.image.load(str(out))
+    assert image.get_size() == (800, 500)
+    # The table was drawn: its felt covers the middle of the picture, not the window background.
+    felt = sum(1 for x in range(300, 500, 10) for y in range(150, 350, 10) if tuple(image.get_at((x, y)))[:3] != BACKGROUND[:3])
+    assert felt >= 300, f"{path.name}: only {felt} of 400 probes off the background"
 
 
 def test_status_colours_at_base_centres(tmp_path: Path) -> None:
@@ -136,8 +137,21 @@ base = {shape = "oval", length = "60mm", width = "35mm"}
 """
     adj = _adj(text)
     surface, vp = _surface_and_view(adj)
+    surface.fill((0, 0, 0))
     draw_scene(surface, vp, adj)
-    draw_scene(surface, vp.zoomed(40, (400, 300)), adj, DrawOptions(selected="t1", hovered="oval"))
+    # The template's fill reaches its focus's surroundings: pixels next to the focus changed colour
+    # from the bare felt drawn with no template at all.
+    bare = dataclasses.replace(adj, results=())
+    empty = surface.copy()
+    draw_scene(empty, vp, bare)
+    fx, fy = vp.to_screen(*adj.results[0].resolution.placed.focus)
+    assert pygame.image.tobytes(surface, "RGB") != pygame.image.tobytes(empty, "RGB")
+    around = [(round(fx) + dx, round(fy) + dy) for dx in range(-12, 13, 4) for dy in range(-12, 13, 4)]
+    assert any(surface.get_at(p) != empty.get_at(p) for p in around), kind
+    # Zoomed in on the oval with it hovered and the template selected: still a picture, not the background.
+    zoomed = surface.copy()
+    draw_scene(zoomed, vp.zoomed(40, (400, 300)), adj, DrawOptions(selected="t1", hovered="oval"))
+    assert pygame.image.tobytes(zoomed, "RGB") != pygame.image.tobytes(surface, "RGB")
 
 
 def test_buried_focus_draws() -> None:
@@ -153,6 +167,12 @@ points = [[4, 8.5], [7, 8.5], [7, 11], [4, 11]]
     assert visible.outer.geom_type == "Point"
     surface, vp = _surface_and_view(adj)
     draw_scene(surface, vp, adj)
+    # A focus buried in a building sees nothing: the hit base keeps its outside colour.
+    assert adj.results[0].resolution.coverage.models["hit"].status != "affected"
+    m = adj.scenario.model("hit")
+    x, y = vp.to_screen(m.x, m.y)
+    r = m.base.bounding_radius * vp.scale
+    assert tuple(surface.get_at((round(x), round(y + 0.6 * r))))[:3] == status_colour(adj.results[0].resolution.coverage.models["hit"].status)
 
 
 def test_empty_table_draws(tmp_path: Path) -> None:
@@ -197,6 +217,12 @@ def test_not_allowed_scatter_and_extra_templates_draw() -> None:
     adj2 = dataclasses.replace(adj, results=(dataclasses.replace(result, resolution=res),))
     surface, vp = _surface_and_view(adj2)
     draw_scene(surface, vp, adj2, DrawOptions(hovered="hit"))
+    plain_surface, _ = _surface_and_view(adj)
+    draw_scene(plain_surface, vp, adj, DrawOptions(hovered="hit"))
+    # The refusal, the scatter arrow and the extra template all change the picture.
+    assert pygame.image.tobytes(surface, "RGB") != pygame.image.tobytes(plain_surface, "RGB")
+    ex, ey = vp.to_screen(300.0, 300.0)
+    assert surface.get_at((round(ex), round(ey))) != plain_surface.get_at((round(ex), round(ey)))
 
 
 def test_draw_respects_viewport_rect() -> None:
@@ -447,13 +473,18 @@ def test_cli_render_view_flag(tmp_path: Path) -> None:
     assert cli.main(["render", str(SCENARIOS / "increments-wall.toml"), "-o", str(out), "--view", "sideways"]) == 2
 
 
+NO_OVERLAY = {"none"}  # geometry only: nothing but the template and the statuses to draw
+
+
 @pytest.mark.parametrize("path", _loadable(), ids=lambda p: p.name)
 def test_overlay_builders_do_not_fail(path: Path) -> None:
     # _ruleset_art swallows errors so the app never falls over on odd details: call the builder raw.
     adj = adjudicate(scenario_io.load(path))
     build = rulesets.get(adj.scenario.ruleset).marks
-    if build is None:
-        pytest.skip(f"ruleset {adj.scenario.ruleset} draws no overlay")
+    if adj.scenario.ruleset in NO_OVERLAY:
+        assert build is None
+        return
+    assert build is not None, f"ruleset {adj.scenario.ruleset} lost its overlay"
     art = build(adj)
     assert art is not None
     assert art.badges or art.tags or art.tints
