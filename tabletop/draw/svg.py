@@ -648,9 +648,16 @@ def _draw_legend(scene: _Scene, scale: float, rect: Rect) -> list[str]:
         elif kind == "contested":
             out.append(f'<circle cx="{cx}" cy="{cy}" r="6" fill="{_rgb(STATUS_COLOURS["outside"])}"/>')
             out.append(f'<circle cx="{cx}" cy="{cy}" r="9.5" fill="none" stroke="{_rgb(colour)}" stroke-width="3" stroke-dasharray="4 4"/>')
-        elif kind in ("line", "link", "arrow", "dash"):
+        elif kind in ("line", "link", "dash"):
             dash = ' stroke-dasharray="5 3"' if kind == "dash" else ""
             out.append(f'<path d="M{x + pad},{cy} H{x + pad + _LEG_SW}" stroke="{_rgb(colour)}" stroke-width="3"{dash}/>')
+        elif kind == "arrow":
+            out.append(f'<path d="{_arrow_path((x + pad, cy), (x + pad + _LEG_SW, cy), 9)}" stroke="{_rgb(colour)}" stroke-width="3" fill="none"/>')
+        elif kind == "rose":
+            for k in range(6):
+                a = math.radians(90 - 60 * k)
+                end = (cx + 9 * math.cos(a), cy - 9 * math.sin(a))
+                out.append(f'<line x1="{cx}" y1="{cy}" x2="{end[0]:.1f}" y2="{end[1]:.1f}" stroke="{_rgb(colour if k == 1 else ROSE)}" stroke-width="{2 if k == 1 else 1}"/>')
         else:
             fill = "none" if kind in ("outline", "null", "swatch") else _rgb(colour)
             out.append(f'<rect x="{x + pad}" y="{cy - 8}" width="{_LEG_SW}" height="16" fill="{fill}" stroke="{_rgb(colour)}" stroke-width="2"/>')
