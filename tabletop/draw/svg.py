@@ -507,10 +507,16 @@ def label_requests(scene: _Scene, vp: Viewport, options: DrawOptions, canvas: tu
     return out
 
 
-def _draw_label(lab: SvgLabel, rect: Sequence[float]) -> list[str]:
+def _draw_label(lab: SvgLabel, rect: Sequence[float], leader: bool = False) -> list[str]:
+    """A label's backing and lines in ``rect``; the group carries the layout (``data-rect``, anchor,
+    clear, leader) so a test can check it with :func:`~tabletop.label_layout.check_layout`."""
     x, y, w, h = (float(v) for v in rect)
     r = lab.request
-    out = [f'<g class="label" data-id={quoteattr(r.id)} data-kind="{r.kind}" data-rect="{x:g} {y:g} {w:g} {h:g}">']
+    ax, ay = r.anchor
+    out = [
+        f'<g class="label" data-id={quoteattr(r.id)} data-kind="{r.kind}" data-rect="{x:g} {y:g} {w:g} {h:g}" '
+        f'data-anchor="{ax:.2f} {ay:.2f}" data-clear="{r.clear:.2f}" data-leader="{int(leader)}">'
+    ]
     if lab.back is not None:
         border = f' stroke="{_rgb(lab.accent)}" stroke-width="2"' if lab.accent is not None else ""
         out.append(f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="{6 if lab.accent else 4}" fill="{_rgb(lab.back)}"{border}/>')
@@ -744,7 +750,7 @@ def _texts(scene: _Scene, vp: Viewport, options: DrawOptions, size: tuple[int, i
     table_out = ['<g id="tabletop.labels">']
     table_out += [line for p in layout.placements if p.leader for line in [_leader(p)] if line]
     for p in layout.placements:
-        table_out += _draw_label(by_id[p.id], p.rect)
+        table_out += _draw_label(by_id[p.id], p.rect, p.leader)
     table_out.append("</g>")
     chrome: list[str] = []
     if "title" in overlays:
