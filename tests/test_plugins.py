@@ -221,11 +221,11 @@ def test_core_modules_never_import_pygame() -> None:
     # including the drawing pipeline's own first steps: style, scene preparation and label layout.
     shell = ("app/", *(f"draw/{name}.py" for name in PAINTING))
     assert _pygame_importers(ROOT / "tabletop", shell) == []
-    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "frame", "svg", *PAINTING}
+    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "frame", "plan", "svg", *PAINTING}
 
 
 def test_the_pure_drawing_steps_load_without_pygame() -> None:
-    code = "import sys, tabletop.draw, tabletop.draw.scene, tabletop.draw.frame, tabletop.label_layout, tabletop.plugin; print('pygame' in sys.modules)"
+    code = "import sys, tabletop.draw, tabletop.draw.scene, tabletop.draw.frame, tabletop.draw.plan, tabletop.label_layout, tabletop.plugin; print('pygame' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"

@@ -117,3 +117,128 @@ def test_ids_that_look_like_the_drawings_own_stay_unique() -> None:
     ids = [e.get("id") for e in root.iter() if e.get("id")]
     assert len(ids) == len(set(ids))
     assert {"terrain-crates", "blast", "template-blast", "crates", "template.blast"} <= set(ids)
+
+
+# --------------------------------------------------------------------------- one label layout, rulers, legend
+
+
+def _layout_doc(root: ET.Element, size: tuple[int, int]) -> dict[str, object]:
+    """The ``check_layout`` document of an SVG: its labels' boxes (``data-rect``) and its bases."""
+    labels = []
+    for e in root.iter():
+        if e.get("class") == "label":
+            x, y, w, h = (float(v) for v in e.get("data-rect", "").split())
+            ax, ay = (float(v) for v in e.get("data-anchor", "").split())
+            labels.append(
+                {"id": e.get("data-id"), "rect": [x, y, w, h], "text": e.get("data-id"), "anchor": [ax, ay], "clear": float(e.get("data-clear", "0")), "leader": e.get("data-leader") == "1"}
+            )
+    bases = []
+    for e in root.iter():
+        if e.get("class") == "model":
+            c = e.find(f"{SVG}circle")
+            if c is not None:
+                bases.append({"id": e.get("id"), "centre": [float(c.get("cx")), float(c.get("cy"))], "radius": float(c.get("r"))})
+            else:  # an oval or square base: the circle round its outline
+                pts = [tuple(float(v) for v in p.split(",")) for p in e.find(f"{SVG}polygon").get("points", "").split()]
+                xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+                cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+                bases.append({"id": e.get("id"), "centre": [cx, cy], "radius": max(max(xs) - cx, max(ys) - cy)})
+    return {"size": list(size), "labels": labels, "bases": bases}
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("size", [(1600, 1000), (900, 600)])
+def test_labels_never_overlap_each_other_or_a_base(path: Path, size: tuple[int, int]) -> None:
+    from tabletop.label_layout import check_layout
+
+    adj = adjudicate(load(path))
+    text = svg_document(adj, size)
+    root = ET.fromstring(text)
+    doc = _layout_doc(root, size)
+    assert doc["labels"], "no label drawn"
+    assert check_layout(doc) == []
+    # Every model name on screen is drawn, or counted in the "+n labels hidden" note.
+    drawn = {lab["id"] for lab in doc["labels"]}  # type: ignore[index]
+    # (The PNG names no base under 5 px across its radius: nor does the SVG.)
+    big = {b["id"] for b in doc["bases"] if b["radius"] >= 5}  # type: ignore[index]
+    missing = [m.id for m in adj.scenario.models if m.id in big and f"name:{m.id}" not in drawn]
+    note = next((e for e in root.iter() if e.get("id") == "tabletop.hidden"), None)
+    if missing:
+        assert note is not None
+        words = "".join(note.itertext())
+        assert int(words.split()[0].lstrip("+")) >= len(missing)
+
+
+def test_the_labels_come_from_the_one_layout() -> None:
+    """The SVG's rects are what ``layout_labels`` returns for its requests (no second label rule)."""
+    adj = adjudicate(load(SCENARIOS / "robotech-scatter.toml"))
+    root = ET.fromstring(svg_document(adj))
+    kinds = {e.get("data-kind") for e in root.iter() if e.get("class") == "label"}
+    assert {"name", "title", "dice"} <= kinds
+    # "Battlepod (target)" no longer sits on the scatter dice: its box keeps off the numbered discs.
+    doc = _layout_doc(root, (1600, 1000))
+    target = next(lab for lab in doc["labels"] if lab["id"] == "name:pod1")  # "Battlepod (target)"  # type: ignore[index]
+    x, y, w, h = target["rect"]
+    discs = [e for e in root.iter() if e.tag == f"{SVG}circle" and e.get("r") == "10"]
+    assert discs
+    for d in discs:
+        cx, cy = float(d.get("cx")), float(d.get("cy"))
+        assert not (x - 10 < cx < x + w + 10 and y - 10 < cy < y + h + 10), (cx, cy, target["rect"])
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_rulers_title_and_legend_match_the_png(path: Path) -> None:
+    from tabletop.draw.plan import legend_rows, title_lines
+    from tabletop.draw.scene import _scene
+
+    adj = adjudicate(load(path))
+    root = ET.fromstring(svg_document(adj, (1600, 1000)))
+    rulers = next(e for e in root.iter() if e.get("id") == "tabletop.rulers")
+    ticks = ["".join(t.itertext()) for t in rulers.iter(f"{SVG}text")]
+    assert '0"' in ticks and f'{round(adj.scenario.table.width / 25.4)}"' in ticks
+    scene = _scene(adj)
+    rows, sides = legend_rows(scene)
+    legend = next(e for e in root.iter() if e.get("id") == "tabletop.legend")
+    entries = ["".join(t.itertext()) for t in legend.iter(f"{SVG}text") if t.get("class") == "legend-entry"]
+    assert entries == [text for _, text, _ in rows + sides]
+    title = next(e for e in root.iter() if e.get("id") == "tabletop.title")
+    assert ["".join(t.itertext()) for t in title.iter(f"{SVG}text")] == list(title_lines(scene))
+
+
+def test_the_png_draws_the_same_legend_and_title_text() -> None:
+    """The PNG's legend and title panels are rendered from the same pure rows (``draw/plan.py``)."""
+    import tabletop.draw.chrome as chrome
+    import tabletop.draw.legend as legend
+    from tabletop.draw.compose import _reset_caches
+    from tabletop.draw.plan import legend_rows, title_lines
+    from tabletop.draw.png import render_frame
+    from tabletop.draw.scene import _scene
+
+    adj = adjudicate(load(SCENARIOS / "robotech-scatter.toml"))
+    seen: list[str] = []
+    real_legend, real_chrome = legend._text, chrome._text
+
+    def spy(text: str, *args: object, **kwargs: object) -> object:
+        seen.append(text)
+        return real_legend(text, *args, **kwargs)  # type: ignore[arg-type]
+
+    _reset_caches()
+    legend._text = chrome._text = spy  # type: ignore[assignment]
+    try:
+        render_frame(adj, (1600, 1000))
+    finally:
+        legend._text, chrome._text = real_legend, real_chrome
+        _reset_caches()
+    rows, sides = legend_rows(_scene(adj))
+    for _, text, _ in rows + sides:
+        assert text in seen
+    assert all(line in seen for line in title_lines(_scene(adj)))
+
+
+def test_label_priorities_are_the_pngs() -> None:
+    from tabletop.draw import labels, marks, models
+    from tabletop.draw import svg
+
+    assert {k: v for k, v in labels.PRIORITY.items() if k in svg.PRIORITY} == svg.PRIORITY
+    assert svg.BASE_PAD == labels.BASE_PAD and svg.FOCUS_PAD == labels.FOCUS_PAD
+    assert svg.NAME_SIDES == models._NAME_SIDES and svg.NAME_MIN_PX == models.NAME_MIN_PX and svg.PREFER == marks._PREFER

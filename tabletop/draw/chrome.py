@@ -6,6 +6,7 @@ import math
 
 import pygame
 
+from tabletop.draw.plan import title_lines
 from tabletop.draw.scene import _Scene, _inch_label
 from tabletop.draw.style import INCH
 from tabletop.draw.text import _KEY, _blit_centred, _font, _text
@@ -75,21 +76,8 @@ def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tup
 
 def _title_surface(scene: _Scene) -> pygame.Surface:
     """The title and the line under it (ruleset, templates, models affected, tolerance, seed) as one panel."""
-    from tabletop import rulesets
-
-    s = scene.scenario
-    adj = scene.adjudication
-    try:
-        ruleset = rulesets.get(s.ruleset).title
-    except Exception:
-        ruleset = s.ruleset
-    n_aff = len({m for r in adj.results if r.resolution.allowed for m in r.resolution.affected})
-    templates = len(adj.results)
-    line = (
-        f"ruleset: {s.ruleset} ({ruleset})  |  {templates} template{'s' if templates != 1 else ''}, "
-        f"{n_aff} model{'s' if n_aff != 1 else ''} affected  |  tolerance {adj.tolerance_mm:g} mm  |  seed {adj.seed}"
-    )
-    t1 = _text(s.title or "Untitled table", 24, (250, 250, 250), TITLE_BACK, bold=True)
+    title, line = title_lines(scene)
+    t1 = _text(title, 24, (250, 250, 250), TITLE_BACK, bold=True)
     t2 = _text(line, 14, TEXT_DIM, TITLE_BACK)
     surf = pygame.Surface((max(t1.get_width(), t2.get_width()), t1.get_height() + 2 + t2.get_height()))
     surf.fill(_KEY)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pygame
 
 from tabletop.draw.primitives import _arrow, _dashed
+from tabletop.draw.plan import legend_rows
 from tabletop.draw.scene import _Scene, _circle_ring_screen, _inch_label
 from tabletop.draw.style import (
     BUILDING_FILL,
@@ -105,21 +106,7 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
     surf = _legends.get(key)
     if surf is not None:
         return surf
-    rows: list[tuple[str, str, Colour]] = [
-        ("affected", "affected (cross)", STATUS_COLOURS["affected"]),
-        ("total_cover", "total cover (hatched)", STATUS_COLOURS["total_cover"]),
-        ("fill", "outside (plain)", STATUS_COLOURS["outside"]),
-        ("fill", "user (attacker)", STATUS_COLOURS["user"]),
-        ("contested", "contested (dashed ring)", CONTESTED_COLOUR),
-    ]
-    if has_shadow:
-        rows.append(("shadow", "hidden from the blast focus", SHADOW_FILL))
-    if has_null:
-        rows.append(("null", "not allowed / nullified", NULLIFIED))
-    if scene.terrain_hit:
-        rows.append(("terrain", "terrain under a template", STATUS_COLOURS["affected"]))
-    rows.extend(extra)
-    side_rows = [("side", side if side is not None else "(no side)", side_colour(side)) for side in scene.sides[:12]]
+    rows, side_rows = legend_rows(scene)
     size = 14
     pad, sw, gap = 10, 22, 8
     head = _text("Legend", 16, (250, 250, 250), bold=True)

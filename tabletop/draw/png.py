@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,9 +15,9 @@ from tabletop.draw.chrome import RULER_BAND, RULER_SIDE
 from tabletop.draw.compose import _apply_settings, draw_scene
 from tabletop.draw.frame import Frame
 from tabletop.draw.legend import _legend_surface
+from tabletop.draw.plan import ACTION_MARGIN, ACTION_MIN_MARGIN_MM, ACTION_MIN_SIZE_MM, fit_box as _fit_box, action_box as _action_box  # noqa: F401  (re-exported)
 from tabletop.draw.scene import _Scene, _scene
 from tabletop.draw.style import DrawOptions, INCH
-from tabletop.shapes import template_polygon
 from tabletop.viewport import MAX_SCALE, MIN_SCALE, Viewport
 
 if TYPE_CHECKING:
@@ -111,67 +110,3 @@ def render_frame(
 REGIONS = ("table", "action")
 
 
-#: Around the action: a fraction of its size, at least an inch; never a box under 4".
-ACTION_MARGIN = 0.12
-
-
-ACTION_MIN_MARGIN_MM = INCH
-
-
-ACTION_MIN_SIZE_MM = 4 * INCH
-
-
-def _action_box(scene: _Scene) -> tuple[float, float, float, float] | None:
-    """World box of every template (final, also drawn, scatter origins) and the models and terrain they affect, with a margin."""
-    boxes: list[Sequence[float]] = []
-    for art in scene.templates:
-        boxes.append(art.bbox)
-        for g in art.ghosts:
-            boxes.append(template_polygon(g, segments=32, outer=True).bounds)
-        for path in art.paths:
-            boxes.append((*path.min(axis=0), *path.max(axis=0)))
-    if scene.art is not None:
-        boxes.extend(scene.art.extent)
-    if scene.terrain_hit:
-        for k, t in enumerate(scene.terrain):
-            if t.id in scene.terrain_hit:
-                boxes.append(scene.terrain_bbox[k].tolist())
-    affected = {m for r in scene.adjudication.results for m in r.resolution.affected}
-    for model_id in affected:
-        i = scene.model_index.get(model_id)
-        if i is not None:
-            (x, y), r = scene.centres[i], scene.radii[i]
-            boxes.append((x - r, y - r, x + r, y + r))
-    if not boxes:
-        return None
-    b = np.asarray(boxes, dtype=float)
-    x0, y0, x1, y1 = float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())
-    margin = max(ACTION_MARGIN * max(x1 - x0, y1 - y0), ACTION_MIN_MARGIN_MM)
-    x0, y0, x1, y1 = x0 - margin, y0 - margin, x1 + margin, y1 + margin
-    for lo, hi, axis in ((x0, x1, 0), (y0, y1, 1)):
-        grow = max(0.0, ACTION_MIN_SIZE_MM - (hi - lo)) / 2
-        if axis == 0:
-            x0, x1 = lo - grow, hi + grow
-        else:
-            y0, y1 = lo - grow, hi + grow
-    x0, y0 = max(0.0, x0), max(0.0, y0)
-    x1, y1 = min(scene.width, x1), min(scene.depth, y1)
-    if x1 <= x0 or y1 <= y0:
-        return None
-    return (x0, y0, x1, y1)
-
-
-def _fit_box(box: Sequence[float], area: tuple[int, int, int, int], width: float, depth: float, margin_px: int = 12) -> tuple[tuple[float, float], float]:
-    """(world centre, scale) showing ``box`` in ``area``, kept on the table when the view is smaller than it."""
-    x0, y0, x1, y1 = box
-    usable_w, usable_h = max(1, area[2] - 2 * margin_px), max(1, area[3] - 2 * margin_px)
-    scale = min(usable_w / max(x1 - x0, 1e-9), usable_h / max(y1 - y0, 1e-9))
-    scale = min(MAX_SCALE, max(MIN_SCALE, scale))
-    centre = []
-    for lo, hi, size, px in ((x0, x1, width, area[2]), (y0, y1, depth, area[3])):
-        c = (lo + hi) / 2
-        half = (px - 2 * margin_px) / scale / 2
-        # The view is wider than the box: spend the slack on the table, not on the void past its edge.
-        c = size / 2 if 2 * half >= size else min(max(c, half), size - half)
-        centre.append(c)
-    return (centre[0], centre[1]), scale
