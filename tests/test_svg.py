@@ -242,3 +242,17 @@ def test_label_priorities_are_the_pngs() -> None:
     assert {k: v for k, v in labels.PRIORITY.items() if k in svg.PRIORITY} == svg.PRIORITY
     assert svg.BASE_PAD == labels.BASE_PAD and svg.FOCUS_PAD == labels.FOCUS_PAD
     assert svg.NAME_SIDES == models._NAME_SIDES and svg.NAME_MIN_PX == models.NAME_MIN_PX and svg.PREFER == marks._PREFER
+
+
+def test_statuses_read_without_colour_as_in_the_png() -> None:
+    """Affected bases carry a cross and bases in total cover hatching, as the PNG draws them."""
+    from tabletop.adjudicate import adjudicate as _adjudicate
+    from tabletop.scenario_io import load as _load
+
+    root = ET.fromstring(svg_document(_adjudicate(_load(SCENARIOS / "default.toml")), (1600, 1000)))
+    models = {e.get("id"): e for e in root.iter() if e.get("class") == "model"}
+    def patterns(model_id: str) -> set[str]:
+        return {p.get("class") for p in models[model_id].iter() if (p.get("class") or "").startswith("pattern")}
+    assert patterns("sgt") == {"pattern affected"}
+    assert patterns("b2") == {"pattern total-cover"}
+    assert patterns("r4") == set()  # outside: plain

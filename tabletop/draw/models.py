@@ -19,6 +19,7 @@ from tabletop.draw.scene import (
     _world_outline,
 )
 from tabletop.draw.style import (
+    PATTERN_INK,
     CONTESTED_COLOUR,
     CONTESTED_DASH,
     Colour,
@@ -144,8 +145,6 @@ def _draw_models(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: 
 
 _SPRITE_MAX_PX = 64.0
 
-#: Ink of the status patterns: readable without colour (affected: a cross; total cover: hatching).
-PATTERN_INK: Colour = (20, 20, 20)
 
 
 def _draw_status_patterns(surface: pygame.Surface, scene: _Scene, shown: np.ndarray, centres: list[list[float]], radii: list[float]) -> None:

@@ -246,3 +246,7 @@ class DrawOptions:
     template_alpha: int = 70
     palette: str = "default"  # see PALETTES
     ui_scale: float = 1.0  # fonts, labels and leaders (1: a 96 dpi desktop)
+
+
+#: Ink of the status patterns: readable without colour (affected: a cross; total cover: hatching).
+PATTERN_INK: Colour = (20, 20, 20)

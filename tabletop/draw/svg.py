@@ -24,6 +24,7 @@ from tabletop.adjudicate import Adjudication
 from tabletop.draw.plan import action_box, fit_box, legend_rows, scale_bar, title_lines
 from tabletop.draw.scene import _Scene, _inch_label, _scene, _top_middle
 from tabletop.draw.style import (
+    PATTERN_INK,
     BACKGROUND,
     BUILDING_EDGE,
     BUILDING_FILL,
@@ -301,12 +302,35 @@ def _models(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
         # Facing tick: where the model looks.
         cx, cy = vp.to_screen(m.x, m.y)
         r = scene.radii[i] * s
+        out += _status_pattern(scene.worst[i] if scene.worst else status, cx, cy, r)
         a = math.radians(m.facing)
         out.append(
             f'<line x1="{cx:.2f}" y1="{cy:.2f}" x2="{cx + r * math.cos(a):.2f}" y2="{cy - r * math.sin(a):.2f}" stroke="#101216" stroke-width="2"/>'
         )
         out.append("</g>")
     return out
+
+
+def _status_pattern(status: str | None, cx: float, cy: float, r: float) -> list[str]:
+    """The PNG's status patterns (``models._draw_status_patterns``), readable without colour:
+    a cross on an affected base, three 45° chords on one in total cover, nothing outside."""
+    if r < 6 or status not in ("affected", "total_cover"):
+        return []
+    ink = _rgb(PATTERN_INK)
+    width = max(2, min(4, round(r * 0.09)))
+    if status == "affected":
+        k = r * 0.42
+        d = f"M{cx - k:.2f},{cy - k:.2f} L{cx + k:.2f},{cy + k:.2f} M{cx - k:.2f},{cy + k:.2f} L{cx + k:.2f},{cy - k:.2f}"
+        return [f'<path class="pattern affected" d="{d}" stroke="{ink}" stroke-width="{width}" fill="none"/>']
+    parts = []
+    for off in (-0.45, 0.0, 0.45):
+        o = off * r
+        half = math.sqrt(max(0.0, (0.8 * r) ** 2 - o * o))
+        ox = oy = o * 0.7071
+        x1, y1 = cx + ox - half * 0.7071, cy - oy - half * 0.7071
+        x2, y2 = cx + ox + half * 0.7071, cy - oy + half * 0.7071
+        parts.append(f"M{x1:.2f},{y1:.2f} L{x2:.2f},{y2:.2f}")
+    return [f'<path class="pattern total-cover" d="{" ".join(parts)}" stroke="{ink}" stroke-width="{max(1, width - 1)}" fill="none"/>']
 
 
 def _marks_under(art: Marks, vp: Viewport) -> list[str]:
