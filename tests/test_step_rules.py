@@ -14,9 +14,17 @@ from tabletop.plugin import Step, StepRule, rule_for
 from tabletop.scenario_io import load
 from tabletop.step_rules import missing_quotes
 
-from .conftest import SCENARIOS
+from .conftest import ROOT, SCENARIOS
 
-SEEDS = Path(os.environ.get("TABLETOP_SEEDS", "/work/shared/seeds"))
+def _seeds_folder() -> Path:
+    """The seed texts: $TABLETOP_SEEDS, else ``shared/seeds`` beside the checkout (as CI lays it out)."""
+    if os.environ.get("TABLETOP_SEEDS"):
+        return Path(os.environ["TABLETOP_SEEDS"])
+    beside = ROOT.parent / "shared" / "seeds"
+    return beside if beside.is_dir() else Path("/work/shared/seeds")
+
+
+SEEDS = _seeds_folder()
 WITH_RULES = ("infinity", "robotech", "wwpd", "increments", "catastrophic")
 BUNDLED = sorted(p for p in SCENARIOS.glob("*.toml"))
 
