@@ -24,6 +24,8 @@ import numpy as np
 import pygame
 import pytest
 
+from .xvfb import require
+
 from tabletop import resources
 from tabletop.draw import TABLE_FILL
 from tabletop.scenario_io import load
@@ -155,11 +157,7 @@ def test_built_render_draws_the_table(app_dir: Path, tmp_path: Path) -> None:
 
 
 def _require_tools() -> None:
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must have {', '.join(missing)} installed")
-        pytest.skip(f"needs {', '.join(missing)}")
+    require(TOOLS)
 
 
 def _felt_fraction(png: Path, rect: tuple[int, int, int, int]) -> float:

@@ -7,7 +7,6 @@ set (CI installs them, so there a missing tool is a failure).
 from __future__ import annotations
 
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -17,6 +16,8 @@ from pathlib import Path
 
 import pygame
 import pytest
+
+from .xvfb import require, run as _run, start_xvfb, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -47,15 +48,8 @@ pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def _require_tools() -> None:
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must have {', '.join(missing)} installed")
-        pytest.skip(f"needs {', '.join(missing)}")
+    require(TOOLS)
 
-
-def _run(cmd: list[str], env: dict[str, str], timeout: float = 20) -> str:
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=True).stdout
 
 
 def _pixel(path: Path, pos: tuple[int, int]) -> tuple[int, int, int]:
@@ -70,25 +64,6 @@ def _dist(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
 
 def _nearer(colour: tuple[int, int, int], want: tuple[int, int, int], other: tuple[int, int, int]) -> bool:
     return _dist(colour, want) < _dist(colour, other)
-
-
-def _read_display(fd: int, xvfb: subprocess.Popen[bytes], timeout: float = 30.0) -> int:
-    """The display number Xvfb writes to ``fd`` once it accepts connections (-displayfd)."""
-    end = time.monotonic() + timeout
-    data = b""
-    try:
-        while not data.endswith(b"\n"):
-            if xvfb.poll() is not None or time.monotonic() > end:
-                pytest.fail("Xvfb did not start")
-            ready, _, _ = select.select([fd], [], [], 0.1)
-            if ready:
-                chunk = os.read(fd, 16)
-                if not chunk:
-                    break
-                data += chunk
-    finally:
-        os.close(fd)
-    return int(data.strip())
 
 
 def _wait_for_window(app: subprocess.Popen[bytes], env: dict[str, str], timeout: float = 60.0) -> str:
@@ -127,19 +102,7 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
 
     scenario = tmp_path / "drag.toml"
     scenario.write_text(SCENARIO)
-    # Xvfb picks a free display itself (-displayfd): other test runs on this machine may hold any fixed one.
-    read_fd, write_fd = os.pipe()
-    xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1600x1000x24", "-nolisten", "tcp"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,),
-    )
-    os.close(write_fd)
-    try:
-        display = f":{_read_display(read_fd, xvfb)}"
-    except BaseException:
-        xvfb.kill()
-        xvfb.wait(5)
-        raise
+    xvfb, display = start_xvfb("1600x1000x24")  # a display it picks itself: no clash with other runs
     env = dict(os.environ)
     env.update(
         DISPLAY=display,
@@ -200,11 +163,4 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
         assert _nearer(after, affected, outside), (before, after)
         assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
     finally:
-        if app is not None:
-            app.terminate()
-            try:
-                app.wait(5)
-            except subprocess.TimeoutExpired:
-                app.kill()
-        xvfb.terminate()
-        xvfb.wait(5)
+        stop(app, xvfb)

@@ -10,20 +10,20 @@ Skips when Xvfb, xdotool, ImageMagick's ``import`` or xprop is missing, unless `
 from __future__ import annotations
 
 import os
-import random
-import shutil
 import subprocess
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pygame
 import pytest
 
+from .xvfb import require, run as _run, start_xvfb, stop, wait_until
+
 from tabletop.scenario_io import load
 
 from .conftest import SCENARIOS
-from .test_xvfb_app import _dist, _pixel, _run
+from .test_xvfb_app import _dist, _pixel
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo", "xprop")
@@ -33,12 +33,7 @@ pytestmark = pytest.mark.xvfb
 
 
 def _require_tools() -> None:
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must have {', '.join(missing)} installed")
-        pytest.skip(f"needs {', '.join(missing)}")
-
+    require(TOOLS)
 
 def _window_title(wid: str, env: dict[str, str]) -> str:
     """The window's title as SDL sets it (``_NET_WM_NAME``, UTF-8)."""
@@ -51,13 +46,8 @@ def _ascii_part(title: str) -> str:
     return max("".join(c if c.isascii() else "\0" for c in title).split("\0"), key=len).strip()
 
 
-def _wait(condition: object, timeout_s: float, what: str) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}")
+def _wait(condition: Callable[[], object], timeout_s: float, what: str) -> None:
+    wait_until(condition, what, timeout_s)
 
 
 def _menu_geometry(size: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -79,7 +69,7 @@ def _menu_geometry(size: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, i
 
 def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> None:
     _require_tools()
-    display = f":{random.randint(260, 360)}"
+    xvfb, display = start_xvfb("1600x1000x24")
     env = dict(os.environ)
     env.update(
         DISPLAY=display,
@@ -91,10 +81,8 @@ def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> No
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
     )
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app = None
     try:
-        _wait(lambda: subprocess.run(["xdpyinfo"], env=env, capture_output=True).returncode == 0, 10, "Xvfb")
         app = subprocess.Popen(
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(SCENARIOS / "default.toml")],
             env=env,
@@ -124,12 +112,5 @@ def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> No
         _wait(lambda: _ascii_part(demo_title) in _window_title(wid, env), 20, f"the title of {DEMO}")
         assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
     finally:
-        if app is not None:
-            app.terminate()
-            try:
-                app.wait(5)
-            except subprocess.TimeoutExpired:
-                app.kill()
-        xvfb.terminate()
-        xvfb.wait(5)
+        stop(app, xvfb)
         pygame.display.quit()

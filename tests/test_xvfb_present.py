@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-import random
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pygame
 import pytest
+
+from .xvfb import require, run as _run, start_xvfb, stop, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -29,31 +29,17 @@ pytestmark = pytest.mark.xvfb
 
 
 def _require_tools() -> None:
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must have {', '.join(missing)} installed")
-        pytest.skip(f"needs {', '.join(missing)}")
+    require(TOOLS)
 
-
-def _run(cmd: list[str], env: dict[str, str], timeout: float = 20) -> str:
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=True).stdout
 
 
 def _wait(condition: Callable[[], object], what: str, timeout: float = 30.0) -> object:
-    """Poll ``condition`` until it returns something truthy; fail naming ``what`` on timeout."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}")
+    return wait_until(condition, what, timeout)
 
 
 def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
     _require_tools()
-    display = f":{random.randint(260, 360)}"
+    xvfb, display = start_xvfb(f"{SCREEN[0]}x{SCREEN[1]}x24")
     env = dict(os.environ)
     env.update(
         DISPLAY=display,
@@ -65,7 +51,6 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
     )
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app = None
     shots = iter(range(1000))
 
@@ -97,7 +82,6 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
         _run(["xdotool", "key", "--window", wid, name], env)
 
     try:
-        _wait(lambda: subprocess.run(["xdpyinfo"], env=env, capture_output=True).returncode == 0, "Xvfb")
         code = "import sys; from tabletop.app.window import run; sys.exit(run(sys.argv[1], size=(1000, 700)))"
         app = subprocess.Popen(
             [sys.executable, "-c", code, str(ROOT / "scenarios" / "robotech-scatter.toml")],
@@ -129,11 +113,4 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
                 shutil.copy(png, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / f"present-{png.name}")
         assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
     finally:
-        if app is not None:
-            app.terminate()
-            try:
-                app.wait(5)
-            except subprocess.TimeoutExpired:
-                app.kill()
-        xvfb.terminate()
-        xvfb.wait(5)
+        stop(app, xvfb)

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import math
 import os
-import random
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pygame
 import pytest
+
+from .xvfb import require, run as _run, start_xvfb, stop, wait_until
 import shapely
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,24 +38,12 @@ pytestmark = pytest.mark.xvfb
 
 
 def _require_tools() -> None:
-    missing = [t for t in TOOLS if shutil.which(t) is None]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI must have {', '.join(missing)} installed")
-        pytest.skip(f"needs {', '.join(missing)}")
+    require(TOOLS)
 
-
-def _run(cmd: list[str], env: dict[str, str], timeout: float = 20) -> str:
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=True).stdout
 
 
 def _wait(condition: Callable[[], bool], what: str, timeout_s: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    pytest.fail(f"timed out waiting for {what}")
+    wait_until(condition, what, timeout_s)
 
 
 def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
@@ -66,7 +54,7 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
 
     scenario = tmp_path / "trace.toml"
     scenario.write_text(SCENARIO)
-    display = f":{random.randint(260, 360)}"
+    xvfb, display = start_xvfb("1600x1000x24")
     env = dict(os.environ)
     env.update(
         DISPLAY=display,
@@ -78,10 +66,8 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
     )
-    xvfb = subprocess.Popen(["Xvfb", display, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     app = None
     try:
-        _wait(lambda: subprocess.run(["xdpyinfo"], env=env, capture_output=True).returncode == 0, "Xvfb")
         app = subprocess.Popen(
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(scenario)],
             env=env,
@@ -154,11 +140,4 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
                 shutil.copy(png, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / f"trace-{png.name}")
         assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
     finally:
-        if app is not None:
-            app.terminate()
-            try:
-                app.wait(5)
-            except subprocess.TimeoutExpired:
-                app.kill()
-        xvfb.terminate()
-        xvfb.wait(5)
+        stop(app, xvfb)
