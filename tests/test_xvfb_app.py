@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import require, run as _run, start_xvfb, stop
+from .xvfb import app_env, require, run as _run, start_xvfb, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -103,17 +103,7 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
     scenario = tmp_path / "drag.toml"
     scenario.write_text(SCENARIO)
     xvfb, display = start_xvfb("1600x1000x24")  # a display it picks itself: no clash with other runs
-    env = dict(os.environ)
-    env.update(
-        DISPLAY=display,
-        SDL_VIDEODRIVER="x11",
-        SDL_AUDIODRIVER="dummy",
-        SDL_VIDEO_X11_WMCLASS="tabletop-xvfb-test",
-        PYGAME_HIDE_SUPPORT_PROMPT="1",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-    )
+    env = app_env(display, "tabletop-xvfb-test", tmp_path)
     app = None
     try:
         for _ in range(100):

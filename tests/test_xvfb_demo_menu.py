@@ -9,7 +9,6 @@ Skips when Xvfb, xdotool, ImageMagick's ``import`` or xprop is missing, unless `
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import require, run as _run, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, start_xvfb, stop, wait_until
 
 from tabletop.scenario_io import load
 
@@ -70,17 +69,7 @@ def _menu_geometry(size: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, i
 def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> None:
     _require_tools()
     xvfb, display = start_xvfb("1600x1000x24")
-    env = dict(os.environ)
-    env.update(
-        DISPLAY=display,
-        SDL_VIDEODRIVER="x11",
-        SDL_AUDIODRIVER="dummy",
-        SDL_VIDEO_X11_WMCLASS="tabletop-xvfb-demo",
-        PYGAME_HIDE_SUPPORT_PROMPT="1",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-    )
+    env = app_env(display, "tabletop-xvfb-demo", tmp_path)
     app = None
     try:
         app = subprocess.Popen(

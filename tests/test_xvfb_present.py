@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import require, run as _run, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, start_xvfb, stop, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -40,17 +40,7 @@ def _wait(condition: Callable[[], object], what: str, timeout: float = 30.0) -> 
 def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
     _require_tools()
     xvfb, display = start_xvfb(f"{SCREEN[0]}x{SCREEN[1]}x24")
-    env = dict(os.environ)
-    env.update(
-        DISPLAY=display,
-        SDL_VIDEODRIVER="x11",
-        SDL_AUDIODRIVER="dummy",
-        SDL_VIDEO_X11_WMCLASS=WM_CLASS,
-        PYGAME_HIDE_SUPPORT_PROMPT="1",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-    )
+    env = app_env(display, WM_CLASS, tmp_path)
     app = None
     shots = iter(range(1000))
 

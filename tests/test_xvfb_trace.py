@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import require, run as _run, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, start_xvfb, stop, wait_until
 import shapely
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,17 +55,7 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
     scenario = tmp_path / "trace.toml"
     scenario.write_text(SCENARIO)
     xvfb, display = start_xvfb("1600x1000x24")
-    env = dict(os.environ)
-    env.update(
-        DISPLAY=display,
-        SDL_VIDEODRIVER="x11",
-        SDL_AUDIODRIVER="dummy",
-        SDL_VIDEO_X11_WMCLASS="tabletop-xvfb-trace",
-        PYGAME_HIDE_SUPPORT_PROMPT="1",
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
-    )
+    env = app_env(display, "tabletop-xvfb-trace", tmp_path)
     app = None
     try:
         app = subprocess.Popen(

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
@@ -71,6 +72,26 @@ def start_xvfb(screen: str = "1600x1000x24", timeout: float = 30.0) -> tuple[sub
     finally:
         os.close(read_fd)
     return xvfb, f":{int(data.strip())}"
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def app_env(display: str, wm_class: str, home: Path) -> dict[str, str]:
+    """The environment of the app under test: that display, a window class to find it by, its own
+    config and state folders (no real autosave), and this checkout on the path."""
+    env = dict(os.environ)
+    env.update(
+        DISPLAY=display,
+        SDL_VIDEODRIVER="x11",
+        SDL_AUDIODRIVER="dummy",
+        SDL_VIDEO_X11_WMCLASS=wm_class,
+        PYGAME_HIDE_SUPPORT_PROMPT="1",
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_CONFIG_HOME=str(home / "config"),
+        PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
+    )
+    return env
 
 
 def stop(*processes: subprocess.Popen[bytes] | None) -> None:
