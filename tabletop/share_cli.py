@@ -21,16 +21,6 @@ EXIT_OK = 0
 ANIMATION_SUFFIXES = (".gif", ".webp", ".png", ".apng")
 
 
-def _tolerance(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 <= value < 1e6:
-        raise argparse.ArgumentTypeError("must be a non-negative number of mm")
-    return value
-
-
 def _animation_path(text: str) -> Path:
     path = Path(text)
     if path.suffix.lower() not in ANIMATION_SUFFIXES:
@@ -70,7 +60,7 @@ def _window(text: str) -> tuple[int, int]:
 
 def _scenario_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="scenario file (.toml or .json)")
-    from tabletop.cli import _seed_arg  # the same checks as `check`
+    from tabletop.cli import _seed_arg, _tolerance  # the same checks as `check`
 
     p.add_argument("--seed", type=_seed_arg, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
     p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")

@@ -347,21 +347,9 @@ def draw_legend(
     """The key to the odds drawing in a corner of ``clip`` (``bottomleft``, ``topright``) or at ``at``; returns its rect."""
     clip = clip or surface.get_clip() or surface.get_rect()
     box = at if at is not None else legend_box(odds, note, clip, corner)
-    title_f, body_f, small_f = _font(17, True), _font(14), _font(13)
-    unit = damage_unit(odds.scenario.ruleset)
-    title = "Odds" + (f" — {note}" if note else "")
-    rows: list[pygame.Surface] = [title_f.render(title, True, (255, 214, 90))]
-    sample = f"63% · 4.2 {unit}"
-    rows.append(body_f.render(f"label: chance to be affected · expected {unit}", True, PAPER))
-    rows.append(body_f.render("dots: where the template's centre lands (bigger = likelier)", True, PAPER))
-    rows.append(body_f.render("shade: chance a point ends under a template", True, PAPER))
-    rows += [small_f.render(_method(t), True, (185, 192, 200)) for t in odds.templates[:4]]
-    if len(odds.templates) > 4:
-        rows.append(small_f.render(f"… and {len(odds.templates) - 4} more templates", True, (185, 192, 200)))
-    disc_w = round(2 * DISC_PX_AT_1 * math.sqrt(0.5)) + 2
-    ramp_h = 12
-    w = max(max(r.get_width() for r in rows), 3 * disc_w + 140) + 20
-    h = sum(r.get_height() for r in rows) + disc_w + ramp_h + 34
+    rows, disc_w, ramp_h, w, _ = _legend_rows(odds, note)
+    small_f = _font(13)
+    sample = f"63% · 4.2 {damage_unit(odds.scenario.ruleset)}"
     back = pygame.Surface(box.size, pygame.SRCALPHA)
     back.fill((24, 27, 32, 230))
     surface.blit(back, box.topleft)
