@@ -13,7 +13,6 @@ step. The table being edited is never changed.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import replace
 from typing import Any
@@ -24,37 +23,24 @@ from tabletop.adjudicate import Adjudication, AdjudicationError, adjudicate
 from tabletop.coverage import table_geometry
 from tabletop.draw.slide import Frame, Layout, draw_slide, layout, slide_viewport
 from tabletop.explain import Beat, beats
-from tabletop.model import At, Direct, Impact, Point, Scenario, Template
-from tabletop.placement import line_of_fire
+from tabletop.model import At, Point, Scenario, Template
 from tabletop.shapes import template_polygon
 from tabletop.viewport import Viewport
+
+from .state import move_template
 
 FORWARD = (pygame.K_RIGHT, pygame.K_DOWN, pygame.K_SPACE, pygame.K_PAGEDOWN, pygame.K_RETURN, pygame.K_KP_ENTER)
 BACK = (pygame.K_LEFT, pygame.K_UP, pygame.K_PAGEUP, pygame.K_BACKSPACE)
 
 
 def moved_template(scenario: Scenario, template: Template, world: Point, grab: Point) -> Template:
-    """``template`` dragged so that the point ``grab`` (mm from its focus) sits under ``world``.
-
-    A free template moves; an aimed one is re-aimed at the model it is dropped on (else at the
-    point); a direct one turns from its attacker's base to face the point. An explosion stays put.
-    """
-    p = template.placement
+    """``template`` dragged so that the point ``grab`` (mm from its focus) sits under ``world``:
+    the editor's move (``state.move_template``), an aimed one re-aimed at the model it is
+    dropped on, else at the point."""
     x, y = world
-    if isinstance(p, At):
-        return replace(template, placement=replace(p, x=x - grab[0], y=y - grab[1]))
-    if isinstance(p, Impact):
-        onto = next((m for m in scenario.models if m.id != p.attacker and math.hypot(m.x - x, m.y - y) <= m.base.bounding_radius), None)
-        return replace(template, placement=Impact(p.attacker, onto.id, None) if onto is not None else Impact(p.attacker, None, (x, y)))
-    if isinstance(p, Direct):
-        try:
-            attacker = scenario.model(p.attacker)
-        except KeyError:
-            return template
-        if math.hypot(x - attacker.x, y - attacker.y) < 1e-6:
-            return template
-        return replace(template, placement=replace(p, heading=line_of_fire(attacker, (x, y)) % 360.0))
-    return template
+    if isinstance(template.placement, At):
+        x, y = x - grab[0], y - grab[1]
+    return move_template(scenario, template, x, y, onto_model=True)
 
 
 class Presenter:

@@ -421,7 +421,10 @@ def translate_terrain(piece: Terrain, dx: float, dy: float) -> Terrain:
     return replace(piece, points=tuple((x + dx, y + dy) for x, y in piece.points))
 
 
-def _move_template(scenario: Scenario, t: Template, x: float, y: float) -> Template:
+def move_template(scenario: Scenario, t: Template, x: float, y: float, *, onto_model: bool = False) -> Template:
+    """``t`` dragged to (x, y) mm: a free template moves there; an aimed one aims at the point
+    (with ``onto_model``, at a model whose base the point falls on); a direct one turns from its
+    attacker to face the point; an explosion stays on its model."""
     p = t.placement
     if isinstance(p, At):
         return replace(t, placement=replace(p, x=x, y=y))
@@ -432,6 +435,10 @@ def _move_template(scenario: Scenario, t: Template, x: float, y: float) -> Templ
             return t
         if math.hypot(x - attacker.x, y - attacker.y) < 1e-9:
             return t
+        if onto_model:
+            onto = next((m for m in scenario.models if m.id != p.attacker and math.hypot(m.x - x, m.y - y) <= m.base.bounding_radius), None)
+            if onto is not None:
+                return replace(t, placement=Impact(p.attacker, onto.id, None))
         return replace(t, placement=Impact(p.attacker, None, (x, y)))
     if isinstance(p, Direct):
         try:
@@ -498,7 +505,7 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
         return replace(s, terrain=_replace_at(s.terrain, t.id, translate_terrain(t, command.dx, command.dy)))
     if isinstance(command, MoveTemplate):
         t = _find(s.templates, command.template_id)
-        return replace(s, templates=_replace_at(s.templates, t.id, _move_template(s, t, command.x, command.y)))
+        return replace(s, templates=_replace_at(s.templates, t.id, move_template(s, t, command.x, command.y)))
     if isinstance(command, RotateTemplate):
         t = _find(s.templates, command.template_id)
         return replace(s, templates=_replace_at(s.templates, t.id, _rotate_template(t, command.heading)))
