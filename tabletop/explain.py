@@ -249,8 +249,26 @@ def who_rows(result: TemplateResult, scenario: Scenario) -> list[tuple[str, str,
     return rows
 
 
+# An underscore inside a word (robotech_blast) is never emphasis in CommonMark, so it stays readable.
+_MD_SPECIAL = re.compile(r"([\\`*\[\]<|~])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
+def _md_text(text: str) -> str:
+    """Text from a file (a name, an id, a caption) shown literally in Markdown, never as markup."""
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), " ".join(text.split()))
+
+
+def _md_code(text: str) -> str:
+    """A code span holding ``text`` literally, whatever backticks it contains."""
+    text = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ") or "—"
+    return _md_text(text) or "—"
 
 
 def explain_text(adj: Adjudication, markdown: bool = False) -> str:
@@ -264,14 +282,18 @@ def explain_text(adj: Adjudication, markdown: bool = False) -> str:
     geometry = table_geometry(scenario)
     lines: list[str] = []
     if markdown:
-        lines += [f"# {name}", "", f"*Ruleset: {title} ({scenario.ruleset}) · seed {adj.seed}*"]
+        lines += [
+            f"# {_md_text(name)}",
+            "",
+            f"*Ruleset: {_md_text(title)} ({_md_text(scenario.ruleset)}) · seed {adj.seed}*",
+        ]
     else:
         lines += [name, f"Ruleset: {title} ({scenario.ruleset}), seed {adj.seed}"]
     for result in adj.results:
         t = result.template
         shape = t.shape_name or result.resolution.placed.shape.kind
         lines.append("")
-        lines.append(f"## Template `{t.id}` ({shape})" if markdown else f"Template {t.id} ({shape})")
+        lines.append(f"## Template {_md_code(t.id)} ({_md_text(shape)})" if markdown else f"Template {t.id} ({shape})")
         if markdown:
             lines.append("")
         steps = template_beats(adj, result, geometry)[:-1]
@@ -279,10 +301,10 @@ def explain_text(adj: Adjudication, markdown: bool = False) -> str:
             lines.append("  (no ruleset steps: geometry only)" if not markdown else "*(no ruleset steps: geometry only)*")
         for beat in steps:
             if markdown:
-                lines.append(f"{beat.number}. {beat.caption}")
+                lines.append(f"{beat.number}. {_md_text(beat.caption)}")
                 if beat.rule:
-                    lines.append(f"   *Rule: {beat.rule}*")
-                    lines.append(f"   > “{beat.quote}”")
+                    lines.append(f"   *Rule: {_md_text(beat.rule)}*")
+                    lines.append(f"   > “{_md_text(beat.quote)}”")
             else:
                 lines.append(f"  {beat.number}. {beat.caption}")
                 if beat.rule:
@@ -291,12 +313,12 @@ def explain_text(adj: Adjudication, markdown: bool = False) -> str:
         result_line = outcome(result, scenario)
         if steps or markdown:
             lines.append("")
-        lines.append(f"**Result:** {result_line}" if markdown else f"  Result: {result_line}")
+        lines.append(f"**Result:** {_md_text(result_line)}" if markdown else f"  Result: {result_line}")
         rows = who_rows(result, scenario)
         if rows:
             lines.append("")
             if markdown:
-                lines.append(f"### Who is affected and why ({t.id})")
+                lines.append(f"### Who is affected and why ({_md_text(t.id)})")
                 lines.append("")
                 lines.append("| Model | Status | Margin | Why |")
                 lines.append("|---|---|---|---|")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import argparse
 import subprocess
 import sys
@@ -26,7 +28,7 @@ MARKDOWN = {
         "## Template `shot2` (infinity_small_teardrop)",
         "2. Not allowed: shot nullified: Alguacil (alguacil) is a friendly trooper in the area of effect.",
         "   *Rule: Friendly and Neutral troopers: the shot is null*",
-        "3. Fusilier 3: dodge PH-3 (no line of fire to the attacker: blocked by Fusilier 1 (fus1) [contested: blockers 1 mm smaller would show it; a judge's call]); cannot shoot back.",
+        "3. Fusilier 3: dodge PH-3 (no line of fire to the attacker: blocked by Fusilier 1 (fus1) \\[contested: blockers 1 mm smaller would show it; a judge's call\\]); cannot shoot back.",
         "   > “If the trooper affected by the Template Weapon does not have LoF to the attacker.”",
         "**Result:** shot1: 2 affected: Fusilier 1 (fus1), Fusilier 3 (fus3)",
         "| Model | Status | Margin | Why |",
@@ -85,6 +87,23 @@ def test_plain_text_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert not any(line.startswith("|") or line.startswith("#") for line in out)  # plain, not Markdown
 
 
+def _unescape_markdown(line: str) -> str:
+    """What a Markdown viewer shows for a line of plain text with backslash escapes."""
+    return re.sub(r"\\([!-/:-@[-`{-~])", r"\1", line)
+
+
+def test_markdown_shows_names_literally(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Names full of Markdown (emphasis, links, HTML, a pipe, a backtick) come out as the same text, not markup."""
+    source = (SCENARIOS / "default.toml").read_text(encoding="utf-8")
+    hostile = "*Boss* [x](http://e.vil) <b>|`_y_`"
+    source = re.sub(r'(?m)^title = ".*"$', f'title = "{hostile}"', source, count=1)
+    path = tmp_path / "hostile.toml"
+    path.write_text(source, encoding="utf-8")
+    out = _run(capsys, str(path), "--markdown").splitlines()
+    assert out[0] == "# \\*Boss\\* \\[x\\](http://e.vil) \\<b>\\|\\`\\_y\\_\\`"
+    assert _unescape_markdown(out[0]) == f"# {hostile}"
+
+
 def test_every_step_appears_once_per_template(capsys: pytest.CaptureFixture[str]) -> None:
     from tabletop.adjudicate import adjudicate
     from tabletop.scenario_io import load
@@ -92,9 +111,10 @@ def test_every_step_appears_once_per_template(capsys: pytest.CaptureFixture[str]
     for path in sorted(SCENARIOS.glob("*.toml")):
         adj = adjudicate(load(path))
         out = _run(capsys, str(path), "--markdown")
+        rendered = [_unescape_markdown(line) for line in out.splitlines()]
         for r in adj.results:
             for k, step in enumerate(r.resolution.steps, 1):
-                assert f"{k}. {step.text}" in out.splitlines()
+                assert f"{k}. {step.text}" in rendered
 
 
 def test_writes_a_file(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
