@@ -54,7 +54,7 @@ def _window(text: str) -> tuple[int, int]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT, e.g. 1280x720, got {text!r}") from None
     if not (320 <= w <= 8000 and 240 <= h <= 8000):
-        raise argparse.ArgumentTypeError("must be at least 320x240")
+        raise argparse.ArgumentTypeError(f"{w}x{h} is outside 320x240 to 8000x8000")
     return (w, h)
 
 

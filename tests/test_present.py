@@ -146,3 +146,18 @@ def test_f5_in_the_app_goes_full_screen_and_esc_comes_back() -> None:
         pilot.step()
     finally:
         pilot.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("100000x600", "100000x600 is outside 320x240 to 8000x8000"),
+        ("200x100", "200x100 is outside 320x240 to 8000x8000"),
+        ("wide", "expected WIDTHxHEIGHT, e.g. 1280x720, got 'wide'"),
+    ],
+)
+def test_present_window_size_errors_say_what_is_wrong(text: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.cli import main
+
+    assert main(["present", str(SCENARIOS / "default.toml"), "--window", text]) == 2
+    assert message in capsys.readouterr().err
