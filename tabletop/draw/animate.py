@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +44,12 @@ class AnimationInfo:
 
 def animation_frames(adjudication: Adjudication, width: int = 800, seconds: float | None = None) -> tuple[list[Image.Image], list[int]]:
     """The frames (Pillow RGB images) and their durations (ms) of the Fire sequence."""
+    pairs = list(_frames(adjudication, width, seconds))
+    return [frame for frame, _ in pairs], [ms for _, ms in pairs]
+
+
+def _frames(adjudication: Adjudication, width: int, seconds: float | None) -> Iterator[tuple[Image.Image, int]]:
+    """Each frame (RGB) with its duration in ms, drawn only when asked for: a caller may keep less than all."""
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     if not pygame.font.get_init():
         pygame.font.init()
@@ -55,8 +62,6 @@ def animation_frames(adjudication: Adjudication, width: int = 800, seconds: floa
     bands = layout(size, shown)
     vp = slide_viewport(adjudication.scenario, shown, bands.table)
     surface = pygame.Surface(size)
-    frames: list[Image.Image] = []
-    durations: list[int] = []
     total = len(shown) * count
     for i in range(len(shown)):
         for k in range(count):
@@ -69,10 +74,15 @@ def animation_frames(adjudication: Adjudication, width: int = 800, seconds: floa
             pygame.draw.rect(surface, (60, 64, 72), bar)
             bar.width = round(bar.width * done)
             pygame.draw.rect(surface, ACCENT, bar)
-            frames.append(Image.frombytes("RGB", size, pygame.image.tobytes(surface, "RGB")))
-            durations.append(max(20, round(per_step * 1000 / count)))
-    durations[-1] += 1200  # hold the result before the loop starts again
-    return frames, durations
+            duration = max(20, round(per_step * 1000 / count))
+            if i == len(shown) - 1 and k == count - 1:
+                duration += 1200  # hold the result before the loop starts again
+            yield Image.frombytes("RGB", size, pygame.image.tobytes(surface, "RGB")), duration
+
+
+def _paletted(frame: Image.Image) -> Image.Image:
+    # One adaptive palette per frame; Pillow keeps only the changed rectangle of each frame.
+    return frame.convert("P", palette=Image.Palette.ADAPTIVE, colors=128)
 
 
 def encode(frames: list[Image.Image], durations: list[int], fmt: str) -> bytes:
@@ -80,8 +90,7 @@ def encode(frames: list[Image.Image], durations: list[int], fmt: str) -> bytes:
     out = io.BytesIO()
     first, rest = frames[0], frames[1:]
     if fmt == "GIF":
-        # One adaptive palette per frame; Pillow keeps only the changed rectangle of each frame.
-        paletted = [f.convert("P", palette=Image.Palette.ADAPTIVE, colors=128) for f in frames]
+        paletted = [f if f.mode == "P" else _paletted(f) for f in frames]
         paletted[0].save(out, "GIF", save_all=True, append_images=paletted[1:], duration=durations, loop=0, optimize=False, disposal=1)
     elif fmt == "WEBP":
         first.save(out, "WEBP", save_all=True, append_images=rest, duration=durations, loop=0, quality=80, method=4)
@@ -95,7 +104,13 @@ def render_animation(adjudication: Adjudication, path: str | Path, width: int = 
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"{path}: an animation is .gif, .webp, .png or .apng")
-    frames, durations = animation_frames(adjudication, width, seconds)
-    data = encode(frames, durations, FORMATS[suffix])
+    fmt = FORMATS[suffix]
+    frames: list[Image.Image] = []
+    durations: list[int] = []
+    for frame, duration in _frames(adjudication, width, seconds):
+        # A GIF frame is paletted at once so only one full-colour frame is held at a time (a third of the memory).
+        frames.append(_paletted(frame) if fmt == "GIF" else frame)
+        durations.append(duration)
+    data = encode(frames, durations, fmt)
     atomic_write(path, data)
     return AnimationInfo(len(frames), sum(durations) / 1000.0, len(data))
