@@ -311,3 +311,43 @@ def test_moves_stay_valid_documents(table: Path) -> None:
     assert p.app.save()
     assert load(table).model("sgt").centre == (50.0, 60.0)
     p.close()
+
+
+def test_old_emergency_copies_are_pruned_but_never_the_newest_the_young_or_the_offered_one() -> None:
+    """Copies go only when beyond the newest ten AND older than 30 days; the one a marker offers stays."""
+    import json
+    import os
+    import time
+
+    from tabletop.app import autosave
+
+    folder = autosave.state_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    now = time.time()
+    day = 86400.0
+    young = [folder / f"emergency-young-{i}.toml" for i in range(12)]  # 12 copies from the last 12 days
+    old = [folder / f"emergency-old-{i}.json" for i in range(5)]  # 5 copies 40+ days old
+    other = folder / "notes.toml"
+    for i, path in enumerate(young):
+        path.write_text("x")
+        os.utime(path, (now - i * day, now - i * day))
+    for i, path in enumerate(old):
+        path.write_text("x")
+        os.utime(path, (now - (40 + i) * day, now - (40 + i) * day))
+    other.write_text("x")
+    os.utime(other, (now - 400 * day, now - 400 * day))
+    autosave.marker_path().write_text(json.dumps({"pid": 1 << 30, "emergency": str(old[4])}))
+
+    assert sorted(autosave.prune_emergency_copies(now)) == sorted(old[:4])
+    # The 12 young ones stay although only 10 are "newest"; the offered old copy and other files stay.
+    assert all(p.exists() for p in [*young, old[4], other])
+
+    # Started again a year later: all but the newest ten go, and still never the offered copy.
+    later = now + 365 * day
+    saver = autosave.Autosaver()
+    kept_before = young + [old[4]]
+    deleted = set(autosave.prune_emergency_copies(later))
+    assert deleted == set(young[10:])  # old[4] is offered; young[:10] are the newest ten
+    assert all(p.exists() for p in young[:10]) and old[4].exists()
+    saver.start(None)  # start prunes too: nothing more to delete, and it writes its own marker
+    assert sorted(p for p in kept_before if p.exists()) == sorted(young[:10] + [old[4]])

@@ -25,6 +25,9 @@ from tabletop.model import Scenario
 from tabletop.scenario_io import Problem, ScenarioError, atomic_write, dumps, load, scenario_to_data
 
 DEBOUNCE_S = 2.0
+#: Emergency copies kept: an old one goes only when it is both beyond the newest KEEP_EMERGENCY and older than KEEP_EMERGENCY_DAYS.
+KEEP_EMERGENCY = 10
+KEEP_EMERGENCY_DAYS = 30.0
 
 
 def state_dir() -> Path:
@@ -126,6 +129,30 @@ def discard_recovery() -> None:
             pass
 
 
+def prune_emergency_copies(now: float | None = None) -> list[Path]:
+    """Delete old emergency copies from the state folder; return what was deleted.
+
+    A copy goes only when it is beyond the newest ``KEEP_EMERGENCY`` *and* older than
+    ``KEEP_EMERGENCY_DAYS``; the one a crashed run's marker still offers is never touched.
+    """
+    now = time.time() if now is None else now
+    offered = _read_marker().get("emergency")
+    try:
+        copies = [p for p in state_dir().glob("emergency-*") if p.suffix in (".toml", ".json") and p.is_file() and str(p) != offered]
+        dated = sorted(((p.stat().st_mtime, p) for p in copies), reverse=True)
+    except OSError:
+        return []
+    deleted = []
+    for mtime, path in dated[KEEP_EMERGENCY:]:
+        if now - mtime > KEEP_EMERGENCY_DAYS * 86400:
+            try:
+                path.unlink()
+            except OSError:
+                continue
+            deleted.append(path)
+    return deleted
+
+
 def scenario_bytes(scenario: Scenario, json_syntax: bool = False) -> bytes:
     """The file bytes of ``scenario`` (TOML, or JSON). Raises whatever serialising raises."""
     if json_syntax:
@@ -149,9 +176,10 @@ class Autosaver:
         self.failures = 0
 
     def start(self, path: str | None) -> None:
-        """Write the "running" marker."""
+        """Write the "running" marker (after pruning old emergency copies)."""
         if not self.enabled:
             return
+        prune_emergency_copies()
         self.set_path(path)
 
     def set_path(self, path: str | None, **extra: str) -> None:
