@@ -218,3 +218,24 @@ def test_an_absolute_backdrop_path_becomes_relative_when_saved(tmp_path: Path) -
     moved = scenario_io.rebase_backdrop(s, None, tmp_path / "tables" / "t.toml")
     assert moved.backdrop is not None and moved.backdrop.image == "../pics/a.jpg"
     assert scenario_io.backdrop_path(moved.backdrop, tmp_path / "tables" / "t.toml").resolve() == image.resolve()
+
+
+@pytest.mark.parametrize("where", ["missing", "device"])
+def test_b_says_why_a_backdrop_cannot_be_shown(tmp_path: Path, where: str) -> None:
+    """B with an image that is gone (or a device, not a photo) says so instead of "Backdrop shown"."""
+    path = _magenta_scenario(tmp_path)
+    (tmp_path / "flat.png").unlink()
+    if where == "device":
+        text = path.read_text(encoding="utf-8").replace('"flat.png"', '"/dev/null"')
+        path.write_text(text, encoding="utf-8")
+    p = Pilot(path)
+    try:
+        p.step(2)
+        p.key(pygame.K_b)
+        assert p.app.message == "Backdrop hidden (B)"
+        p.key(pygame.K_b)
+        assert p.app.message.startswith("Backdrop cannot be shown: ") and p.app.message_is_error
+        expected = "not found" if where == "missing" else "not a regular file"
+        assert expected in p.app.message
+    finally:
+        p.close()

@@ -308,7 +308,14 @@ class PhotoImportMixin:
             self.flash("No backdrop: File → Import photo… lays one under the table")
             return
         self.backdrops.visible = not self.backdrops.visible
-        self.flash(f"Backdrop {'shown' if self.backdrops.visible else 'hidden'} (B)")
+        if not self.backdrops.visible:
+            self.flash("Backdrop hidden (B)")
+            return
+        # Say "shown" only when there is a picture to show; otherwise why not.
+        if self.backdrops.layer(self.scenario, self.state.path) is None:
+            self.flash(f"Backdrop cannot be shown: {self.backdrops.error or 'its image has no file to be read from (save the table first)'}", error=True)
+        else:
+            self.flash("Backdrop shown (B)")
 
     def step_backdrop_opacity(self, delta: float) -> None:
         value = self.backdrops.step_opacity(delta)
