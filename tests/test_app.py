@@ -199,6 +199,36 @@ def test_save_as_and_open_use_the_file_dialog(pilot: Pilot, tmp_path: Path) -> N
     assert pilot.app.scenario == load(SCENARIOS / "robotech-hit.toml")
 
 
+@pytest.mark.parametrize(
+    ("keys", "typed", "written", "refused"),
+    [
+        (CTRL | SHIFT, "plain", "plain.toml", None),  # no extension: the default is added
+        (CTRL | SHIFT, "table.json", "table.json", None),
+        (CTRL | SHIFT, "table.txt", None, "Save writes .toml or .json files"),
+        (CTRL, "view", "view.png", None),
+        (CTRL, "ruling.md", "ruling.md", None),
+        (CTRL, "clip.webp", None, "Export writes .png, .svg, .gif or .md files"),
+    ],
+)
+def test_save_as_and_export_names_an_extension_they_cannot_write(
+    pilot: Pilot, tmp_path: Path, keys: int, typed: str, written: str | None, refused: str | None
+) -> None:
+    """A name without an extension gets the default; an extension the command cannot write is refused
+    with a message, and nothing is written (not "clip.webp.png")."""
+    pilot.key(pygame.K_s if keys & SHIFT else pygame.K_e, keys)
+    dialogs = windows(pilot, UIFileDialog)
+    pilot.post(pygame_gui.UI_FILE_DIALOG_PATH_PICKED, text=str(tmp_path / typed), ui_element=dialogs[-1], ui_object_id="#file_dialog")
+    pilot.step()
+    files = sorted(p.name for p in tmp_path.iterdir())
+    if written is not None:
+        assert files == [written]
+        assert (tmp_path / written).stat().st_size > 0
+    else:
+        assert files == []
+        messages = windows(pilot, UIMessageWindow)
+        assert messages and refused in messages[-1].text_block.html_text
+
+
 def test_broken_file_shows_errors_and_keeps_the_table(pilot: Pilot, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text('format = 1\n[table]\nwidth = 24\ndepth = "lots"\n[[model]]\nid = "a"\nx = 1\n')

@@ -143,7 +143,8 @@ class DocumentsMixin:
         start = self.state.path or str(Path.cwd() / "table.toml")
 
         def picked(p: str) -> None:
-            if self.save(_with_suffix(p, ".toml", (".toml", ".json"))) and then is not None:
+            target = self._named_for("Save", p, ".toml", (".toml", ".json"))
+            if target is not None and self.save(target) and then is not None:
                 then()
 
         self._file_dialog("Save scenario as", picked, start, False, {".toml", ".json"})
@@ -153,8 +154,26 @@ class DocumentsMixin:
         from .share_export import EXPORTS, export_as
 
         title = "Export: .png view, .svg vector, .gif animation or .md text"
-        self._file_dialog(title, lambda p: export_as(self, _with_suffix(p, ".png", tuple(EXPORTS))), str(base), False, set(EXPORTS))
+
+        def picked(p: str) -> None:
+            target = self._named_for("Export", p, ".png", tuple(EXPORTS))
+            if target is not None:
+                export_as(self, target)
+
+        self._file_dialog(title, picked, str(base), False, set(EXPORTS))
+
+    def _named_for(self, verb: str, path: str, default: str, allowed: tuple[str, ...]) -> str | None:
+        """``path`` with ``default`` added when it has no extension; None (and a message) for one ``verb`` cannot write."""
+        target = with_suffix(path, default, allowed)
+        if target is None:
+            kinds = ", ".join(allowed[:-1]) + " or " + allowed[-1]
+            self.show_message(f"Cannot {verb.lower()} as {Path(path).suffix}", html.escape(f"{path}: {verb} writes {kinds} files. Nothing was written; choose a name ending in one of those."))
+        return target
 
 
-def _with_suffix(path: str, default: str, allowed: tuple[str, ...]) -> str:
-    return path if Path(path).suffix.lower() in allowed else path + default
+def with_suffix(path: str, default: str, allowed: tuple[str, ...]) -> str | None:
+    """``path`` if its extension is allowed, ``path + default`` if it has none, else None."""
+    suffix = Path(path).suffix.lower()
+    if suffix in allowed:
+        return path
+    return path + default if not suffix else None
