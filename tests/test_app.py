@@ -441,9 +441,10 @@ def test_help_overlay_lists_every_shortcut(pilot: Pilot, monkeypatch: pytest.Mon
     before = pilot.screen.get_at(corner)
     pilot.key(pygame.K_F1)
     assert pilot.app.state.view.show_help
-    # Drawn: the title, and every shortcut's keys and what they do (none cut off by the box).
+    # Drawn: the title, and every shortcut's keys and what they do (wrapped, none cut off by the box).
     assert "Keyboard and mouse" in drawn
-    missing = [(k, w) for k, w in SHORTCUTS if k not in drawn or w not in drawn]
+    lines = " ".join(drawn)
+    missing = [(k, w) for k, w in SHORTCUTS if k not in drawn or w not in lines]
     assert missing == [], missing
     # The table behind is shaded: alpha 200 of (10, 12, 16) over it.
     shaded = pilot.screen.get_at(corner)
@@ -454,6 +455,45 @@ def test_help_overlay_lists_every_shortcut(pilot: Pilot, monkeypatch: pytest.Mon
     drawn.clear()
     pilot.step()
     assert "Keyboard and mouse" not in drawn and tuple(pilot.screen.get_at(corner)) == tuple(before)
+
+
+@pytest.mark.parametrize("size", [(640, 420), (800, 500), (1280, 800), (1920, 1080)])
+def test_help_and_toolbar_fit_any_window(size: tuple[int, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    """No toolbar button is cut off or hidden under another, at the smallest window and up; the help
+    overlay stays inside the window and, when it cannot show every shortcut, says how many are left out."""
+    from tabletop.app import overlays
+    from tabletop.app.layout import APP_TOOLBAR
+    from tabletop.app.shortcuts import SHORTCUTS
+
+    p = Pilot(None, size=size)
+    try:
+        buttons = [b for k, b in p.app.buttons.items() if k != "fire"] + [*p.app.tool_buttons.values(), p.app.demo_menu]
+        assert len(buttons) == len(APP_TOOLBAR) + 1  # every item of the toolbar, and "?"
+        rects = [b.get_abs_rect() for b in buttons]
+        for i, r in enumerate(rects):
+            assert 0 <= r.left and r.right <= size[0] and r.bottom <= p.app.view_rect.top, (size, buttons[i])
+            assert all(not r.colliderect(o) for o in rects[i + 1 :]), (size, buttons[i])
+        boxes: list[pygame.Rect] = []
+        real_text = overlays.text
+
+        def spy(surface: pygame.Surface, s: str, pos: tuple[float, float], *args: object, **kw: object) -> pygame.Rect:
+            r = real_text(surface, s, pos, *args, **kw)  # type: ignore[arg-type]
+            boxes.append(r)
+            drawn.append(s)
+            return r
+
+        drawn: list[str] = []
+        monkeypatch.setattr(overlays, "text", spy)
+        p.key(pygame.K_F1)
+        assert boxes and all(p.screen.get_rect().contains(r) for r in boxes)
+        assert all(not a.colliderect(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+        keys_drawn = sum(k in drawn for k, _ in SHORTCUTS)
+        if keys_drawn < len(SHORTCUTS):
+            assert any(f"{len(SHORTCUTS) - keys_drawn} more" in s for s in drawn)
+        if size >= (800, 500):
+            assert keys_drawn == len(SHORTCUTS)
+    finally:
+        p.close()
 
 
 def test_ruler_and_loupe(pilot: Pilot) -> None:

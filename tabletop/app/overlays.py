@@ -337,29 +337,121 @@ def interpolate(a: PlacedTemplate, b: PlacedTemplate, t: float) -> PlacedTemplat
     return PlacedTemplate(b.id, b.shape, focus, a.heading + turn * t, b.user)
 
 
+def wrap_text(f: pygame.font.Font, s: str, width: int) -> list[str]:
+    """``s`` broken at spaces into lines no wider than ``width`` (a longer word stands alone)."""
+    lines: list[str] = []
+    line = ""
+    for word in s.split():
+        candidate = f"{line} {word}" if line else word
+        if line and f.size(candidate)[0] > width:
+            lines.append(line)
+            line = word
+        else:
+            line = candidate
+    return lines + [line] if line else lines
+
+
+def _columns(heights: list[int], count: int) -> list[list[int]]:
+    """Indices of ``heights`` split in order into ``count`` runs of about equal total."""
+    target = sum(heights) / count
+    runs: list[list[int]] = [[]]
+    total = 0
+    for i, h in enumerate(heights):
+        if runs[-1] and total + h / 2 > target * len(runs) and len(runs) < count:
+            runs.append([])
+        runs[-1].append(i)
+        total += h
+    return runs
+
+
+def _fitting(heights: list[int], run: list[int], room: int) -> int:
+    """How many rows of ``run`` fit, in order, in ``room`` pixels."""
+    used = shown = 0
+    for i in run:
+        if used + heights[i] > room:
+            break
+        used += heights[i]
+        shown += 1
+    return shown
+
+
 def draw_help(surface: pygame.Surface, rect: pygame.Rect) -> None:
-    """The F1 overlay listing every shortcut."""
+    """The F1 overlay listing every shortcut, over ``rect`` (the window above the status bar).
+
+    The text shrinks (19 px down to 13), wraps and spreads over two columns before any shortcut
+    is cut off; only a window too small even for that shows how many were left out.
+    """
     shade = pygame.Surface(rect.size, pygame.SRCALPHA)
     shade.fill((10, 12, 16, 200))
     surface.blit(shade, rect.topleft)
-    # Rows shrink (down to 18 px) before any shortcut is cut off a short window.
-    row_h = max(18, min(24, (rect.height - 40 - 76) // max(1, len(SHORTCUTS))))
-    w = min(rect.width - 40, 760)
-    h = min(rect.height - 40, 90 + row_h * len(SHORTCUTS))
-    box = pygame.Rect(0, 0, w, h)
+    fits, best = None, None
+    for size in (19, 17, 15, 13):
+        f, fb = font(size), font(size, True)
+        line_h = f.get_linesize()
+        key_w = max(fb.size(k)[0] for k, _ in SHORTCUTS) + 16
+        for count in (1, 2):
+            box_w = min(rect.width - 24, 780 * count)
+            col_w = (box_w - 48 - (count - 1) * 28) // count
+            if col_w - key_w < (150 if count == 1 else 110):
+                continue
+            rows = [(k, wrap_text(f, w, col_w - key_w)) for k, w in SHORTCUTS]
+            heights = [len(lines) * line_h + 3 for _, lines in rows]
+            runs = _columns(heights, count)
+            body_h = max(sum(heights[i] for i in run) for run in runs)
+            option = (size, key_w, box_w, col_w, rows, heights, runs, body_h)
+            if 78 + body_h + 12 <= rect.height - 24:
+                fits = option
+                break
+            room = rect.height - 24 - 78 - 12 - 18
+            count_shown = sum(_fitting(heights, run, room) for run in runs)
+            if best is None or count_shown > best[0]:
+                best = (count_shown, option)
+        if fits is not None:
+            break
+    chosen = fits or (best[1] if best else None)
+    if chosen is None:
+        return
+    size, key_w, box_w, col_w, rows, heights, runs, body_h = chosen
+    box_h = min(rect.height - 24, 78 + body_h + 12)
+    box = pygame.Rect(0, 0, box_w, box_h)
     box.center = rect.center
     pygame.draw.rect(surface, (34, 38, 46), box, border_radius=8)
     pygame.draw.rect(surface, ACCENT, box, 2, border_radius=8)
-    text(surface, "Keyboard and mouse", (box.left + 24, box.top + 18), ACCENT, 28, bold=True)
-    text(surface, "F1 or Esc closes this", (box.right - 24, box.top + 22), (170, 170, 170), 18, "topright")
-    y = box.top + 60
-    for keys, what in SHORTCUTS:
-        if y > box.bottom - row_h:
-            break
-        size = 19 if row_h >= 22 else 16
-        text(surface, keys, (box.left + 24, y), ACCENT, size, bold=True)
-        text(surface, what, (box.left + 250, y), PAPER, size)
-        y += row_h
+    title = text(surface, "Keyboard and mouse", (box.left + 24, box.top + 14), ACCENT, 26, bold=True)
+    note_w = font(16).size("F1 or Esc closes this")[0]
+    if title.right + 24 + note_w <= box.right - 24:
+        text(surface, "F1 or Esc closes this", (box.right - 24, box.top + 20), (170, 170, 170), 16, "topright")
+    else:
+        text(surface, "F1 or Esc closes this", (box.left + 24, title.bottom), (170, 170, 170), 16)
+    line_h = font(size).get_linesize()
+    top = box.top + 70
+
+    def shown(bottom: int) -> list[list[int]]:
+        out = []
+        for run in runs:
+            y, keep = top, []
+            for i in run:
+                if y + heights[i] > bottom:
+                    break
+                keep.append(i)
+                y += heights[i]
+            out.append(keep)
+        return out
+
+    visible = shown(box.bottom - 8)
+    if sum(map(len, visible)) < len(rows):
+        visible = shown(box.bottom - 26)  # room for the line saying how many are left out
+    for c, run in enumerate(visible):
+        x, y = box.left + 24 + c * (col_w + 28), top
+        for i in run:
+            keys, lines = rows[i]
+            text(surface, keys, (x, y), ACCENT, size, bold=True)
+            for k, line in enumerate(lines):
+                text(surface, line, (x + key_w, y + k * line_h), PAPER, size)
+            y += heights[i]
+    left_out = len(rows) - sum(map(len, visible))
+    if left_out:
+        text(surface, f"… {left_out} more: enlarge the window to see every shortcut", (box.right - 16, box.bottom - 6), (255, 190, 120), 14, "bottomright")
 
 
 def message_size(lines: list[str], size: int = 19) -> tuple[int, int]:

@@ -49,11 +49,17 @@ class StatusBarMixin:
         key_right = x
         show_message = bool(self.message) and self._now < self._message_until
         if not self.state.view.show_legend and not show_message:
-            for status, word in (("affected", "affected"), ("total_cover", "total cover"), ("outside", "outside"), ("user", "attacker")):
-                pygame.draw.circle(surface, status_colour(status), (x + 6, bar.centery), 6)
-                x = overlays.text(surface, word, (x + 16, bar.centery), (170, 176, 184), 15, "midleft").right + 14
-            pygame.draw.circle(surface, (255, 255, 255), (x + 6, bar.centery), 7, 1)
-            key_right = overlays.text(surface, "contested (K: legend)", (x + 17, bar.centery), (170, 176, 184), 15, "midleft").right
+            # The key's entries that fit the bar, in order: a narrow window shows fewer, never half of one.
+            key_font = overlays.font(15)
+            for status, word in (("affected", "affected"), ("total_cover", "total cover"), ("outside", "outside"), ("user", "attacker"), ("contested", "contested (K: legend)")):
+                if x + 17 + key_font.size(word)[0] > w - 6:
+                    break
+                if status == "contested":
+                    pygame.draw.circle(surface, (255, 255, 255), (x + 6, bar.centery), 7, 1)
+                else:
+                    pygame.draw.circle(surface, status_colour(status), (x + 6, bar.centery), 6)
+                key_right = overlays.text(surface, word, (x + 16, bar.centery), (170, 176, 184), 15, "midleft").right
+                x = key_right + 14
         if show_message:
             colour = (255, 120, 100) if self.message_is_error else (150, 220, 150)
             overlays.text(surface, self.message, (key_right + 24, bar.centery), colour, 17, "midleft")

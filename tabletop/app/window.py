@@ -43,7 +43,7 @@ from .elevation import ElevationProfile
 from .firing import Firing, STEP_SECONDS
 from .input import InputMixin
 from .inspector import InspectorMixin
-from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, THEME, demo_tables
+from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, THEME, demo_tables, toolbar_layout, view_rect_for
 from .live import LiveAdjudicator, placed_templates
 from .odds_worker import OddsWorker
 from .present import PresenterMixin
@@ -234,8 +234,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
 
     @property
     def view_rect(self) -> pygame.Rect:
-        w, h = self.size
-        return pygame.Rect(0, TOOLBAR_H, max(50, w - PANEL_W), max(50, h - TOOLBAR_H - STATUS_H))
+        return pygame.Rect(view_rect_for(self.size))
 
     def _fit_viewport(self) -> Viewport:
         r = self.view_rect
@@ -263,45 +262,36 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self._inspector = []
         self._inspector_key = object()
         w, h = self.size
-        self.toolbar = UIPanel(pygame.Rect(0, 0, w, TOOLBAR_H), manager=self.ui, margins={"left": 0, "right": 0, "top": 0, "bottom": 0})
-        x = 6
+        places, toolbar_h = toolbar_layout(w)
+        self.toolbar = UIPanel(pygame.Rect(0, 0, w, toolbar_h), manager=self.ui, margins={"left": 0, "right": 0, "top": 0, "bottom": 0})
         self.buttons: dict[str, UIButton] = {}
 
-        def button(key: str, label: str, tip: str, width: int = 64) -> UIButton:
-            nonlocal x
-            b = UIButton(pygame.Rect(x, 6, width, 30), label, self.ui, container=self.toolbar, tool_tip_text=tip)
+        def button(key: str, label: str, tip: str, object_id: str | None = None) -> UIButton:
+            b = UIButton(pygame.Rect(places[key]), label, self.ui, container=self.toolbar, tool_tip_text=tip, object_id=object_id)
             self.buttons[key] = b
-            x += width + 4
             return b
 
-        button("new", "New", "New empty 48\"×48\" table (Ctrl+N)", 50)
-        button("open", "Open", "Open a scenario (Ctrl+O)", 56)
-        button("save", "Save", "Save (Ctrl+S); Save as: Ctrl+Shift+S", 52)
-        button("export", "Export", "Export (Ctrl+E): PNG view, SVG vector, animated GIF or Markdown text, by extension", 60)
-        button("photo", "Photo…", "Import a photo of the table (Ctrl+I): click its corners, the bases are found; B: backdrop on/off, [ ]: opacity", 62)
-        x += 8
-        button("undo", "Undo", "Undo (Ctrl+Z)", 54)
-        button("redo", "Redo", "Redo (Ctrl+Y)", 54)
-        x += 8
+        button("new", "New", "New empty 48\"×48\" table (Ctrl+N)")
+        button("open", "Open", "Open a scenario (Ctrl+O)")
+        button("save", "Save", "Save (Ctrl+S); Save as: Ctrl+Shift+S")
+        button("export", "Export", "Export (Ctrl+E): PNG view, SVG vector, animated GIF or Markdown text, by extension")
+        button("photo", "Photo…", "Import a photo of the table (Ctrl+I): click its corners, the bases are found; B: backdrop on/off, [ ]: opacity")
+        button("undo", "Undo", "Undo (Ctrl+Z)")
+        button("redo", "Redo", "Redo (Ctrl+Y)")
         self.tool_buttons: dict[str, UIButton] = {}
         for key, label, tip in TOOL_BUTTONS:
-            oid = "#tool_active" if self.state.tool == key else None
-            b = UIButton(pygame.Rect(x, 6, 74 if key == "add_terrain" else 62, 30), label, self.ui, container=self.toolbar, tool_tip_text=tip, object_id=oid)
-            self.tool_buttons[key] = b
-            x += b.relative_rect.width + 4
-        x += 8
-        demo_w = max(120, min(210, w - x - 8 - 144 - 52))  # room left for Odds, Dice free and ?
+            self.tool_buttons[key] = button(key, label, tip, "#tool_active" if self.state.tool == key else None)
+            del self.buttons[key]
         # The drop-down lives on a layer over the whole window: inside the toolbar its list was clipped to 3 px.
         self.overlay = OverlayContainer(pygame.Rect(0, 0, w, h - STATUS_H), self.ui)
-        self.demo_menu = self._demo_menu(pygame.Rect(x, 6, demo_w, 30))
-        x += demo_w + 8
-        button("odds", "Odds", "Odds (O): each model's chance to be affected and expected damage, heat map of where the template lands", 56)
-        button("dice_free", "Dice free", "Dice free (Shift+O): Fire and the odds roll every die, setting the file's fixed rolls aside; off: both use the file's fixed rolls", 80)
-        self.buttons["help"] = UIButton(pygame.Rect(w - 44, 6, 36, 30), "?", self.ui, container=self.toolbar, tool_tip_text="Every shortcut (F1)")
+        self.demo_menu = self._demo_menu(pygame.Rect(places["demo"]))
+        button("odds", "Odds", "Odds (O): each model's chance to be affected and expected damage, heat map of where the template lands")
+        button("dice_free", "Dice free", "Dice free (Shift+O): Fire and the odds roll every die, setting the file's fixed rolls aside; off: both use the file's fixed rolls")
+        button("help", "?", "Every shortcut (F1)")
 
         px = w - PANEL_W
-        top = TOOLBAR_H
-        ph = h - TOOLBAR_H - STATUS_H
+        top = toolbar_h
+        ph = h - toolbar_h - STATUS_H
         self.panel = UIPanel(pygame.Rect(px, top, PANEL_W, ph), manager=self.ui)
         iw = PANEL_W - 24
         y = 6
@@ -630,10 +620,10 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         if hint:
             overlays.draw_message(surface, view, hint, self._docked(frame, "hint", overlays.message_size(hint), "bottom_left").topleft)
         self.draw_photo_import(surface)
-        if self.state.view.show_help:
-            overlays.draw_help(surface, view)
         surface.set_clip(None)
         self.ui.draw_ui(surface)
+        if self.state.view.show_help:  # over the panel and toolbar too: a small window needs all of it
+            overlays.draw_help(surface, pygame.Rect(0, 0, self.size[0], self.size[1] - STATUS_H))
         self._draw_status(surface)
         self.draw_ms = (time.perf_counter() - start) * 1000
 
