@@ -10,6 +10,7 @@ tests each candidate against every obstacle and label placed so far (no spatial 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import statistics
 import sys
@@ -103,7 +104,7 @@ def measure(repeat: int = 200, which: str = "crowded") -> dict[str, float]:
     first: Layout = layout_labels(SIZE, requests, bases, foci)
     # A drag frame: one label's anchor moved 3 px, everything else as the last frame.
     moved = list(requests)
-    moved[0] = LabelRequest(**{**requests[0].__dict__, "anchor": (requests[0].anchor[0] + 3, requests[0].anchor[1] + 2)})
+    moved[0] = dataclasses.replace(requests[0], anchor=(requests[0].anchor[0] + 3, requests[0].anchor[1] + 2))
     stable = median_ms(lambda: layout_labels(SIZE, moved, bases, foci, previous=first), repeat)
     naive = median_ms(lambda: naive_layout(SIZE, requests, bases, foci), max(5, repeat // 20))
     placed = {p.id: p.rect for p in first.placements}

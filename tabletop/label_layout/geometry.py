@@ -44,7 +44,10 @@ class _Grid:
         self.cell = cell
         self.nx = max(1, -(-canvas[2] // cell))
         self.ny = max(1, -(-canvas[3] // cell))
-        self.cells: list[list[tuple[int, int, int, int, int]]] = [[] for _ in range(self.nx * self.ny)]
+        # Empty cells share one empty tuple; a cell gets its own list when something lands in it.
+        # (Thousands of empty lists a frame at 4K cost more than the layout: allocating them sets
+        # off the garbage collector.)
+        self.cells: list[Any] = [()] * (self.nx * self.ny)
 
     def _span(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int] | None:
         c = self.cell
@@ -64,8 +67,11 @@ class _Grid:
             nx, cells = self.nx, self.cells
             for j in range(j0, j1 + 1):
                 row = j * nx
-                for i in range(i0, i1 + 1):
-                    cells[row + i].append(item)
+                for i in range(row + i0, row + i1 + 1):
+                    if cells[i]:
+                        cells[i].append(item)
+                    else:
+                        cells[i] = [item]
         return item
 
     def add_inside(self, x0: int, y0: int, x1: int, y1: int, owner: int) -> tuple[int, int, int, int, int]:
@@ -77,7 +83,10 @@ class _Grid:
         for j in range((y0 - gy) // c, (y1 - 1 - gy) // c + 1):
             row = j * nx
             for i in range(row + i0, row + i1):
-                cells[i].append(item)
+                if cells[i]:
+                    cells[i].append(item)
+                else:
+                    cells[i] = [item]
         return item
 
     def fill(self, boxes: Iterable[Sequence[int]]) -> None:
@@ -100,7 +109,10 @@ class _Grid:
             for j in range(j0, j1 + 1):
                 row = j * nx
                 for i in range(row + i0, row + i1 + 1):
-                    cells[i].append(item)
+                    if cells[i]:
+                        cells[i].append(item)
+                    else:
+                        cells[i] = [item]
 
     def remove(self, item: tuple[int, int, int, int, int]) -> None:
         span = self._span(item[0], item[1], item[2], item[3])
@@ -140,8 +152,8 @@ def _free(grid: _Grid, x0: int, y0: int, x1: int, y1: int) -> bool:
     return True
 
 
-def _fixed_obstacles(bases: Any, foci: Any, focus_pad: float, regions: Iterable[Sequence[float]]) -> list[list[int]]:
-    """Every fixed obstacle as an integer box covering it (snapped outward), empty ones left out."""
+def _fixed_obstacles(bases: Any, foci: Any, focus_pad: float, regions: Iterable[Sequence[float]]) -> np.ndarray:
+    """Every fixed obstacle as an integer box (N, 4: x0, y0, x1, y1) covering it (snapped outward), empty ones left out."""
     parts = []
     if bases is not None and np.size(bases):
         parts.append(np.asarray(bases, dtype=float).reshape(-1, 4))
@@ -153,8 +165,8 @@ def _fixed_obstacles(bases: Any, foci: Any, focus_pad: float, regions: Iterable[
         r = np.asarray(rects, dtype=float).reshape(-1, 4)
         parts.append(np.hstack([r[:, :2], r[:, :2] + r[:, 2:]]))
     if not parts:
-        return []
+        return np.zeros((0, 4), dtype=np.int64)
     b = np.concatenate(parts)
     snapped = np.hstack([np.floor(b[:, :2]), np.ceil(b[:, 2:])]).astype(np.int64)
     keep = (snapped[:, 2] > snapped[:, 0]) & (snapped[:, 3] > snapped[:, 1])
-    return snapped[keep].tolist()  # type: ignore[no-any-return]
+    return snapped[keep]

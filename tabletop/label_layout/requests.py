@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 NEAR_GAP = 4.0
@@ -42,9 +43,9 @@ class LabelRequest:
     kind: str = "label"
     text: str = ""
 
-    @property
+    @cached_property
     def wh(self) -> tuple[int, int]:
-        """The integer size of the rect placed for it."""
+        """The integer size of the rect placed for it (computed once: the layout asks often)."""
         return (max(1, math.ceil(self.size[0])), max(1, math.ceil(self.size[1])))
 
 
