@@ -9,6 +9,7 @@ anchors, the labels, the panels and a "+n labels hidden" pill, and returns the :
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -55,9 +56,15 @@ class Label(NamedTuple):
 
 
 def block(parts: Sequence[pygame.Surface]) -> pygame.Surface:
-    """Rendered lines stacked and centred into one colour-keyed surface."""
+    """Rendered lines stacked and centred into one colour-keyed surface (cached by its lines: a
+    template's title and sub-line are the same surfaces frame after frame while it is dragged)."""
     if len(parts) == 1:
         return parts[0]
+    key = tuple(parts)  # the text cache's surfaces themselves: held here, so never a reused id
+    got = _blocks.get(key)
+    if got is not None:
+        _blocks.move_to_end(key)
+        return got
     w = max(p.get_width() for p in parts)
     h = sum(p.get_height() for p in parts)
     surf = pygame.Surface((w, h))
@@ -67,7 +74,13 @@ def block(parts: Sequence[pygame.Surface]) -> pygame.Surface:
         surf.blit(p, ((w - p.get_width()) // 2, y))
         y += p.get_height()
     surf.set_colorkey(_KEY, pygame.RLEACCEL)
+    _blocks[key] = surf
+    while len(_blocks) > 256:
+        _blocks.popitem(last=False)
     return surf
+
+
+_blocks: OrderedDict[tuple[pygame.Surface, ...], pygame.Surface] = OrderedDict()
 
 
 def bases_on_screen(centres: np.ndarray, radii: np.ndarray, ids: Sequence[str], clip: pygame.Rect) -> tuple[np.ndarray, tuple[BaseMark, ...]]:
