@@ -41,6 +41,7 @@ def _reset_caches() -> None:
         table.clear()
     _titles.clear()
     label_paint._blocks.clear()
+    label_paint._leaders.clear()
     _sprites.clear()
     _name_labels.clear()
     _name_requests.clear()
