@@ -42,6 +42,7 @@ def _reset_caches() -> None:
     _titles.clear()
     label_paint._blocks.clear()
     label_paint._leaders.clear()
+    label_paint._on_screen.clear()
     _sprites.clear()
     _name_labels.clear()
     _name_requests.clear()

@@ -84,9 +84,23 @@ _blocks: OrderedDict[tuple[pygame.Surface, ...], pygame.Surface] = OrderedDict()
 
 
 def bases_on_screen(centres: np.ndarray, radii: np.ndarray, ids: Sequence[str], clip: pygame.Rect) -> tuple[np.ndarray, tuple[BaseMark, ...]]:
-    """Boxes (padded) of the bases meeting ``clip`` and their marks for the layout JSON."""
+    """Boxes (padded) of the bases meeting ``clip`` and their marks for the layout JSON (the last
+    answer again while the bases stay put, as they do while a template is dragged)."""
     if not len(ids):
         return np.zeros((0, 4)), ()
+    key = (centres.tobytes(), radii.tobytes(), tuple(clip))
+    if _on_screen and _on_screen[0][0] == key and _on_screen[0][1] == ids:
+        return _on_screen[0][2]
+    got = _bases_on_screen(centres, radii, ids, clip)
+    got[0].setflags(write=False)  # shared by the frames that reuse it
+    _on_screen[:] = [(key, list(ids), got)]
+    return got
+
+
+_on_screen: list[tuple[tuple[object, ...], list[str], tuple[np.ndarray, tuple[BaseMark, ...]]]] = []
+
+
+def _bases_on_screen(centres: np.ndarray, radii: np.ndarray, ids: Sequence[str], clip: pygame.Rect) -> tuple[np.ndarray, tuple[BaseMark, ...]]:
     on = (centres[:, 0] + radii >= clip.left) & (centres[:, 0] - radii <= clip.right) & (centres[:, 1] + radii >= clip.top) & (centres[:, 1] - radii <= clip.bottom)
     idx = np.nonzero(on)[0]
     c, r = centres[idx], radii[idx]
