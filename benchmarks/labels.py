@@ -2,9 +2,11 @@
 
 Two scenes. The 300-model sample table (``big_table(300, 60, 6)``) fitted to the canvas, a name under
 each model and a title over each template. A crowded one: 300 round bases (radius 10.6–16.9 px, the 300-model sample table's) in squads over the canvas,
-each with a name label (40–90 × 16 px) below it, plus 12 template titles and badges with leaders. Target: the median
-layout ≤ 1 ms. The baseline places the same labels with the same candidates in the same order, but
-tests each candidate against every obstacle and label placed so far (no spatial hash).
+each with a name label (40–90 × 16 px) below it, plus 12 template titles and badges with leaders. Target: the
+layout of a drag frame (the last frame's layout given, one label moved) ≤ 1 ms of CPU, against the
+full pass on the same frame in the same run; a layout from nothing is timed against a naive baseline
+that places the same labels with the same candidates in the same order, but tests each candidate
+against every obstacle and label placed so far (no spatial hash).
 """
 
 from __future__ import annotations

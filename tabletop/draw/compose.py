@@ -188,6 +188,18 @@ def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: D
     _draw_terrain(surface, vp, scene, options, view, blocking=False)
 
 
+def _patches(layer: pygame.Surface) -> list[tuple[pygame.Rect, pygame.Surface]]:
+    """The colour-keyed ``layer`` cut into one small colour-keyed sprite per connected group of its pixels."""
+    out = []
+    for rect in pygame.mask.from_surface(layer).get_bounding_rects():
+        patch = pygame.Surface(rect.size, 0, layer)
+        patch.fill(_KEY)
+        patch.blit(layer, (0, 0), area=rect)
+        patch.set_colorkey(_KEY, pygame.RLEACCEL)
+        out.append((pygame.Rect(rect), patch))
+    return out
+
+
 def _draw_static(
     surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect, previous: Layout | None
 ) -> tuple[Frame, dict[str, label_paint.Label]]:
@@ -211,10 +223,14 @@ def _draw_static(
                 surface.blit(overlay, area.topleft, area=area)
                 overlay.fill((0, 0, 0, 0), area)
                 redo.append(area)
-        for area in _disjoint(redo):
-            area = area.clip(clip)
-            if area.width > 0 and area.height > 0:
-                surface.blit(buildings.surface, area.topleft, area=area)
+        if redo:
+            # Whole patches: outside the redone areas the pixels are still the board with the
+            # buildings on it, so putting a building back there changes nothing. (A part of the
+            # full-screen run-length-encoded layer would cost more than all of it.)
+            redo = _disjoint(redo)
+            back = [(patch, rect.topleft) for rect, patch in under.patches if rect.collidelist(redo) >= 0]
+            if back:
+                surface.fblits(back)
     else:
         if board.surface is not None:
             surface.blit(board.surface, clip.topleft, area=clip)
@@ -242,6 +258,7 @@ def _draw_static(
             if board.surface is not None and under.surface is None:
                 under.surface = board.surface.copy()
                 under.surface.blit(buildings.surface, (0, 0))
+                under.patches = _patches(buildings.surface)
         else:
             _draw_terrain(surface, vp, scene, options, view, blocking=True)
     _draw_terrain_hits(surface, vp, scene, view, blocking=True)
