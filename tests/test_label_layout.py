@@ -242,6 +242,43 @@ def test_dragging_keeps_every_promise_and_the_dragged_label_keeps_its_side(scene
         assert second.get(r.id).rect == again  # type: ignore[union-attr]
 
 
+@SETTINGS
+@given(scenes, st.integers(0, 2**32))
+def test_the_incremental_path_gives_exactly_the_full_layout(scene: Scene, seed: int) -> None:
+    """Given its own last frame, the layout reuses what did not change and builds the grid only
+    where moved labels can reach; over a drag of several frames (labels and bases moved near and
+    far, foci moved, a region appearing, priorities changed) it answers exactly as the full pass."""
+    import tabletop.label_layout.search as search
+
+    rng = random.Random(seed)
+    fast = slow = scene.run()
+    for _ in range(6):
+        reqs = list(scene.requests)
+        bases = list(scene.bases)
+        for _ in range(rng.choice([1, 1, 2, 6])):
+            if not reqs:
+                break
+            k = rng.randrange(len(reqs))
+            r = reqs[k]
+            far = rng.random() < 0.2
+            dx, dy = (rng.uniform(-400, 400), rng.uniform(-300, 300)) if far else (rng.uniform(-25, 25), rng.uniform(-25, 25))
+            reqs[k] = dataclasses.replace(r, anchor=(r.anchor[0] + dx, r.anchor[1] + dy))
+            bases = [dataclasses.replace(b, centre=reqs[k].anchor) if b.centre == r.anchor and r.kind == "name" else b for b in bases]
+        if reqs and rng.random() < 0.2:
+            k = rng.randrange(len(reqs))
+            reqs[k] = dataclasses.replace(reqs[k], priority=reqs[k].priority + rng.choice([-2, 3]))
+        foci = [(x + rng.uniform(-15, 15), y) for x, y in scene.foci] if rng.random() < 0.4 else scene.foci
+        regions = [*scene.regions, (rng.randrange(scene.size[0] - 80), rng.randrange(scene.size[1] - 50), 80, 50)] if rng.random() < 0.2 else scene.regions
+        scene = dataclasses.replace(scene, requests=reqs, bases=bases, foci=foci, regions=regions)
+        fast = scene.run(previous=fast)
+        search._INCREMENTAL = False
+        try:
+            slow = scene.run(previous=slow)
+        finally:
+            search._INCREMENTAL = True
+        assert (fast.placements, fast.hidden, fast.offscreen) == (slow.placements, slow.hidden, slow.offscreen)
+
+
 # --------------------------------------------------------------------------- worked cases
 
 

@@ -224,3 +224,40 @@ def test_odds_shade_and_leaders_leave_the_table_labels_untouched(name: str) -> N
         a = pygame.image.tobytes(plain.subsurface(box), "RGB")
         b = pygame.image.tobytes(shaded.subsurface(box), "RGB")
         assert a == b, f"{name}: {p.text!r} changed under the odds overlay"
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.5, 2.0])
+def test_a_leader_sprite_paints_exactly_the_strokes_it_replaces(scale: float) -> None:
+    """Leaders are drawn once on a sprite and blitted: the same pixels as the three strokes on the frame,
+    anywhere on it (also against its top and left edges, where the sprite starts at the origin)."""
+    import random
+
+    from tabletop.draw import labels
+    from tabletop.draw.style import set_ui_scale
+    from tabletop.label_layout import Placement
+
+    rng = random.Random(int(scale * 10))
+    set_ui_scale(scale)
+    try:
+        width = max(1, round(2 * scale))
+        for _ in range(60):
+            ax, ay = rng.uniform(0, 300), rng.uniform(0, 200)
+            if rng.random() < 0.3:
+                ax = rng.uniform(0, 3)
+            x, y = rng.randint(0, 280), rng.randint(0, 190)
+            p = Placement("l", (x, y, rng.randint(5, 40), rng.randint(5, 20)), True, 20, (ax, ay), rng.uniform(0, 12), "name", "x", 1.0)
+            a, b = p.leader_line()
+            if a == b:
+                continue
+            direct = pygame.Surface((320, 220))
+            direct.fill((40, 90, 40))
+            pygame.draw.line(direct, labels.LEADER_SHADOW, a, b, width + 2)
+            pygame.draw.line(direct, labels.LEADER_INK, a, b, width)
+            pygame.draw.circle(direct, labels.LEADER_INK, a, width + 1)
+            sprited = pygame.Surface((320, 220))
+            sprited.fill((40, 90, 40))
+            labels.paint_leaders(sprited, [p])
+            assert pygame.image.tobytes(sprited, "RGB") == pygame.image.tobytes(direct, "RGB"), (a, b)
+    finally:
+        set_ui_scale(1.0)
+        _reset_caches()

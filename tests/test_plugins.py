@@ -221,7 +221,7 @@ def test_core_modules_never_import_pygame() -> None:
     # including the drawing pipeline's own first steps: style, scene preparation and label layout.
     shell = ("app/", *(f"draw/{name}.py" for name in PAINTING))
     assert _pygame_importers(ROOT / "tabletop", shell) == []
-    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "frame", "plan", "svg", *PAINTING}
+    assert {p.stem for p in (ROOT / "tabletop" / "draw").glob("*.py")} == {"__init__", "style", "scene", "frame", "plan", "svg", "svg_text", "svg_primitives", *PAINTING}
 
 
 def test_the_pure_drawing_steps_load_without_pygame() -> None:

@@ -8,7 +8,7 @@ import pygame
 
 from tabletop.draw.plan import title_lines
 from tabletop.draw.scene import _Scene, _inch_label
-from tabletop.draw.style import INCH
+from tabletop.draw.style import INCH, ui_scale
 from tabletop.draw.text import _KEY, _blit_centred, _font, _text
 from tabletop.marks import TEXT_DIM
 from tabletop.viewport import Viewport, nice_grid_step
@@ -75,8 +75,20 @@ def _draw_rulers(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tup
 
 
 def _title_surface(scene: _Scene) -> pygame.Surface:
-    """The title and the line under it (ruleset, templates, models affected, tolerance, seed) as one panel."""
+    """The title and the line under it (ruleset, templates, models affected, tolerance, seed) as one panel (cached by its words)."""
     title, line = title_lines(scene)
+    key = (title, line, ui_scale())
+    if _titles and _titles[0][0] == key:
+        return _titles[0][1]
+    surf = _title_panel(title, line)
+    _titles[:] = [(key, surf)]
+    return surf
+
+
+_titles: list[tuple[tuple[object, ...], pygame.Surface]] = []
+
+
+def _title_panel(title: str, line: str) -> pygame.Surface:
     t1 = _text(title, 24, (250, 250, 250), TITLE_BACK, bold=True)
     t2 = _text(line, 14, TEXT_DIM, TITLE_BACK)
     surf = pygame.Surface((max(t1.get_width(), t2.get_width()), t1.get_height() + 2 + t2.get_height()))

@@ -11,13 +11,13 @@ from tabletop.adjudicate import Adjudication
 import numpy as np
 
 from tabletop.draw import labels as label_paint
-from tabletop.draw.chrome import _draw_rulers, _title_surface
+from tabletop.draw.chrome import _draw_rulers, _title_surface, _titles
 from tabletop.draw.frame import Frame
 from tabletop.draw.legend import _legend_surface, _legends
 from tabletop.draw.marks import _badge_labels, _draw_ruleset_over, _draw_ruleset_tints, _draw_ruleset_under
 from tabletop.draw.models import _draw_marks, _draw_models, _model_names, _name_labels, _name_requests, _sprites, _sprites_view, _tooltip
 from tabletop.draw.backdrop import backdrop_key, draw_backdrop
-from tabletop.draw.primitives import _overlay_for, _screen_rect
+from tabletop.draw.primitives import _disjoint, _overlay_for, _screen_rect
 from tabletop.draw.scene import _Scene, _bbox_visible, _coverage_art, _model_data, _scene, _scenes, _terrain_data
 from tabletop.draw.style import BACKGROUND, DrawOptions, set_palette, set_ui_scale
 from tabletop.draw.templates import (
@@ -35,10 +35,14 @@ from tabletop.viewport import Viewport
 
 def _reset_caches() -> None:
     """Forget every cached layer, sprite and prepared scene (tests compare against a fresh draw)."""
-    for cache in (_layer, _board, _buildings, _rulers, _terrain_names, _terrain_data, _model_data, _sprites_view):
+    for cache in (_layer, _board, _buildings, _under, _rulers, _terrain_names, _terrain_data, _model_data, _sprites_view):
         cache.clear()
     for table in (_texts, _badges, _legends):
         table.clear()
+    _titles.clear()
+    label_paint._blocks.clear()
+    label_paint._leaders.clear()
+    label_paint._on_screen.clear()
     _sprites.clear()
     _name_labels.clear()
     _name_requests.clear()
@@ -150,6 +154,10 @@ _buildings: list[_Pixels] = []
 _rulers: list[_Pixels] = []
 
 
+# The board with the buildings on it: what a settled view blits first while a template is dragged.
+_under: list[_Pixels] = []
+
+
 def _pixels_for(cache: list[_Pixels], key: tuple[object, ...]) -> tuple[_Pixels, bool]:
     """The entry of ``cache`` for ``key`` and whether the last frame had that key too
     (a new key replaces the entry: its pixels are kept only from the second frame on)."""
@@ -180,6 +188,18 @@ def _draw_board(surface: pygame.Surface, vp: Viewport, scene: _Scene, options: D
     _draw_terrain(surface, vp, scene, options, view, blocking=False)
 
 
+def _patches(layer: pygame.Surface) -> list[tuple[pygame.Rect, pygame.Surface]]:
+    """The colour-keyed ``layer`` cut into one small colour-keyed sprite per connected group of its pixels."""
+    out = []
+    for rect in pygame.mask.from_surface(layer).get_bounding_rects():
+        patch = pygame.Surface(rect.size, 0, layer)
+        patch.fill(_KEY)
+        patch.blit(layer, (0, 0), area=rect)
+        patch.set_colorkey(_KEY, pygame.RLEACCEL)
+        out.append((pygame.Rect(rect), patch))
+    return out
+
+
 def _draw_static(
     surface: pygame.Surface, vp: Viewport, scene: _Scene, options: DrawOptions, clip: pygame.Rect, previous: Layout | None
 ) -> tuple[Frame, dict[str, label_paint.Label]]:
@@ -188,35 +208,59 @@ def _draw_static(
     view = vp.visible_world_bounds()
     board_key = (vp, tuple(clip), surface.get_size(), surface.get_bitsize(), options.show_grid, scene.scenario.table, scene.terrain, backdrop_key())
     board, repeated = _pixels_for(_board, board_key)
-    if board.surface is not None:
-        surface.blit(board.surface, clip.topleft, area=clip)
-    else:
-        _draw_board(surface, vp, scene, options, clip, view)
-        if repeated:
-            board.surface = pygame.Surface(surface.get_size(), 0, surface)
-            board.surface.blit(surface, clip.topleft, area=clip)
-    _draw_terrain_hits(surface, vp, scene, view, blocking=False)
-
+    buildings, _ = _pixels_for(_buildings, board_key)
+    under, _ = _pixels_for(_under, board_key)
     overlay = _overlay_for(surface.get_size())
     overlay.set_clip(clip)  # nothing may linger outside the area cleared below
-    for area in _draw_template_fills(overlay, vp, scene, options, view):
-        area = area.clip(clip)
-        if area.width > 0 and area.height > 0:
-            surface.blit(overlay, area.topleft, area=area)
-            overlay.fill((0, 0, 0, 0), area)
-    buildings, repeated = _pixels_for(_buildings, board_key)
-    if buildings.surface is None and repeated:
-        # Opaque buildings on a colour key: an RLE blit of the sparse layer costs far
-        # less than filling sixty polygons.
-        buildings.surface = pygame.Surface(surface.get_size(), 0, surface)
-        buildings.surface.fill(_KEY)
-        buildings.surface.set_clip(clip)
-        _draw_terrain(buildings.surface, vp, scene, options, view, blocking=True)
-        buildings.surface.set_colorkey(_KEY, pygame.RLEACCEL)
-    if buildings.surface is not None:
-        surface.blit(buildings.surface, (0, 0))
+    if under.surface is not None and buildings.surface is not None:
+        # A settled view: the board with the buildings on it in one blit; the buildings go back on
+        # top only where the terrain hits and the template tint were drawn over them.
+        surface.blit(under.surface, clip.topleft, area=clip)
+        redo = _draw_terrain_hits(surface, vp, scene, view, blocking=False)
+        for area in _draw_template_fills(overlay, vp, scene, options, view):
+            area = area.clip(clip)
+            if area.width > 0 and area.height > 0:
+                surface.blit(overlay, area.topleft, area=area)
+                overlay.fill((0, 0, 0, 0), area)
+                redo.append(area)
+        if redo:
+            # Whole patches: outside the redone areas the pixels are still the board with the
+            # buildings on it, so putting a building back there changes nothing. (A part of the
+            # full-screen run-length-encoded layer would cost more than all of it.)
+            redo = _disjoint(redo)
+            back = [(patch, rect.topleft) for rect, patch in under.patches if rect.collidelist(redo) >= 0]
+            if back:
+                surface.fblits(back)
     else:
-        _draw_terrain(surface, vp, scene, options, view, blocking=True)
+        if board.surface is not None:
+            surface.blit(board.surface, clip.topleft, area=clip)
+        else:
+            _draw_board(surface, vp, scene, options, clip, view)
+            if repeated:
+                board.surface = pygame.Surface(surface.get_size(), 0, surface)
+                board.surface.blit(surface, clip.topleft, area=clip)
+        _draw_terrain_hits(surface, vp, scene, view, blocking=False)
+        for area in _draw_template_fills(overlay, vp, scene, options, view):
+            area = area.clip(clip)
+            if area.width > 0 and area.height > 0:
+                surface.blit(overlay, area.topleft, area=area)
+                overlay.fill((0, 0, 0, 0), area)
+        if buildings.surface is None and repeated:
+            # Opaque buildings on a colour key: an RLE blit of the sparse layer costs far
+            # less than filling sixty polygons.
+            buildings.surface = pygame.Surface(surface.get_size(), 0, surface)
+            buildings.surface.fill(_KEY)
+            buildings.surface.set_clip(clip)
+            _draw_terrain(buildings.surface, vp, scene, options, view, blocking=True)
+            buildings.surface.set_colorkey(_KEY, pygame.RLEACCEL)
+        if buildings.surface is not None:
+            surface.blit(buildings.surface, (0, 0))
+            if board.surface is not None and under.surface is None:
+                under.surface = board.surface.copy()
+                under.surface.blit(buildings.surface, (0, 0))
+                under.patches = _patches(buildings.surface)
+        else:
+            _draw_terrain(surface, vp, scene, options, view, blocking=True)
     _draw_terrain_hits(surface, vp, scene, view, blocking=True)
     if scene.art is not None and scene.art.tints:
         # Over the buildings too: a blast's squares say what happens inside them.

@@ -9,6 +9,7 @@ anchors, the labels, the panels and a "+n labels hidden" pill, and returns the :
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -55,9 +56,15 @@ class Label(NamedTuple):
 
 
 def block(parts: Sequence[pygame.Surface]) -> pygame.Surface:
-    """Rendered lines stacked and centred into one colour-keyed surface."""
+    """Rendered lines stacked and centred into one colour-keyed surface (cached by its lines: a
+    template's title and sub-line are the same surfaces frame after frame while it is dragged)."""
     if len(parts) == 1:
         return parts[0]
+    key = tuple(parts)  # the text cache's surfaces themselves: held here, so never a reused id
+    got = _blocks.get(key)
+    if got is not None:
+        _blocks.move_to_end(key)
+        return got
     w = max(p.get_width() for p in parts)
     h = sum(p.get_height() for p in parts)
     surf = pygame.Surface((w, h))
@@ -67,13 +74,33 @@ def block(parts: Sequence[pygame.Surface]) -> pygame.Surface:
         surf.blit(p, ((w - p.get_width()) // 2, y))
         y += p.get_height()
     surf.set_colorkey(_KEY, pygame.RLEACCEL)
+    _blocks[key] = surf
+    while len(_blocks) > 256:
+        _blocks.popitem(last=False)
     return surf
 
 
+_blocks: OrderedDict[tuple[pygame.Surface, ...], pygame.Surface] = OrderedDict()
+
+
 def bases_on_screen(centres: np.ndarray, radii: np.ndarray, ids: Sequence[str], clip: pygame.Rect) -> tuple[np.ndarray, tuple[BaseMark, ...]]:
-    """Boxes (padded) of the bases meeting ``clip`` and their marks for the layout JSON."""
+    """Boxes (padded) of the bases meeting ``clip`` and their marks for the layout JSON (the last
+    answer again while the bases stay put, as they do while a template is dragged)."""
     if not len(ids):
         return np.zeros((0, 4)), ()
+    key = (centres.tobytes(), radii.tobytes(), tuple(clip))
+    if _on_screen and _on_screen[0][0] == key and _on_screen[0][1] == ids:
+        return _on_screen[0][2]
+    got = _bases_on_screen(centres, radii, ids, clip)
+    got[0].setflags(write=False)  # shared by the frames that reuse it
+    _on_screen[:] = [(key, list(ids), got)]
+    return got
+
+
+_on_screen: list[tuple[tuple[object, ...], list[str], tuple[np.ndarray, tuple[BaseMark, ...]]]] = []
+
+
+def _bases_on_screen(centres: np.ndarray, radii: np.ndarray, ids: Sequence[str], clip: pygame.Rect) -> tuple[np.ndarray, tuple[BaseMark, ...]]:
     on = (centres[:, 0] + radii >= clip.left) & (centres[:, 0] - radii <= clip.right) & (centres[:, 1] + radii >= clip.top) & (centres[:, 1] - radii <= clip.bottom)
     idx = np.nonzero(on)[0]
     c, r = centres[idx], radii[idx]
@@ -83,21 +110,54 @@ def bases_on_screen(centres: np.ndarray, radii: np.ndarray, ids: Sequence[str], 
 
 def paint_leaders(surface: pygame.Surface, placements: Sequence[Placement]) -> None:
     """A thin line from each moved label back to its anchor's ring."""
+    surface.fblits(_leader_sprites(placements))
+
+
+def _leader_sprites(placements: Sequence[Placement]) -> list[tuple[pygame.Surface, tuple[int, int]]]:
+    """Each leader drawn once on its own colour-keyed sprite (cached by its ends): while dragging most
+    labels keep their leaders, and one blit each costs far less than three strokes."""
     width = max(1, round(2 * ui_scale()))
+    out: list[tuple[pygame.Surface, tuple[int, int]]] = []
     for p in placements:
         if not p.leader:
             continue
         a, b = p.leader_line()
         if a == b:
             continue
-        pygame.draw.line(surface, LEADER_SHADOW, a, b, width + 2)
-        pygame.draw.line(surface, LEADER_INK, a, b, width)
-        pygame.draw.circle(surface, LEADER_INK, a, width + 1)
+        key = (a, b, width)
+        got = _leaders.get(key)
+        if got is None:
+            got = _leaders[key] = _leader_sprite(a, b, width)
+            if len(_leaders) > 2048:
+                _leaders.clear()
+                _leaders[key] = got
+        out.append(got)
+    return out
+
+
+def _leader_sprite(a: tuple[float, float], b: tuple[float, float], width: int) -> tuple[pygame.Surface, tuple[int, int]]:
+    # Strokes drawn at a whole-pixel offset land on the same pixels as on the frame (the ends stay
+    # right of and below the sprite's origin, where pygame rounds the same way).
+    pad = width + 4
+    # (near the frame's top or left edge the sprite starts at 0 on that axis, so it is drawn alike)
+    ox, oy = max(0, int(min(a[0], b[0])) - pad), max(0, int(min(a[1], b[1])) - pad)
+    w = int(max(a[0], b[0])) + pad + 1 - ox
+    h = int(max(a[1], b[1])) + pad + 1 - oy
+    sprite = pygame.Surface((w, h))
+    sprite.fill(_KEY)
+    la, lb = (a[0] - ox, a[1] - oy), (b[0] - ox, b[1] - oy)
+    pygame.draw.line(sprite, LEADER_SHADOW, la, lb, width + 2)
+    pygame.draw.line(sprite, LEADER_INK, la, lb, width)
+    pygame.draw.circle(sprite, LEADER_INK, la, width + 1)
+    sprite.set_colorkey(_KEY, pygame.RLEACCEL)
+    return sprite, (ox, oy)
+
+
+_leaders: dict[tuple[object, ...], tuple[pygame.Surface, tuple[int, int]]] = {}
 
 
 def paint(surface: pygame.Surface, placements: Sequence[Placement], surfaces: dict[str, pygame.Surface]) -> None:
-    paint_leaders(surface, placements)
-    surface.fblits([(surfaces[p.id], p.rect[:2]) for p in placements if p.id in surfaces])
+    surface.fblits([*_leader_sprites(placements), *((surfaces[p.id], p.rect[:2]) for p in placements if p.id in surfaces)])
 
 
 def hidden_pill(count: int) -> pygame.Surface:

@@ -106,12 +106,14 @@ def _draw_terrain(
             pygame.draw.polygon(surface, SOFT_EDGE, pts, edge_w)
 
 
-def _draw_terrain_hits(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float], blocking: bool) -> None:
-    """The outline of terrain a template affects (kept off the cached layers)."""
+def _draw_terrain_hits(surface: pygame.Surface, vp: Viewport, scene: _Scene, view: tuple[float, float, float, float], blocking: bool) -> list[pygame.Rect]:
+    """The outline of terrain a template affects (kept off the cached layers); the rects drawn."""
+    drawn: list[pygame.Rect] = []
     for i, t in enumerate(scene.terrain):
         if t.blocks_los == blocking and t.id in scene.terrain_hit and _bbox_visible(scene.terrain_bbox[i], view):
             pts = vp.to_screen_array(scene.terrain_rings[i]).tolist()
-            pygame.draw.polygon(surface, STATUS_COLOURS["affected"], pts, 2)
+            drawn.append(pygame.draw.polygon(surface, STATUS_COLOURS["affected"], pts, 2))
+    return drawn
 
 
 def _terrain_labels(vp: Viewport, scene: _Scene, view: tuple[float, float, float, float]) -> list[Label]:

@@ -1,0 +1,340 @@
+"""The layout itself: :func:`layout_labels` (greedy by priority over the fixed candidates, stable
+with ``previous``, evicting lower priorities when a label finds no room). Pure: no pygame."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop.label_layout.geometry import _canvas, _fixed_obstacles, _free, _Grid
+from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _slot_rect, candidate_rects
+
+
+def _search(
+    grid: _Grid, ax: float, ay: float, c: float, w: int, h: int, order: tuple[int, ...], leader: bool, bounds: tuple[int, int, int, int]
+) -> tuple[int, int, bool, int] | None:
+    """The first free candidate (same order and slots as :func:`candidate_rects`): x, y, leader, slot.
+
+    The hot loop of the layout, written out flat: one grid walk per candidate, no tuples built for
+    candidates that are not taken.
+    """
+    cx0, cy0, cx1, cy1 = bounds
+    cs, gx, gy, nx, cells = grid.cell, grid.x0, grid.y0, grid.nx, grid.cells
+    near = _NEAR_ORDERS.get(order)
+    if near is None:
+        near = _NEAR_ORDERS[order] = (*order, 8, 9, 10, 11)
+    la0 = lb0 = la1 = lb1 = 0  # the last blocker (empty to start)
+    slot = 0
+    for n, g in enumerate((_NEAR, *LEADER_RINGS) if leader else (_NEAR,)):
+        right = math.ceil(ax + c + g)
+        left = math.floor(ax - c - g) - w
+        top = math.floor(ay - c - g) - h
+        bottom = math.ceil(ay + c + g)
+        mid_x = round(ax - w / 2)
+        mid_y = round(ay - h / 2)
+        if n == 0:
+            from_left = math.floor(ax - c)
+            from_right = math.ceil(ax + c) - w
+            xs: tuple[int, ...] = (mid_x, right, mid_x, left, right, right, left, left, from_left, from_right, from_left, from_right)
+            ys: tuple[int, ...] = (bottom, mid_y, top, mid_y, bottom, top, bottom, top, bottom, bottom, top, top)
+            seq = near
+        else:
+            xs = (mid_x, right, mid_x, left, right, right, left, left)
+            ys = (bottom, mid_y, top, mid_y, bottom, top, bottom, top)
+            seq = order
+        for idx in seq:
+            x0 = xs[idx]
+            y0 = ys[idx]
+            x1 = x0 + w
+            y1 = y0 + h
+            # The last blocker often blocks the next candidate too: one test instead of a grid walk.
+            if cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1 and not (la0 < x1 and x0 < la1 and lb0 < y1 and y0 < lb1):
+                i0 = (x0 - gx) // cs
+                i1 = (x1 - 1 - gx) // cs + 1
+                for j in range((y0 - gy) // cs, (y1 - 1 - gy) // cs + 1):
+                    row = j * nx
+                    for i in range(row + i0, row + i1):
+                        for a0, b0, a1, b1, _ in cells[i]:
+                            if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1:
+                                la0, lb0, la1, lb1 = a0, b0, a1, b1
+                                break
+                        else:
+                            continue
+                        break
+                    else:
+                        continue
+                    break
+                else:
+                    return x0, y0, n > 0, slot
+            slot += 1
+    return None
+
+
+# --------------------------------------------------------------------------- layout
+
+#: Whether a layout given its own last frame takes the incremental path (tests compare both paths).
+_INCREMENTAL = True
+
+
+def layout_labels(
+    canvas: Sequence[float],
+    requests: Sequence[LabelRequest],
+    bases: Any = None,
+    foci: Any = None,
+    regions: Iterable[Sequence[float]] = (),
+    previous: Layout | None = None,
+    focus_pad: float = 4.0,
+    cell: int = 48,
+) -> Layout:
+    """Place ``requests`` on ``canvas`` ((w, h) or (x, y, w, h) px) clear of each other and of the obstacles.
+
+    ``bases``: (N, 4) screen boxes x0, y0, x1, y1 (see :func:`base_boxes`); ``foci``: (M, 2) template
+    focus points, kept free by a ``focus_pad`` px box; ``regions``: fixed (x, y, w, h) rects such as docked
+    overlays. ``previous``: the last frame's layout, for stability while dragging. Ids must be unique.
+    """
+    box = _canvas(canvas)
+    cx0, cy0 = box[0], box[1]
+    cx1, cy1 = box[0] + box[2], box[1] + box[3]
+    limits = (cx0, cy0, cx1, cy1)
+    grid = _Grid(box, cell)
+    fixed_arr = _fixed_obstacles(bases, foci, focus_pad, regions)
+    fixed = fixed_arr.tolist()
+    fixed_set = frozenset(map(tuple, fixed))
+
+    n = len(requests)
+    neg = [-r.priority for r in requests]
+    order = sorted(range(n), key=neg.__getitem__)  # stable: ties keep request order
+    rank = [0] * n
+    for m, k in enumerate(order):
+        rank[k] = m
+    placed: dict[int, tuple[Rect, bool, int, tuple[int, int, int, int, int] | None]] = {}
+    offscreen: list[int] = []
+    todo: list[int] = []
+    prev = previous._by_id if previous is not None else {}
+    # The last frame's own layout on the same canvas: its placements are inside the canvas, clear of
+    # each other and of its obstacles, so a label asking the same keeps its rect unless an obstacle
+    # that is new this frame meets it, with no grid walk (what pass 1 below decides, the fast way).
+    incremental = _INCREMENTAL and previous is not None and previous._canvas == box and bool(prev)
+    kept_from: dict[int, Placement] = {}
+    repriced: set[str] = set()  # kept labels whose priority changed (incremental path)
+
+    # Pass 1: unchanged labels keep their rects.
+    if incremental:
+        assert previous is not None
+        blocked = _meeting(previous.placements, list(fixed_set - previous._fixed))
+        prev_get = prev.get
+        for k in order:
+            r = requests[k]
+            anchor = r.anchor
+            ax, ay = anchor
+            if not (cx0 <= ax <= cx1 and cy0 <= ay <= cy1):
+                offscreen.append(k)
+                continue
+            p = prev_get(r.id)
+            if p is not None and p.anchor == anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader) and p.id not in blocked:
+                placed[k] = (p.rect, p.leader, p.slot, None)
+                kept_from[k] = p
+                if p.priority != r.priority:
+                    repriced.add(p.id)
+                continue
+            todo.append(k)
+        # Only the part of the grid the labels still to place can reach is built (a search never
+        # looks outside its request's reach; see _Reach).
+        lazy: _Reach | None = _Reach(grid, fixed_arr, placed)
+    else:
+        lazy = None
+        grid.fill(fixed)
+        for k in order:
+            r = requests[k]
+            ax, ay = r.anchor
+            if not (cx0 <= ax <= cx1 and cy0 <= ay <= cy1):
+                offscreen.append(k)
+                continue
+            if prev:
+                p = prev.get(r.id)
+                if p is not None and p.anchor == r.anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader):
+                    x, y, w, h = p.rect
+                    if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
+                        placed[k] = (p.rect, p.leader, p.slot, grid.add(x, y, x + w, y + h, k))
+                        continue
+            todo.append(k)
+    # Only labels kept in pass 1 can be of lower priority than one placed later (pass 2 goes by
+    # priority), so eviction is worth looking for only above the lowest kept priority.
+    kept_min = min((requests[k].priority for k in placed), default=math.inf)
+    # Space freed since the last frame: its labels that were not kept, its obstacles that are gone.
+    # A label hidden last frame, asking the same, with none of that space within its reach, stays hidden:
+    # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place).
+    still: set[str] = set()
+    if previous is not None and previous._canvas == box and previous.hidden:
+        # (a kept label whose priority changed counts as freed: it may now be evicted)
+        if incremental:
+            kept_ids = {p.id for p in kept_from.values()} - repriced
+        else:
+            kept_ids = {requests[k].id for k in placed if prev[requests[k].id].priority == requests[k].priority}
+        freed = [p.rect for p in previous.placements if p.id not in kept_ids]
+        freed += [(a, b, c - a, d - b) for a, b, c, d in previous._fixed - fixed_set]
+        reach = LEADER_RINGS[-1] + 2
+        for k in todo:
+            r = requests[k]
+            asked = previous._asked.get(r.id)
+            if asked is None or asked != (r.anchor, r.wh, r.clear, r.leader, r.sides, r.priority):
+                continue
+            w, h = r.wh
+            c = max(r.clear, 0.0) + (reach if r.leader else _NEAR + 1)
+            x0, y0, x1, y1 = r.anchor[0] - c - w, r.anchor[1] - c - h, r.anchor[0] + c + w, r.anchor[1] + c + h
+            if not any(fx < x1 and x0 < fx + fw and fy < y1 and y0 < fy + fh for fx, fy, fw, fh in freed):
+                still.add(r.id)
+    if lazy is not None:
+        lazy.cover([requests[k] for k in todo if requests[k].id not in still])
+
+    # Pass 2: the rest, by priority; evicted labels come back through a heap merged into that order.
+    evicted: list[tuple[int, int]] = []
+    dropped: set[int] = set()
+    t = 0
+    while t < len(todo) or evicted:
+        if evicted and (t >= len(todo) or evicted[0][0] < rank[todo[t]]):
+            k = heapq.heappop(evicted)[1]
+            if lazy is not None:
+                lazy.cover([requests[k]])
+        else:
+            k = todo[t]
+            t += 1
+        r = requests[k]
+        if still and r.id in still:
+            dropped.add(k)
+            continue
+        w, h = r.wh
+        spot = None
+        p = prev.get(r.id) if prev else None
+        if p is not None and p.slot > 0 and p.rect[2:] == (w, h):
+            again = _slot_rect(r, p.slot)
+            if again is not None:
+                x, y = again[0][0], again[0][1]
+                if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
+                    spot = (again[0], again[1], p.slot)
+        if spot is None:
+            found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
+            if found is not None:
+                spot = ((found[0], found[1], w, h), found[2], found[3])
+        if spot is None and kept_min < r.priority:
+            spot, evict = _eviction(grid, box, requests, k)
+            if evict:
+                if lazy is not None and still:
+                    lazy.cover([requests[j] for j in todo[t:] if requests[j].id in still])
+                still.clear()  # room freed this frame: the rest must look again
+            for e in evict:
+                item = placed.pop(e)[3]
+                assert item is not None  # found through the grid, so in it
+                grid.remove(item)
+                kept_from.pop(e, None)
+                heapq.heappush(evicted, (rank[e], e))
+        if spot is None:
+            dropped.add(k)
+            continue
+        (x, y, w, h), lead, slot = spot
+        placed[k] = ((x, y, w, h), lead, slot, grid.add_inside(x, y, x + w, y + h, k))
+
+    placements = []
+    for k in order:
+        got = placed.get(k)
+        if got is not None:
+            r = requests[k]
+            p = kept_from.get(k)
+            if p is not None and p.kind == r.kind and p.text == r.text and p.priority == r.priority:
+                placements.append(p)  # the same value: reused
+            else:
+                placements.append(Placement(r.id, got[0], got[1], got[2], r.anchor, r.clear, r.kind, r.text, r.priority))
+    hidden = tuple(requests[k].id for k in order if k in dropped)
+    asked = {requests[k].id: (requests[k].anchor, requests[k].wh, requests[k].clear, requests[k].leader, requests[k].sides, requests[k].priority) for k in dropped}
+    return Layout(tuple(placements), hidden, tuple(requests[k].id for k in offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
+
+
+def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: int) -> tuple[tuple[Rect, bool, int] | None, set[int]]:
+    """The best candidate of request ``k`` blocked only by strictly lower-priority labels, and those labels."""
+    pri = requests[k].priority
+    cx0, cy0, cx1, cy1 = canvas[0], canvas[1], canvas[0] + canvas[2], canvas[1] + canvas[3]
+    best: tuple[tuple[int, int], tuple[Rect, bool, int], set[int]] | None = None
+    for slot, (rect, lead) in enumerate(candidate_rects(requests[k])):
+        x, y, w, h = rect
+        if not (cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1):
+            continue
+        owners = set(grid.hits(x, y, x + w, y + h))
+        if -1 in owners or any(requests[o].priority >= pri for o in owners):
+            continue
+        cost = (len(owners), slot)
+        if best is None or cost < best[0]:
+            best = (cost, (rect, lead, slot), owners)
+    if best is None:
+        return None, set()
+    return best[1], best[2]
+
+
+def _meeting(placements: Sequence[Placement], boxes: Sequence[Sequence[int]]) -> set[str]:
+    """Ids of the ``placements`` whose rect meets one of ``boxes`` (x0, y0, x1, y1)."""
+    if not boxes or not placements:
+        return set()
+    r = np.array([p.rect for p in placements], dtype=np.int64)
+    b = np.asarray(boxes, dtype=np.int64)
+    hit = ((b[None, :, 0] < r[:, None, 0] + r[:, None, 2]) & (r[:, None, 0] < b[None, :, 2]) & (b[None, :, 1] < r[:, None, 1] + r[:, None, 3]) & (r[:, None, 1] < b[None, :, 3])).any(axis=1)
+    return {placements[i].id for i in np.flatnonzero(hit).tolist()}
+
+
+class _Reach:
+    """The grid of an incremental layout, filled only where the labels being placed can reach.
+
+    A search, a retry of last frame's slot and an eviction of request ``r`` look only at candidate
+    rects of ``r``, which all lie inside :func:`_hull` of ``r``; so every fixed obstacle and every
+    placed label meeting that hull must be in the grid before ``r`` is placed, and nothing else
+    needs to be. Labels placed in pass 2 go into the grid as they are placed.
+    """
+
+    __slots__ = ("grid", "fixed", "fixed_in", "placed", "kept", "kept_keys", "kept_in")
+
+    def __init__(self, grid: _Grid, fixed: np.ndarray, placed: dict[int, tuple[Rect, bool, int, tuple[int, int, int, int, int] | None]]) -> None:
+        self.grid = grid
+        self.fixed = fixed
+        self.fixed_in = np.zeros(len(fixed), dtype=bool)
+        self.placed = placed
+        self.kept_keys = list(placed)
+        rects = np.array([placed[k][0] for k in self.kept_keys], dtype=np.int64).reshape(-1, 4)
+        self.kept = np.column_stack([rects[:, 0], rects[:, 1], rects[:, 0] + rects[:, 2], rects[:, 1] + rects[:, 3]])
+        self.kept_in = np.zeros(len(self.kept_keys), dtype=bool)
+
+    def cover(self, requests: Sequence[LabelRequest]) -> None:
+        """Put into the grid every obstacle and kept label meeting the hull of any of ``requests``."""
+        if not requests:
+            return
+        hulls = np.array([_hull(r) for r in requests], dtype=np.int64)
+        for boxes, inside, fixed in ((self.fixed, self.fixed_in, True), (self.kept, self.kept_in, False)):
+            if not len(boxes) or bool(inside.all()):
+                continue
+            hit = (
+                (boxes[:, None, 0] < hulls[None, :, 2])
+                & (hulls[None, :, 0] < boxes[:, None, 2])
+                & (boxes[:, None, 1] < hulls[None, :, 3])
+                & (hulls[None, :, 1] < boxes[:, None, 3])
+            ).any(axis=1) & ~inside
+            new = np.flatnonzero(hit)
+            if not len(new):
+                continue
+            inside[new] = True
+            if fixed:
+                self.grid.fill(boxes[new].tolist())
+            else:
+                for i in new.tolist():
+                    k = self.kept_keys[i]
+                    rect, lead, slot, _ = self.placed[k]
+                    x, y, w, h = rect
+                    self.placed[k] = (rect, lead, slot, self.grid.add(x, y, x + w, y + h, k))
+
+
+def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
+    """A box (x0, y0, x1, y1) holding every candidate rect of ``r`` (with a pixel to spare for rounding)."""
+    w, h = r.wh
+    c = (r.clear if r.clear > 0 else 0.0) + (LEADER_RINGS[-1] if r.leader else _NEAR)
+    ax, ay = r.anchor
+    return (math.floor(ax - c - w) - 2, math.floor(ay - c - h) - 2, math.ceil(ax + c + w) + 2, math.ceil(ay + c + h) + 2)
