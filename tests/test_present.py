@@ -161,3 +161,38 @@ def test_present_window_size_errors_say_what_is_wrong(text: str, message: str, c
 
     assert main(["present", str(SCENARIOS / "default.toml"), "--window", text]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_steps_highlight_never_covers_the_tables_words(screen: pygame.Surface) -> None:
+    """Every step of every bundled table: inside each table label's box (other than where the step's
+    own words go), the slide shows exactly the label as the scene drew it, dimmed like the table:
+    no explosion's burst or template glow over a name (catastrophic-chain step 3 covered "scout")."""
+    from tabletop.draw.compose import draw_scene
+    from tabletop.draw.highlight import DIM
+    from tabletop.draw.slide import SLIDE_OPTIONS, draw_slide, layout, slide_viewport
+
+    checked = 0
+    for path in BUNDLED:
+        adj = adjudicate(load(path))
+        shown = beats(adj)
+        if not shown:
+            continue
+        bands = layout(SIZE, shown)
+        vp = slide_viewport(adj.scenario, shown, bands.table)
+        plain = pygame.Surface(SIZE)
+        plain.fill((0, 0, 0))
+        scene = draw_scene(plain, vp, adj, SLIDE_OPTIONS)
+        dim = pygame.Surface(SIZE, pygame.SRCALPHA)
+        dim.fill(DIM)
+        plain.blit(dim, (0, 0))
+        for i in range(len(shown)):
+            frame = draw_slide(screen, adj, shown, i, bands, vp, 1.0)
+            for p in scene.layout.placements:
+                r = pygame.Rect(p.rect).clip(bands.table)
+                if r.width <= 0 or r.height <= 0 or r.collidelist(frame.texts) >= 0:
+                    continue
+                got = pygame.image.tobytes(screen.subsurface(r), "RGB")
+                want = pygame.image.tobytes(plain.subsurface(r), "RGB")
+                assert got == want, (path.name, i, p.id)
+                checked += 1
+    assert checked > 100

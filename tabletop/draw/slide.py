@@ -12,9 +12,10 @@ import pygame
 
 from tabletop.adjudicate import Adjudication
 from tabletop.draw.compose import draw_scene
-from tabletop.draw.highlight import ACCENT, draw_beat, font
+from tabletop.draw.highlight import ACCENT, DIM, draw_beat, font
 from tabletop.draw.style import DrawOptions
 from tabletop.explain import Beat
+from tabletop.label_layout import Placement
 from tabletop.model import Scenario
 from tabletop.shapes import template_polygon
 from tabletop.viewport import Viewport
@@ -165,14 +166,42 @@ def draw_slide(
     sizes = type_sizes(surface.get_height())
     surface.set_clip(None)
     surface.fill(BACKGROUND)
-    draw_scene(surface, viewport, adjudication, SLIDE_OPTIONS)
+    scene = draw_scene(surface, viewport, adjudication, SLIDE_OPTIONS)
     beat = beats[index] if 0 <= index < len(beats) else None
     texts: list[pygame.Rect] = []
     if beat is not None:
+        words = _label_pixels(surface, scene.layout.placements, bands.table)
         texts = draw_beat(surface, viewport, adjudication.scenario, beat, progress, sizes["mark"])
+        _restore_words(surface, words, texts)
     _draw_head(surface, bands.head, sizes, adjudication, beat, index, len(beats), message)
     _draw_caption(surface, bands.caption, sizes, beat)
     return Frame(bands.table, bands.caption, bands.head, viewport, texts)
+
+
+def _label_pixels(surface: pygame.Surface, placements: tuple[Placement, ...], area: pygame.Rect) -> list[tuple[pygame.Surface, pygame.Rect]]:
+    """Copies of the table's label boxes as drawn, to lay back over the step's highlight."""
+    out = []
+    for p in placements:
+        r = pygame.Rect(p.rect).clip(area).clip(surface.get_rect())
+        if r.width > 0 and r.height > 0:
+            out.append((surface.subsurface(r).copy(), r))
+    return out
+
+
+def _restore_words(surface: pygame.Surface, words: list[tuple[pygame.Surface, pygame.Rect]], step_texts: list[pygame.Rect]) -> None:
+    """The table's words back on top of the step's fills (an explosion's burst must not hide a name),
+    dimmed like the rest of the table; the step's own words stay on top of them."""
+    for patch, r in words:
+        if r.collidelist(step_texts) >= 0:
+            continue
+        patch.blit(_dim_patch(r.size), (0, 0))
+        surface.blit(patch, r)
+
+
+def _dim_patch(size: tuple[int, int]) -> pygame.Surface:
+    dim = pygame.Surface(size, pygame.SRCALPHA)
+    dim.fill(DIM)
+    return dim
 
 
 def _draw_head(
