@@ -11,7 +11,8 @@
    the (whitened) colour change where the photo just outside looks like the mat and just inside it
    does not: a miniature's edges, a painted bevel's inner border and mat texture fail one of the two.
    The circle (centre offset on a 1 mm grid, radius from the catalogue) with the most rays carrying
-   evidence wins.
+   evidence goes on, with a clearly larger one nearly as well seen, if any: the rim is a base's
+   outermost edge, and a bright miniature on a dark base makes a ring inside it.
 3. *Rim fit* (``_fit``): 120 rays about that circle, 0.1 mm steps. On each ray the evidence's peak says
    which edge is the rim and the steepest fall towards the mat's colour near it (sub-sample, by a
    parabola) says where. Rays cast from within a millimetre of the centre see the rim at
@@ -282,8 +283,9 @@ OFFSETS_MM = np.arange(-3.0, 3.01, 1.0)
 
 
 def _search(rect: Rectified, cand: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-            sizes: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per candidate the (centre, catalogue radius) most rays see a rim on: centres, radii, scores (0..1)."""
+            sizes: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per candidate the (centre, catalogue radius) most rays see a rim on, and a larger one nearly as well seen
+    if there is one: centres, radii, scores (0..1), and the candidate each came from."""
     n = len(cand)
     angles = np.linspace(0, 2 * math.pi, SEARCH_RAYS, endpoint=False)
     ux, uy = np.cos(angles), np.sin(angles)
@@ -319,7 +321,7 @@ def _search(rect: Rectified, cand: np.ndarray, mat_colour: np.ndarray, whiten: n
             k = np.argmax(score, axis=1)
             table_s[chunk[sel], q] = score[np.arange(len(sel)), k]
             table_c[chunk[sel], q] = c[sel, :2] + np.column_stack([dx[k], dy[k]])
-    # The rim is a base's outermost edge: of the circles nearly as well supported as the best, take the largest
+    # The rim is a base's outermost edge: of the circles nearly as well supported as the best, the largest is a rival
     # (a miniature's bright outline on a dark base makes a smaller circle inside it).
     # Radii within a blur's width of the best are the same edge seen through the blur, not an outer one.
     rows_n = np.arange(n)
@@ -327,8 +329,12 @@ def _search(rect: Rectified, cand: np.ndarray, mat_colour: np.ndarray, whiten: n
     best = table_s[rows_n, q_best]
     outer = (table_s >= OUTERMOST_FRACTION * best[:, None]) & (
         radii_all[None, :] >= radii_all[q_best][:, None] + SEPARATE_EDGES * scale.gate_mm)
-    q = np.where(outer.any(axis=1), len(radii_all) - 1 - np.argmax(outer[:, ::-1], axis=1), q_best)
-    return table_c[rows_n, q], radii_all[q], table_s[rows_n, q]
+    has_outer = outer.any(axis=1)
+    q = len(radii_all) - 1 - np.argmax(outer[:, ::-1], axis=1)
+    # Both go on to the rim fit, which decides: a rim seen all round overrules a ring inside it.
+    o = np.nonzero(has_outer)[0]
+    return (np.concatenate([table_c[rows_n, q_best], table_c[o, q[o]]]), np.concatenate([radii_all[q_best], radii_all[q[o]]]),
+            np.concatenate([best, table_s[o, q[o]]]), np.concatenate([rows_n, o]))
 
 
 OUTERMOST_FRACTION = 0.8
@@ -436,7 +442,8 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     s = CANDIDATE_PX_PER_MM
     mat_colour = mat.at(np.column_stack([cand[:, 0] * s, (d - cand[:, 1]) * s]), cand[:, 2] * s)
     scale = photo_scale(rect)
-    centres, radii, scores = _search(rect, cand, mat_colour, mat.whiten, sizes, scale)
+    centres, radii, scores, origin = _search(rect, cand, mat_colour, mat.whiten, sizes, scale)
+    mat_colour = mat_colour[origin]
     if trace is not None:
         trace.update(cand=cand, search=(centres, radii, scores))
     ok = scores >= SEARCH_MIN_SCORE
@@ -463,15 +470,22 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             arr[sub] = new
     if trace is not None:
         trace.update(fit=(centres.copy(), radii.copy(), free_r.copy(), support.copy(), rms.copy(), strength.copy()))
+    # Rims seen all round (most rays agree on one circle), whether or not confident enough to report: a ring
+    # inside one is the miniature's outline or the top's border on that base, not a base (a base cannot
+    # stand on a base), however clear it is. Better a base missed than one placed on its miniature.
+    finite = np.isfinite(rms)
+    all_round = [(centres[i], radii[i], support[i]) for i in np.nonzero(finite & (support >= CONTAINING_SUPPORT))[0]]
+
+    def inside_a_rim(i: int) -> bool:
+        return any(r_out > radii[i] and s_out >= support[i]
+                   and math.hypot(*(centres[i] - c_out)) + radii[i] <= r_out + 1.5 for c_out, r_out, s_out in all_round)
+
     found: list[Detection] = []
-    rim_support: list[float] = []
-    for i in range(len(centres)):
-        if not math.isfinite(rms[i]):
-            continue
+    for i in np.nonzero(finite)[0]:
         diameter = 2 * radii[i]
         snap_err = abs(2 * free_r[i] - diameter)
         confidence = _confidence(float(support[i]), float(rms[i]), float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
-        if confidence < min_confidence:
+        if confidence < min_confidence or inside_a_rim(i):
             continue
         cx, cy = centres[i]
         if not (0 <= cx <= w and 0 <= cy <= d):
@@ -482,14 +496,6 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         sigma = math.hypot(sigma_fit, rect.calibration_rms_mm)
         found.append(Detection(float(cx), float(cy), float(diameter), float(2 * free_r[i]),
                                float(np.clip(confidence, 0.0, 1.0)), float(sigma)))
-        rim_support.append(float(support[i]))
-    # A base cannot stand on a base: a ring inside a larger detected rim is the miniature's outline or the
-    # top's border on that base, however clear it is.
-    # Only a rim seen all round overrules: a faint partial circle around a clear base must not.
-    found = [det for det, sup in zip(found, rim_support) if not any(
-        k.diameter_mm > det.diameter_mm and k_sup >= max(CONTAINING_SUPPORT, sup)
-        and math.hypot(det.x_mm - k.x_mm, det.y_mm - k.y_mm) + det.diameter_mm / 2 <= k.diameter_mm / 2 + 1.5
-        for k, k_sup in zip(found, rim_support))]
     # Bases cannot overlap: of two overlapping detections keep the surer.
     found.sort(key=lambda det: -det.confidence)
     kept: list[Detection] = []
