@@ -16,6 +16,7 @@ from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
 from tabletop.app.state import PROPOSED_TAG  # noqa: E402
 from tabletop.model import Backdrop, Scenario, Table  # noqa: E402
+from tabletop.photo import BASE_SIZES_MM  # noqa: E402
 from tabletop.photo.synth import synth_photo  # noqa: E402
 
 CTRL = pygame.KMOD_LCTRL
@@ -77,8 +78,12 @@ def test_import_photo_flow_clicks_corners_and_saves_the_backdrop(tmp_path: Path)
         assert len(found) >= 0.5 * len(photo.bases)  # this small photo: 25 mm bases are 12 px across
         for m in found:
             nearest = min(photo.bases, key=lambda b: math.hypot(b.x_mm - m.x, b.y_mm - m.y))
-            assert math.hypot(nearest.x_mm - m.x, nearest.y_mm - m.y) <= 1.0, m
-            assert abs(m.base.length - nearest.diameter_mm) <= 2.0  # a neighbouring catalogue size at worst, at this scale
+            # Within 1 mm, or within the detection's own 3 sigma: on this small photo a clicked corner a pixel
+            # off moves bases near it by a millimetre, and sigma carries that calibration error.
+            assert math.hypot(nearest.x_mm - m.x, nearest.y_mm - m.y) <= max(1.0, 3 * m.sigma), m
+            # A neighbouring catalogue size at worst, at this scale (25 and 28 mm are neighbours 3 mm apart).
+            sizes = sorted(BASE_SIZES_MM)
+            assert abs(sizes.index(m.base.length) - sizes.index(nearest.diameter_mm)) <= 1
             assert m.sigma is not None and 0 < m.sigma < 1.0
         # One undo step removes the whole import; redo brings it back.
         p.key(pygame.K_z, CTRL)

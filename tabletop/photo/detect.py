@@ -1,128 +1,59 @@
-"""Round bases on the rectified table: Hough candidates, then a sub-pixel rim fit in the original photo.
+"""Round bases on the rectified table: candidates, a polar search over catalogue sizes, a sub-pixel rim fit.
 
-Candidates come from ``cv2.HoughCircles`` on a 1 px/mm top-down image. Each is then
-measured where the information is: rays are cast from the candidate's centre in table
-millimetres, mapped through the homography into the photo, and the colour-gradient
-peak along each ray (parabolic sub-pixel) is a rim point. A circle is fitted to the
-rim points with iterative trimming (a miniature overhanging the rim, a weapon or a
-shadow gives outlying rays), twice, the second time in a narrow band around the first
-fit. The fit's residuals give the position uncertainty.
+1. *Candidates* (``candidates``) on a 1 px/mm top-down image, from two sources: ``cv2.HoughCircles``
+   (grey and "not mat" images), and blobs of "not mat" pixels — the colour difference from a smooth
+   estimate of the mat, whitened by the mat's own colour variation (its texture is mostly lightness, so
+   a base that differs only in hue stands out) — whose distance-transform peaks give centre and a lower
+   bound on the radius. Hough misses faint rims (Canny's threshold); blobs miss bases whose miniature
+   is mat-coloured; together they miss few.
+2. *Which circle* (``_search``): rays are cast from each candidate in table millimetres and mapped
+   through the homography into the photo, so the perspective is exact. Along each ray, rim evidence is
+   the (whitened) colour change where the photo just outside looks like the mat and just inside it
+   does not: a miniature's edges, a painted bevel's inner border and mat texture fail one of the two.
+   The circle (centre offset on a 1 mm grid, radius from the catalogue) with the most rays carrying
+   evidence goes on, with a clearly larger one nearly as well seen, if any: the rim is a base's
+   outermost edge, and a bright miniature on a dark base makes a ring inside it.
+3. *Rim fit* (``_fit``): 120 rays about that circle, 0.1 mm steps. On each ray the evidence's peak says
+   which edge is the rim and the steepest fall towards the mat's colour near it (sub-sample, by a
+   parabola) says where. Rays cast from within a millimetre of the centre see the rim at
+   rho = R + dx cos a + dy sin a: a linear model, fitted with Tukey weights (rays through an
+   overhanging miniature or a weapon are outliers) for all candidates at once; twice, re-centred. The
+   diameter is snapped to the catalogue and the centre re-fitted with the radius held; the residuals
+   give the position uncertainty.
+4. *Decide*: confidence from the fraction of rays on the rim, their scatter, the rim's strength and the
+   size's fit; a ring inside a larger rim seen all round is dropped (a base cannot stand on a base: it is
+   the miniature's outline), then of overlapping detections the surer is kept.
+
+Lengths along the rays (the colour gates, smoothing, the expected scatter) grow with the photo's mm per
+pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken for two edges.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM
-from tabletop.photo.rectify import subpixel_peaks
 from tabletop.photo.values import Detection, Rectified, apply_homography
 
-RAYS = 120
+CANDIDATE_PX_PER_MM = 1.0
 HOUGH_PX_PER_MM = 1.0
 MIN_CONFIDENCE = 0.2
-SMOOTH_PX = 0.8
 MAX_CANDIDATES = 1500
-BEVEL_BEYOND = 0.35
+NOT_MAT_SIGMAS = 4.0
+"""A pixel is "not mat" beyond this whitened distance from the local mat colour."""
+SEARCH_RAYS = 48
+FIT_RAYS = 120
+GATE_MM = 1.2
+"""Rim points are tested for mat colour this far outside and not-mat colour this far inside (at least)."""
+GATE_SIGMAS = 2.0
+EVIDENCE_UNIT = 1.0
+"""Rim evidence (whitened colour units per mm) that counts as a ray seeing the rim."""
 CORRELATION = 1.5
 """Neighbouring rays see overlapping pixels (blur, JPEG blocks): inflate the fit's error by this much."""
-
-
-def _profiles(rect: Rectified, centres: np.ndarray, radii_lo: np.ndarray, radii_hi: np.ndarray, step: float,
-              angles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Colours and their radial derivative along rays (table mm) from each centre.
-
-    Returns radii [n, m], samples [n, rays, m, channels] and d(samples)/d(radius), same shape.
-    """
-    m = int(np.ceil(np.max(radii_hi - radii_lo) / step)) + 1
-    radii = radii_lo[:, None] + step * np.arange(m)[None, :]
-    ux, uy = np.cos(angles), np.sin(angles)
-    px = (centres[:, 0, None, None] + radii[:, None, :] * ux[None, :, None]).astype(np.float32)
-    py = (centres[:, 1, None, None] + radii[:, None, :] * uy[None, :, None]).astype(np.float32)
-    h = rect.homography.astype(np.float32)
-    w = h[2, 0] * px + h[2, 1] * py + h[2, 2]
-    ix = ((h[0, 0] * px + h[0, 1] * py + h[0, 2]) / w).astype(np.float32)
-    iy = ((h[1, 0] * px + h[1, 1] * py + h[1, 2]) / w).astype(np.float32)
-    n, k = ix.shape[0], ix.shape[1]
-    flat_x, flat_y = ix.reshape(n * k, m), iy.reshape(n * k, m)
-    rows = 30000  # remap's maps must stay under 32767 rows
-    samples = np.concatenate([
-        cv2.remap(rect.source, flat_x[i:i + rows], flat_y[i:i + rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        for i in range(0, n * k, rows)
-    ]).astype(np.float32)
-    samples = samples.reshape(n, k, m, -1)
-    grad = np.zeros_like(samples)
-    grad[:, :, 1:-1] = (samples[:, :, 2:] - samples[:, :, :-2]) / (2 * step)
-    return radii, samples, grad
-
-
-def outermost_peaks(strength: np.ndarray, step: float, fraction: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, the outermost local maximum at least ``fraction`` of the row's strongest, parabola-refined.
-
-    A base's rim is its outermost edge: the step from bevel to top (or a painted ring) lies inside it.
-    Returns the peak's offset from the row's first sample (same units as ``step``) and its strength.
-    """
-    s = strength
-    inner = s[:, 1:-1]
-    is_max = (inner >= s[:, :-2]) & (inner > s[:, 2:]) & (inner >= fraction * s.max(axis=1, keepdims=True)) & (inner > 1e-6)
-    m = inner.shape[1]
-    last = np.where(is_max.any(axis=1), m - 1 - np.argmax(is_max[:, ::-1], axis=1), np.argmax(inner, axis=1)) + 1
-    rows = np.arange(s.shape[0])
-    a, b, c = s[rows, last - 1], s[rows, last], s[rows, np.minimum(last + 1, s.shape[1] - 1)]
-    denom = a - 2 * b + c
-    shift = np.where(denom < -1e-9, 0.5 * (a - c) / np.where(denom < -1e-9, denom, -1.0), 0.0)
-    return (last + np.clip(shift, -0.5, 0.5)) * step, b
-
-
-def _ring_colours(rect: Rectified, centres: np.ndarray, radii: np.ndarray, offsets: np.ndarray,
-                  angles: np.ndarray) -> np.ndarray:
-    """Photo colours at radius + offset along each ray: [n, rays, offsets, channels]."""
-    ux, uy = np.cos(angles), np.sin(angles)
-    rad = radii[:, None] + offsets[None, :]
-    px = centres[:, 0, None, None] + rad[:, None, :] * ux[None, :, None]
-    py = centres[:, 1, None, None] + rad[:, None, :] * uy[None, :, None]
-    img = apply_homography(rect.homography, np.column_stack([px.ravel(), py.ravel()])).astype(np.float32)
-    n, k, m = px.shape
-    flat_x = img[:, 0].reshape(n * k, m)
-    flat_y = img[:, 1].reshape(n * k, m)
-    rows = 30000
-    return np.concatenate([
-        cv2.remap(rect.source, flat_x[i:i + rows], flat_y[i:i + rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        for i in range(0, n * k, rows)
-    ]).astype(np.float32).reshape(n, k, m, -1)
-
-
-def _bevel_beyond(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """How far from the mat's colour the photo still is 1.2 mm beyond the fitted rim, as a fraction of the rim's step.
-
-    Near 0 when the fit is on the rim; large when it is on the border between a base's top and a painted
-    bevel (then the rim proper is further out, blurred into the same peak).
-    """
-    c = _ring_colours(rect, centres, radii, np.array([-1.0, 1.2, 3.0, 3.5]), angles)
-    med = np.median(c, axis=1)  # [n, offsets, channels]
-    mat = 0.5 * (med[:, 2] + med[:, 3])
-    step = np.linalg.norm(med[:, 0] - mat, axis=1)
-    return np.linalg.norm(med[:, 1] - mat, axis=1) / (step + 1.0)
-
-
-def _ring_step(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
-    """How clearly each circle separates two colours: |inside − outside| over the rings' own variation.
-
-    Inside is the base's top just within the rim, outside the mat just beyond it, each a median
-    over rays; a circle drawn on textured mat or terrain has no consistent step across it.
-    """
-    samples = _ring_colours(rect, centres, radii, np.array([-3.0, -2.5, -2.0, 1.5, 2.0, 2.5]), angles)
-    inside = samples[:, :, :3].mean(axis=2)
-    outside = samples[:, :, 3:].mean(axis=2)
-    med_in = np.median(inside, axis=1)
-    med_out = np.median(outside, axis=1)
-    step = np.linalg.norm(med_in - med_out, axis=1)
-    spread = np.median(np.linalg.norm(outside - med_out[:, None, :], axis=2), axis=1) + np.median(
-        np.linalg.norm(inside - med_in[:, None, :], axis=2), axis=1)
-    return step / (spread + 4.0)
 
 
 def fit_circle(points: np.ndarray) -> tuple[np.ndarray, float]:
@@ -135,25 +66,61 @@ def fit_circle(points: np.ndarray) -> tuple[np.ndarray, float]:
     return np.array([cx, cy]), float(math.sqrt(max(sol[2] + cx * cx + cy * cy, 1e-12)))
 
 
-def _robust_circle(points: np.ndarray, usable: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, float]:
-    """Circle fit trimming points beyond 2.5 robust sigmas: centre, radius, inlier mask, residual RMS."""
-    keep = usable.copy()
-    centre, radius = np.zeros(2), 0.0
-    for _ in range(8):
-        if keep.sum() < 8:
-            return centre, radius, keep, float("inf")
-        centre, radius = fit_circle(points[keep])
-        res = np.hypot(points[:, 0] - centre[0], points[:, 1] - centre[1]) - radius
-        spread = 1.4826 * float(np.median(np.abs(res[keep])))
-        new_keep = usable & (np.abs(res) <= max(2.5 * spread, 0.08))
-        if np.array_equal(new_keep, keep):
-            break
-        keep = new_keep
-    res = np.hypot(points[:, 0] - centre[0], points[:, 1] - centre[1]) - radius
-    return centre, radius, keep, float(np.sqrt(np.mean(res[keep] ** 2)))
+# --- 1. candidates ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class MatModel:
+    """The mat's colour on the top-down image, smooth at two scales, and a whitening of its variation."""
+
+    near: np.ndarray
+    """BGR float32, same size as the top-down image: the median over a 124 mm window (follows the mat's blotches)."""
+    wide: np.ndarray
+    """The same over 248 mm: for large bases, which would fill a good part of the narrow window."""
+    whiten: np.ndarray
+    """3x3: whitened = whiten @ (colour - mat)."""
+
+    def at(self, xy_px: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+        """Mat colour at top-down pixel positions (n, 2) around something of about the given radius."""
+        h, w = self.near.shape[:2]
+        ix = np.clip(np.round(xy_px[:, 0]).astype(int), 0, w - 1)
+        iy = np.clip(np.round(xy_px[:, 1]).astype(int), 0, h - 1)
+        return np.where((radius_px < WIDE_MAT_RADIUS_PX)[:, None], self.near[iy, ix], self.wide[iy, ix])
 
 
-def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> np.ndarray:
+WIDE_MAT_RADIUS_PX = 27.0
+
+
+def mat_model(top: np.ndarray) -> MatModel:
+    """Smooth mat colour (31-pixel medians of 4x and 8x smaller copies) and the inverse square root of the
+    robust covariance of what differs from it (mostly the mat's texture and light)."""
+    h, w = top.shape[:2]
+    maps = []
+    for f in (4, 8):
+        small = cv2.resize(top, (max(8, w // f), max(8, h // f)), interpolation=cv2.INTER_AREA)
+        maps.append(cv2.resize(cv2.medianBlur(small, 31), (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32))
+    mat = maps[0]
+    diff = top[::3, ::3].astype(np.float32).reshape(-1, 3) - mat[::3, ::3].reshape(-1, 3)
+    centre = np.median(diff, axis=0)
+    mad = 1.4826 * np.median(np.abs(diff - centre), axis=0) + 0.5
+    core = np.all(np.abs(diff - centre) < 3 * mad, axis=1)
+    cov = np.cov(diff[core].T) + np.eye(3) * 1.0
+    vals, vecs = np.linalg.eigh(cov)
+    return MatModel(maps[0], maps[1], (vecs @ np.diag(vals ** -0.5) @ vecs.T).astype(np.float32))
+
+
+def _blob_candidates(top: np.ndarray, mat: MatModel, r_min: float, r_max: float) -> np.ndarray:
+    """(x px, y px, r lower bound px) at distance-transform peaks of the not-mat mask."""
+    diff = cv2.GaussianBlur(top.astype(np.float32) - mat.near, (0, 0), 1.0)
+    z = cv2.transform(diff, mat.whiten)
+    dist = np.sqrt(np.sum(z * z, axis=2))
+    mask = cv2.morphologyEx((dist > NOT_MAT_SIGMAS).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+    peaks = (dt >= cv2.dilate(dt, np.ones((7, 7), np.uint8))) & (dt >= 0.6 * r_min) & (dt <= 1.1 * r_max)
+    ys, xs = np.nonzero(peaks)
+    return np.column_stack([xs, ys, dt[ys, xs]]).astype(np.float64)
+
+
+def _hough_candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> np.ndarray:
     """Circle candidates (x mm, y mm, r mm) from HoughCircles on a 1 px/mm top-down image."""
     s = HOUGH_PX_PER_MM
     if abs(rect.px_per_mm - s) < 1e-9:
@@ -191,129 +158,343 @@ def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> np.ndarray:
     return np.column_stack([c[:, 0] / s, d_mm - c[:, 1] / s, c[:, 2] / s])
 
 
+def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.ndarray, MatModel]:
+    """Circle candidates (x mm, y mm, r_lo mm, r_hi mm): where to look, and which catalogue radii to try there."""
+    s = CANDIDATE_PX_PER_MM
+    if abs(rect.px_per_mm - s) < 1e-9:
+        top = rect.image
+    else:
+        from tabletop.photo.rectify import rectify
+
+        top = rectify(rect.source, _corners_of(rect), rect.table_mm, s).image
+    mat = mat_model(top)
+    r_min, r_max = min(base_sizes_mm) / 2, max(base_sizes_mm) / 2
+    d_mm = rect.table_mm[1]
+    hough = _hough_candidates(rect, base_sizes_mm)  # x mm, y mm, r mm
+    blobs = _blob_candidates(top, mat, r_min * s, r_max * s)
+    rows = [np.column_stack([hough[:, 0], hough[:, 1], 0.8 * hough[:, 2] - 1.5, 1.25 * hough[:, 2] + 1.5])] if len(hough) else []
+    if len(blobs):
+        r = blobs[:, 2] / s
+        rows.append(np.column_stack([blobs[:, 0] / s, d_mm - blobs[:, 1] / s, r - 2.0, 2.2 * r + 6.0]))
+    if not rows:
+        return np.zeros((0, 4)), mat
+    return np.concatenate(rows), mat
+
+
 def _corners_of(rect: Rectified) -> tuple[tuple[float, float], ...]:
     w, d = rect.table_mm
     pts = apply_homography(rect.homography, np.array([[0, 0], [w, 0], [w, d], [0, d]], dtype=float))
     return tuple((float(x), float(y)) for x, y in pts)
 
 
-def _refine(rect: Rectified, centres: np.ndarray, radii: np.ndarray, inward: float | np.ndarray,
-            outward: float | np.ndarray, step: float, angles: np.ndarray, ring_search: bool = False, window: float = 1.25) -> list[tuple[np.ndarray, float, float, float, float]]:
-    """One rim-fit pass per candidate: (centre, radius, inlier fraction, residual RMS mm, rim contrast)."""
-    rr, samples, grad = _profiles(rect, centres, radii - inward, radii + outward, step, angles)
-    out = []
-    for i in range(len(centres)):
-        # The rim is where the colour turns from the base's to the mat's, going outwards: keep only the
-        # derivative along that colour change. A miniature's edges (miniature to base) and most terrain
-        # edges point elsewhere and stop competing with a faint rim.
-        j_in = int(np.argmin(np.abs(rr[i] - (radii[i] - 1.5))))
-        j_out = int(np.argmin(np.abs(rr[i] - (radii[i] + 2.5))))
-        change = np.median(samples[i, :, j_out], axis=0) - np.median(samples[i, :, j_in], axis=0)
-        norm = float(np.linalg.norm(change))
-        if norm > 3.0:
-            strength = np.clip(grad[i] @ (change / norm), 0.0, None)
-        else:
-            strength = np.sqrt(np.sum(grad[i] ** 2, axis=2))
-        if ring_search:
-            # Which ring is the rim: the outermost clear peak of the ray-averaged edge strength (a painted
-            # bevel or the top's border makes a second ring inside it). Then look only near that ring.
-            ring = strength.mean(axis=0)
-            ring_pos, _ = outermost_peaks(ring[None, :], step, fraction=0.4)
-            centre_j = int(round(ring_pos[0] / step))
-            half = int(round(window / step))
-            masked = np.zeros_like(strength)
-            lo_j, hi_j = max(0, centre_j - half), min(strength.shape[1], centre_j + half + 1)
-            masked[:, lo_j:hi_j] = strength[:, lo_j:hi_j]
-            strength = masked
-        pos, peak = subpixel_peaks(strength, rr[i] - rr[i, 0], lo=1)
-        rho = rr[i, 0] + pos
-        pts = centres[i][None, :] + rho[:, None] * np.column_stack([np.cos(angles), np.sin(angles)])
-        strong = peak > 0.35 * np.median(peak) + 1.0
-        centre, radius, keep, rms = _robust_circle(pts, strong)
-        floor = float(np.median(np.min(strength, axis=1))) + 1.0
-        contrast = float(np.median(peak[keep])) / floor if keep.any() else 0.0
-        out.append((centre, radius, float(keep.mean()), rms, contrast))
-    return out
+# --- 2. and 3. rim evidence along rays -----------------------------------------------------------
+
+def _sample(rect: Rectified, centres: np.ndarray, t: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Photo colours at table points centre + t·(cos a, sin a): [n, rays, len(t) per row, 3] float32.
+
+    ``t`` is [n, m] (one radius list per centre).
+    """
+    ux, uy = np.cos(angles), np.sin(angles)
+    px = centres[:, 0, None, None] + t[:, None, :] * ux[None, :, None]
+    py = centres[:, 1, None, None] + t[:, None, :] * uy[None, :, None]
+    h = rect.homography
+    w = h[2, 0] * px + h[2, 1] * py + h[2, 2]
+    ix = ((h[0, 0] * px + h[0, 1] * py + h[0, 2]) / w).astype(np.float32)
+    iy = ((h[1, 0] * px + h[1, 1] * py + h[1, 2]) / w).astype(np.float32)
+    n, k, m = ix.shape
+    flat_x, flat_y = ix.reshape(n * k, m), iy.reshape(n * k, m)
+    rows = 30000  # remap's maps must stay under 32767 rows
+    samples = np.concatenate([
+        cv2.remap(rect.source, flat_x[i:i + rows], flat_y[i:i + rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        for i in range(0, n * k, rows)
+    ]).astype(np.float32)
+    return samples.reshape(n, k, m, -1)
 
 
-def _confidence(support: float, rms: float, step: float, snap_err: float) -> float:
-    """0..1 from the rim's evidence: rays agreeing, their scatter, the colour step across it, the size's fit."""
+@dataclass(frozen=True)
+class Scale:
+    """Lengths along the rays that follow the photo's resolution on the table (its blur, in mm)."""
+
+    mm_per_px: float
+    """Table millimetres per photo pixel where the photo is coarsest on the table (the far edge)."""
+
+    @property
+    def gate_mm(self) -> float:
+        return max(GATE_MM, 2.0 * self.mm_per_px)
+
+    @property
+    def smooth_mm(self) -> float:
+        return max(0.25, 0.4 * self.mm_per_px)
+
+    @property
+    def rms_mm(self) -> float:
+        """Scatter of rim points expected on a faint rim: 120 of them still place the centre to ~0.1 mm."""
+        return max(0.8, 1.4 * self.mm_per_px)
+
+
+def photo_scale(rect: Rectified) -> Scale:
+    """Scale of the photo on the table: the largest mm per pixel over the table's corners and centre."""
+    w, d = rect.table_mm
+    inv = np.linalg.inv(rect.homography)
+    worst = 0.0
+    for x, y in ((0, 0), (w, 0), (w, d), (0, d), (w / 2, d / 2)):
+        p = apply_homography(rect.homography, np.array([[x, y]], dtype=float))[0]
+        q = apply_homography(inv, np.array([p, p + [1, 0], p + [0, 1]]))
+        worst = max(worst, 0.5 * (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[2] - q[0]))))
+    return Scale(worst)
+
+
+def _evidence(samples: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray, step: float,
+              smooth: float, gate_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """[n, rays, m] twice: rim evidence (the whitened colour change per mm where just outside is mat and
+    just inside is not) and how fast the whitened distance from the mat falls per mm.
+
+    The evidence says which edge is the rim; the fall locates it (the gates lean the evidence's peak
+    outwards on a blurred edge).
+    """
+    z = (samples - mat_colour[:, None, None, :]) @ whiten.T
+    if smooth > 0:
+        k = max(1, int(math.ceil(2.5 * smooth / step)))
+        x = np.arange(-k, k + 1) * step
+        g = np.exp(-0.5 * (x / smooth) ** 2).astype(np.float32)
+        g /= g.sum()
+        n, r, m, c = z.shape
+        flat = np.ascontiguousarray(z.transpose(0, 1, 3, 2)).reshape(-1, m)
+        flat = cv2.filter2D(flat, -1, g[None, :], borderType=cv2.BORDER_REPLICATE)
+        z = flat.reshape(n, r, c, m).transpose(0, 1, 3, 2)
+    grad = np.zeros(z.shape[:3], np.float32)
+    grad[:, :, 1:-1] = np.linalg.norm(z[:, :, 2:] - z[:, :, :-2], axis=3) / (2 * step)
+    plain = np.linalg.norm(z, axis=3)
+    # How fast the colour approaches the mat's, going outwards: peaks where the rim's step is steepest,
+    # without the upward bias the norm of a noisy gradient has on a faint, blurred edge.
+    drop = np.zeros_like(grad)
+    drop[:, :, 1:-1] = (plain[:, :, :-2] - plain[:, :, 2:]) / (2 * step)
+    dist = plain / GATE_SIGMAS
+    g = int(round(gate_mm / step))
+    m = z.shape[2]
+    outside = np.full_like(dist, 10.0)
+    inside = np.zeros_like(dist)
+    outside[:, :, :m - g] = dist[:, :, g:]
+    inside[:, :, g:] = dist[:, :, :m - g]
+    return grad * np.exp(-0.5 * outside ** 2) * (1.0 - np.exp(-0.5 * inside ** 2)), drop
+
+
+OFFSETS_MM = np.arange(-3.0, 3.01, 1.0)
+
+
+def _search(rect: Rectified, cand: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+            sizes: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per candidate the (centre, catalogue radius) most rays see a rim on, and a larger one nearly as well seen
+    if there is one: centres, radii, scores (0..1), and the candidate each came from."""
+    n = len(cand)
+    angles = np.linspace(0, 2 * math.pi, SEARCH_RAYS, endpoint=False)
+    ux, uy = np.cos(angles), np.sin(angles)
+    dx, dy = np.meshgrid(OFFSETS_MM, OFFSETS_MM)
+    dx, dy = dx.ravel(), dy.ravel()
+    proj = dx[:, None] * ux[None, :] + dy[:, None] * uy[None, :]  # [hyp, rays]
+    d2 = (dx * dx + dy * dy)[:, None]
+    step = 0.4
+    radii_all = sizes / 2
+    table_s = np.zeros((n, len(radii_all)))
+    table_c = np.zeros((n, len(radii_all), 2))
+    rays = np.arange(SEARCH_RAYS)
+    order = np.argsort(cand[:, 3])
+    for chunk in np.array_split(order, max(1, int(math.ceil(n / 150)))):
+        if len(chunk) == 0:
+            continue
+        c = cand[chunk]
+        r_top = min(float(np.max(c[:, 3])), float(radii_all[-1]))
+        m = int(math.ceil((r_top + 4.0 + scale.gate_mm + 1.0) / step)) + 1
+        t = np.broadcast_to(step * np.arange(m, dtype=float), (len(chunk), m))
+        ev, _ = _evidence(_sample(rect, c[:, :2], t, angles), mat_colour[chunk], whiten, step, scale.smooth_mm + 0.05,
+                          scale.gate_mm)
+        for q, radius in enumerate(radii_all):
+            sel = np.nonzero((c[:, 2] <= radius) & (radius <= c[:, 3]))[0]
+            if len(sel) == 0:
+                continue
+            ti = proj + np.sqrt(np.maximum(radius * radius - d2 + proj * proj, 0.0))
+            idx = ti / step
+            j0 = np.clip(np.floor(idx).astype(int), 0, m - 2)
+            f = np.clip(idx - j0, 0.0, 1.0).astype(np.float32)
+            e = ev[sel][:, rays[None, :], j0] * (1 - f) + ev[sel][:, rays[None, :], j0 + 1] * f  # [sel, hyp, rays]
+            score = np.tanh(e / EVIDENCE_UNIT).mean(axis=2)
+            k = np.argmax(score, axis=1)
+            table_s[chunk[sel], q] = score[np.arange(len(sel)), k]
+            table_c[chunk[sel], q] = c[sel, :2] + np.column_stack([dx[k], dy[k]])
+    # The rim is a base's outermost edge: of the circles nearly as well supported as the best, the largest is a rival
+    # (a miniature's bright outline on a dark base makes a smaller circle inside it).
+    # Radii within a blur's width of the best are the same edge seen through the blur, not an outer one.
+    rows_n = np.arange(n)
+    q_best = np.argmax(table_s, axis=1)
+    best = table_s[rows_n, q_best]
+    outer = (table_s >= OUTERMOST_FRACTION * best[:, None]) & (
+        radii_all[None, :] >= radii_all[q_best][:, None] + SEPARATE_EDGES * scale.gate_mm)
+    has_outer = outer.any(axis=1)
+    q = len(radii_all) - 1 - np.argmax(outer[:, ::-1], axis=1)
+    # Both go on to the rim fit, which decides: a rim seen all round overrules a ring inside it.
+    o = np.nonzero(has_outer)[0]
+    return (np.concatenate([table_c[rows_n, q_best], table_c[o, q[o]]]), np.concatenate([radii_all[q_best], radii_all[q[o]]]),
+            np.concatenate([best, table_s[o, q[o]]]), np.concatenate([rows_n, o]))
+
+
+OUTERMOST_FRACTION = 0.8
+SEPARATE_EDGES = 1.5
+"""Two rims of the search count as separate edges when their radii differ by this many gate lengths."""
+LOCATE_INWARD, LOCATE_OUTWARD_MM = 0.85, 0.4
+"""The edge is looked for from this fraction of the gate inside the evidence's peak to this far outside it."""
+CONTAINING_SUPPORT = 0.85
+
+
+def _fit(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+         half: float, scale: Scale) -> tuple[np.ndarray, ...]:
+    """One fine pass: rim points on FIT_RAYS rays within ±half of each circle; fixed- and free-radius fits.
+
+    Returns centres (fixed radius), free radii, inlier fractions, residual RMS (mm), median rim evidence.
+    """
+    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    step = 0.1
+    g = scale.gate_mm + 0.5
+    m = int(round((2 * half + 2 * g) / step)) + 1
+    t = (radii - half - g)[:, None] + step * np.arange(m)[None, :]
+    ev, grad = _evidence(_sample(rect, centres, t, angles), mat_colour, whiten, step, scale.smooth_mm, scale.gate_mm)
+    j_lo = int(round(g / step))
+    window = ev[:, :, j_lo:m - j_lo]
+    n = len(centres)
+    k_ev = np.argmax(window, axis=2) + j_lo
+    b = np.take_along_axis(ev, k_ev[..., None], 2)[..., 0]
+    # Locate the edge by the steepest fall towards the mat's colour near the evidence's peak, looking further
+    # inwards than outwards: the outside gate leans the evidence's peak outwards, by up to the gate's reach
+    # on a blurred edge.
+    offs = np.arange(-int(round(scale.gate_mm * LOCATE_INWARD / step)), int(round(LOCATE_OUTWARD_MM / step)) + 1)
+    jj = np.clip(k_ev[..., None] + offs, 1, m - 2)
+    local = np.take_along_axis(grad, jj, 2)
+    k = np.take_along_axis(jj, np.argmax(local, axis=2)[..., None], 2)[..., 0]
+    a = np.take_along_axis(grad, (k - 1)[..., None], 2)[..., 0]
+    c = np.take_along_axis(grad, k[..., None], 2)[..., 0]
+    e = np.take_along_axis(grad, (k + 1)[..., None], 2)[..., 0]
+    denom = a - 2 * c + e
+    shift = np.where(denom < -1e-9, 0.5 * (a - e) / np.where(denom < -1e-9, denom, -1.0), 0.0)
+    rho = t[:, :1] + (k + np.clip(shift, -0.5, 0.5)) * step  # [n, rays]
+    ux, uy = np.cos(angles), np.sin(angles)
+    usable = (b > 0.3 * EVIDENCE_UNIT) & (b > 0.25 * np.median(b, axis=1, keepdims=True))
+    # Rays from a centre within a millimetre of the true one: rho_i = R + dx·cos a_i + dy·sin a_i + noise,
+    # linear in (R, dx, dy). Tukey-weighted least squares (IRLS), all candidates at once.
+    design = np.column_stack([np.ones(FIT_RAYS), ux, uy])  # [rays, 3]
+    weights = usable.astype(float)
+    r0 = np.array([np.median(rho[i][usable[i]]) if usable[i].any() else radii[i] for i in range(n)])
+    params = np.column_stack([r0, np.zeros(n), np.zeros(n)])
+    for it in range(8):
+        res = rho - params @ design.T
+        absr = np.where(usable, np.abs(res), np.nan)
+        with np.errstate(all="ignore"):
+            scale = np.maximum(1.4826 * np.nanmedian(np.where(weights > 0, absr, np.nan), axis=1), 0.08)
+        scale = np.where(np.isfinite(scale), scale, 1.0)
+        u = res / (4.685 * scale[:, None])
+        weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
+        ata = np.einsum("nk,ki,kj->nij", weights, design, design) + 1e-9 * np.eye(3)
+        atb = np.einsum("nk,ki,nk->ni", weights, design, rho)
+        params = np.linalg.solve(ata, atb[..., None])[..., 0]
+    # The same weights with the radius held at the catalogue size.
+    fixed_rhs = rho - radii[:, None]
+    ata2 = np.einsum("nk,ki,kj->nij", weights, design[:, 1:], design[:, 1:]) + 1e-9 * np.eye(2)
+    atb2 = np.einsum("nk,ki,nk->ni", weights, design[:, 1:], fixed_rhs)
+    delta = np.linalg.solve(ata2, atb2[..., None])[..., 0]
+    res = fixed_rhs - delta @ design[:, 1:].T
+    inlier = weights > 0.1
+    count = inlier.sum(axis=1)
+    support = count / FIT_RAYS
+    with np.errstate(all="ignore"):
+        rms = np.sqrt(np.sum(np.where(inlier, res * res, 0.0), axis=1) / count)
+        strength = np.array([np.median(b[i][inlier[i]]) if count[i] else 0.0 for i in range(n)])
+    rms = np.where(count >= 12, rms, np.inf)
+    return centres + delta, params[:, 0], support, rms, strength
+
+
+def _confidence(support: float, rms: float, contrast: float, snap_err: float, rms_scale: float = 0.8) -> float:
+    """0..1 from the rim's evidence: rays agreeing, their scatter, its strength, the size's fit."""
     return float(
-        min(1.0, support / 0.7)
-        * math.exp(-0.5 * (rms / 0.35) ** 2)
-        * (1 - math.exp(-step / 1.5))
+        float(np.clip((support - SUPPORT_NONE) / (SUPPORT_FULL - SUPPORT_NONE), 0.0, 1.0))
+        * math.exp(-0.5 * (rms / rms_scale) ** 2)
+        * (1 - math.exp(-contrast / 0.5))
         * math.exp(-0.5 * (snap_err / 0.8) ** 2)
     )
 
 
+SEARCH_MIN_SCORE = 0.3
+SUPPORT_NONE, SUPPORT_FULL = 0.6, 0.85
+"""Fraction of rays on the rim: a base's rim is seen on most rays (a miniature hides a few); a circle
+traced through texture, or a wrong circle on a base, agrees on fewer."""
+
+
 def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM,
-                 min_confidence: float = MIN_CONFIDENCE) -> list[Detection]:
-    """Round bases on the table, sorted by y then x: centre and 1-sigma in mm, diameter snapped to ``base_sizes_mm``."""
+                 min_confidence: float = MIN_CONFIDENCE, trace: dict | None = None) -> list[Detection]:
+    """Round bases on the table, sorted by y then x: centre and 1-sigma in mm, diameter snapped to ``base_sizes_mm``.
+
+    ``trace``, if given, is filled with the intermediate arrays (candidates, search, fits) for diagnosis.
+    """
     sizes = np.asarray(sorted(base_sizes_mm), dtype=float)
-    cand = candidates(rect, tuple(sizes))
+    w, d = rect.table_mm
+    cand, mat = candidates(rect, tuple(sizes))
+    if len(cand):
+        cand = cand[(cand[:, 0] > 0) & (cand[:, 0] < w) & (cand[:, 1] > 0) & (cand[:, 1] < d)]
     if len(cand) == 0:
         return []
-    w, d = rect.table_mm
-    cand = cand[(cand[:, 0] > 0) & (cand[:, 0] < w) & (cand[:, 1] > 0) & (cand[:, 1] < d)]
-    angles = np.linspace(0, 2 * math.pi, RAYS, endpoint=False)
-    # Measure on a lightly smoothed photo: the gradient peak of a blurred step stays where the step is,
-    # while sensor noise and JPEG blocks no longer make peaks of their own.
-    rect = dataclasses.replace(rect, source=cv2.GaussianBlur(rect.source, (0, 0), SMOOTH_PX))
-    guess = cand[:, 2]
-    band = np.maximum(3.0, 0.2 * guess)
-    # First look: half the rays, coarse steps, every candidate.
-    fits = _refine(rect, cand[:, :2], guess, band, band, 0.5, angles[::2], ring_search=True, window=1.5)
-    centres, radii = cand[:, :2], guess
-    # Second look about the fitted centre, now sharp: the outermost ring within reach is the rim (the
-    # first pass may have taken a painted bevel's inner border); then a narrow final fit.
-    for inward, outward, ring, window in ((2.0, 4.0, True, 0.8), (0.8, 0.8, False, 0.0)):
-        new_c = np.array([f[0] for f in fits])
-        new_r = np.array([f[1] for f in fits])
-        rms = np.array([f[3] for f in fits])
-        # Drop what is plainly not a rim (saves the later passes), and fits that ran off (a partial arc).
-        with np.errstate(invalid="ignore"):
-            ok = np.isfinite(new_r) & (new_r > sizes[0] / 2 * 0.8) & (new_r < sizes[-1] / 2 * 1.15) & (rms < 0.9)
-            ok &= np.abs(new_r - radii) < np.maximum(4.0, 0.25 * radii) + 1.0
-            ok &= np.hypot(*(new_c - centres).T) < np.maximum(4.0, 0.25 * radii)
-        centres, radii = new_c[ok], new_r[ok]
-        # Candidates that converged on the same rim: measure it once.
-        if len(centres) > 1:
-            near = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1]) < 0.5
-            same = near & (np.abs(radii[:, None] - radii[None, :]) < 0.5)
-            unique = ~np.triu(same, k=1).any(axis=0)
-            centres, radii = centres[unique], radii[unique]
-        if len(centres) == 0:
-            return []
-        fits = _refine(rect, centres, radii, inward, outward, 0.1, angles, ring_search=ring, window=window)
-    second = fits
-    fitted_centres = np.array([f[0] for f in second])
-    fitted_radii = np.array([f[1] if math.isfinite(f[1]) and f[1] > 1 else 1.0 for f in second])
-    steps = _ring_step(rect, fitted_centres, fitted_radii, angles[::3])
-    ok = np.ones(len(second), dtype=bool)
-    beyond = _bevel_beyond(rect, fitted_centres, fitted_radii, angles[::3])
+    s = CANDIDATE_PX_PER_MM
+    mat_colour = mat.at(np.column_stack([cand[:, 0] * s, (d - cand[:, 1]) * s]), cand[:, 2] * s)
+    scale = photo_scale(rect)
+    centres, radii, scores, origin = _search(rect, cand, mat_colour, mat.whiten, sizes, scale)
+    mat_colour = mat_colour[origin]
+    if trace is not None:
+        trace.update(cand=cand, search=(centres, radii, scores))
+    ok = scores >= SEARCH_MIN_SCORE
+    centres, radii, mat_colour = centres[ok], radii[ok], mat_colour[ok]
+    # Candidates that settled on the same circle: measure it once.
+    if len(centres) > 1:
+        near = np.hypot(centres[:, None, 0] - centres[None, :, 0], centres[:, None, 1] - centres[None, :, 1]) < 1.5
+        same = near & (radii[:, None] == radii[None, :])
+        unique = ~np.triu(same, k=1).any(axis=0)
+        centres, radii, mat_colour = centres[unique], radii[unique], mat_colour[unique]
+    if len(centres) == 0:
+        return []
+    for half in (1.5, 0.8):
+        centres, free_r, support, rms, strength = _fit(rect, centres, radii, mat_colour, mat.whiten, half, scale)
+    # The size: the catalogue radius nearest the free fit; if it differs, fit again with it.
+    snapped = sizes[np.argmin(np.abs(sizes[None, :] - 2 * free_r[:, None]), axis=1)] / 2
+    change = np.isfinite(rms) & (snapped != radii)
+    if change.any():
+        sub = np.nonzero(change)[0]
+        radii = np.where(change, snapped, radii)
+        refit = _fit(rect, centres[sub], radii[sub], mat_colour[sub], mat.whiten, 1.0, scale)
+        refit = _fit(rect, refit[0], radii[sub], mat_colour[sub], mat.whiten, 0.8, scale)
+        for arr, new in zip((centres, free_r, support, rms, strength), refit):
+            arr[sub] = new
+    if trace is not None:
+        trace.update(fit=(centres.copy(), radii.copy(), free_r.copy(), support.copy(), rms.copy(), strength.copy()))
+    # Rims seen all round (most rays agree on one circle), whether or not confident enough to report: a ring
+    # inside one is the miniature's outline or the top's border on that base, not a base (a base cannot
+    # stand on a base), however clear it is. Better a base missed than one placed on its miniature.
+    finite = np.isfinite(rms)
+    all_round = [(centres[i], radii[i], support[i]) for i in np.nonzero(finite & (support >= CONTAINING_SUPPORT))[0]]
+
+    def inside_a_rim(i: int) -> bool:
+        return any(r_out > radii[i] and s_out >= support[i]
+                   and math.hypot(*(centres[i] - c_out)) + radii[i] <= r_out + 1.5 for c_out, r_out, s_out in all_round)
+
     found: list[Detection] = []
-    for i, (centre, radius, support, rms, contrast) in enumerate(second):
-        if not ok[i] or not math.isfinite(rms) or radius <= 0:
+    for i in np.nonzero(finite)[0]:
+        diameter = 2 * radii[i]
+        snap_err = abs(2 * free_r[i] - diameter)
+        confidence = _confidence(float(support[i]), float(rms[i]), float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
+        if confidence < min_confidence or inside_a_rim(i):
             continue
-        diameter = 2 * radius
-        j = int(np.argmin(np.abs(sizes - diameter)))
-        snap_err = abs(sizes[j] - diameter)
-        if snap_err > 0.8 and beyond[i] > BEVEL_BEYOND:
-            # Fitted on a painted bevel's inner border: the base is the catalogue size 1–3 mm further out.
-            outer = [jj for jj in range(len(sizes)) if 1.0 <= sizes[jj] - diameter <= 3.5]
-            if outer and _confidence(support, rms, float(steps[i]), 0.0) >= 0.5:
-                j = outer[0]
-                snap_err = 0.0
-        n_in = support * RAYS
+        cx, cy = centres[i]
+        if not (0 <= cx <= w and 0 <= cy <= d):
+            continue
+        n_in = support[i] * FIT_RAYS
         # Centre error of a circle fit over the full circle: rms * sqrt(2 / n) per axis.
-        sigma_fit = CORRELATION * rms * math.sqrt(2.0 / max(n_in, 1.0))
+        sigma_fit = CORRELATION * rms[i] * math.sqrt(2.0 / max(n_in, 1.0))
         sigma = math.hypot(sigma_fit, rect.calibration_rms_mm)
-        confidence = _confidence(support, rms, float(steps[i]), snap_err)
-        if confidence < min_confidence:
-            continue
-        if not (0 <= centre[0] <= w and 0 <= centre[1] <= d):
-            continue
-        found.append(Detection(float(centre[0]), float(centre[1]), float(sizes[j]), float(diameter),
+        found.append(Detection(float(cx), float(cy), float(diameter), float(2 * free_r[i]),
                                float(np.clip(confidence, 0.0, 1.0)), float(sigma)))
     # Bases cannot overlap: of two overlapping detections keep the surer.
     found.sort(key=lambda det: -det.confidence)
