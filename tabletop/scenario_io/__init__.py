@@ -52,6 +52,7 @@ from tabletop.model import (  # noqa: F401
 from tabletop.scenario_io.checks import (  # noqa: F401
     _EXTRA_ALIASES,
     _NESTED,
+    _kind,
     _clean_loc,
     _collect_unknown,
     _document_problems,
@@ -63,6 +64,8 @@ from tabletop.scenario_io.checks import (  # noqa: F401
     _unknown_key_warnings,
 )
 from tabletop.scenario_io.fields import (  # noqa: F401
+    FIELDS,
+    NESTED,
     _SUB,
     _angle,
     _at,
@@ -71,10 +74,15 @@ from tabletop.scenario_io.fields import (  # noqa: F401
     _format,
     _free_problem,
     _grid,
+    _grid_squares,
     _identifier,
     _image_path,
+    _known_ruleset,
     _length,
     _non_negative_length,
+    _one_aim,
+    _one_outline,
+    _one_placement,
     _pixel_corners,
     _point,
     _points,
@@ -129,42 +137,6 @@ from tabletop.scenario_io.reading import (  # noqa: F401
     rebase_backdrop,
     scenario_from_data,
 )
-from tabletop.scenario_io.schema import (  # noqa: F401
-    Angle,
-    BackdropIn,
-    BaseIn,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    DirectIn,
-    ExplosionIn,
-    Field,
-    GridLength,
-    Identifier,
-    ImpactIn,
-    Length,
-    ModelIn,
-    Name,
-    NonNegativeLength,
-    Number,
-    PointIn,
-    PositiveLength,
-    RectIn,
-    ScenarioIn,
-    Stats,
-    StrictBool,
-    StrictInt,
-    Strings,
-    TableIn,
-    TemplateIn,
-    TerrainIn,
-    Title,
-    ValidationError,
-    ValidationInfo,
-    _In,
-    field_validator,
-    model_validator,
-)
 from tabletop.scenario_io.writing import (  # noqa: F401
     _INDENT,
     _TOML_LINE,
@@ -195,3 +167,22 @@ from tabletop.units import (  # noqa: F401
     parse_length,
     printable,
 )
+
+#: The pydantic schema and the names it brings, imported on first use: a valid file is read
+#: without it (:mod:`.fast`); the schema names the problems of an invalid one.
+_SCHEMA_NAMES = frozenset({
+    "Angle", "BackdropIn", "BaseIn", "BaseModel", "BeforeValidator", "ConfigDict", "DirectIn", "ExplosionIn", "Field",
+    "GridLength", "Identifier", "ImpactIn", "Length", "ModelIn", "Name", "NonNegativeLength", "Number", "PointIn",
+    "PositiveLength", "RectIn", "ScenarioIn", "Stats", "StrictBool", "StrictInt", "Strings", "TableIn", "TemplateIn",
+    "TerrainIn", "Title", "ValidationError", "ValidationInfo", "_In", "field_validator", "model_validator",
+})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SCHEMA_NAMES:
+        from tabletop.scenario_io import schema
+
+        value = getattr(schema, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,66 +8,63 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from tabletop.dice import check_fixed_rolls
 from tabletop.model import Scenario
 from tabletop.scenario_io.limits import MAX_DEPTH, MAX_EXACT_INT, MAX_ITEMS, MAX_SEED, MAX_VERTICES, SHAPE_KEYS, _shown
-from tabletop.scenario_io.schema import BackdropIn, BaseIn, DirectIn, ExplosionIn, ImpactIn, RectIn, ScenarioIn, TableIn, TemplateIn, TerrainIn, ModelIn
+from tabletop.scenario_io.fields import FIELDS, NESTED
 from tabletop.settings import check_mapping as check_settings
 from tabletop.units import MAX_NAME_CHARS, MAX_TEXT_CHARS, printable
 
 
-def _known_fields(cls: type[BaseModel]) -> list[str]:
-    return list(cls.model_fields)
+def _kind(cls: type | str) -> str:
+    """A table of the format by its schema model's name (``"ModelIn"``); a model class works too."""
+    return cls if isinstance(cls, str) else cls.__name__
+
+
+def _known_fields(cls: type | str) -> list[str]:
+    """The fields the format knows in a table (the schema model's fields, without importing it)."""
+    return list(FIELDS[_kind(cls)])
 
 
 _EXTRA_ALIASES = {"radius"}
 
 
-def _unknown_key_warnings(raw: Any, cls: type[BaseModel], loc: tuple[Any, ...], out: list[tuple[tuple[Any, ...], str]]) -> None:
+def _unknown_key_warnings(raw: Any, cls: type | str, loc: tuple[Any, ...], out: list[tuple[tuple[Any, ...], str]]) -> None:
     if not isinstance(raw, dict):
         return
-    known = _known_fields(cls)
+    kind = _kind(cls)
+    known = _known_fields(kind)
     for key, value in raw.items():
         if key not in known:
             guess = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
             hint = f" (did you mean {guess[0]!r}?)" if guess else ""
             out.append(((*loc, key), f"unknown key {key!r} is kept but not used{hint}"))
             continue
-        for sub in _nested_models(cls, key):
+        for sub in _nested_models(kind, key):
             _unknown_key_warnings(value, sub, (*loc, key), out)
 
 
-_NESTED: dict[tuple[type[BaseModel], str], tuple[type[BaseModel], ...]] = {}
+_NESTED = NESTED
 
 
-def _nested_models(cls: type[BaseModel], key: str) -> tuple[type[BaseModel], ...]:
-    """The input models a field of ``cls`` may hold (looked up once per class and key)."""
-    found = _NESTED.get((cls, key))
-    if found is None:
-        annotation = cls.model_fields[key].annotation
-        subs = [
-            sub for sub in (BaseIn, RectIn, ImpactIn, DirectIn, ExplosionIn, TableIn, BackdropIn)
-            if annotation is sub or sub in getattr(annotation, "__args__", ())
-        ]
-        if key == "base":
-            subs.append(BaseIn)
-        found = _NESTED[(cls, key)] = tuple(subs)
-    return found
+def _nested_models(cls: type | str, key: str) -> tuple[str, ...]:
+    """The tables a field of ``cls`` holds (one-to-one tables; the lists of ScenarioIn are walked by the caller)."""
+    kind = _kind(cls)
+    sub = NESTED.get((kind, key))
+    return (sub,) if sub is not None and kind != "ScenarioIn" else ()
 
 
 def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
     out: list[tuple[tuple[Any, ...], str]] = []
-    known_top = _known_fields(ScenarioIn) + ["settings", "seed", "catalogue"]
+    known_top = _known_fields("ScenarioIn") + ["settings", "seed", "catalogue"]
     for key in data:
         if key not in known_top:
             guess = difflib.get_close_matches(str(key), known_top, n=1, cutoff=0.6)
             hint = f" (did you mean {guess[0]!r}?)" if guess else ""
             out.append(((key,), f"unknown key {key!r} is kept but not used{hint}"))
-    _unknown_key_warnings(data.get("table"), TableIn, ("table",), out)
-    _unknown_key_warnings(data.get("backdrop"), BackdropIn, ("backdrop",), out)
-    for key, cls in (("model", ModelIn), ("terrain", TerrainIn), ("template", TemplateIn)):
+    _unknown_key_warnings(data.get("table"), "TableIn", ("table",), out)
+    _unknown_key_warnings(data.get("backdrop"), "BackdropIn", ("backdrop",), out)
+    for key, cls in (("model", "ModelIn"), ("terrain", "TerrainIn"), ("template", "TemplateIn")):
         items = data.get(key)
         if isinstance(items, list):
             for i, item in enumerate(items):
@@ -83,7 +80,7 @@ def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
     return out
 
 
-def _extra(obj: BaseModel) -> dict[str, Any]:
+def _extra(obj: Any) -> dict[str, Any]:
     return dict(obj.model_extra or {})
 
 

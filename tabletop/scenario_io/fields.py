@@ -17,6 +17,7 @@ from tabletop.scenario_io.limits import (
     MAX_ANGLE_DEG,
     MAX_EXACT_INT,
     MAX_FREE_DEPTH,
+    MAX_GRID_SQUARES,
     MAX_IMAGE_PX,
     MAX_ITEMS,
     MAX_ROLL,
@@ -283,3 +284,78 @@ def _format(value: Any) -> Any:
     if isinstance(value, bool):
         raise ValueError(f"must be 1, got {value!r}")
     return value
+
+
+def _known_ruleset(name: str) -> str:
+    """``name`` if it is a registered ruleset that loads; else ValueError with the nearest name."""
+    from tabletop import rulesets  # the registry imports the core; import late to keep this module light
+
+    if not rulesets.is_registered(name):
+        hint = rulesets.suggest(name)
+        known = ", ".join(repr(n) for n in rulesets.names())
+        raise ValueError(f'unknown ruleset {name!r}: did you mean "{hint}"?' if hint else f"unknown ruleset {name!r} (known: {known})")
+    try:
+        rulesets.get(name)
+    except rulesets.BadPlugin as exc:
+        raise ValueError(str(exc)) from None
+    return name
+
+
+# Checks across the fields of one table, run once its fields are valid.
+
+
+def _one_outline(points: object, rect: object) -> None:
+    if (points is None) == (rect is None):
+        raise ValueError("give exactly one of points or rect")
+
+
+def _one_aim(target: object, at: object) -> None:
+    if (target is None) == (at is None):
+        raise ValueError("give exactly one of target or at")
+
+
+def _one_placement(placements: Mapping[str, object], shape: object) -> None:
+    """``placements``: at, impact, direct, explosion (in that order), each None when not given."""
+    given = [k for k, v in placements.items() if v is not None]
+    if len(given) != 1:
+        found = ", ".join(given) or "none"
+        raise ValueError(f"give exactly one placement of at, impact, direct, explosion (found {found})")
+    if shape is None and placements["explosion"] is None:
+        raise ValueError("shape is required (a catalogue name or a shape table)")
+
+
+def _grid_squares(width: float, depth: float, grid: float | None) -> None:
+    if grid is not None:
+        squares = math.ceil(width / grid) * math.ceil(depth / grid)
+        if squares > MAX_GRID_SQUARES:
+            raise ValueError(f"grid of {grid:g} mm makes {squares:,} squares; at most {MAX_GRID_SQUARES:,} (use a coarser grid)")
+
+
+#: The fields of each table of the format, as the schema (:mod:`.schema`) declares them; a
+#: test holds the two equal. Reading them here spares a valid file the schema's import.
+FIELDS: dict[str, tuple[str, ...]] = {
+    "ScenarioIn": ("format", "title", "ruleset", "units", "table", "model", "terrain", "template", "backdrop"),
+    "TableIn": ("width", "depth", "grid"),
+    "BackdropIn": ("image", "corners"),
+    "BaseIn": ("shape", "length", "width"),
+    "ModelIn": ("id", "name", "side", "unit", "x", "y", "base", "facing", "z", "height", "stats", "tags", "engaged", "sigma"),
+    "RectIn": ("x", "y", "length", "width", "rotation"),
+    "TerrainIn": ("id", "name", "kind", "points", "rect", "height", "blocks_los", "stats", "tags"),
+    "ImpactIn": ("attacker", "target", "at"),
+    "DirectIn": ("attacker", "heading"),
+    "ExplosionIn": ("model",),
+    "TemplateIn": ("id", "shape", "at", "impact", "direct", "explosion", "heading", "battery", "weapon", "rolls"),
+}
+#: (table, field) -> the table that field holds.
+NESTED: dict[tuple[str, str], str] = {
+    ("ScenarioIn", "table"): "TableIn",
+    ("ScenarioIn", "backdrop"): "BackdropIn",
+    ("ScenarioIn", "model"): "ModelIn",
+    ("ScenarioIn", "terrain"): "TerrainIn",
+    ("ScenarioIn", "template"): "TemplateIn",
+    ("ModelIn", "base"): "BaseIn",
+    ("TerrainIn", "rect"): "RectIn",
+    ("TemplateIn", "impact"): "ImpactIn",
+    ("TemplateIn", "direct"): "DirectIn",
+    ("TemplateIn", "explosion"): "ExplosionIn",
+}

@@ -12,17 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import shapely
-from pydantic import ValidationError
 
 from tabletop.atomic import InputError, read_regular
 from tabletop.catalogue import Entry, default_catalogue, shape_from_table
 from tabletop.model import At, Backdrop, Base, Direct, Explosion, Impact, Model, RectSpec, Scenario, Table, Template, TemplateShape, Terrain
+from tabletop.scenario_io import fast
 from tabletop.scenario_io.checks import _clean_loc, _collect_unknown, _document_problems, _extra, _message, _ruleset_checks
 from tabletop.scenario_io.fields import _split_sub
 from tabletop.scenario_io.limits import MAX_FILE_BYTES, MAX_TOTAL_VERTICES, SHAPE_KEYS
 from tabletop.scenario_io.lines import _line_for, format_path, toml_lines
 from tabletop.scenario_io.problems import Problem, ScenarioError
-from tabletop.scenario_io.schema import ScenarioIn
 from tabletop.units import MM_PER_UNIT
 
 
@@ -98,13 +97,17 @@ def scenario_from_data(
         units = "in"  # validation below reports the bad value; read lengths as inches meanwhile
     catalogue = catalogue if catalogue is not None else default_catalogue()
 
-    try:
-        parsed = ScenarioIn.model_validate(data, context={"units": units})
-    except ValidationError as exc:
-        for err in exc.errors():
-            sub, message = _split_sub(_message(err))
-            problem((*_clean_loc(err["loc"]), *sub), message)
-        raise ScenarioError(problems) from None
+    parsed: Any = fast.validate(data, units)  # a valid file, without building the schema
+    if parsed is None:
+        from tabletop.scenario_io.schema import ScenarioIn, ValidationError  # pydantic: to name every problem
+
+        try:
+            parsed = ScenarioIn.model_validate(data, context={"units": units})
+        except ValidationError as exc:
+            for err in exc.errors():
+                sub, message = _split_sub(_message(err))
+                problem((*_clean_loc(err["loc"]), *sub), message)
+            raise ScenarioError(problems) from None
 
     for loc, message in _collect_unknown(data):
         problem(loc, message, warning=True)

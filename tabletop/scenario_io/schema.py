@@ -3,7 +3,6 @@ source of every message about an invalid one."""
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator  # noqa: F401
@@ -14,10 +13,15 @@ from tabletop.scenario_io.fields import (
     _finite,
     _format,
     _grid,
+    _grid_squares,
     _identifier,
     _image_path,
+    _known_ruleset,
     _length,
     _non_negative_length,
+    _one_aim,
+    _one_outline,
+    _one_placement,
     _pixel_corners,
     _point,
     _points,
@@ -32,7 +36,7 @@ from tabletop.scenario_io.fields import (
     _text,
     _weapon,
 )
-from tabletop.scenario_io.limits import MAX_BATTERY, MAX_GRID_SQUARES, MAX_MODELS, MAX_TEMPLATES, MAX_TERRAIN
+from tabletop.scenario_io.limits import MAX_BATTERY, MAX_MODELS, MAX_TEMPLATES, MAX_TERRAIN
 from tabletop.units import MAX_NAME_CHARS, MAX_TITLE_CHARS
 
 Length = Annotated[float, BeforeValidator(_length)]
@@ -104,8 +108,7 @@ class TerrainIn(_In):
 
     @model_validator(mode="after")
     def _one_outline(self) -> TerrainIn:
-        if (self.points is None) == (self.rect is None):
-            raise ValueError("give exactly one of points or rect")
+        _one_outline(self.points, self.rect)
         return self
 
 
@@ -116,8 +119,7 @@ class ImpactIn(_In):
 
     @model_validator(mode="after")
     def _one_aim(self) -> ImpactIn:
-        if (self.target is None) == (self.at is None):
-            raise ValueError("give exactly one of target or at")
+        _one_aim(self.target, self.at)
         return self
 
 
@@ -144,12 +146,7 @@ class TemplateIn(_In):
 
     @model_validator(mode="after")
     def _one_placement(self) -> TemplateIn:
-        given = [k for k in ("at", "impact", "direct", "explosion") if getattr(self, k) is not None]
-        if len(given) != 1:
-            found = ", ".join(given) or "none"
-            raise ValueError(f"give exactly one placement of at, impact, direct, explosion (found {found})")
-        if self.shape is None and self.explosion is None:
-            raise ValueError("shape is required (a catalogue name or a shape table)")
+        _one_placement({"at": self.at, "impact": self.impact, "direct": self.direct, "explosion": self.explosion}, self.shape)
         return self
 
 
@@ -160,12 +157,7 @@ class TableIn(_In):
 
     @model_validator(mode="after")
     def _squares(self) -> TableIn:
-        if self.grid is not None:
-            squares = math.ceil(self.width / self.grid) * math.ceil(self.depth / self.grid)
-            if squares > MAX_GRID_SQUARES:
-                raise ValueError(
-                    f"grid of {self.grid:g} mm makes {squares:,} squares; at most {MAX_GRID_SQUARES:,} (use a coarser grid)"
-                )
+        _grid_squares(self.width, self.depth, self.grid)
         return self
 
 
@@ -183,14 +175,4 @@ class ScenarioIn(_In):
     @field_validator("ruleset")
     @classmethod
     def _known_ruleset(cls, name: str) -> str:
-        from tabletop import rulesets  # the registry imports the core; import late to keep this module light
-
-        if not rulesets.is_registered(name):
-            hint = rulesets.suggest(name)
-            known = ", ".join(repr(n) for n in rulesets.names())
-            raise ValueError(f'unknown ruleset {name!r}: did you mean "{hint}"?' if hint else f"unknown ruleset {name!r} (known: {known})")
-        try:
-            rulesets.get(name)
-        except rulesets.BadPlugin as exc:
-            raise ValueError(str(exc)) from None
-        return name
+        return _known_ruleset(name)
