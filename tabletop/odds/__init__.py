@@ -25,6 +25,10 @@ resolved one by one with ``resolve``; any difference is an error.
 
 :func:`circle_hit_probability` is the vectorised path for a circular template
 against round bases (continuous scatter, heat maps), processed in chunks.
+
+Modules: :mod:`.limits`, :mod:`.results`, :mod:`.scatter` (the vectorised path),
+:mod:`.tree` (the roll tree), :mod:`.batch` (a ruleset's batch path), :mod:`.report`;
+the orchestration is here. Every name is importable from ``tabletop.odds`` as before.
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ line where known, never a traceback. Keys the format does not know are kept
 (with a did-you-mean warning) and written back on save. Saving is atomic.
 
 The package's modules follow a file's way in and out: :mod:`.limits` and
-:mod:`.problems`; the checks of single fields (:mod:`.fields`); the pydantic schema
-(:mod:`.schema`); line numbers (:mod:`.lines`); checks of a whole document
-(:mod:`.checks`); :mod:`.reading`; :mod:`.writing`. Every name the single module had
-is importable from here as before.
+:mod:`.problems`; the checks of single fields (:mod:`.fields`); a valid document read
+with those checks alone (:mod:`.fast`); the pydantic schema, imported only to name the
+problems of an invalid one (:mod:`.schema`); line numbers (:mod:`.lines`); checks of a
+whole document (:mod:`.checks`); :mod:`.reading`; :mod:`.writing`. Every name the single
+module had is importable from here as before (the schema's on first use).
 """
 
 from __future__ import annotations
