@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -323,6 +322,8 @@ def _report_exception(exc: Exception) -> int:
         print(f"tabletop: {escape_text(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT if isinstance(exc, AdjudicationError) else EXIT_FAILURE
     if os.environ.get("TABLETOP_DEBUG"):
+        import traceback  # only here: `check` does not pay for it
+
         traceback.print_exc()
     else:
         print(f"tabletop: internal error: {type(exc).__name__}: {exc} (set TABLETOP_DEBUG=1 for details)", file=sys.stderr)

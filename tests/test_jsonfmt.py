@@ -42,3 +42,13 @@ def test_keys_and_specials_as_json_dumps_writes_them() -> None:
     value = {2: "two", True: [1], None: {"x": "é"}, "inf": {"v": math.inf}}
     assert json.loads(readable_json(value)) == json.loads(json.dumps(value))
     assert "é" in readable_json(value)  # not escaped, like ensure_ascii=False
+
+
+FLAT = SCALARS | st.floats() | st.lists(SCALARS | st.floats(), max_size=5) | st.dictionaries(st.text(max_size=6), SCALARS | st.floats(), max_size=5)
+
+
+@given(FLAT)
+def test_the_reused_flat_encoder_writes_what_json_writes(value: object) -> None:
+    from tabletop.jsonfmt import _FLAT, _encode_flat
+
+    assert _encode_flat(value) == _FLAT.encode(value) == json.dumps(value, ensure_ascii=False, separators=(", ", ": "))

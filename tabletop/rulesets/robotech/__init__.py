@@ -1,6 +1,6 @@
 """Robotech RPG Tactics, revised Blast rule: one ruleset, one folder.
 
-``rules.py`` the rules (``resolve``, settings, checks); ``marks.py`` what it draws on the table; ``panel.py`` its results-panel lines; ``README.md`` its documentation page; ``rules_text.py`` the rule and seed sentence of each step. ``RULESET`` (here) is the registered object, with every hook attached.
+``rules.py`` the rules (``resolve``, settings, checks); ``batch.py`` its vectorised ``sample_batch`` for the odds; ``marks.py`` what it draws on the table; ``panel.py`` its results-panel lines; ``README.md`` its documentation page; ``rules_text.py`` the rule and seed sentence of each step. ``RULESET`` (here) is the registered object, with every hook attached.
 """
 
 from __future__ import annotations
