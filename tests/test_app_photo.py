@@ -244,3 +244,11 @@ def test_b_says_why_a_backdrop_cannot_be_shown(tmp_path: Path, where: str) -> No
         assert expected in p.app.message
     finally:
         p.close()
+
+
+@pytest.mark.parametrize(("image", "said"), [("/dev/null", "is not a file (a folder, device or pipe)"), (".", "is not a file"), ("gone.png", "not found")])
+def test_a_backdrop_that_is_not_a_photo_file_is_named_for_what_it_is(tmp_path: Path, image: str, said: str) -> None:
+    path = _magenta_scenario(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace('"flat.png"', f'"{image}"'), encoding="utf-8")
+    _, warnings = scenario_io.load_with_warnings(path)
+    assert [w.message for w in warnings if w.warning and "backdrop" in str(w)][0].startswith(f"image {image!r} {said}")

@@ -239,7 +239,8 @@ def scenario_from_data(
         backdrop = Backdrop(parsed.backdrop.image, (c[0], c[1], c[2], c[3]), _extra(parsed.backdrop))
         image = backdrop_path(backdrop, name)
         if image is not None and not image.is_file():
-            problem(("backdrop", "image"), f"image {backdrop.image!r} not found (looked for {image}); the table opens without it", warning=True)
+            what = "is not a file (a folder, device or pipe)" if image.exists() else "not found"
+            problem(("backdrop", "image"), f"image {backdrop.image!r} {what} (looked for {image}); the table opens without it", warning=True)
 
     extra_top = _extra(parsed)
     scenario = Scenario(
