@@ -163,7 +163,7 @@ def test_present_window_size_errors_say_what_is_wrong(text: str, message: str, c
     assert message in capsys.readouterr().err
 
 
-def test_a_steps_highlight_never_covers_the_tables_words(screen: pygame.Surface) -> None:
+def test_a_steps_highlight_never_covers_the_tables_words() -> None:
     """Every step of every bundled table: inside each table label's box (other than where the step's
     own words go), the slide shows exactly the label as the scene drew it, dimmed like the table:
     no explosion's burst or template glow over a name (catastrophic-chain step 3 covered "scout")."""
@@ -171,6 +171,8 @@ def test_a_steps_highlight_never_covers_the_tables_words(screen: pygame.Surface)
     from tabletop.draw.highlight import DIM
     from tabletop.draw.slide import SLIDE_OPTIONS, draw_slide, layout, slide_viewport
 
+    pygame.init()  # a test before may have closed the display: draw on a surface of our own
+    screen = pygame.Surface(SIZE)
     checked = 0
     for path in BUNDLED:
         adj = adjudicate(load(path))
