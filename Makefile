@@ -15,11 +15,17 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/tabletop
 
-# The everyday run: everything but the slow tests (soak, kill-mid-write, real window), under two minutes.
+# The everyday run: everything but the slow tests (soak, kill-mid-write, real window, builds), well
+# under two minutes. pytest-xdist runs one worker per core; --dist loadfile keeps each file's tests
+# together in one worker (its module fixtures computed once, its tests in their written order).
+# WORKERS=0 runs everything in one process; WORKERS=2 picks the number.
+WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --dist loadfile
 
-# Everything, slow tests included (what CI runs).
+# Everything, slow tests included (what CI runs). One process on purpose: the soak's memory check,
+# the kill tests and the real windows run without a second worker competing for the cores, and the
+# whole suite is shown to pass without xdist's separate processes.
 test-all: $(STAMP)
 	$(BIN)/python -m pytest -q
 

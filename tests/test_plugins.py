@@ -59,7 +59,14 @@ def _pip_install(tmp_path: Path) -> Path:
     return site
 
 
-@pytest.mark.parametrize("install", [_dist_info_install, _pip_install], ids=["dist-info", "pip"])
+# The real pip build is slow (an isolated setuptools build): CI runs it, `make test` keeps the dist-info one.
+@pytest.mark.parametrize(
+    "install",
+    [
+        pytest.param(_dist_info_install, id="dist-info"),
+        pytest.param(_pip_install, id="pip", marks=[pytest.mark.slow, pytest.mark.timeout(300)]),
+    ],
+)
 def test_example_plugin_runs_check_and_render_from_its_entry_point(install: Callable[[Path], Path], tmp_path: Path) -> None:
     site = install(tmp_path)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))

@@ -26,8 +26,13 @@ def test_ci_profile_replays_the_same_examples_every_run() -> None:
 SLOW = {
     "tests/test_soak.py": "test_soak_20000_events_without_error_or_memory_growth",
     "tests/test_xvfb_app.py": None,  # the whole file (a module-level pytestmark)
+    "tests/test_xvfb_trace.py": None,
+    "tests/test_xvfb_present.py": None,
+    "tests/test_xvfb_demo_menu.py": None,
     "tests/test_crash_recovery.py": "test_killed_app_offers_its_unsaved_work_back",
     "tests/test_no_data_lost.py": "test_a_save_killed_mid_write_leaves_a_whole_file",
+    # one parameter: the real pip build of the example plug-in (the hand-written dist-info one stays fast)
+    "tests/test_plugins.py": "test_example_plugin_runs_check_and_render_from_its_entry_point[pip]",
 }
 
 
@@ -36,13 +41,23 @@ def _marked_slow(decorators: list[ast.expr]) -> bool:
 
 
 def test_slow_tests_carry_the_marker_in_their_own_files() -> None:
-    """The soak and the kill tests are marked slow where they are written (no list elsewhere), with a
-    timeout of their own; `make test` skips them and CI runs them."""
+    """The soak, the kill, the real-window and the build tests are marked slow where they are written
+    (no list elsewhere), with a timeout of their own; `make test` skips them and CI runs them."""
     for path, name in SLOW.items():
         tree = ast.parse((ROOT / path).read_text())
         if name is None:
             marks = [n.value for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in n.targets)]
             assert marks and "pytest.mark.slow" in ast.unparse(marks[0]), path
+            continue
+        if "[" in name:  # a pytest.param(..., id=..., marks=[...]) of that test
+            func_name, param_id = name[:-1].split("[")
+            [func] = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == func_name]
+            params = [n for d in func.decorator_list for n in ast.walk(d) if isinstance(n, ast.Call) and ast.unparse(n.func) == "pytest.param"]
+            [marks] = [k.value for p in params for k in p.keywords if k.arg == "marks" and any(
+                i.arg == "id" and ast.literal_eval(i.value) == param_id for i in p.keywords)]
+            items = marks.elts if isinstance(marks, ast.List | ast.Tuple) else [marks]
+            assert _marked_slow(items), f"{path}::{name}"
+            assert any(ast.unparse(m).startswith("pytest.mark.timeout(") for m in items), f"{path}::{name}"
             continue
         [func] = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name]
         assert _marked_slow(func.decorator_list), f"{path}::{name}"

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo", "xprop")
 DEMO = "robotech-volley"
 
-pytestmark = pytest.mark.xvfb
+pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def _require_tools() -> None:

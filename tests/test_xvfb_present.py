@@ -25,7 +25,7 @@ SCREEN = (1280, 800)
 WINDOW = (1000, 700)
 WM_CLASS = "tabletop-xvfb-present"
 
-pytestmark = pytest.mark.xvfb
+pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def _require_tools() -> None:

@@ -34,7 +34,7 @@ width = 24
 depth = 18
 """
 
-pytestmark = pytest.mark.xvfb
+pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(180)]
 
 
 def _require_tools() -> None:
