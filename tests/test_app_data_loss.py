@@ -75,14 +75,24 @@ sys.exit(window.run(sys.argv[1]))
 
 
 @pytest.mark.parametrize("how", ["error", "ctrl_c"])
-def test_a_crash_or_ctrl_c_keeps_the_work_and_offers_it_back(table: Path, how: str) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", LOOP, str(table), how], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def test_a_crash_or_ctrl_c_keeps_the_work_and_offers_it_back(table: Path, how: str, tmp_path: Path) -> None:
+    # stderr goes to a file and the test waits for the app process itself: its odds worker (and
+    # multiprocessing's resource tracker) inherit the app's stdout and stderr, and a worker still
+    # starting up when the app dies (seconds, on a loaded machine) would hold a pipe open, so
+    # communicate() would wait for it too, not only for the app.
+    err_path = tmp_path / "stderr.txt"
+    with open(err_path, "w", encoding="utf-8") as err_file:
+        proc = subprocess.Popen([sys.executable, "-c", LOOP, str(table), how], cwd=ROOT, stdout=subprocess.PIPE, stderr=err_file, text=True)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "edited"
     if how == "ctrl_c":
         time.sleep(0.3)
         proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    try:
+        proc.wait(timeout=60)
+    finally:
+        proc.stdout.close()
+    err = err_path.read_text(encoding="utf-8")
     assert proc.returncode == (130 if how == "ctrl_c" else 1), err
     assert ("RuntimeError: injected bug" if how == "error" else "KeyboardInterrupt") in err
     assert autosave.marker_path().exists()
