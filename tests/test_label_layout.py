@@ -497,3 +497,87 @@ def test_docked_overlays_never_cover_a_base_or_each_other(seed: int, size: tuple
     # With nothing on the table, every overlay that fits the canvas is docked.
     if not centres:
         assert all(docked[o.id] is not None for o in overlays[:1])
+
+
+# --------------------------------------------------------------------------- prefilter
+
+
+def edge_obstacles(rng: random.Random, requests: list[LabelRequest], n: int) -> list[tuple[int, int, int, int]]:
+    """Integer boxes touching candidate rects exactly at an edge, or overlapping them by one pixel."""
+    out = []
+    for _ in range(n):
+        r = rng.choice(requests)
+        (x, y, w, h), _ = rng.choice(candidate_rects(r))
+        bw, bh = rng.randint(1, 40), rng.randint(1, 40)
+        over = rng.choice([0, 0, 1])  # 0: touching only (half-open: no contact), 1: one pixel shared
+        side = rng.randrange(4)
+        if side == 0:
+            bx, by = x + w - over, y + rng.randint(-bh, h)
+        elif side == 1:
+            bx, by = x - bw + over, y + rng.randint(-bh, h)
+        elif side == 2:
+            bx, by = x + rng.randint(-bw, w), y + h - over
+        else:
+            bx, by = x + rng.randint(-bw, w), y - bh + over
+        out.append((bx, by, bx + bw, by + bh))
+    return out
+
+
+@SETTINGS
+@given(scenes, st.integers(0, 2**32), st.sampled_from([1, 3, 4, 8]))
+def test_the_prefilter_decides_only_what_is_certain(scene: Scene, seed: int, cell: int) -> None:
+    """Every candidate the fixed-obstacle prefilter calls FREE meets no fixed obstacle and lies on the
+    canvas; every one it calls BLOCKED is off the canvas, not a slot of the request, or meets one;
+    obstacles touching candidates exactly at an edge included."""
+    from tabletop.label_layout.geometry import _fixed_obstacles
+    from tabletop.label_layout.prefilter import BLOCKED, FREE, candidate_status
+
+    if not scene.requests:
+        return
+    rng = random.Random(seed)
+    regions = [(a, b, c - a, d - b) for a, b, c, d in edge_obstacles(rng, scene.requests, 30)]
+    fixed = _fixed_obstacles([b.box for b in scene.bases], scene.foci, 4.0, [*scene.regions, *regions])
+    canvas = (0, 0, *scene.size)
+    xs, ys, status = candidate_status(scene.requests, fixed, canvas, cell)
+    boxes = fixed.tolist()
+    for n, r in enumerate(scene.requests):
+        rects = candidate_rects(r)
+        for slot in range(status.shape[1]):
+            if slot >= len(rects):
+                assert status[n, slot] == BLOCKED
+                continue
+            (x, y, w, h), _ = rects[slot]
+            assert (int(xs[n, slot]), int(ys[n, slot])) == (x, y)
+            on_canvas = 0 <= x and 0 <= y and x + w <= scene.size[0] and y + h <= scene.size[1]
+            hit = any(a0 < x + w and x < a1 and b0 < y + h and y < b1 for a0, b0, a1, b1 in boxes)
+            if status[n, slot] == FREE:
+                assert on_canvas and not hit
+            elif status[n, slot] == BLOCKED:
+                assert not on_canvas or hit
+
+
+@SETTINGS
+@given(scenes, st.integers(0, 2**32))
+def test_the_prefiltered_layout_is_exactly_the_plain_one(scene: Scene, seed: int) -> None:
+    """With the prefilter and without it, a full layout (from nothing, or given a last frame on another
+    canvas, with evictions) places and hides exactly the same labels, obstacles on candidate edges included."""
+    import tabletop.label_layout.search as search
+
+    rng = random.Random(seed)
+    regions = [*scene.regions, *((a, b, c - a, d - b) for a, b, c, d in edge_obstacles(rng, scene.requests, 20))] if scene.requests else scene.regions
+    scene = dataclasses.replace(scene, regions=regions)
+    moved = dataclasses.replace(scene, requests=[
+        dataclasses.replace(r, anchor=(r.anchor[0] + rng.uniform(-9, 9), r.anchor[1]), priority=r.priority + 2) if i % 3 == 0 else r
+        for i, r in enumerate(scene.requests)
+    ])
+    answers = []
+    was = search._PREFILTER, search._INCREMENTAL
+    for prefilter in (True, False):
+        search._PREFILTER, search._INCREMENTAL = prefilter, False
+        try:
+            first = scene.run()
+            again = moved.run(previous=first)
+        finally:
+            search._PREFILTER, search._INCREMENTAL = was
+        answers.append([(x.placements, x.hidden, x.offscreen) for x in (first, again)])
+    assert answers[0] == answers[1]
