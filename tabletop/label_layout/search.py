@@ -11,16 +11,13 @@ from typing import Any
 import numpy as np
 
 from tabletop.label_layout.geometry import _canvas, _fixed_obstacles, _free, _Grid
-from tabletop.label_layout.prefilter import RINGS as PRE_RINGS
-from tabletop.label_layout.prefilter import Prefiltered
 from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _slot_rect, candidate_rects
 
 
 def _search(
-    grid: _Grid, ax: float, ay: float, c: float, w: int, h: int, order: tuple[int, ...], leader: bool, bounds: tuple[int, int, int, int], rings: int = 0
+    grid: _Grid, ax: float, ay: float, c: float, w: int, h: int, order: tuple[int, ...], leader: bool, bounds: tuple[int, int, int, int]
 ) -> tuple[int, int, bool, int] | None:
-    """The first free candidate (same order and slots as :func:`candidate_rects`): x, y, leader, slot;
-    ``rings``: how many leader rings (after the near ring) to pass over, known blocked.
+    """The first free candidate (same order and slots as :func:`candidate_rects`): x, y, leader, slot.
 
     The hot loop of the layout, written out flat: one grid walk per candidate, no tuples built for
     candidates that are not taken.
@@ -32,11 +29,7 @@ def _search(
         near = _NEAR_ORDERS[order] = (*order, 8, 9, 10, 11)
     la0 = lb0 = la1 = lb1 = 0  # the last blocker (empty to start)
     slot = 0
-    gaps = (_NEAR, *LEADER_RINGS) if leader else (_NEAR,)
-    if rings:
-        gaps = gaps[rings + 1 :]
-        slot = 12 + 8 * rings
-    for n, g in enumerate(gaps, 1 + rings if rings else 0):
+    for n, g in enumerate((_NEAR, *LEADER_RINGS) if leader else (_NEAR,)):
         right = math.ceil(ax + c + g)
         left = math.floor(ax - c - g) - w
         top = math.floor(ay - c - g) - h
@@ -81,51 +74,10 @@ def _search(
     return None
 
 
-def _search_pre(pre: Prefiltered, start: int, end: int, grid: _Grid, labels: _Grid, w: int, h: int) -> tuple[int, int, bool, int] | None:
-    """:func:`_search` over the candidates a fixed obstacle does not certainly block (``pre``'s run
-    ``start:end``, in slot order): those clear of every fixed obstacle are tested against the placed
-    labels only (``labels``), the undecided ones against everything (``grid``)."""
-    cs, gx, gy, nx = grid.cell, grid.x0, grid.y0, grid.nx
-    everything, only_labels = grid.cells, labels.cells
-    xs, ys, undecided = pre.xs, pre.ys, pre.undecided
-    la0 = lb0 = la1 = lb1 = 0  # the last blocker (empty to start)
-    for t in range(start, end):
-        x0 = xs[t]
-        y0 = ys[t]
-        x1 = x0 + w
-        y1 = y0 + h
-        if la0 < x1 and x0 < la1 and lb0 < y1 and y0 < lb1:
-            continue
-        cells = everything if undecided[t] else only_labels
-        i0 = (x0 - gx) // cs
-        i1 = (x1 - 1 - gx) // cs + 1
-        for j in range((y0 - gy) // cs, (y1 - 1 - gy) // cs + 1):
-            row = j * nx
-            for i in range(row + i0, row + i1):
-                for a0, b0, a1, b1, _ in cells[i]:
-                    if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1:
-                        la0, lb0, la1, lb1 = a0, b0, a1, b1
-                        break
-                else:
-                    continue
-                break
-            else:
-                continue
-            break
-        else:
-            slot = pre.slots[t]
-            return x0, y0, slot >= 12, slot
-    return None
-
-
 # --------------------------------------------------------------------------- layout
 
 #: Whether a layout given its own last frame takes the incremental path (tests compare both paths).
 _INCREMENTAL = True
-#: Whether a full (not incremental) layout first decides for all candidates at once which ones a fixed
-#: obstacle blocks (:mod:`prefilter`); tests compare with the plain search. Off: exact, but measured
-#: slower than the plain search (the numpy work on every candidate costs more than the walks it saves).
-_PREFILTER = False
 
 
 def layout_labels(
@@ -170,8 +122,6 @@ def layout_labels(
     kept_from: dict[int, Placement] = {}
     repriced: set[str] = set()  # kept labels whose priority changed (incremental path)
 
-    labels: _Grid | None = None  # the placed labels alone (a full layout with the prefilter)
-    pre: Prefiltered | None = None
     # Pass 1: unchanged labels keep their rects.
     if incremental:
         assert previous is not None
@@ -198,7 +148,6 @@ def layout_labels(
     else:
         lazy = None
         grid.fill(fixed)
-        labels = _Grid(box, cell) if _PREFILTER and len(fixed) else None
         for k in order:
             r = requests[k]
             ax, ay = r.anchor
@@ -211,11 +160,8 @@ def layout_labels(
                     x, y, w, h = p.rect
                     if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
                         placed[k] = (p.rect, p.leader, p.slot, grid.add(x, y, x + w, y + h, k))
-                        if labels is not None:
-                            labels.add(x, y, x + w, y + h, k)
                         continue
             todo.append(k)
-        pre = Prefiltered(requests, todo, fixed_arr, box) if labels is not None and todo else None
     # Only labels kept in pass 1 can be of lower priority than one placed later (pass 2 goes by
     # priority), so eviction is worth looking for only above the lowest kept priority.
     kept_min = min((requests[k].priority for k in placed), default=math.inf)
@@ -271,14 +217,7 @@ def layout_labels(
                 if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
                     spot = (again[0], again[1], p.slot)
         if spot is None:
-            run = pre.rows.get(k) if pre is not None else None
-            if run is not None:
-                assert labels is not None
-                found = _search_pre(pre, run[0], run[1], grid, labels, w, h)
-                if found is None and r.leader:
-                    found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), True, limits, PRE_RINGS)
-            else:
-                found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
+            found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
             if found is not None:
                 spot = ((found[0], found[1], w, h), found[2], found[3])
         if spot is None and kept_min < r.priority:
@@ -291,8 +230,6 @@ def layout_labels(
                 item = placed.pop(e)[3]
                 assert item is not None  # found through the grid, so in it
                 grid.remove(item)
-                if labels is not None:
-                    labels.remove(item)
                 kept_from.pop(e, None)
                 heapq.heappush(evicted, (rank[e], e))
         if spot is None:
@@ -300,8 +237,6 @@ def layout_labels(
             continue
         (x, y, w, h), lead, slot = spot
         placed[k] = ((x, y, w, h), lead, slot, grid.add_inside(x, y, x + w, y + h, k))
-        if labels is not None:
-            labels.add_inside(x, y, x + w, y + h, k)
 
     placements = []
     for k in order:
