@@ -60,9 +60,11 @@ Speed (``python -m benchmarks.labels``, CPU time on the shared 2-core VM): a dra
 frame's layout given, one label moved) costs about 0.5 ms on the 300-model sample table at 1920×1080
 and 0.8 ms on the crowded table (2–2.7× the full pass on the same frame): the issue's 1 ms target is
 met for the layout the app runs every frame while something is dragged. A layout from nothing (opening
-a file, zooming, panning) still costs about 4 ms for 300 labels among 300 bases where half the names
-need a leader (12–15× the all-pairs baseline); the per-candidate search is plain Python and 1 ms is not
-reached there.
+a file, zooming, panning) still costs 3.5–4 ms for 300 labels among 300 bases where half the names
+need a leader (13–15× the all-pairs baseline): about 2.6–2.9 ms in the per-candidate search (plain
+Python, ~15 candidates tried per label, most blocked by a base) and 0.9–1 ms in everything else, so 1 ms
+is not reached there. Deciding up front with numpy which candidates a fixed obstacle blocks was tried
+(exact, but slower: it costs more on all candidates than the walks it saves; see the git history).
 
 :func:`dock_overlays` places fixed overlays (title, legend, side view, hints) outside the table area if
 there is room, else in the emptiest corner, never over a base; pass the rects it returns to
