@@ -1,0 +1,177 @@
+"""``coverage._meets_visible``'s fine fallback, reached on purpose, with answers worked by hand.
+
+The scene: a 6" blast (R = 76.2 mm) centred on the origin and a building ``[20, 40] x [0, 20]``
+whose bottom edge lies on the x axis, a line through the focus. Its shadow is the wedge of angles
+0..45 degrees beyond the building, so its lower edge is the x axis itself: a point just below it is
+seen, a point just above it (x > 20) is hidden.
+
+The template is turned by -180/256 degrees (a circle's heading changes nothing true about it): the
+circumscribed 256-gon then has a vertex on the x axis (R / cos(pi/256) = R + 0.00574 mm there) and
+the inscribed 256-gon an edge midpoint at angle 0 and at -1.40625 degrees (R cos(pi/256) = R - 0.00574 mm).
+A base within those 0.006 mm of the rim is left open by the default brackets, and the
+40,000-gons (gap 2.4e-7 mm) settle it. Each test checks that the fine step really ran.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import tabletop.coverage as coverage
+from tabletop.coverage import cover, table_geometry
+from tabletop.model import Base, Model, PlacedTemplate, Scenario, Table, Terrain, TemplateShape
+from tabletop.shapes import FINE_SEGMENTS
+
+R = 76.2
+HEADING = -180 / 256  # puts an outer vertex and an inner edge midpoint on the x axis
+BUILDING = Terrain("wall", points=((20.0, 0.0), (40.0, 0.0), (40.0, 20.0), (20.0, 20.0)))
+BLAST = PlacedTemplate("blast", TemplateShape.circle(2 * R), (0.0, 0.0), HEADING)
+
+
+def polar(distance: float, degrees: float) -> tuple[float, float]:
+    t = math.radians(degrees)
+    return distance * math.cos(t), distance * math.sin(t)
+
+
+@pytest.fixture
+def fine_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Segment counts of every visible region the coverage builds (FINE_SEGMENTS = the fallback ran)."""
+    calls: list[int] = []
+    real = coverage.visible_region
+
+    def spy(placed, obstacles, segments=256, inner_t=None, outer_t=None):  # type: ignore[no-untyped-def]
+        calls.append(segments)
+        return real(placed, obstacles, segments, inner_t, outer_t)
+
+    monkeypatch.setattr(coverage, "visible_region", spy)
+    return calls
+
+
+def judge(model: Model, use_visibility: bool = True) -> tuple[str, float]:
+    geom = table_geometry(Scenario(Table(600, 600), (model,), (BUILDING,)))
+    c = cover(BLAST, geom, use_visibility=use_visibility).models[model.id]
+    return c.status, c.margin_mm
+
+
+# A round 25 mm base (r = 12.5) whose centre is D = R + r - d from the focus overlaps the blast by d.
+R_BASE = 12.5
+
+
+def test_round_base_overlapping_the_rim_by_a_micron_in_the_open_is_affected(fine_calls: list[int]) -> None:
+    """d = 0.001 mm at -1.40625 deg (below the x axis: seen). The inscribed 256-gon's edge midpoint
+    there is 0.00574 mm inside the rim, deeper than the base reaches, so the default bracket leaves
+    it open; the inscribed 40,000-gon is 2.4e-7 mm inside, which the base reaches: affected, +0.001."""
+    d = 0.001
+    base = Model("b", *polar(R + R_BASE - d, -1.40625), Base.round(25.0))
+    status, margin = judge(base)
+    assert status == "affected"
+    assert margin == pytest.approx(0.001, abs=1e-9)
+    assert FINE_SEGMENTS in fine_calls
+
+
+def test_round_base_tangent_to_the_rim_in_the_open_is_affected(fine_calls: list[int]) -> None:
+    """d = 0 (tangent) at -1.40625 deg: no polygon inside the circle reaches it (the fine one misses by
+    2.4e-7 mm) and every polygon around it does, so neither bracket decides; grazing the template
+    in the open counts as seen (the fallback's last line): affected, margin 0."""
+    base = Model("b", *polar(R + R_BASE, -1.40625), Base.round(25.0))
+    status, margin = judge(base)
+    assert status == "affected"
+    assert margin == pytest.approx(0.0, abs=1e-9)
+    assert FINE_SEGMENTS in fine_calls
+
+
+def test_round_base_overlapping_only_behind_the_wall_is_in_total_cover(fine_calls: list[int]) -> None:
+    """d = 0.001 mm, centre at 0.003 rad (0.171887 deg) above the x axis. Centre (88.69860, 0.266097);
+    the base crosses the x axis at x = 88.69860 - sqrt(12.5^2 - 0.266097^2) = 76.20143, 0.00143 mm
+    beyond the rim, so the part of the base below the axis (seen) never touches the template. The
+    overlap (chord half-length sqrt(2 d R r / (R + r)) = 0.147 mm, i.e. 0.0019 rad either side of
+    0.003 rad) lies wholly above the axis, in the shadow. The default outer 256-gon reaches R + 0.00574
+    on the axis, so it leaves the base open; the fine one (R + 2.4e-7) does not: total cover, +0.001."""
+    base = Model("b", *polar(R + R_BASE - 0.001, math.degrees(0.003)), Base.round(25.0))
+    status, margin = judge(base)
+    assert status == "total_cover"
+    assert margin == pytest.approx(0.001, abs=1e-9)
+    assert FINE_SEGMENTS in fine_calls
+    # Without the wall it is simply affected (the status comes from the shadow, not the margin).
+    assert judge(base, use_visibility=False) == ("affected", pytest.approx(0.001, abs=1e-9))
+
+
+# An oval base 40 x 25 (a = 20, b = 12.5) faced along the line to the focus: its near tip is the
+# point nearest the focus, so its centre at D = R + a - d overlaps the blast by d. The tip's radius
+# of curvature is b^2 / a = 7.8125 mm.
+
+
+def oval(distance_deg: float, d: float) -> Model:
+    return Model("o", *polar(R + 20.0 - d, distance_deg), Base("oval", 40.0, 25.0), facing=distance_deg)
+
+
+def test_oval_base_overlapping_the_rim_by_a_micron_in_the_open_is_affected(fine_calls: list[int]) -> None:
+    """d = 0.001 mm at -1.40625 deg (seen): the inscribed 256-gon is 0.00574 mm inside the rim there,
+    the fine one 2.4e-7 mm; the oval's fine 4096-gon reaches its tip to within 6e-6 mm: affected."""
+    status, margin = judge(oval(-1.40625, 0.001))
+    assert status == "affected"
+    assert margin == pytest.approx(0.001, abs=1e-6)
+    assert FINE_SEGMENTS in fine_calls
+
+
+def test_oval_base_tangent_to_the_rim_in_the_open_is_affected(fine_calls: list[int]) -> None:
+    """d = 0: touching (margin 0), neither bracket decides, grazing counts as seen: affected."""
+    status, margin = judge(oval(-1.40625, 0.0))
+    assert status == "affected"
+    assert margin == pytest.approx(0.0, abs=1e-6)
+    assert FINE_SEGMENTS in fine_calls
+
+
+def test_oval_base_overlapping_only_behind_the_wall_is_in_total_cover(fine_calls: list[int]) -> None:
+    """d = 0.001 mm, tip direction 0.003 rad above the axis. Near its tip the oval follows its
+    circle of curvature (7.8125 mm, centre 84.011 mm from the focus), so along a ray at angle t it
+    lies 0.001 - (84.011 / 2)(84.011 / 7.8125 - 1)(t - 0.003)^2 = 0.001 - 409.7 (t - 0.003)^2 mm
+    inside the rim: the overlap spans t = 0.003 +- 0.00156 rad, all above the axis (hidden); on the
+    axis the oval is 0.0027 mm beyond the rim, inside the default outer 256-gon (R + 0.00574) but
+    well clear of the fine brackets (2.4e-7 mm template, 6e-6 mm base): total cover."""
+    status, margin = judge(oval(math.degrees(0.003), 0.001))
+    assert status == "total_cover"
+    assert margin == pytest.approx(0.001, abs=1e-6)
+    assert FINE_SEGMENTS in fine_calls
+    assert judge(oval(math.degrees(0.003), 0.001), use_visibility=False)[0] == "affected"
+
+
+# A rectangular base 50 x 25 faced along the line to the focus: its near face (local x = -25) is
+# perpendicular to that line, so its centre at D = R + 25 - d overlaps the blast by d.
+
+
+def rect(direction_deg: float, d: float) -> Model:
+    return Model("r", *polar(R + 25.0 - d, direction_deg), Base("rect", 50.0, 25.0), facing=direction_deg)
+
+
+def test_rect_base_overlapping_the_rim_in_the_open_is_affected(fine_calls: list[int]) -> None:
+    """d = 0.001 mm at -1.40625 deg: the flat face is 0.001 mm inside the rim, the inscribed 256-gon
+    0.00574 mm inside it there: open at the default step, reached by the fine one: affected."""
+    status, margin = judge(rect(-1.40625, 0.001))
+    assert status == "affected"
+    assert margin == pytest.approx(0.001, abs=1e-6)
+    assert FINE_SEGMENTS in fine_calls
+
+
+def test_rect_base_overlapping_only_behind_the_wall_is_in_total_cover(fine_calls: list[int]) -> None:
+    """d = 0.001 mm, face normal at 0.008 rad above the axis. Along a ray at angle t the face lies
+    (R - d) / cos(t - 0.008) from the focus, i.e. R - 0.001 + 38.1 (t - 0.008)^2: inside the rim for
+    t = 0.008 +- 0.00512 rad (all above the axis, hidden); on the axis 0.00144 mm beyond the rim,
+    within the default outer 256-gon, clear of the fine one: total cover."""
+    status, margin = judge(rect(math.degrees(0.008), 0.001))
+    assert status == "total_cover"
+    assert margin == pytest.approx(0.001, abs=1e-6)
+    assert FINE_SEGMENTS in fine_calls
+    assert judge(rect(math.degrees(0.008), 0.001), use_visibility=False)[0] == "affected"
+
+
+def test_bases_far_from_the_rim_are_settled_without_the_fine_step(fine_calls: list[int]) -> None:
+    """Clear cases need no fine step: a round base overlapping by 5 mm at -30 deg (open) is affected;
+    one centred at (60, 14) (lowest point 1.5 mm above the axis, angles 0..45 deg, beyond the wall)
+    is in total cover; so is the rect faced at 10 deg with d = 5 (its lowest corner, local (-25, -12.5),
+    lands at (72.29, 0.05): 0.05 mm above the axis)."""
+    assert judge(Model("b", *polar(R + R_BASE - 5.0, -30.0), Base.round(25.0)))[0] == "affected"
+    assert judge(Model("b", 60.0, 14.0, Base.round(25.0)))[0] == "total_cover"
+    assert judge(rect(10.0, 5.0))[0] == "total_cover"
+    assert FINE_SEGMENTS not in fine_calls
