@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from tabletop.model import TemplateShape
-from tabletop.shapes import local_sdf
+from tabletop.model import Base, Model, PlacedTemplate, TemplateShape
+from tabletop.shapes import base_outline, base_polygon, deepest_point, local_outline, local_sdf, template_polygon, template_sdf, to_local, to_world
 
 
 @pytest.mark.parametrize(
@@ -32,3 +34,162 @@ def test_circle_signed_distance() -> None:
     """Diameter 20: |p| - 10 at (6, 8) (on the rim), (0, 0) (-10), (-9, 12) (+5)."""
     got = local_sdf(TemplateShape.circle(20.0), np.array([6.0, 0.0, -9.0]), np.array([8.0, 0.0, 12.0]))
     assert got.tolist() == pytest.approx([0.0, -10.0, 5.0], abs=1e-12)
+
+
+# Teardrop length 200, tip width 20, end width 60: tip circle r1 = 10 centred at u = 10, end circle
+# r2 = 30 centred at u = 170 (h = 160 between the centres). The flank is the line tangent to both:
+# normal (a, b) = (sqrt(63)/8, -1/8) = (0.992157, -0.125) in (|v|, u - 10), offset r1: the tip centre
+# is -10 from it and the end centre b*160 - 10 = -30 (tangent to both, checked).
+TEARDROP = TemplateShape.teardrop(200.0, 20.0, 60.0)
+
+
+@pytest.mark.parametrize(
+    ("u", "v", "want"),
+    [
+        (200.0, 0.0, 0.0),  # the far end's rim
+        (0.0, 0.0, 0.0),  # the tip's rim
+        (170.0, 0.0, -30.0),  # the end circle's centre
+        (10.0, 0.0, -10.0),  # the tip circle's centre
+        (-5.0, 0.0, 5.0),  # behind the tip
+        (250.0, 0.0, 50.0),  # past the end
+        (170.0, -45.0, 15.0),  # beside the end circle
+        (90.0, 50.0, 50 * math.sqrt(63) / 8 - 20),  # beside the flank: a*50 + b*80 - 10 = 29.6078
+        (90.0, -50.0, 50 * math.sqrt(63) / 8 - 20),  # the other flank
+    ],
+)
+def test_teardrop_signed_distance(u: float, v: float, want: float) -> None:
+    assert local_sdf(TEARDROP, np.array([u]), np.array([v]))[0] == pytest.approx(want, abs=1e-9)
+
+
+# Cone length 100, angle 90: sides at +-45 degrees from the axis, apex at the focus.
+CONE = TemplateShape("cone", length=100.0, angle=90.0)
+S45 = 50 * math.sqrt(0.5)  # 35.355: the distance from (50, 0) or (0, 50) to a side at 45 degrees
+
+
+@pytest.mark.parametrize(
+    ("u", "v", "want"),
+    [
+        (50.0, 0.0, -S45),  # on the axis: nearer the sides (35.4) than the arc (50)
+        (90.0, 0.0, -10.0),  # nearer the arc
+        (150.0, 0.0, 50.0),  # past the arc
+        (0.0, 50.0, S45),  # beside the apex, outside a side
+        (0.0, -50.0, S45),
+        (-30.0, 0.0, 30.0),  # behind the apex: its distance to the apex
+        (100.0, 100.0, 100 * math.sqrt(2) - 100),  # outside the arc on a side's line
+    ],
+)
+def test_cone_signed_distance(u: float, v: float, want: float) -> None:
+    assert local_sdf(CONE, np.array([u]), np.array([v]))[0] == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("shape", "heading", "point", "depth", "other"),
+    [
+        (TemplateShape.circle(50.0), 30.0, (5.0, 7.0), 25.0, None),  # the focus
+        (TEARDROP, 90.0, (5.0, 177.0), 30.0, None),  # the end circle's centre, u = 170, turned to +y
+        (TemplateShape.teardrop(200.0, 60.0, 20.0), 0.0, (35.0, 7.0), 30.0, None),  # a fat tip: its centre u = 30
+        (TemplateShape("rect", length=80.0, width=30.0), 0.0, (-20.0, 7.0), 15.0, (30.0, 7.0)),  # the mid-line, 25 each side
+        (TemplateShape("rect", length=30.0, width=80.0), 0.0, (5.0, -18.0), 15.0, (5.0, 32.0)),  # across when wider than long
+        # a 60 degree cone: the inscribed circle's centre d on the axis touches the sides (rho = d sin 30)
+        # and the arc (d + rho = 100): d = 66.667, rho = 33.333
+        (TemplateShape("cone", length=100.0, angle=60.0), 0.0, (5.0 + 200 / 3, 7.0), 100 / 3, None),
+        (TemplateShape("cone", length=100.0, angle=180.0), 0.0, (55.0, 7.0), 50.0, None),  # half disc: radius 50 at 50
+        (TemplateShape("cone", length=100.0, angle=240.0), 0.0, (55.0, 7.0), 50.0, None),  # wider: the same circle
+    ],
+)
+def test_deepest_point(shape: TemplateShape, heading: float, point: tuple[float, float], depth: float, other: tuple[float, float] | None) -> None:
+    p, d, q = deepest_point(PlacedTemplate("t", shape, (5.0, 7.0), heading))
+    assert p == pytest.approx(point, abs=1e-9)
+    assert d == pytest.approx(depth, abs=1e-12)
+    if other is None:
+        assert q is None
+    else:
+        assert q == pytest.approx(other, abs=1e-9)
+
+
+def test_circle_outlines_inscribed_and_circumscribed() -> None:
+    """Radius 50 at 256 segments: inner vertices on the circle from angle 0; outer vertices at
+    50 / cos(pi/256) = 50.003765 from angle pi/256, so each outer edge touches the circle."""
+    shape = TemplateShape.circle(100.0)
+    inner, outer = local_outline(shape, 256, False), local_outline(shape, 256, True)
+    assert inner.shape == outer.shape == (256, 2)
+    assert np.hypot(inner[:, 0], inner[:, 1]) == pytest.approx(np.full(256, 50.0))
+    assert inner[0] == pytest.approx([50.0, 0.0]) and inner[64] == pytest.approx([0.0, 50.0], abs=1e-12)
+    far = 50 / math.cos(math.pi / 256)
+    assert far == pytest.approx(50.003765, abs=1e-6)
+    assert outer[0] == pytest.approx([far * math.cos(math.pi / 256), far * math.sin(math.pi / 256)])
+    assert outer[0] == pytest.approx([50.0, 50 * math.tan(math.pi / 256)])
+
+
+def test_cone_outline_counts_and_radii() -> None:
+    """A 90 degree cone at 256 segments gets ceil(256 * 90 / 360) = 64 arc steps: inner = apex + 65
+    points on the arc (radius 100, from -45 to +45 degrees); outer = apex + both ends + 64 midpoints
+    at 100 / cos(pi/256), the step being pi/128."""
+    inner, outer = local_outline(CONE, 256, False), local_outline(CONE, 256, True)
+    assert inner.shape == (66, 2) and outer.shape == (67, 2)
+    assert inner[0].tolist() == [0.0, 0.0] and outer[0].tolist() == [0.0, 0.0]
+    assert np.hypot(inner[1:, 0], inner[1:, 1]) == pytest.approx(np.full(65, 100.0))
+    assert inner[1] == pytest.approx([100 * math.sqrt(0.5), -100 * math.sqrt(0.5)])
+    assert inner[-1] == pytest.approx([100 * math.sqrt(0.5), 100 * math.sqrt(0.5)])
+    assert outer[1] == pytest.approx(inner[1]) and outer[-1] == pytest.approx(inner[-1])
+    mids = np.hypot(outer[2:-1, 0], outer[2:-1, 1])
+    assert mids == pytest.approx(np.full(64, 100 / math.cos(math.pi / 256)))
+    assert math.atan2(outer[2, 1], outer[2, 0]) == pytest.approx(-math.pi / 4 + math.pi / 256)
+    # A 1 degree cone still gets 4 steps (ceil(256/360) = 1 is too coarse): 1 + 5 vertices.
+    assert local_outline(TemplateShape("cone", length=100.0, angle=1.0), 256, False).shape == (6, 2)
+
+
+def test_teardrop_outline_brackets_the_true_shape() -> None:
+    """Every inner vertex lies on the teardrop's outline (signed distance 0); every outer vertex on
+    or outside it, no farther than the larger outer-polygon excess of its circles: the end's
+    30 (1/cos(pi/256) - 1) = 0.00226, the tip's (85 segments, below) 10 (1/cos(pi/85) - 1) = 0.00683."""
+    excess = 10 * (1 / math.cos(math.pi / 85) - 1)
+    inner, outer = local_outline(TEARDROP, 256, False), local_outline(TEARDROP, 256, True)
+    assert np.abs(local_sdf(TEARDROP, inner[:, 0], inner[:, 1])).max() < 1e-9
+    d = local_sdf(TEARDROP, outer[:, 0], outer[:, 1])
+    assert d.min() > -1e-9 and d.max() <= excess + 1e-9
+    # 85 is odd, so no tip vertex lies at angle 180: the nearest are pi/85 either side, at
+    # u = 10 - 10 cos(pi/85) = 0.006829; the end circle has a vertex at angle 0, u = 200.
+    assert inner[:, 0].min() == pytest.approx(10 - 10 * math.cos(math.pi / 85), abs=1e-12)
+    assert inner[:, 0].max() == pytest.approx(200.0)
+    # The tip circle (r1 = 10) gets max(16, int(256 * 10 / 30)) = 85 segments: its vertices near
+    # the tip are 360/85 degrees apart around (10, 0).
+    tip = inner[np.hypot(inner[:, 0] - 10, inner[:, 1]) < 10 + 1e-9]
+    angles = np.sort(np.degrees(np.arctan2(tip[:, 1], tip[:, 0] - 10)) % 360)
+    assert np.diff(angles).min() == pytest.approx(360 / 85, rel=1e-6)
+
+
+def test_rect_template_polygon_turned_and_moved() -> None:
+    """A 40 x 20 rect at (100, 100) with heading 90: its length runs along y, so 90..110 by 80..120."""
+    poly = template_polygon(PlacedTemplate("t", TemplateShape("rect", length=40.0, width=20.0), (100.0, 100.0), 90.0))
+    assert poly.bounds == pytest.approx((90.0, 80.0, 110.0, 120.0))
+    assert poly.area == pytest.approx(800.0)
+
+
+def test_base_outlines() -> None:
+    """A 60 x 30 rect base at (100, 50) facing 90: local (u, v) -> (100 - v, 50 + u). A 40 x 20
+    oval at 64 segments: inner from (20, 0), vertex 16 at (0, 10); outer from angle pi/64 scaled by
+    1/cos(pi/64): (20, 10 tan(pi/64)) = (20, 0.49127)."""
+    rect = base_outline(Base("rect", 60.0, 30.0), 100.0, 50.0, 90.0)
+    assert rect == pytest.approx(np.array([[115.0, 20.0], [115.0, 80.0], [85.0, 80.0], [85.0, 20.0]]))
+    oval = Base("oval", 40.0, 20.0)
+    inner = base_outline(oval, 0.0, 0.0, 0.0, 64, False)
+    outer = base_outline(oval, 0.0, 0.0, 0.0, 64, True)
+    assert inner.shape == outer.shape == (64, 2)
+    assert inner[0] == pytest.approx([20.0, 0.0]) and inner[16] == pytest.approx([0.0, 10.0], abs=1e-12)
+    assert outer[0] == pytest.approx([20.0, 0.491268], abs=1e-6)
+    poly = base_polygon(Model("m", 5.0, 6.0, oval, facing=0.0), 64, True)
+    assert poly.bounds == pytest.approx((-15.0, -4.0, 25.0, 16.0))  # outer edges touch the oval's extremes
+
+
+@pytest.mark.parametrize(
+    ("heading", "u", "v"),
+    [(0.0, 0.0, 10.0), (90.0, 10.0, 0.0), (180.0, 0.0, -10.0), (30.0, 5.0, 10 * math.cos(math.radians(30)))],
+)
+def test_to_local_and_back(heading: float, u: float, v: float) -> None:
+    """The point (10, 20) seen from (10, 10): 10 mm straight up, i.e. along the axis when it
+    points at 90 degrees, across it (+v, the left) when at 0."""
+    got_u, got_v = to_local([(10.0, 20.0)], (10.0, 10.0), heading)
+    assert (got_u[0], got_v[0]) == pytest.approx((u, v), abs=1e-12)
+    assert to_world(got_u, got_v, (10.0, 10.0), heading)[0] == pytest.approx([10.0, 20.0])
+    assert template_sdf(PlacedTemplate("t", TemplateShape.circle(30.0), (10.0, 10.0), heading), [(10.0, 20.0)])[0] == pytest.approx(-5.0)
