@@ -175,3 +175,28 @@ def test_bases_far_from_the_rim_are_settled_without_the_fine_step(fine_calls: li
     assert judge(Model("b", 60.0, 14.0, Base.round(25.0)))[0] == "total_cover"
     assert judge(rect(10.0, 5.0))[0] == "total_cover"
     assert FINE_SEGMENTS not in fine_calls
+
+
+def test_round_base_in_the_shadow_touching_its_edge_at_the_rim_is_affected(fine_calls: list[int]) -> None:
+    """Centre (R, 12.5): the base lies above the x axis (hidden) except the one point (R, 0) where it
+    touches the shadow's edge, on the blast's rim. The ray to (R, 0) runs along the wall's bottom
+    edge, not through it: seen (grazing does not block). So affected, with margin
+    R + r - |c| = 88.7 - sqrt(76.2^2 + 12.5^2) = 88.7 - 77.21846 = 11.48154. The default brackets
+    leave it open (the inscribed 256-gon stops 0.00574 short of (R, 0); the outer region is exactly
+    r away); the fine inscribed polygon reaches within 2.4e-7 mm of (R, 0): r + 2e-15 away."""
+    status, margin = judge(Model("b", R, 12.5, Base.round(25.0)))
+    assert status == "affected"
+    assert margin == pytest.approx(88.7 - math.hypot(76.2, 12.5), abs=1e-9)
+    assert margin == pytest.approx(11.48154, abs=1e-5)
+    assert FINE_SEGMENTS in fine_calls
+
+
+def test_rect_base_in_the_shadow_touching_the_rim_with_a_corner_on_its_edge_is_affected(fine_calls: list[int]) -> None:
+    """A 50 x 25 rect base centred at (R + 25, 12.5): its bottom-left corner is (R, 0), on the rim and
+    on the shadow's edge; everything else is outside the blast or above the axis. It touches the
+    blast only at that corner (margin 0) and that corner is seen (grazing): affected. Neither bracket
+    decides (inscribed polygons stop short of the rim, the outer region contains the corner)."""
+    status, margin = judge(Model("r", R + 25.0, 12.5, Base("rect", 50.0, 25.0), facing=0.0))
+    assert status == "affected"
+    assert margin == pytest.approx(0.0, abs=1e-9)
+    assert FINE_SEGMENTS in fine_calls
