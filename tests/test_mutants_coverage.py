@@ -200,3 +200,17 @@ def test_rect_base_in_the_shadow_touching_the_rim_with_a_corner_on_its_edge_is_a
     assert status == "affected"
     assert margin == pytest.approx(0.0, abs=1e-9)
     assert FINE_SEGMENTS in fine_calls
+
+
+def test_a_slanted_oval_a_hair_above_the_shadow_edge_is_in_total_cover(fine_calls: list[int]) -> None:
+    """A 60 x 10 oval (a = 30, b = 5) faced at 45 degrees reaches sqrt(a^2 sin^2 45 + b^2 cos^2 45)
+    = sqrt(462.5) = 21.50581 below its centre. Centred 0.01 mm higher than that, at x = 50, its
+    lowest point is 0.01 mm above the x axis (the shadow's edge), near x = 30, behind the wall; all
+    of it lies within 45 degrees and past x = 20: hidden, though deep inside the blast. Total cover.
+    Its circumscribed 64-gon dips 0.0225 mm below the true lowest point (so below the axis): the
+    default brackets leave it open, and the inscribed polygon must not be swapped for that one."""
+    centre_y = math.sqrt(30.0**2 / 2 + 5.0**2 / 2) + 0.01
+    status, margin = judge(Model("o", 50.0, centre_y, Base("oval", 60.0, 10.0), facing=45.0))
+    assert status == "total_cover"
+    assert margin > 20.0  # deep inside: its centre is 54.5 mm from the focus
+    assert FINE_SEGMENTS in fine_calls
