@@ -214,3 +214,20 @@ def test_a_slanted_oval_a_hair_above_the_shadow_edge_is_in_total_cover(fine_call
     assert status == "total_cover"
     assert margin > 20.0  # deep inside: its centre is 54.5 mm from the focus
     assert FINE_SEGMENTS in fine_calls
+
+
+@pytest.mark.parametrize(
+    ("margin", "args", "want"),
+    [
+        (1.0, (1.0,), True),  # |margin| = tolerance: contested (the band is closed)
+        (-1.0, (1.0,), True),
+        (1.0 + 1e-9, (1.0,), False),  # no size uncertainty, no sigma by default
+        (1.5, (1.0, 0.5), True),  # tolerance 1 + size 0.5
+        (1.5 + 1e-9, (1.0, 0.5), False),
+        (2.0, (1.0, 0.0, 0.5), True),  # tolerance 1 + 2 sigma (0.5 each)
+        (2.0 + 1e-9, (1.0, 0.0, 0.5), False),
+        (2.5, (1.0, 0.5, 0.5), True),  # the plain sum 1 + 0.5 + 2 x 0.5
+    ],
+)
+def test_is_contested_band(margin: float, args: tuple[float, ...], want: bool) -> None:
+    assert coverage.is_contested(margin, *args) is want
