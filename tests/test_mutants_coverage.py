@@ -231,3 +231,76 @@ def test_a_slanted_oval_a_hair_above_the_shadow_edge_is_in_total_cover(fine_call
 )
 def test_is_contested_band(margin: float, args: tuple[float, ...], want: bool) -> None:
     assert coverage.is_contested(margin, *args) is want
+
+
+def _table(rows: dict[str, tuple[str, float, bool]]) -> coverage.ModelTable:
+    import numpy as np
+
+    ids = tuple(rows)
+    return coverage.ModelTable(
+        ids,
+        {k: i for i, k in enumerate(ids)},
+        np.array([r[0] for r in rows.values()], dtype=object),
+        np.array([r[1] for r in rows.values()]),
+        np.array([r[2] for r in rows.values()]),
+    )
+
+
+# A ruleset's own coverage flags contested by the tolerance (1 mm) alone; widen_contested adds the
+# template's size uncertainty and 2 sigma of each model's position.
+ROWS = {
+    "near": ("affected", 1.3, False),  # outside the 1 mm tolerance, inside 1 + 0.5
+    "far": ("outside", -1.6, False),  # outside 1 + 0.5, inside 1 + 0.5 + 2 x 0.1 = 1.7 with sigma 0.1
+    "me": ("user", 0.2, False),  # the user is never contested
+    "flagged": ("affected", 0.4, True),  # already contested: stays so
+}
+
+
+@pytest.mark.parametrize("as_table", [True, False])
+def test_widen_contested_adds_size_uncertainty_and_two_sigma(as_table: bool) -> None:
+    shape = TemplateShape("circle", diameter=100.0, size_uncertainty=0.5)
+    placed = PlacedTemplate("t", shape, (0.0, 0.0), 0.0)
+    models = _table(ROWS) if as_table else {k: coverage.ModelCoverage(*v) for k, v in ROWS.items()}
+    cov = coverage.Coverage(placed, models, tolerance_mm=1.0)
+    wide = coverage.widen_contested(cov, {})
+    assert {k: c.contested for k, c in wide.models.items()} == {"near": True, "far": False, "me": False, "flagged": True}
+    wider = coverage.widen_contested(cov, {"far": 0.1, "me": 5.0})
+    assert {k: c.contested for k, c in wider.models.items()} == {"near": True, "far": True, "me": False, "flagged": True}
+    # Statuses, margins and order are kept; the input is untouched.
+    assert list(wider.models) == ["near", "far", "me", "flagged"]
+    assert [(c.status, c.margin_mm) for c in wider.models.values()] == [(v[0], v[1]) for v in ROWS.values()]
+    assert [c.contested for c in cov.models.values()] == [False, False, False, True]
+    assert wider.models["far"] == coverage.ModelCoverage("outside", -1.6, True)
+    if as_table:
+        assert isinstance(wider.models, coverage.ModelTable)
+
+
+def test_widen_contested_with_a_whole_mm_of_size_uncertainty() -> None:
+    """Size uncertainty 1 mm, no sigmas: the band is 1 + 1 = 2 mm, so a margin of 1.8 is contested."""
+    placed = PlacedTemplate("t", TemplateShape("circle", diameter=100.0, size_uncertainty=1.0), (0.0, 0.0), 0.0)
+    cov = coverage.Coverage(placed, _table({"a": ("affected", 1.8, False), "b": ("outside", -2.1, False)}), tolerance_mm=1.0)
+    assert [c.contested for c in coverage.widen_contested(cov, {}).models.values()] == [True, False]
+
+
+def test_widen_contested_without_any_uncertainty_returns_the_coverage_itself() -> None:
+    placed = PlacedTemplate("t", TemplateShape.circle(100.0), (0.0, 0.0), 0.0)
+    cov = coverage.Coverage(placed, _table(ROWS), tolerance_mm=1.0)
+    assert coverage.widen_contested(cov, {}) is cov
+    assert coverage.widen_contested(cov, {"near": 0.01}) is cov  # 1.3 > 1 + 0.02: nothing changes
+
+
+def test_visible_region_cache_keeps_the_256_most_recent() -> None:
+    """The region cache is least-recently-used with room for 256: after 258 different blasts the
+    first two are gone, the newest is there, and a region read again moves to the back."""
+    geom = table_geometry(Scenario(Table(600, 600), (), (BUILDING,)))
+    blasts = [PlacedTemplate("b", TemplateShape.circle(50.0), (float(-i), -5.0), 0.0) for i in range(258)]
+    first = geom.visible_region(blasts[2], (0,), 256)
+    for p in blasts[3:]:
+        geom.visible_region(p, (0,), 256)
+    assert geom.visible_region(blasts[2], (0,), 256) is first  # still cached; now the most recent
+    for p in blasts[:2]:
+        geom.visible_region(p, (0,), 256)
+    keys = [k[0] for k in geom.regions]
+    assert len(keys) == 256
+    assert keys[-3:] == [blasts[2], blasts[0], blasts[1]]
+    assert blasts[3] not in keys and blasts[4] not in keys and blasts[5] in keys
