@@ -304,3 +304,36 @@ def test_visible_region_cache_keeps_the_256_most_recent() -> None:
     assert len(keys) == 256
     assert keys[-3:] == [blasts[2], blasts[0], blasts[1]]
     assert blasts[3] not in keys and blasts[4] not in keys and blasts[5] in keys
+
+
+def test_shaped_margins_are_cached_per_base_and_pose_oldest_out_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two 50 x 25 rect bases faced along x, their near short faces 10 and 20 mm beyond a 100 mm
+    blast's rim on the x axis: margins -10 and -20, each its own (the cache is keyed by base and
+    pose). With room for 2, a third base pushes out the first one cached."""
+    monkeypatch.setattr(coverage, "_MARGIN_CACHE_SIZE", 2)
+    placed = PlacedTemplate("t", TemplateShape.circle(100.0), (0.0, 0.0), 0.0)
+    models = tuple(Model(f"r{k}", 50.0 + d + 25.0, 0.0, Base("rect", 50.0, 25.0), facing=0.0) for k, d in enumerate((10.0, 20.0, 30.0)))
+    geom = table_geometry(Scenario(Table(600, 600), models))
+    c = cover(placed, geom, use_visibility=False)
+    assert [c.models[m.id].margin_mm for m in models] == pytest.approx([-10.0, -20.0, -30.0], abs=1e-6)
+    assert [k[2] for k in geom.shaped_margins] == [95.0, 105.0]  # the first base (x = 85) went out first
+    assert list(geom.shaped_margins.values()) == pytest.approx([-20.0, -30.0], abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("ring", "name"),
+    [
+        (((-70.0, -10.0), (-50.0, -10.0), (-50.0, 10.0), (-70.0, 10.0)), "left"),  # its right side touches (-50, 0)
+        (((-10.0, -70.0), (10.0, -70.0), (10.0, -50.0), (-10.0, -50.0)), "below"),  # its top touches (0, -50)
+        (((50.0, -10.0), (70.0, -10.0), (70.0, 10.0), (50.0, 10.0)), "right"),
+        (((-10.0, 50.0), (10.0, 50.0), (10.0, 70.0), (-10.0, 70.0)), "above"),
+    ],
+)
+def test_terrain_touching_the_blast_at_its_leftmost_or_lowest_point_is_under_it(ring: tuple[tuple[float, float], ...], name: str) -> None:
+    """A 100 mm blast at the origin; a 20 x 20 mm piece touching its rim at (+-50, 0) or (0, +-50):
+    on the template's bounding box exactly, so the candidate search must pad that box on every side."""
+    placed = PlacedTemplate("t", TemplateShape.circle(100.0), (0.0, 0.0), 0.0)
+    piece = Terrain(name, points=ring, blocks_los=False)
+    apart = Terrain("apart", points=tuple((x * 1.01, y * 1.01) for x, y in ring), blocks_los=False)
+    geom = table_geometry(Scenario(Table(600, 600), (), (piece, apart)))
+    assert cover(placed, geom).terrain_affected == (name,)
