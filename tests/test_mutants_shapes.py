@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from tabletop.model import Base, Model, PlacedTemplate, TemplateShape
-from tabletop.shapes import base_outline, base_polygon, deepest_point, local_outline, local_sdf, template_polygon, template_sdf, to_local, to_world
+from tabletop.shapes import _local_outline_cached, base_outline, base_polygon, deepest_point, local_outline, local_sdf, template_polygon, template_sdf, to_local, to_world
+
+
+@pytest.fixture(autouse=True)
+def _fresh_outlines() -> None:
+    """Outlines are cached per shape for the process: build them afresh, so that these tests run
+    the outline code itself (under mutmut, a cache filled by earlier tests would hide a mutant)."""
+    _local_outline_cached.cache_clear()
 
 
 @pytest.mark.parametrize(
