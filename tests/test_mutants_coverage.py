@@ -337,3 +337,19 @@ def test_terrain_touching_the_blast_at_its_leftmost_or_lowest_point_is_under_it(
     apart = Terrain("apart", points=tuple((x * 1.01, y * 1.01) for x, y in ring), blocks_los=False)
     geom = table_geometry(Scenario(Table(600, 600), (), (piece, apart)))
     assert cover(placed, geom).terrain_affected == (name,)
+
+
+def test_cover_contested_band_user_visible_region_and_tolerance() -> None:
+    """A 100 mm blast (R = 50) and 25 mm bases (r = 12.5): a centre 61.5 mm out gives margin
+    50 + 12.5 - 61.5 = 1.0, exactly the 1 mm tolerance: contested (the band is closed). The user's
+    own model at margin 1.0 is never contested. The wall's shadow is kept on the coverage."""
+    placed = PlacedTemplate("t", TemplateShape.circle(100.0), (0.0, 0.0), 0.0, user="u")
+    models = (Model("a", -61.5, 0.0, Base.round(25.0)), Model("u", 0.0, -61.5, Base.round(25.0)), Model("b", -62.0, 0.0 + 200, Base.round(25.0)))
+    geom = table_geometry(Scenario(Table(600, 600), models, (BUILDING,)))
+    c = cover(placed, geom, tolerance_mm=1.0)
+    assert c.models["a"] == coverage.ModelCoverage("affected", 1.0, True)
+    assert c.models["u"] == coverage.ModelCoverage("user", 1.0, False)
+    assert c.tolerance_mm == 1.0 and cover(placed, geom, tolerance_mm=2.5).tolerance_mm == 2.5
+    assert c.visible is not None and c.visible.shadow is not None
+    assert c.visible.shadow.area > 0
+    assert cover(placed, geom, use_visibility=False).visible is None
