@@ -200,3 +200,83 @@ def test_to_local_and_back(heading: float, u: float, v: float) -> None:
     assert (got_u[0], got_v[0]) == pytest.approx((u, v), abs=1e-12)
     assert to_world(got_u, got_v, (10.0, 10.0), heading)[0] == pytest.approx([10.0, 20.0])
     assert template_sdf(PlacedTemplate("t", TemplateShape.circle(30.0), (10.0, 10.0), heading), [(10.0, 20.0)])[0] == pytest.approx(-5.0)
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        TemplateShape.circle(0.5),
+        TemplateShape.teardrop(0.9, 0.1, 0.5),
+        TemplateShape("rect", length=0.5, width=0.5),
+        TemplateShape("cone", length=0.5, angle=0.5),
+    ],
+)
+def test_small_but_valid_shapes_have_no_problems(shape: TemplateShape) -> None:
+    """Every measurement must be positive, not at least 1 mm: sub-millimetre shapes are valid."""
+    from tabletop.shapes import shape_problems
+
+    assert shape_problems(shape) == []
+
+
+def test_a_cone_a_little_wider_than_a_half_disc_has_the_half_discs_deepest_circle() -> None:
+    """Past 180 degrees the deepest circle is the half disc's: radius L/2 at L/2 (the sides no longer
+    pinch it); the < 180 formula would give 100 sin(90.25)/(1 + sin(90.25)) = 49.9998."""
+    p, depth, _ = deepest_point(PlacedTemplate("t", TemplateShape("cone", length=100.0, angle=180.5), (0.0, 0.0), 0.0))
+    assert depth == pytest.approx(50.0, abs=1e-9) and p == pytest.approx((50.0, 0.0), abs=1e-9)
+
+
+def test_a_thin_tipped_teardrops_outer_outline_contains_its_tip_circle() -> None:
+    """Tip width 1 (r1 = 0.5, centred at u = 0.5), end width 60: the outer outline must contain the
+    whole true shape, tip circle included: (0.5, +-0.49) and (0.01, 0) are inside it. A pointed tip
+    at (0, 0) would leave them out (the flanks are only 0.09 mm off the axis at u = 0.5)."""
+    import shapely
+
+    outer = shapely.Polygon(local_outline(TemplateShape.teardrop(200.0, 1.0, 60.0), 256, True))
+    for pt in ((0.5, 0.49), (0.5, -0.49), (0.01, 0.0)):
+        assert outer.contains(shapely.Point(pt))
+
+
+def test_teardrop_outer_outline_contains_its_whole_boundary() -> None:
+    """Points of the true outline (end circle r2 = 30 at u = 170, tip circle r1 = 10 at u = 10, every
+    degree) all lie in the outer outline, and the inner outline's area lies below the true area
+    pi (10^2 + 30^2) / 2 + (flank trapezoid) and above 99.9 % of the outer's."""
+    import shapely
+
+    t = np.radians(np.arange(360))
+    pts = np.concatenate([np.stack([170 + 30 * np.cos(t), 30 * np.sin(t)], 1), np.stack([10 + 10 * np.cos(t), 10 * np.sin(t)], 1)])
+    outer = shapely.Polygon(local_outline(TEARDROP, 256, True))
+    inner = shapely.Polygon(local_outline(TEARDROP, 256, False))
+    keep = local_sdf(TEARDROP, pts[:, 0], pts[:, 1]) > -1e-9  # the points on the hull
+    assert shapely.covers(outer.buffer(1e-9), shapely.points(pts[keep])).all()
+    assert inner.area < outer.area and inner.area > 0.999 * outer.area
+
+
+def test_a_teardrop_with_a_tiny_tip_gets_16_tip_segments() -> None:
+    """Tip width 2 (r1 = 1), end 60: int(256 * 1 / 30) = 8, raised to 16: tip vertices 22.5 deg apart."""
+    inner = local_outline(TemplateShape.teardrop(200.0, 2.0, 60.0), 256, False)
+    tip = inner[np.hypot(inner[:, 0] - 1, inner[:, 1]) < 1 + 1e-9]
+    angles = np.sort(np.degrees(np.arctan2(tip[:, 1], tip[:, 0] - 1)) % 360)
+    assert np.diff(angles).min() == pytest.approx(22.5, rel=1e-9)
+
+
+def test_a_179_degree_cone_gets_128_arc_steps() -> None:
+    """ceil(256 * 179 / 360) = ceil(127.29) = 128 steps: apex + 129 inner arc points."""
+    assert local_outline(TemplateShape("cone", length=100.0, angle=179.0), 256, False).shape == (130, 2)
+
+
+def test_defaults_and_errors() -> None:
+    """Default segments: 256 for templates (inscribed), 64 for bases (inscribed)."""
+    from tabletop.shapes import ShapeError
+
+    circle = TemplateShape.circle(100.0)
+    assert local_outline(circle).shape == (256, 2)
+    assert np.hypot(*local_outline(circle).T) == pytest.approx(np.full(256, 50.0))
+    poly = template_polygon(PlacedTemplate("t", circle, (0.0, 0.0), 0.0))
+    assert len(poly.exterior.coords) == 257 and poly.area < math.pi * 2500
+    oval = Base("oval", 40.0, 20.0)
+    assert base_outline(oval, 0.0, 0.0, 0.0).shape == (64, 2)
+    assert base_outline(oval, 0.0, 0.0, 0.0)[0] == pytest.approx([20.0, 0.0])
+    bp = base_polygon(Model("m", 0.0, 0.0, oval, facing=0.0))
+    assert len(bp.exterior.coords) == 65 and bp.area < math.pi * 200
+    with pytest.raises(ShapeError, match="unknown template kind 'blob'"):
+        local_outline(TemplateShape("blob"))  # type: ignore[arg-type]
