@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import pytest
 
 import tabletop.coverage as coverage
@@ -353,3 +355,15 @@ def test_cover_contested_band_user_visible_region_and_tolerance() -> None:
     assert c.visible is not None and c.visible.shadow is not None
     assert c.visible.shadow.area > 0
     assert cover(placed, geom, use_visibility=False).visible is None
+
+
+def test_a_geometry_without_sigmas_counts_every_model_as_exactly_placed() -> None:
+    """A TableGeometry made without the sigmas array (older callers) bands by the tolerance alone:
+    margins 1.0 (contested) and 1.5 (not) against 1 mm, for one model and for two."""
+    from dataclasses import replace
+
+    placed = PlacedTemplate("t", TemplateShape.circle(100.0), (0.0, 0.0), 0.0)
+    for models in ((Model("a", -61.5, 0.0, Base.round(25.0)),), (Model("a", -61.5, 0.0, Base.round(25.0)), Model("b", 61.0, 0.0, Base.round(25.0), sigma=5.0))):
+        geom = replace(table_geometry(Scenario(Table(600, 600), models)), sigmas=np.zeros(0))
+        c = cover(placed, geom, tolerance_mm=1.0)
+        assert [c.models[m.id].contested for m in models] == [True, False][: len(models)]
