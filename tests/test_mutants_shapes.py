@@ -280,3 +280,15 @@ def test_defaults_and_errors() -> None:
     assert len(bp.exterior.coords) == 65 and bp.area < math.pi * 200
     with pytest.raises(ShapeError, match="unknown template kind 'blob'"):
         local_outline(TemplateShape("blob"))  # type: ignore[arg-type]
+
+
+def test_a_tiny_teardrop_shorter_than_its_end_is_refused() -> None:
+    from tabletop.shapes import shape_problems
+
+    assert shape_problems(TemplateShape.teardrop(0.5, 0.1, 0.8)) == ["length must exceed both widths (one end circle would swallow the other)"]
+
+
+def test_to_world_broadcasts_a_scalar_against_an_array() -> None:
+    """u = 5 for two values of v (and the other way round), heading 0, focus at the origin."""
+    assert to_world(5.0, [0.0, 1.0], (0.0, 0.0), 0.0) == pytest.approx(np.array([[5.0, 0.0], [5.0, 1.0]]))
+    assert to_world([0.0, 1.0], 5.0, (0.0, 0.0), 0.0) == pytest.approx(np.array([[0.0, 5.0], [1.0, 5.0]]))
