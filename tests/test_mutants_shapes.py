@@ -292,3 +292,11 @@ def test_to_world_broadcasts_a_scalar_against_an_array() -> None:
     """u = 5 for two values of v (and the other way round), heading 0, focus at the origin."""
     assert to_world(5.0, [0.0, 1.0], (0.0, 0.0), 0.0) == pytest.approx(np.array([[5.0, 0.0], [5.0, 1.0]]))
     assert to_world([0.0, 1.0], 5.0, (0.0, 0.0), 0.0) == pytest.approx(np.array([[0.0, 5.0], [1.0, 5.0]]))
+
+
+def test_teardrop_flank_just_past_the_tip_circles_tangent_point() -> None:
+    """(u, v) = (4.204545, 50) on TEARDROP: k = 0.125 * 50 + a (u - 10) = 0.5 > 0, so its nearest
+    point of the outline is on the flank (just past the tangent point), at a*50 + (-1/8)(u - 10) - 10
+    = 40.332269; the tip circle is farther: hypot(50, u - 10) - 10 = 40.334752."""
+    u = 10 + (0.5 - 0.125 * 50) / (math.sqrt(63) / 8)
+    assert local_sdf(TEARDROP, np.array([u]), np.array([50.0]))[0] == pytest.approx(40.332269, abs=1e-6)
