@@ -300,3 +300,10 @@ def test_teardrop_flank_just_past_the_tip_circles_tangent_point() -> None:
     = 40.332269; the tip circle is farther: hypot(50, u - 10) - 10 = 40.334752."""
     u = 10 + (0.5 - 0.125 * 50) / (math.sqrt(63) / 8)
     assert local_sdf(TEARDROP, np.array([u]), np.array([50.0]))[0] == pytest.approx(40.332269, abs=1e-6)
+
+
+def test_signed_distance_to_an_unknown_kind_names_it() -> None:
+    from tabletop.shapes import ShapeError
+
+    with pytest.raises(ShapeError, match="unknown template kind 'blob'"):
+        local_sdf(TemplateShape("blob"), np.array([0.0]), np.array([0.0]))  # type: ignore[arg-type]
