@@ -34,7 +34,7 @@ test-all: $(STAMP)
 MUTANTS ?=
 mutate: $(STAMP)
 	$(BIN)/python -m pip install -q 'mutmut>=3.8,<4'
-	HYPOTHESIS_PROFILE=ci nice -n 19 $(BIN)/mutmut run $(foreach m,$(MUTANTS),'$(m)')
+	HYPOTHESIS_PROFILE=mutation nice -n 19 $(BIN)/mutmut run $(foreach m,$(MUTANTS),'$(m)')
 	$(BIN)/python -m tests.mutation_score
 
 bench: $(STAMP)

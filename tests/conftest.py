@@ -25,6 +25,17 @@ settings.register_profile(
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
+# "mutation" (``make mutate``): the ci profile with a handful of examples per property, so that
+# each of thousands of mutant runs stays short; the worked-answer tests do the killing.
+settings.register_profile(
+    "mutation",
+    max_examples=10,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=list(HealthCheck),
+)
 settings.register_profile("dev", deadline=None, print_blob=True)
 settings.register_profile("debug", deadline=None, print_blob=True, verbosity=Verbosity.verbose)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
