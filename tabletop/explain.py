@@ -249,7 +249,7 @@ def who_rows(result: TemplateResult, scenario: Scenario) -> list[tuple[str, str,
     return rows
 
 
-# An underscore inside a word (robotech_blast) is never emphasis in CommonMark, so it stays readable.
+# An underscore inside a word (large_blast) is never emphasis in CommonMark, so it stays readable.
 _MD_SPECIAL = re.compile(r"([\\`*\[\]<|~])|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
 
 
