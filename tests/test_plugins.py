@@ -243,3 +243,19 @@ def test_a_broken_plugin_in_a_scenario_is_a_clean_problem(monkeypatch: pytest.Mo
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.loads('format = 1\nruleset = "odd"\n[table]\nwidth = 24\ndepth = 24\n', "odd.toml")
     assert str(err.value).startswith("odd.toml:2: ruleset: ruleset plug-in 'odd' (no_such_module_here:RULESET) failed to load: No module named")
+
+
+def test_no_module_outside_the_rulesets_names_a_ruleset() -> None:
+    """Issue 13's grep: drawing, the app and the core know no ruleset by name (the registry is in rulesets/)."""
+    import re
+
+    package = Path(__file__).resolve().parent.parent / "tabletop"
+    names = re.compile(r"robotech|infinity|wwpd|increments|catastrophic")
+    found = [
+        f"{path.relative_to(package)}:{n}: {line.strip()}"
+        for path in sorted(package.rglob("*.py"))
+        if "rulesets" not in path.relative_to(package).parts
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if names.search(line)
+    ]
+    assert found == []
