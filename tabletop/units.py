@@ -15,7 +15,8 @@ UNIT_ALIASES: dict[str, str] = {
     "inches": "in",
     "″": "in",
 }
-_LENGTH = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(mm|cm|in|inch|inches|\"|″)?\s*$")
+# ASCII digits only: Python's \d and float() would also take "٣" or "３" for 3.
+_LENGTH = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(mm|cm|in|inch|inches|\"|″)?\s*$")
 
 
 #: Limits a real table can hold (docs/limits.md). Longest length or farthest coordinate: 100 m.

@@ -38,7 +38,7 @@ def test_lengths(text: object, unit: str, mm: float) -> None:
     assert parse_length(text, unit) == pytest.approx(mm)
 
 
-@pytest.mark.parametrize("bad", ["ten", "", "3 feet", True, None, [1], "nan", "1e400in"])
+@pytest.mark.parametrize("bad", ["ten", "", "3 feet", True, None, [1], "nan", "1e400in", "\u0663mm", "\uff13mm", "1e\u0663mm"])
 def test_bad_lengths(bad: object) -> None:
     with pytest.raises(LengthError):
         parse_length(bad, "in")
