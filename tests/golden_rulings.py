@@ -8,7 +8,9 @@ fails with the path of what moved.
 
 The cases: each scenario in ``scenarios/`` with its ruleset's defaults and seed 1; then each
 declared setting moved alone to each value it allows (``true``/``false``, every listed choice);
-then seeds 2 and 3 (other dice). Numbers are rounded to 1e-4 (a tenth of a micrometre) so the
+then seeds 2 and 3 with the file's fixed rolls dropped (other dice); then four jittered
+tables (every model moved a little, aims turned, so other models are caught, missed and
+contested; rolls dropped on two of them). Numbers are rounded to 1e-4 (a tenth of a micrometre) so the
 file is the same on every platform.
 
 The expected values were checked by the rulesets' worked-answer tests before they were frozen
@@ -26,14 +28,21 @@ import math
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tabletop.model import Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 RULINGS = Path(__file__).resolve().parent / "golden" / "rulings.json"
 SEEDS = (2, 3)
+JITTERS = (1, 2, 3, 4)
+#: How far a jittered table moves each model (1 sigma, mm) and turns a direct template (degrees).
+JITTER_MM = 12.0
+JITTER_DEG = 25.0
 
 
 def plain(value: Any) -> Any:
@@ -91,7 +100,39 @@ def cases() -> list[str]:
         keys.append(path.stem)
         keys += [f"{path.stem}/{name}={json.dumps(value)}" for name, value in setting_variants(ruleset)]
         keys += [f"{path.stem}/seed={seed}" for seed in SEEDS]
+        keys += [f"{path.stem}/jitter={k}" for k in JITTERS]
     return keys
+
+
+def without_fixed_rolls(scenario: Scenario) -> Scenario:
+    """The scenario with every template's fixed rolls dropped (the seed decides them all)."""
+    return dataclasses.replace(scenario, templates=tuple(dataclasses.replace(t, rolls={}) for t in scenario.templates))
+
+
+def jittered(scenario: Scenario, k: int) -> Scenario:
+    """The scenario with each model moved by a seeded random offset, direct aims turned and impact points moved."""
+    from tabletop.model import Direct, Impact
+
+    rng = np.random.default_rng(1000 + k)
+    w, d = scenario.table.width, scenario.table.depth
+    models = []
+    for m in scenario.models:
+        dx, dy = rng.normal(0.0, JITTER_MM, 2)
+        r = m.base.bounding_radius
+        x = float(np.clip(m.x + dx, r, max(r, w - r)))
+        y = float(np.clip(m.y + dy, r, max(r, d - r)))
+        models.append(dataclasses.replace(m, x=x, y=y))
+    templates = []
+    for t in scenario.templates:
+        p = t.placement
+        if isinstance(p, Direct):
+            p = dataclasses.replace(p, heading=(p.heading + float(rng.uniform(-JITTER_DEG, JITTER_DEG))) % 360.0)
+        elif isinstance(p, Impact) and p.point is not None:
+            dx, dy = rng.normal(0.0, JITTER_MM, 2)
+            p = dataclasses.replace(p, point=(p.point[0] + float(dx), p.point[1] + float(dy)))
+        templates.append(dataclasses.replace(t, placement=p))
+    out = dataclasses.replace(scenario, models=tuple(models), templates=tuple(templates))
+    return without_fixed_rolls(out) if k % 2 else out
 
 
 def ruling(key: str) -> dict[str, Any]:
@@ -106,6 +147,9 @@ def ruling(key: str) -> dict[str, Any]:
     seed, overrides = 1, {}
     if variant.startswith("seed="):
         seed = int(variant.removeprefix("seed="))
+        scenario = without_fixed_rolls(scenario)
+    elif variant.startswith("jitter="):
+        scenario = jittered(scenario, int(variant.removeprefix("jitter=")))
     elif variant:
         name, _, value = variant.partition("=")
         overrides = {name: json.loads(value)}
