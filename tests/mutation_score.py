@@ -3,7 +3,7 @@
 Usage: ``python -m tests.mutation_score [MUTANTS_DIR]`` (default ``mutants/``).
 
 Reads ``mutants/**/*.py.meta`` (mutmut's own record of each mutant's exit code) and the
-mutants listed as equivalent in docs/testing.md (list items ``- `name`, `name`: why``), and prints, per
+mutants listed as equivalent in docs/testing.md and docs/mutants/*.md (list items ``- `name`, `name`: why``), and prints, per
 module: killed, survived, equivalent, no covering test, not yet checked, and the score
 killed / (checked - equivalent). Timeouts count as killed (the test noticed: it hung).
 """
@@ -24,12 +24,13 @@ EQUIVALENT_ITEM = re.compile(r"^\s*[-*]\s*`tabletop\.")
 MUTANT_NAME = re.compile(r"`(tabletop\.[\w.]+__mutmut_\d+)`")
 
 
-def equivalent_mutants(doc: Path = ROOT / "docs" / "testing.md") -> set[str]:
-    """Mutant names docs/testing.md lists as equivalent (each with its reason)."""
-    if not doc.exists():
-        return set()
+def equivalent_mutants(docs: list[Path] | None = None) -> set[str]:
+    """Mutant names docs/testing.md and docs/mutants/*.md list as equivalent (each with its reason)."""
+    if docs is None:
+        docs = [ROOT / "docs" / "testing.md", *sorted((ROOT / "docs" / "mutants").glob("*.md"))]
     names: set[str] = set()
-    for line in doc.read_text().splitlines():
+    lines = [line for doc in docs if doc.exists() for line in doc.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
         if EQUIVALENT_ITEM.match(line):  # a list item that starts with mutant names: all of them
             head = line.split(": ", 1)[0]
             names.update(MUTANT_NAME.findall(head))

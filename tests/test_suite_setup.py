@@ -98,4 +98,4 @@ def test_mutation_score_counts_each_way_and_leaves_out_listed_equivalents(tmp_pa
     assert score(c) == 2 / 4
     doc = tmp_path / "testing.md"
     doc.write_text("- `tabletop.a.x_g__mutmut_1`, `tabletop.a.x_g__mutmut_2`: same `tabletop.a.x_g__mutmut_9`\nsee `tabletop.a.x_h__mutmut_3`\n")
-    assert equivalent_mutants(doc) == {"tabletop.a.x_g__mutmut_1", "tabletop.a.x_g__mutmut_2"}
+    assert equivalent_mutants([doc]) == {"tabletop.a.x_g__mutmut_1", "tabletop.a.x_g__mutmut_2"}
