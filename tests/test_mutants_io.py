@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import os.path
 import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,7 +76,11 @@ def test_a_backdrop_file_loads_through_the_fast_path(tmp_path: Any, monkeypatch:
     assert scenario.backdrop is not None and scenario.backdrop.corners[1] == (3990.0, 2985.0)
 
 
-def test_schema_names_are_served_lazily_from_the_package() -> None:
+def test_schema_names_are_served_lazily_from_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(vars(scenario_io), "RectIn", raising=False)
+    assert scenario_io.RectIn is schema.RectIn
+    assert vars(scenario_io)["RectIn"] is schema.RectIn  # kept: the next read costs nothing
+    assert scenario_io.RectIn is schema.RectIn
     assert scenario_io.ScenarioIn is schema.ScenarioIn
     assert scenario_io.BackdropIn is schema.BackdropIn
     with pytest.raises(AttributeError) as err:
@@ -107,3 +112,95 @@ def test_get_loads_a_built_in_once_and_checks_its_name(monkeypatch: pytest.Monke
         rulesets.get("alias")
     assert str(err.value) == "ruleset plug-in registered as 'alias' calls itself 'wwpd'"
     assert "alias" not in rulesets._LOADED
+
+
+# --------------------------------------------------------------------------- field checks, exact words
+
+SMALL = """format = 1
+units = "mm"
+[table]
+width = 600
+depth = 400
+[[model]]
+id = "a"
+x = 100
+y = 100
+base = "25mm"{model}
+[[terrain]]
+id = "wall"
+rect = {{ x = 300, y = 200, length = 50, width = 20 }}{terrain}
+[[template]]
+id = "blast"
+shape = {shape}
+at = [200, 150]{template}
+{tail}"""
+
+
+def _small(model: str = "", terrain: str = "", shape: str = '{ kind = "circle", diameter = 76.2 }', template: str = "", tail: str = "") -> str:
+    return SMALL.format(model=model, terrain=terrain, shape=shape, template=template, tail=tail)
+
+
+def _error(text: str) -> str:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(text, "x.toml")
+    return str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("corners", "message"),
+    [
+        ("[[0, 0], [1, 0], [1, 1]]", "backdrop.corners: must be 4 image points [[x, y], ...] (lower-left, lower-right, upper-right, upper-left), got [[0, 0], [1, 0], [1, 1]]"),
+        ("[[0, 0], [1, 0], [1, 1], [0]]", "backdrop.corners[3]: must be a point [x, y] in image pixels, got [0]"),
+        ('[[0, 0], "ab", [1, 1], [0, 1]]', "backdrop.corners[1]: must be a point [x, y] in image pixels, got 'ab'"),
+        ("[[0, 0], [1, 0], [1, 1], [0, 2e6]]", "backdrop.corners[3]: must be within ±1,000,000 pixels, got [0, 2000000.0]"),
+        ("[[0, 0], [1, 0], [-1000001, 1], [0, 1]]", "backdrop.corners[2]: must be within ±1,000,000 pixels, got [-1000001, 1]"),
+    ],
+)
+def test_a_bad_backdrop_corner_is_named_with_its_index(corners: str, message: str) -> None:
+    text = _small(tail=f'[backdrop]\nimage = "a.jpg"\ncorners = {corners}\n')
+    assert _error(text) == f"x.toml:20: {message}"
+
+
+def test_backdrop_corners_may_reach_a_million_pixels_exactly() -> None:
+    text = _small(tail='[backdrop]\nimage = "a.jpg"\ncorners = [[0, 0], [1000000, 0], [1000000, -1000000], [0, 1]]\n')
+    assert scenario_io.loads(text, "x.toml").backdrop.corners[2] == (1_000_000.0, -1_000_000.0)
+
+
+def test_a_battery_of_one_to_fifty_is_read_on_the_fast_path() -> None:
+    for n in (1, 50):
+        data = tomllib.loads(_small(template=f"\nbattery = {n}"))
+        quick = fast.validate(data, "mm")
+        assert quick is not None and quick.template[0].battery == n
+    assert fast.validate(tomllib.loads(_small(template="\nbattery = 51")), "mm") is None
+    assert _error(_small(template="\nbattery = 51"))== "x.toml:18: template[0].battery: Input should be less than or equal to 50"
+    assert _error(_small(template="\nbattery = 1.5")) == "x.toml:18: template[0].battery: must be a whole number, got 1.5"
+
+
+def test_a_terrain_height_of_zero_is_allowed_and_a_negative_one_named() -> None:
+    assert scenario_io.loads(_small(terrain="\nheight = 0"), "x.toml").terrain[0].height == 0.0
+    assert _error(_small(terrain="\nheight = -1")).split(": ", 1)[1] == "terrain[0].height: must not be negative, got -1"
+
+
+def test_a_position_uncertainty_of_a_metre_is_the_most() -> None:
+    assert scenario_io.loads(_small(model="\nsigma = 1000"), "x.toml").models[0].sigma == 1000.0
+    assert _error(_small(model="\nsigma = 1000.5")).split(": ", 1)[1] == "model[0].sigma: a position uncertainty must be at most 1000 mm, got 1000.5"
+
+
+def test_a_circle_given_by_its_radius_is_saved_by_its_radius_with_its_label() -> None:
+    text = _small(shape='{ kind = "circle", radius = 38.1, label = "3\\" blast" }')
+    scenario = scenario_io.loads(text, "x.toml")
+    assert scenario.templates[0].shape.diameter == pytest.approx(76.2)
+    shape = tomllib.loads(scenario_io.dumps(scenario))["template"][0]["shape"]
+    assert shape == {"kind": "circle", "radius": 38.1, "label": '3" blast'}
+    assert scenario_io.shape_to_data(scenario.templates[0].shape, "mm") == {"kind": "circle", "diameter": 76.2, "label": '3" blast'}
+    assert scenario_io.shape_to_data(scenario.templates[0].shape, "in", True) == {"kind": "circle", "radius": "38.1mm", "label": '3" blast'}  # 38.1 / 25.4 is not exactly 1.5 in floats
+
+
+def test_a_relative_backdrop_is_found_beside_its_file_and_nowhere_without_one(tmp_path: Any) -> None:
+    from tabletop.model import Backdrop
+
+    backdrop = Backdrop("photo.jpg", ((0.0, 0.0),) * 4)
+    assert scenario_io.backdrop_path(backdrop, tmp_path / "t.toml") == tmp_path / "photo.jpg"
+    assert scenario_io.backdrop_path(backdrop, "<scenario>") is None
+    assert scenario_io.backdrop_path(backdrop, None) is None
+    assert scenario_io.backdrop_path(backdrop, "tables/<odd>.toml") == Path("tables/photo.jpg")
