@@ -664,3 +664,44 @@ def test_output_paths_that_cannot_be_written_are_named(tmp_path: Path) -> None:
         with pytest.raises(atomic.OutputError) as caught:
             atomic.check_writable(path)
         assert str(caught.value) == message, path
+
+
+# --------------------------------------------------------------------------- check_output (mutmut's survivors)
+
+
+def test_check_output_refuses_the_commands_own_input_by_any_name(tmp_path: Path) -> None:
+    from tabletop.atomic import OutputError, check_output
+
+    table = tmp_path / "d.toml"
+    table.write_text("format = 1\n", encoding="utf-8")
+    other = tmp_path / "other.toml"
+    other.write_text("format = 1\n", encoding="utf-8")
+    link = tmp_path / "link.toml"
+    link.symlink_to(table)
+    assert check_output(tmp_path / "out.png", [None, other, table]) == tmp_path / "out.png"
+    with pytest.raises(OutputError) as err:
+        check_output(table, [None, other, table])  # a None or another input before it does not stop the search
+    assert str(err.value) == f"{table}: is the command's own input {table}; write to another file"
+    with pytest.raises(OutputError) as err:
+        check_output(link, [table])  # the same file through a link
+    assert str(err.value) == f"{link}: is the command's own input {table}; write to another file"
+
+
+def test_check_output_compares_paths_when_an_input_does_not_exist(tmp_path: Path) -> None:
+    from tabletop.atomic import OutputError, check_output
+
+    missing = tmp_path / "new.toml"  # samefile fails: neither file exists yet
+    with pytest.raises(OutputError, match="is the command's own input"):
+        check_output(missing, [tmp_path / "." / "new.toml"])
+    assert check_output(missing, [tmp_path / "old.toml"]) == missing
+
+
+def test_read_umask_reads_the_mask_and_leaves_it_as_it_was() -> None:
+    from tabletop.atomic import _read_umask
+
+    before = os.umask(0o027)
+    try:
+        assert _read_umask() == 0o027
+        assert os.umask(0o027) == 0o027  # unchanged by the read
+    finally:
+        os.umask(before)
