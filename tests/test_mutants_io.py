@@ -4,6 +4,8 @@ registry's small helpers (written to kill mutmut's survivors in scenario_io and 
 from __future__ import annotations
 
 import copy
+import dataclasses
+import os
 import os.path
 import tomllib
 from pathlib import Path
@@ -204,3 +206,119 @@ def test_a_relative_backdrop_is_found_beside_its_file_and_nowhere_without_one(tm
     assert scenario_io.backdrop_path(backdrop, "<scenario>") is None
     assert scenario_io.backdrop_path(backdrop, None) is None
     assert scenario_io.backdrop_path(backdrop, "tables/<odd>.toml") == Path("tables/photo.jpg")
+
+
+# --------------------------------------------------------------------------- messages, locations, lines
+
+
+def test_pydantic_errors_in_the_files_words() -> None:
+    from tabletop.scenario_io.checks import _message
+
+    assert _message({}) == "invalid"
+    assert _message({"type": "missing", "msg": "Field required"}) == "is required"
+    assert _message({"type": "value_error", "msg": "Value error, must be round"}) == "must be round"
+    assert _message({"type": "assertion_error", "msg": "Assertion failed, no"}) == "no"
+    assert _message({"type": "literal_error", "msg": "Input should be 'in' or 'mm'", "input": "ft"}) == "input should be 'in' or 'mm', got 'ft'"
+    too_many = {"type": "too_long", "msg": "List should have at most 2000 items", "loc": ("model",), "ctx": {"max_length": 2000, "actual_length": 2001}}
+    assert _message(too_many) == "at most 2,000 [[model]] tables, got 2,001"
+    assert _message({**too_many, "loc": ("model", 0, "tags")}) == "List should have at most 2000 items"
+    assert _message({**too_many, "loc": ["model"]}) == "List should have at most 2000 items"
+    assert _message({**too_many, "ctx": {}}) == "List should have at most 2000 items"
+    assert _message({"type": "too_long", "msg": "too long"}) == "too long"
+
+
+def test_locations_lose_validator_and_union_names() -> None:
+    from tabletop.scenario_io.checks import _clean_loc
+
+    loc = ("model", 0, "function-before[_base(), str]", "str", "dict[str,any]", "base", "list[int]", "x")
+    assert _clean_loc(loc) == ("model", 0, "base", "x")
+    assert _clean_loc(("a[", 3, "strs", "dicts")) == (3, "strs", "dicts")
+
+
+def test_a_sub_path_travels_inside_a_message() -> None:
+    from tabletop.scenario_io.fields import _at, _split_sub
+
+    assert _at("", "bad") == "bad"
+    marked = _at("corners[2].x", "bad: a\x1fb")
+    assert _split_sub(marked) == (("corners", 2, "x"), "bad: a\x1fb")
+    assert _split_sub("plain") == ((), "plain")
+
+
+def test_toml_lines_map_headers_keys_and_quoted_names() -> None:
+    from tabletop.scenario_io.lines import _line_for, toml_lines
+
+    text = "\n".join(
+        [
+            "format = 1",  # 1
+            "[table]",  # 2
+            "width = 24",  # 3
+            "[[model]]",  # 4
+            "id = 'a'",  # 5
+            '"my key" = 2',  # 6
+            "[[ 'model' ]]",  # 7
+            "id = 'b'",  # 8
+            '[model."x.y"]',  # 9: a dotted header, quotes dropped per part
+            "z = 1",  # 10
+        ]
+    )
+    lines = toml_lines(text)
+    assert lines[("format",)] == 1 and lines[("table",)] == 2 and lines[("table", "width")] == 3
+    assert lines[("model", 0)] == 4 and lines[("model", 0, "id")] == 5 and lines[("model", 0, "my key")] == 6
+    assert lines[("model", 1)] == 7 and lines[("model", 1, "id")] == 8
+    assert lines[("model", "x", "y")] == 9 and lines[("model", "x", "y", "z")] == 10
+    assert _line_for(lines, ("table", "depth")) == 2  # the nearest enclosing table
+    assert _line_for(lines, ("model", 1, "base", "diameter")) == 7
+    assert _line_for(lines, ("seed",)) is None
+
+
+def test_problems_print_file_line_path_and_message() -> None:
+    from tabletop.scenario_io.problems import Problem, ScenarioError
+
+    assert str(Problem("t.toml", "model[0].x", "must be a number", 7)) == "t.toml:7: model[0].x: must be a number"
+    assert str(Problem("t.toml", "", "is not TOML")) == "t.toml: is not TOML"
+    assert str(Problem("t.toml", "seed", "unused", 2, warning=True)) == "t.toml:2: warning: seed: unused"
+    err = ScenarioError([Problem("a", "", "one"), Problem("a", "x", "two", 3)])
+    assert str(err) == "a: one\na:3: x: two"
+
+
+def test_a_backdrop_on_another_drive_stays_absolute(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.model import Backdrop
+
+    scenario = scenario_io.loads(_small(), "x.toml")
+    scenario = dataclasses.replace(scenario, backdrop=Backdrop("photo.jpg", ((0.0, 0.0),) * 4))
+    old = tmp_path / "a" / "t.toml"
+
+    def other_drive(path: str, start: str = "") -> str:
+        raise ValueError("path is on mount 'D:', start on mount 'C:'")
+
+    monkeypatch.setattr(os.path, "relpath", other_drive)
+    moved = scenario_io.rebase_backdrop(scenario, old, tmp_path / "b" / "t.toml")
+    assert moved.backdrop.image == (tmp_path / "a" / "photo.jpg").as_posix()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("name", "7", "must be text, got 7"),
+        ("name", '"' + "n" * 201 + '"', "must be at most 200 characters, got 201"),
+        ("name", '"a\\u0007b"', "must not hold control characters, got 'a\\x07b'"),
+        ("tags", '"solo"', "must be a list of strings, got 'solo'"),
+    ],
+)
+def test_text_fields_say_what_is_wrong(field: str, value: str, message: str) -> None:
+    assert _error(_small(model=f"\n{field} = {value}")) == f"x.toml:{11}: model[0].{field}: {message}"
+
+
+def test_a_name_of_exactly_the_limit_and_the_smallest_grid_are_allowed() -> None:
+    from tabletop.scenario_io.limits import MIN_GRID_MM
+    from tabletop.units import MAX_NAME_CHARS
+
+    scenario = scenario_io.loads(_small(model=f'\nname = "{"n" * MAX_NAME_CHARS}"').replace("depth = 400", f"depth = 400\ngrid = {MIN_GRID_MM}"), "x.toml")
+    assert len(scenario.models[0].name) == MAX_NAME_CHARS and scenario.table.grid == MIN_GRID_MM
+    assert _error(_small().replace("depth = 400", "depth = 400\ngrid = 0.5")) == f"x.toml:6: table.grid: a grid square must be at least {MIN_GRID_MM:g} mm, got 0.5"
+
+
+def test_an_explosion_keeps_its_unknown_keys_on_the_fast_path() -> None:
+    data = tomllib.loads(_small().replace("at = [200, 150]", 'explosion = { model = "a", note = "boom" }'))
+    quick = fast.validate(data, "mm")
+    assert quick is not None and quick.template[0].explosion.model_extra == {"note": "boom"}
