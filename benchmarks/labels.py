@@ -6,7 +6,10 @@ each with a name label (40–90 × 16 px) below it, plus 12 template titles and 
 layout of a drag frame (the last frame's layout given, one label moved) ≤ 1 ms of CPU, against the
 full pass on the same frame in the same run; a layout from nothing is timed against a naive baseline
 that places the same labels with the same candidates in the same order, but tests each candidate
-against every obstacle and label placed so far (no spatial hash).
+against every obstacle and label placed so far (no spatial hash), and against the general path (the
+one that takes a last frame) run from nothing; its cost is split into the obstacles and grid (a layout of
+no labels) and the labels (per candidate tried). A layout from nothing is also held to 1 ms and the
+verdict printed, met or not.
 """
 
 from __future__ import annotations
@@ -87,11 +90,6 @@ def naive_layout(size: tuple[int, int], requests: list[LabelRequest], bases: np.
     return out
 
 
-def _no_search(grid: object, ax: float, ay: float, c: float, w: int, h: int, order: object, leader: bool, bounds: object) -> tuple[int, int, bool, int]:
-    """A stand-in for the candidate search that answers at once (for timing the rest of a layout)."""
-    return int(ax), int(ay), False, 0
-
-
 def median_ms(fn: Callable[[], object], repeat: int, clock: Callable[[], float] = time.perf_counter) -> float:
     """Median ms of ``fn`` by ``clock`` (wall by default; ``time.process_time`` for CPU)."""
     fn()
@@ -125,15 +123,18 @@ def measure(repeat: int = 200, which: str = "crowded") -> dict[str, float]:
         search._INCREMENTAL = True
     incremental_same = layout_labels(SIZE, moved, bases, foci, previous=first) == same_frame
     naive = median_ms(lambda: naive_layout(SIZE, requests, bases, foci), max(5, repeat // 20), time.process_time)
-    # Where a layout from nothing goes: the same call with the candidate search answered at once
-    # (the first label of each request put at its anchor; the answer is meaningless, only its cost
-    # is read), i.e. everything but the search (obstacles, grid, sorting, placements, the Layout).
-    real_search = search._search
-    search._search = _no_search
+    # The general path (the one that takes a last frame) laid out from nothing, for the ratio and the answer.
+    search._FRESH = False
     try:
-        rest = median_ms(lambda: layout_labels(SIZE, requests, bases, foci), repeat, time.process_time)
+        general = median_ms(lambda: layout_labels(SIZE, requests, bases, foci), repeat, time.process_time)
+        general_same = layout_labels(SIZE, requests, bases, foci) == first
     finally:
-        search._search = real_search
+        search._FRESH = True
+    # Where a layout from nothing goes: the same call without labels (obstacles snapped, the grid
+    # filled, an empty Layout), and the rest: sorting, the candidates tried, the placements.
+    setup = median_ms(lambda: layout_labels(SIZE, [], bases, foci), repeat, time.process_time)
+    slots = {r.id: len(candidate_rects(r)) for r in requests}
+    tried = sum(p.slot + 1 for p in first.placements) + sum(slots[i] for i in first.hidden)
     placed = {p.id: p.rect for p in first.placements}
     same = dict(naive_layout(SIZE, requests, bases, foci)) == placed
     return {
@@ -147,7 +148,10 @@ def measure(repeat: int = 200, which: str = "crowded") -> dict[str, float]:
         "stable_ms": stable,
         "full_frame_ms": full_frame,
         "naive_ms": naive,
-        "rest_ms": rest,
+        "general_ms": general,
+        "general_same": float(general_same),
+        "setup_ms": setup,
+        "tried": float(tried),
         "ratio": naive / cpu,
         "frame_ratio": full_frame / stable,
         "same_answer": float(same),
@@ -176,15 +180,21 @@ def main(argv: list[str] | None = None) -> int:
             f"  full layout from nothing {fig['cpu_ms']:.2f} ms (wall {fig['fast_ms']:.2f} ms)   naive all-pairs baseline {fig['naive_ms']:.1f} ms   "
             f"ratio {fig['ratio']:.0f}×   same placements as baseline: {bool(fig['same_answer'])}"
         )
+        labels_ms = max(0.0, fig["cpu_ms"] - fig["setup_ms"])
         print(
-            f"    of which everything but the per-candidate search (obstacles, grid, sorting, placements) "
-            f"{fig['rest_ms']:.2f} ms; the search {max(0.0, fig['cpu_ms'] - fig['rest_ms']):.2f} ms"
+            f"    the general path (the one given a last frame) from nothing {fig['general_ms']:.2f} ms, "
+            f"{fig['general_ms'] / fig['cpu_ms']:.2f}× the flat loop; same answer: {bool(fig['general_same'])}"
+        )
+        print(
+            f"    of which obstacles and grid (a layout of no labels) {fig['setup_ms']:.2f} ms; the labels "
+            f"{labels_ms:.2f} ms: {int(fig['tried'])} candidates tried, {1000 * labels_ms / max(1.0, fig['tried']):.2f} µs each "
+            f"(sorting and placements included)"
         )
         ok = fig["stable_ms"] <= TARGET_MS
         cold = fig["cpu_ms"] <= TARGET_MS
         print(
             f"  target: ≤ {TARGET_MS:g} ms per drag frame  → {'PASS' if ok else 'MISS'}"
-            f"   (a layout from nothing, on opening a file or zooming: {'PASS' if cold else 'MISS'})"
+            f"   (a layout from nothing, on opening a file or zooming, {fig['cpu_ms']:.2f} ms: {'PASS' if cold else 'MISS'})"
         )
     return 0
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 import subprocess
 import sys
@@ -277,6 +278,50 @@ def test_the_incremental_path_gives_exactly_the_full_layout(scene: Scene, seed: 
         finally:
             search._INCREMENTAL = True
         assert (fast.placements, fast.hidden, fast.offscreen) == (slow.placements, slow.hidden, slow.offscreen)
+
+
+def greedy_reference(canvas: tuple[int, int, int, int], requests: list[LabelRequest], fixed: list[tuple[float, ...]]) -> tuple[list[tuple[str, tuple[int, ...], bool, int]], list[str], list[str]]:
+    """A layout from nothing, written the plain way: by priority (ties in request order), each label
+    takes its first candidate inside the canvas that shares no interior with any obstacle (snapped
+    outward to integers) or any label placed before it; else it is hidden."""
+    x, y, w, h = canvas
+    taken = [(math.floor(a), math.floor(b), math.ceil(c), math.ceil(d)) for a, b, c, d in fixed]
+    placed, hidden, offscreen = [], [], []
+    for r in sorted(requests, key=lambda q: -q.priority):
+        if not (x <= r.anchor[0] <= x + w and y <= r.anchor[1] <= y + h):
+            offscreen.append(r.id)
+            continue
+        for slot, (rect, lead) in enumerate(candidate_rects(r)):
+            inside = x <= rect[0] and y <= rect[1] and rect[0] + rect[2] <= x + w and rect[1] + rect[3] <= y + h
+            if inside and not any(meets(rect, t) for t in taken if t[2] > t[0] and t[3] > t[1]):
+                taken.append(as_box(rect))
+                placed.append((r.id, rect, lead, slot))
+                break
+        else:
+            hidden.append(r.id)
+    return placed, hidden, offscreen
+
+
+@SETTINGS
+@given(scenes, st.sampled_from([(0, 0), (37, -20)]))
+def test_a_layout_from_nothing_is_the_plain_greedy_one(scene: Scene, origin: tuple[int, int]) -> None:
+    """The flat loop of a layout from nothing (no ``previous``) answers exactly as the general path
+    and as the plain greedy placement above, on crowded random tables, canvases at the origin or not."""
+    import tabletop.label_layout.search as search
+
+    canvas = (*origin, *scene.size)
+    args = (canvas, scene.requests, scene.boxes, scene.foci, scene.regions)
+    fast = layout_labels(*args)
+    search._FRESH = False
+    try:
+        general = layout_labels(*args)
+    finally:
+        search._FRESH = True
+    assert fast == general and fast._asked == general._asked and fast._fixed == general._fixed
+    assert [type(v) for p in fast.placements for v in p.rect] == [int] * 4 * len(fast.placements)
+    placed, hidden, offscreen = greedy_reference(canvas, scene.requests, scene.fixed())
+    assert [(p.id, p.rect, p.leader, p.slot) for p in fast.placements] == placed
+    assert (list(fast.hidden), list(fast.offscreen)) == (hidden, offscreen)
 
 
 # --------------------------------------------------------------------------- worked cases

@@ -58,13 +58,23 @@ Guarantees (hypothesis properties on crowded random tables at three canvas sizes
 
 Speed (``python -m benchmarks.labels``, CPU time on the shared 2-core VM): a drag frame (the last
 frame's layout given, one label moved) costs about 0.5 ms on the 300-model sample table at 1920×1080
-and 0.8 ms on the crowded table (2–2.7× the full pass on the same frame): the issue's 1 ms target is
+and 0.7 ms on the crowded table (2–2.7× the full pass on the same frame): the issue's 1 ms target is
 met for the layout the app runs every frame while something is dragged. A layout from nothing (opening
-a file, zooming, panning) still costs 3.5–4 ms for 300 labels among 300 bases where half the names
-need a leader (13–15× the all-pairs baseline): about 2.6–2.9 ms in the per-candidate search (plain
-Python, ~15 candidates tried per label, most blocked by a base) and 0.9–1 ms in everything else, so 1 ms
-is not reached there. Deciding up front with numpy which candidates a fixed obstacle blocks was tried
-(exact, but slower: it costs more on all candidates than the walks it saves; see the git history).
+a file, zooming, panning) takes one flat loop (the search and the grid insert inlined, placements built
+once in their final order; exactly the general path's answer, a hypothesis property compares both and
+a plain all-pairs greedy) and costs 3.1–3.3 ms for 300 labels among 300 bases where half the names need
+a leader (about 1.1× faster than the general path, 21–25× the all-pairs baseline), so 1 ms is not
+reached there. Where it goes: 0.22 ms for the obstacles and the grid, then about 0.63 µs per candidate
+tried, ~4,500 of them (~15 a label, most blocked by a neighbouring base): each is a few integer
+compares and a walk over one or two grid cells in plain Python. Even with every label taking its first
+candidate (306 labels spread over an empty canvas) the loop costs ~0.75 ms, ~2.4 µs a label, so 300
+labels cannot fit in 1 ms in this interpreter however the blocked candidates are found. Deciding up
+front with numpy which candidates a fixed obstacle blocks was tried (exact, but slower: it costs more on
+all candidates than the walks it saves; see the git history). Tried on the flat loop and not kept, none
+faster beyond the noise: zip over rings permuted by itemgetter with no canvas test for rings wholly
+inside the canvas, plain 4-tuple grid items, cells gathered by slicing, grid cells of 24 to 128 px,
+no last-blocker memo (slower), a garbage-collector pause (~2 %); a second blocker memo would save ~350
+walks of ~3,950 for 4 more compares on every one of ~4,500 candidates.
 
 :func:`dock_overlays` places fixed overlays (title, legend, side view, hints) outside the table area if
 there is room, else in the emptiest corner, never over a base; pass the rects it returns to

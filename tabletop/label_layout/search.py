@@ -100,11 +100,13 @@ def layout_labels(
     cx0, cy0 = box[0], box[1]
     cx1, cy1 = box[0] + box[2], box[1] + box[3]
     limits = (cx0, cy0, cx1, cy1)
-    grid = _Grid(box, cell)
     fixed_arr = _fixed_obstacles(bases, foci, focus_pad, regions)
     fixed = fixed_arr.tolist()
     fixed_set = frozenset(map(tuple, fixed))
+    if previous is None and _FRESH:
+        return _layout_fresh(box, requests, fixed, fixed_set, cell)
 
+    grid = _Grid(box, cell)
     n = len(requests)
     neg = [-r.priority for r in requests]
     order = sorted(range(n), key=neg.__getitem__)  # stable: ties keep request order
@@ -338,3 +340,118 @@ def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
     c = (r.clear if r.clear > 0 else 0.0) + (LEADER_RINGS[-1] if r.leader else _NEAR)
     ax, ay = r.anchor
     return (math.floor(ax - c - w) - 2, math.floor(ay - c - h) - 2, math.ceil(ax + c + w) + 2, math.ceil(ay + c + h) + 2)
+
+
+#: Whether a layout without ``previous`` takes :func:`_layout_fresh` (tests compare it with the general path).
+_FRESH = True
+
+
+def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[int]], fixed_set: frozenset[tuple[int, int, int, int]], cell: int) -> Layout:
+    """:func:`layout_labels` without ``previous``: plain greedy by priority, nothing kept, nothing evicted.
+
+    The same answer as the general path (a hypothesis property compares them), written as one flat
+    loop: the candidate search of :func:`_search` inlined, ring edges from sums computed once per
+    label, the grid insert inlined, each Placement built once, in its final order.
+    """
+    cx0, cy0 = box[0], box[1]
+    cx1, cy1 = cx0 + box[2], cy0 + box[3]
+    grid = _Grid(box, cell)
+    grid.fill(fixed)
+    cs, gx, gy, nx, cells = cell, grid.x0, grid.y0, grid.nx, grid.cells
+    neg = [-r.priority for r in requests]
+    order = sorted(range(len(requests)), key=neg.__getitem__)  # stable: ties keep request order
+    placements: list[Placement] = []
+    hidden: list[str] = []
+    offscreen: list[str] = []
+    asked: dict[str, tuple[object, ...]] = {}
+    seqs: dict[object, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    ceil, floor = math.ceil, math.floor
+    leader_rings = LEADER_RINGS
+    for k in order:
+        r = requests[k]
+        anchor = r.anchor
+        ax, ay = anchor
+        if not (cx0 <= ax <= cx1 and cy0 <= ay <= cy1):
+            offscreen.append(r.id)
+            continue
+        w, h = r.wh
+        clear = r.clear
+        c = clear if clear > 0 else 0.0
+        sides = r.sides
+        pair = seqs.get(sides)
+        if pair is None:
+            o = _order(sides)
+            pair = seqs[sides] = ((*o, 8, 9, 10, 11), o)
+        near, order8 = pair
+        # The same float operations as _search, in the same order: (ax + c) + g is ax + c + g.
+        axc = ax + c
+        axm = ax - c
+        ayc = ay + c
+        aym = ay - c
+        mid_x = round(ax - w / 2)
+        mid_y = round(ay - h / 2)
+        right = ceil(axc + _NEAR)
+        left = floor(axm - _NEAR) - w
+        top = floor(aym - _NEAR) - h
+        bottom = ceil(ayc + _NEAR)
+        from_left = floor(axm)
+        from_right = ceil(axc) - w
+        xs: tuple[int, ...] = (mid_x, right, mid_x, left, right, right, left, left, from_left, from_right, from_left, from_right)
+        ys: tuple[int, ...] = (bottom, mid_y, top, mid_y, bottom, top, bottom, top, bottom, bottom, top, top)
+        seq = near
+        la0 = lb0 = la1 = lb1 = 0  # the last blocker (empty to start)
+        slot = 0
+        ring = 0
+        lead = r.leader
+        while True:
+            for idx in seq:
+                x0 = xs[idx]
+                y0 = ys[idx]
+                x1 = x0 + w
+                y1 = y0 + h
+                if cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1 and not (la0 < x1 and x0 < la1 and lb0 < y1 and y0 < lb1):
+                    i0 = (x0 - gx) // cs
+                    i1 = (x1 - 1 - gx) // cs + 1
+                    j0 = (y0 - gy) // cs
+                    j1 = (y1 - 1 - gy) // cs + 1
+                    for j in range(j0, j1):
+                        row = j * nx
+                        for i in range(row + i0, row + i1):
+                            for a0, b0, a1, b1, _ in cells[i]:
+                                if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1:
+                                    la0, lb0, la1, lb1 = a0, b0, a1, b1
+                                    break
+                            else:
+                                continue
+                            break
+                        else:
+                            continue
+                        break
+                    else:
+                        item = (x0, y0, x1, y1, k)
+                        for j in range(j0, j1):
+                            row = j * nx
+                            for i in range(row + i0, row + i1):
+                                if cells[i]:
+                                    cells[i].append(item)
+                                else:
+                                    cells[i] = [item]
+                        placements.append(Placement(r.id, (x0, y0, w, h), ring > 0, slot, anchor, clear, r.kind, r.text, r.priority))
+                        break
+                slot += 1
+            else:
+                if lead and ring < len(leader_rings):
+                    g = leader_rings[ring]
+                    ring += 1
+                    right = ceil(axc + g)
+                    left = floor(axm - g) - w
+                    top = floor(aym - g) - h
+                    bottom = ceil(ayc + g)
+                    xs = (mid_x, right, mid_x, left, right, right, left, left)
+                    ys = (bottom, mid_y, top, mid_y, bottom, top, bottom, top)
+                    seq = order8
+                    continue
+                hidden.append(r.id)
+                asked[r.id] = (anchor, r.wh, clear, lead, sides, r.priority)
+            break
+    return Layout(tuple(placements), tuple(hidden), tuple(offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
