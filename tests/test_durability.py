@@ -705,3 +705,108 @@ def test_read_umask_reads_the_mask_and_leaves_it_as_it_was() -> None:
         assert os.umask(0o027) == 0o027  # unchanged by the read
     finally:
         os.umask(before)
+
+
+def test_emergency_copies_go_only_past_thirty_days_to_the_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twelve copies, the two oldest beyond the newest ten: one exactly 30 days old stays, one a second
+    older goes; a copy that cannot be deleted does not stop the others; no ``now`` means the clock."""
+    import time
+
+    from tabletop.app import autosave
+
+    folder = autosave.state_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    now = 2_000_000_000.0
+    ages = [i * 3600.0 for i in range(10)] + [30 * 86400.0, 30 * 86400.0 + 1, 30 * 86400.0 + 2]
+    copies = [folder / f"emergency-{i:02}.toml" for i in range(len(ages))]
+    for path, age in zip(copies, ages):
+        path.write_text("x")
+        os.utime(path, (now - age, now - age))
+    real_unlink = Path.unlink
+
+    def stuck(self: Path, missing_ok: bool = False) -> None:
+        if self == copies[11]:
+            raise PermissionError(13, "Permission denied", str(self))
+        real_unlink(self, missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", stuck)
+    assert autosave.prune_emergency_copies(now) == [copies[12]]  # 11 cannot go; 10 is exactly 30 days old
+    assert all(p.exists() for p in copies[:12]) and not copies[12].exists()
+    monkeypatch.setattr(Path, "unlink", real_unlink)
+    monkeypatch.setattr(time, "time", lambda: now + 1)  # a second later, by the clock
+    assert autosave.prune_emergency_copies() == [copies[10], copies[11]]
+
+
+def test_alive_asks_the_system_without_signalling(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert autosave._alive(child.pid) is True
+        with pytest.raises(subprocess.TimeoutExpired):  # signal 0 only asks; any other would end the child
+            child.wait(timeout=1.0)
+    finally:
+        child.kill()
+        child.wait()
+    assert autosave._alive(child.pid) is False  # gone (and reaped)
+    assert autosave._alive(os.getpid()) is False  # our own pid: the crashed run is gone
+
+    def refuse(pid: int, sig: int) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "kill", refuse)
+    assert autosave._alive(12345) is True  # someone else's live process
+
+    def odd(pid: int, sig: int) -> None:
+        raise OSError(errno.EINVAL, "Invalid argument")
+
+    monkeypatch.setattr(os, "kill", odd)
+    assert autosave._alive(12345) is False
+
+
+def test_find_recovery_reads_only_text_notes_and_offers_an_autosave_as_new_as_the_marker() -> None:
+    from tabletop.app import autosave
+
+    folder = autosave.state_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    autosave.autosave_path().write_text("format = 1\n")
+    autosave.marker_path().write_text(json.dumps({"pid": 1 << 30, "path": 5, "error": ["no"]}))
+    t = 1_700_000_000.0
+    os.utime(autosave.autosave_path(), (t, t))
+    os.utime(autosave.marker_path(), (t, t))  # written in the same instant: still offered
+    recovery = autosave.find_recovery()
+    assert recovery is not None and recovery.original_path is None and recovery.error is None
+    assert recovery.autosave == autosave.autosave_path() and recovery.saved_at == t
+    os.utime(autosave.marker_path(), (t + 1, t + 1))  # the marker is newer: nothing was lost
+    assert autosave.find_recovery() is None
+
+
+def test_a_marker_that_cannot_be_written_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    def full(path: Any, data: bytes, **kw: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(autosave, "atomic_write", full)
+    saver = autosave.Autosaver()
+    saver.set_path("/tables/a.toml")
+    assert saver.last_error == f"cannot write {autosave.marker_path()}: [Errno 28] No space left on device"
+
+
+def test_an_emergency_copy_whose_folder_cannot_be_made_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app import autosave
+
+    scenario = scenario_io.load(SCENARIOS / "default.toml")
+    saver = autosave.Autosaver()
+    real_mkdir = Path.mkdir
+    calls = []
+
+    def once(self: Path, *a: Any, **kw: Any) -> None:
+        calls.append(self)
+        if len(calls) == 1:
+            raise PermissionError(errno.EACCES, "Permission denied")
+        real_mkdir(self, *a, **kw)
+
+    monkeypatch.setattr(Path, "mkdir", once)
+    assert saver.emergency(scenario, "boom") is None
+    assert saver.last_error == "emergency copy failed (PermissionError: [Errno 13] Permission denied)"
