@@ -170,3 +170,12 @@ def test_a_wide_building_close_to_the_focus_shadows_right_out_to_far() -> None:
     assert truth.all()  # every probe is behind the building
     shadow = shadow_polygon(focus, ring, FAR)
     assert shapely.intersects(shapely.points(probes), shadow).all()
+
+
+def test_a_building_flat_along_a_ray_from_the_focus_casts_only_itself() -> None:
+    # Every edge lies on one line through the focus: no edge casts a piece, only the outline is left.
+    from tabletop.visibility import shadow_pieces
+
+    pieces = shadow_pieces((0.0, 0.0), np.array([[10.0, 0.0], [20.0, 0.0], [30.0, 0.0]]), 500.0)
+    assert len(pieces) == 1 and pieces.dtype == object
+    assert pieces[0].geom_type == "Polygon" and pieces[0].area == 0.0
