@@ -322,3 +322,78 @@ def test_an_explosion_keeps_its_unknown_keys_on_the_fast_path() -> None:
     data = tomllib.loads(_small().replace("at = [200, 150]", 'explosion = { model = "a", note = "boom" }'))
     quick = fast.validate(data, "mm")
     assert quick is not None and quick.template[0].explosion.model_extra == {"note": "boom"}
+
+
+def test_a_list_limit_with_only_its_maximum_known_keeps_pydantics_words() -> None:
+    from tabletop.scenario_io.checks import _message
+
+    half = {"type": "too_long", "msg": "too long", "loc": ("model",), "ctx": {"max_length": 2000}}
+    assert _message(half) == "too long"
+    assert _message({**half, "ctx": {"actual_length": 2001}}) == "too long"
+
+
+def test_toml_lines_keep_x_letters_of_quoted_names() -> None:
+    from tabletop.scenario_io.lines import toml_lines
+
+    lines = toml_lines('[["Xmodel"]]\n"Xray" = 1\n')
+    assert lines[("Xmodel", 0)] == 1 and lines[("Xmodel", 0, "Xray")] == 2
+
+
+def test_a_sub_path_is_split_at_the_marker_not_at_spaces() -> None:
+    from tabletop.scenario_io.fields import _at, _split_sub
+
+    assert _split_sub(_at("corners[2]", "must be a point, got 'a b'")) == (("corners", 2), "must be a point, got 'a b'")
+
+
+def test_tags_may_hold_exactly_the_most_entries() -> None:
+    from tabletop.scenario_io.fields import _strings
+    from tabletop.scenario_io.limits import MAX_ITEMS
+
+    assert len(_strings(["t"] * MAX_ITEMS)) == MAX_ITEMS
+
+
+@pytest.mark.parametrize(
+    ("tail", "message"),
+    [
+        ('[settings]\n"\\u0007bad" = 1\n', "key '\\x07bad' must be printable and at most 200 characters"),
+        (f'[settings]\n"{"k" * 201}" = 1\n', "must be printable and at most 200 characters"),
+        ('title = "a\\ud800"\n', "lone UTF-16 surrogate"),
+    ],
+)
+def test_document_limits_hold_anywhere(tail: str, message: str) -> None:
+    from tabletop.scenario_io.checks import _document_problems
+
+    data = tomllib.loads(tail) if "ud800" not in tail else {"title": "a\ud800"}
+    problems = _document_problems(data)
+    assert problems and any(message in text or message == loc[0] for loc, text in problems), problems
+
+
+def test_the_first_character_past_the_surrogates_is_text() -> None:
+    from tabletop.scenario_io.checks import _document_problems
+
+    assert _document_problems({"title": "a\ue000\udfff"}) != [] and _document_problems({"title": "a\ue000"}) == []
+
+
+def test_whole_numbers_up_to_two_to_the_53_are_exact_and_one_more_is_refused() -> None:
+    from tabletop.scenario_io.checks import _document_problems
+    from tabletop.scenario_io.limits import MAX_EXACT_INT
+
+    assert _document_problems({"model": [{"stats": {"points": MAX_EXACT_INT}}]}) == []
+    assert [loc for loc, _ in _document_problems({"model": [{"stats": {"points": MAX_EXACT_INT + 1}}]})] == [("model", 0, "stats", "points")]
+
+
+def test_a_long_points_list_is_a_terrain_outline_not_a_giant_list() -> None:
+    from tabletop.scenario_io.checks import _document_problems
+    from tabletop.scenario_io.limits import MAX_ITEMS
+
+    outline = [[float(i % 7), float(i % 5)] for i in range(MAX_ITEMS + 1)]
+    found = _document_problems({"terrain": [{"points": outline}]})
+    assert all("entries" not in text for _, text in found), found
+    found = _document_problems({"model": [{"tags": ["t"] * (MAX_ITEMS + 1)}]})
+    assert found == [(("model", 0, "tags"), f"at most {MAX_ITEMS:,} entries, got {MAX_ITEMS + 1:,}")]
+
+
+def test_a_bad_fixed_roll_is_named_at_its_template_and_roll() -> None:
+    text = _small().replace('format = 1\n', 'format = 1\nruleset = "robotech"\n') + "rolls = { strike = 9 }\n"
+    message = _error(text.replace("at = [200, 150]\nrolls", "at = [200, 150]\nrolls"))
+    assert "template[0].rolls.strike:" in message, message
