@@ -1,0 +1,119 @@
+"""List mutmut survivors with their diffs, re-run survivors against new tests, and sample unchecked mutants.
+
+  python -m tests.mutants_tool list MUTANTS_DIR [PREFIX ...]          survivors (exit code 0) whose name starts with a PREFIX, with diffs
+  python -m tests.mutants_tool check MUTANTS_DIR TEST_PATH NAME ...    run TEST_PATH (a file or node id inside MUTANTS_DIR) once per mutant
+                                                               with that mutant switched on; print killed/survived per name
+
+MUTANTS_DIR is mutmut's mutants/ folder or a copy of it (cp -r mutants /tmp/mut-copy, then cp -r tests/. /tmp/mut-copy/tests/).
+Copy your new test file into MUTANTS_DIR/tests/ before `check`.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+PY = sys.executable
+NAME = re.compile(r"^(?P<func>.+)__mutmut_(?P<n>\d+|orig)$")
+
+
+def functions(path: Path) -> dict[str, str]:
+    """Every function or method source in a mutants file, by its mangled name (methods: Class.name)."""
+    text = path.read_text()
+    lines = text.splitlines()
+    tree = ast.parse(text)
+    out: dict[str, str] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out[child.name] = "\n".join(lines[child.lineno - 1 : child.end_lineno])
+            elif isinstance(child, ast.ClassDef):
+                visit(child, prefix + child.name + ".")
+
+    visit(tree, "")
+    return out
+
+
+def list_survivors(mutants_dir: Path, prefixes: list[str]) -> None:
+    for meta in sorted(mutants_dir.rglob("*.py.meta")):
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        survivors = [k for k, v in codes.items() if v == 0 and (not prefixes or any(k.startswith(p) for p in prefixes))]
+        if not survivors:
+            continue
+        funcs = functions(meta.with_suffix(""))
+        print(f"######## {meta.relative_to(mutants_dir).with_suffix('')}: {len(survivors)} survivors")
+        for name in survivors:
+            local = name.rsplit(".", 1)[-1]
+            m = NAME.match(local)
+            if not m:
+                print(name, "(no diff)")
+                continue
+            mutant = funcs.get(local)
+            orig = funcs.get(f"{m['func']}__mutmut_orig")
+            if mutant is None or orig is None:
+                print(name, "(no diff)")
+                continue
+            a = orig.replace(f"{m['func']}__mutmut_orig", "F").splitlines()
+            b = mutant.replace(local, "F").splitlines()
+            diff = [ln for ln in difflib.unified_diff(a, b, lineterm="", n=0) if ln[:1] in "+-" and not ln.startswith(("+++", "---"))]
+            print(f"== {name}")
+            for ln in diff:
+                print("   " + ln.strip()[:220])
+
+
+def check(mutants_dir: Path, test: str, names: list[str]) -> None:
+    for name in names:
+        env = {**os.environ, "MUTANT_UNDER_TEST": name, "HYPOTHESIS_PROFILE": "mutation", "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+        r = subprocess.run([PY, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", test], cwd=mutants_dir, env=env, capture_output=True, text=True)
+        word = {0: "SURVIVED", 1: "killed  ", 3: "killed  "}.get(r.returncode, f"ERROR{r.returncode}")  # 4/5: bad test path
+        print(f"{word} {name}", flush=True)
+
+
+def unchecked(mutants_dir: Path, prefix: str) -> list[str]:
+    out = []
+    for meta in sorted(mutants_dir.rglob("*.py.meta")):
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        out += [k for k, v in codes.items() if v is None and k.startswith(prefix)]
+    return out
+
+
+def sample(mutants_dir: Path, out: Path, seed: int, n: int, prefix: str, tests: list[str], workers: int = 2) -> None:
+    """Run a seeded random sample of ``n`` not-yet-checked mutants under ``prefix`` against ``tests``; append JSON lines to ``out``."""
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = unchecked(mutants_dir, prefix)
+    chosen = sorted(random.Random(seed).sample(pool, min(n, len(pool))))
+    done = set()
+    if out.exists():
+        done = {json.loads(line)["name"] for line in out.read_text().splitlines() if line.strip()}
+
+    def one(name: str) -> dict:
+        env = {**os.environ, "MUTANT_UNDER_TEST": name, "HYPOTHESIS_PROFILE": "mutation", "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+        r = subprocess.run(["nice", "-n", "10", PY, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *tests], cwd=mutants_dir, env=env, capture_output=True, text=True)
+        return {"name": name, "prefix": prefix, "pool": len(pool), "seed": seed, "tests": tests, "exit": r.returncode}
+
+    with ThreadPoolExecutor(workers) as ex, out.open("a") as f:
+        for res in ex.map(one, [c for c in chosen if c not in done]):
+            f.write(json.dumps(res) + "\n")
+            f.flush()
+
+
+if __name__ == "__main__":
+    cmd, mdir, *rest = sys.argv[1:]
+    if cmd == "list":
+        list_survivors(Path(mdir), rest)
+    elif cmd == "sample":  # sample MUTANTS_DIR OUT SEED N PREFIX TEST...
+        sample(Path(mdir), Path(rest[0]), int(rest[1]), int(rest[2]), rest[3], rest[4:])
+    elif cmd == "check":
+        check(Path(mdir), rest[0], rest[1:])
+    else:
+        sys.exit(__doc__)
+
