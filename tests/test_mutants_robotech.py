@@ -9,13 +9,17 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
 import pytest
+import shapely
 
 from tabletop.adjudicate import Adjudication, TemplateResult, adjudicate
+from tabletop.model import Base, Model
 from tabletop.plugin import CHAIN, DAMAGE_TEXT, HIGHLIGHT, ROSE, ROSE_HOT, TEMPLATE_EDGE, TEXT, TEXT_DIM, Badge, ring_top, terrain_point
 from tabletop.resolution import Step
 from tabletop.rulesets.robotech.marks import _robotech_reactions, _seq, marks
 from tabletop.rulesets.robotech.panel import _cp_spent, _reaction_words, panel_lines
+from tabletop.rulesets.robotech.rules import _edge_distance
 from tabletop.scenario_io import load
 
 from .conftest import SCENARIOS
@@ -282,3 +286,30 @@ def test_marks_of_the_aim_point() -> None:
     other = dataclasses.replace(placed, id="blast.m2")
     art = marks(given(adj, {"details": {"strike": 5, "gn": 1, "hit": True}, "steps": (), "also_drawn": (other, aim)}))
     assert art.badges[1:] == [Badge(ring_top(aim), (("aimed here", TEXT_DIM),), ROSE, prefer="above")]
+
+
+# ---------------------------------------------------------------- the gap between a base and a point or shape
+
+
+def test_edge_distance_of_a_round_base_is_exact() -> None:
+    m = Model("r", 0.0, 0.0, Base.round(40.0))
+    assert _edge_distance(m, shapely.Point(30.0, 0.0)) == 10.0
+    assert _edge_distance(m, shapely.Point(0.0, 20.5)) == 0.5
+    assert _edge_distance(m, shapely.Point(5.0, 0.0)) == 0.0  # inside the base: they meet
+
+
+def test_edge_distance_of_a_rect_base() -> None:
+    m = Model("r", 0.0, 0.0, Base("rect", 60.0, 30.0), facing=0.0)  # x from -30 to 30, y from -15 to 15
+    assert _edge_distance(m, shapely.Point(50.0, 0.0)) == pytest.approx(20.0, abs=1e-9)
+    assert _edge_distance(m, shapely.Point(0.0, -40.0)) == pytest.approx(25.0, abs=1e-9)
+    assert _edge_distance(m, shapely.box(33.0, 19.0, 40.0, 30.0)) == pytest.approx(5.0, abs=1e-9)  # corner to corner: 3-4-5
+
+
+def test_edge_distance_of_an_oval_base_never_overstates_the_gap() -> None:
+    # The true gap from (40, 25) to the 60 x 30 mm ellipse, from two million points along it; the ruleset's
+    # polygon lies outside the ellipse (so the gap is never too long) and within 0.2 um of it.
+    m = Model("o", 0.0, 0.0, Base("oval", 60.0, 30.0), facing=0.0)
+    t = np.linspace(0.0, 2 * np.pi, 2_000_001)
+    true = float(np.min(np.hypot(30.0 * np.cos(t) - 40.0, 15.0 * np.sin(t) - 25.0)))
+    gap = _edge_distance(m, shapely.Point(40.0, 25.0))
+    assert true - 2e-4 <= gap <= true
