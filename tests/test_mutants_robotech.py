@@ -7,6 +7,7 @@ freezes the bundled ones)."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from tabletop.plugin import CHAIN, DAMAGE_TEXT, HIGHLIGHT, ROSE, ROSE_HOT, TEMPL
 from tabletop.resolution import Step
 from tabletop.rulesets.robotech.marks import _robotech_reactions, _seq, marks
 from tabletop.rulesets.robotech.panel import _cp_spent, _reaction_words, panel_lines
-from tabletop.rulesets.robotech.rules import _edge_distance
+from tabletop.rulesets.robotech.rules import _abilities, _edge_distance, _enemy, _friendly, _heading, _num, _pt, _weapon_list
 from tabletop.scenario_io import load
 
 from .conftest import SCENARIOS
@@ -313,3 +314,84 @@ def test_edge_distance_of_an_oval_base_never_overstates_the_gap() -> None:
     true = float(np.min(np.hypot(30.0 * np.cos(t) - 40.0, 15.0 * np.sin(t) - 25.0)))
     gap = _edge_distance(m, shapely.Point(40.0, 25.0))
     assert true - 2e-4 <= gap <= true
+
+
+# ---------------------------------------------------------------- small rules
+
+
+def test_weapon_lists_and_abilities() -> None:
+    assert _weapon_list({"dodge": ["pod1", 3]}, "dodge") == ["pod1", "3"]
+    assert _weapon_list({"dodge": "all"}, "dodge") == "all"
+    assert _weapon_list({"dodge": "pod1"}, "dodge") == []  # neither "all" nor a list: no one
+    assert _weapon_list({}, "dodge") == []
+    # Abilities by any spelling: "Indirect Fire", "anti-missile".
+    assert _abilities({"abilities": ["Indirect Fire", "Anti-Missile", "MISSILE"]}) == {"indirect_fire", "anti_missile", "missile"}
+    assert _abilities({"abilities": "missile"}) == set()
+    assert _abilities({}) == set()
+
+
+def mecha(id_: str, side: str | None) -> Model:
+    return Model(id_, 0.0, 0.0, Base.round(40.0), side=side)
+
+
+def test_friends_and_enemies() -> None:
+    assert _friendly(mecha("a", "udf"), mecha("b", "udf"))
+    assert not _friendly(mecha("a", "neutral"), mecha("b", "neutral"))  # neutral is no side
+    assert not _friendly(mecha("a", None), mecha("b", None))
+    assert _friendly(mecha("a", None), mecha("a", None))  # oneself
+    assert _enemy(mecha("a", "udf"), mecha("b", "zentraedi"))
+    assert not _enemy(mecha("a", "udf"), mecha("b", "neutral"))
+    assert not _enemy(mecha("a", "neutral"), mecha("b", "udf"))
+    # No sides on the table (or one model without a side): anything but oneself.
+    assert _enemy(mecha("a", None), mecha("b", None))
+    assert not _enemy(mecha("a", None), mecha("a", None))
+    assert _enemy(mecha("a", None), mecha("b", "neutral"))
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "deg"),
+    [((0.0, 0.0), (10.0, 0.0), 0.0), ((0.0, 0.0), (-10.0, 0.0), 180.0), ((0.0, 0.0), (0.0, 1.0), 90.0),
+     ((5.0, 5.0), (4.0, 4.0), -135.0), ((1.0, 2.0), (1.0, 2.0), 0.0), ((0.0, 0.0), (-0.0, 0.0), 0.0)],
+)
+def test_heading(src: tuple[float, float], dst: tuple[float, float], deg: float) -> None:
+    assert _heading(src, dst) == pytest.approx(deg, abs=1e-12)
+
+
+def test_report_numbers_and_points() -> None:
+    assert _num(4.0) == 4 and isinstance(_num(4.0), int)  # a DF of 4 reads "4", not "4.0"
+    assert _num(2.5) == 2.5
+    assert _pt((25.4, 50.8), "in") == [1.0, 2.0]
+    assert _pt((1.23456789, 2.3456789), "mm") == [1.234568, 2.345679]
+    # No "-0.0" in a report: a point a hair left of or below the origin is 0.
+    assert [math.copysign(1.0, v) for v in _pt((-1e-9, -1e-9), "mm")] == [1.0, 1.0]
+
+
+def with_weapon(adj: Adjudication, rolls: dict[str, Any] | None = None, **weapon: Any) -> Any:
+    """robotech-hit.toml's template with some weapon keys changed (None: removed), resolved."""
+    t = adj.scenario.templates[0]
+    w = {k: v for k, v in {**t.weapon, **weapon}.items() if v is not None}
+    t = dataclasses.replace(t, weapon=w, rolls=t.rolls if rolls is None else rolls)
+    return adjudicate(dataclasses.replace(adj.scenario, templates=(t,))).results[0].resolution
+
+
+def test_a_weapon_without_md_does_no_damage() -> None:
+    r = with_weapon(hit(), md=None, dodge=None, roll_with_impact=None)
+    assert r.details["md"] == 0 and set(r.details["damage"].values()) == {0}
+
+
+def test_split_volley_at_a_mecha_and_a_structure() -> None:
+    # The seed: a volley may split its missiles between targets, one template each, full MD to each
+    # missile's own target and half to all else under it (DF above the Strike: nothing).
+    r = with_weapon(hit(), {"strike": [4, 4]}, targets=["pod1", "bunker"], dodge=None, roll_with_impact=None)
+    ms = r.details["missiles"]
+    assert [(m["target"], m["impact_point"], m["hit"]) for m in ms] == [("pod1", [30.0, 10.0], True), ("bunker", [30.0, 13.0], True)]
+    [second] = r.also_drawn  # the bunker's template, aimed at its centre, turned along the line of fire
+    assert (second.id, second.focus, second.heading) == (
+        "blast.m2", pytest.approx((30 * IN, 13 * IN)), pytest.approx(math.degrees(math.atan2(3, 20))))
+    assert r.details["damage"] == {"bunker": 15, "cyclone": 10, "officer": 0, "pod1": 15, "pod2": 10}
+
+
+def test_targets_that_are_not_a_list_are_no_split() -> None:
+    # The loader refuses it; a scenario made in code resolves as one Blast.
+    r = with_weapon(hit(), {"strike": 4}, targets="pod1", dodge=None, roll_with_impact=None)
+    assert "missiles" not in r.details and r.details["damage"]["pod1"] == 10
