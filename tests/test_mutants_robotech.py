@@ -395,3 +395,51 @@ def test_targets_that_are_not_a_list_are_no_split() -> None:
     # The loader refuses it; a scenario made in code resolves as one Blast.
     r = with_weapon(hit(), {"strike": 4}, targets="pod1", dodge=None, roll_with_impact=None)
     assert "missiles" not in r.details and r.details["damage"]["pod1"] == 10
+
+
+def attack(s: Any, **settings: Any) -> Any:
+    """The ruleset's attack state for ``s``'s first template, with ``settings``."""
+    from tabletop.coverage import cover, table_geometry
+    from tabletop.dice import Dice
+    from tabletop.placement import place
+    from tabletop.resolution import Context
+    from tabletop.rulesets.robotech.rules import _Attack
+
+    t = s.templates[0]
+    geometry = table_geometry(s)
+    placed = place(t, s)
+    return _Attack(Context(s, t, placed, cover(placed, geometry, use_visibility=False), geometry, Dice(1), settings=settings)), placed
+
+
+def test_range_measured_edge_to_edge() -> None:
+    s = load(SCENARIOS / "robotech-hit.toml")
+    atk, aim = attack(s, range_measure="edge")
+    ms = s.models_by_id()
+    me = ms["destroid"]  # (10, 10), a 1.5" round base
+    # pod1 at (30, 10), 1.5" base: 20" less two 0.75" radii.
+    assert atk.distance(me, "pod1", aim) == pytest.approx(18.5 * IN)
+    # The bunker, x 28.5..31.5, y 12.25..13.75: its corner (28.5, 12.25).
+    assert atk.distance(me, "bunker", aim) == pytest.approx((math.hypot(18.5, 2.25) - 0.75) * IN)
+    # A spot on the ground: the point of impact itself.
+    assert atk.distance(me, None, aim) == pytest.approx(math.dist(me.centre, aim.focus) - 0.75 * IN)
+    # Bases that touch (or overlap) are 0 apart.
+    touching = dataclasses.replace(ms["pod1"], x=me.x + 1.5 * IN - 0.5)
+    atk2, aim2 = attack(dataclasses.replace(s, models=(me, touching)), range_measure="edge")
+    assert atk2.distance(me, "pod1", aim2) == 0.0
+    # The default setting: centre to centre.
+    atk3, aim3 = attack(s)
+    assert atk3.distance(me, "pod1", aim3) == pytest.approx(20 * IN)
+
+
+def test_range_edge_to_edge_to_shaped_bases() -> None:
+    s = load(SCENARIOS / "robotech-hit.toml")
+    ms = s.models_by_id()
+    me = dataclasses.replace(ms["destroid"], x=0.0, y=0.0, base=Base.round(40.0))
+    rect = dataclasses.replace(ms["pod1"], x=100.0, y=0.0, base=Base("rect", 60.0, 30.0), facing=0.0)
+    atk, aim = attack(dataclasses.replace(s, models=(me, rect), terrain=()), range_measure="edge")
+    assert atk.distance(me, "pod1", aim) == pytest.approx(50.0, abs=1e-9)  # 70 - 20
+    oval = dataclasses.replace(rect, x=100.0, y=50.0, base=Base("oval", 60.0, 30.0))
+    atk, aim = attack(dataclasses.replace(s, models=(me, oval), terrain=()), range_measure="edge")
+    t = np.linspace(0.0, 2 * np.pi, 2_000_001)
+    true = float(np.min(np.hypot(100.0 + 30.0 * np.cos(t), 50.0 + 15.0 * np.sin(t)))) - 20.0
+    assert true - 2e-4 <= atk.distance(me, "pod1", aim) <= true  # never longer than the true gap
