@@ -20,7 +20,7 @@ from tabletop.plugin import CHAIN, DAMAGE_TEXT, HIGHLIGHT, ROSE, ROSE_HOT, TEMPL
 from tabletop.resolution import Step
 from tabletop.rulesets.robotech.marks import _robotech_reactions, _seq, marks
 from tabletop.rulesets.robotech.panel import _cp_spent, _reaction_words, panel_lines
-from tabletop.rulesets.robotech.rules import _abilities, _edge_distance, _enemy, _friendly, _heading, _num, _pt, _weapon_list
+from tabletop.rulesets.robotech.rules import _abilities, _edge_distance, _enemy, _friendly, _heading, _num, _pt, _weapon_list, validate
 from tabletop.scenario_io import load
 
 from .conftest import SCENARIOS
@@ -443,3 +443,43 @@ def test_range_edge_to_edge_to_shaped_bases() -> None:
     t = np.linspace(0.0, 2 * np.pi, 2_000_001)
     true = float(np.min(np.hypot(100.0 + 30.0 * np.cos(t), 50.0 + 15.0 * np.sin(t)))) - 20.0
     assert true - 2e-4 <= atk.distance(me, "pod1", aim) <= true  # never longer than the true gap
+
+
+LIST = "targets must be a list of ids, one per missile"
+
+
+@pytest.mark.parametrize(
+    ("weapon", "want"),
+    [
+        ({}, []),
+        ({"md": 0, "volley": 1}, []),
+        ({"md": True}, [("md", "MD must be a whole number of 0 or more, got True")]),
+        ({"md": -1}, [("md", "MD must be a whole number of 0 or more, got -1")]),
+        ({"md": 2.5}, [("md", "MD must be a whole number of 0 or more, got 2.5")]),
+        ({"volley": True}, [("volley", "volley must be a whole number of missiles, 1 or more, got True")]),
+        ({"volley": 0}, [("volley", "volley must be a whole number of missiles, 1 or more, got 0")]),
+        ({"volley": 1.5}, [("volley", "volley must be a whole number of missiles, 1 or more, got 1.5")]),
+        ({"targets": ["pod1", "bunker"]}, []),
+        ({"targets": ["pod1", "bunker"], "volley": 2}, []),
+        ({"targets": ["pod1", "bunker"], "volley": 3}, [("targets", "2 targets for a volley of 3")]),
+        ({"targets": "pod1"}, [("targets", LIST)]),
+        ({"targets": []}, [("targets", LIST)]),
+        ({"targets": ["pod1", 3]}, [("targets", LIST)]),
+        ({"targets": ["pod1", "ghost", "pod2"]}, [("targets", "'ghost' is neither a model nor a terrain piece")]),
+        ({"target_structure": "bunker"}, []),
+        ({"target_structure": "pod1"}, [("target_structure", "'pod1' is not a terrain piece")]),
+        ({"dodge": "all", "roll_with_impact": ["pod1"], "shoot_down": "all"}, []),
+        ({"dodge": ["ghost"]}, [("dodge", 'dodge must be "all" or a list of model ids')]),
+        ({"roll_with_impact": ["bunker"]}, [("roll_with_impact", 'roll_with_impact must be "all" or a list of model ids')]),
+        ({"shoot_down": "pod1"}, [("shoot_down", 'shoot_down must be "all" or a list of model ids')]),
+        ({"md": -2, "volley": 0, "dodge": ["ghost"], "shoot_down": ["ghost"]},
+         [("md", "MD must be a whole number of 0 or more, got -2"),
+          ("volley", "volley must be a whole number of missiles, 1 or more, got 0"),
+          ("dodge", 'dodge must be "all" or a list of model ids'),
+          ("shoot_down", 'shoot_down must be "all" or a list of model ids')]),
+    ],
+)
+def test_validate(weapon: dict[str, Any], want: list[tuple[str, str]]) -> None:
+    s = load(SCENARIOS / "robotech-hit.toml")
+    s = dataclasses.replace(s, templates=(dataclasses.replace(s.templates[0], weapon=weapon),))
+    assert validate(s) == [(f"template[0].weapon.{k}", why) for k, why in want]
