@@ -15,7 +15,7 @@ import pytest
 import shapely
 
 from tabletop.adjudicate import Adjudication, TemplateResult, adjudicate
-from tabletop.model import Base, Model
+from tabletop.model import Base, Impact, Model, Terrain
 from tabletop.plugin import CHAIN, DAMAGE_TEXT, HIGHLIGHT, ROSE, ROSE_HOT, TEMPLATE_EDGE, TEXT, TEXT_DIM, Badge, ring_top, terrain_point
 from tabletop.resolution import Step
 from tabletop.rulesets.robotech.marks import _robotech_reactions, _seq, marks
@@ -483,3 +483,59 @@ def test_validate(weapon: dict[str, Any], want: list[tuple[str, str]]) -> None:
     s = load(SCENARIOS / "robotech-hit.toml")
     s = dataclasses.replace(s, templates=(dataclasses.replace(s.templates[0], weapon=weapon),))
     assert validate(s) == [(f"template[0].weapon.{k}", why) for k, why in want]
+
+
+def refusal(s: Any, **settings: Any) -> tuple[bool, str | None]:
+    r = adjudicate(s, settings=settings).results[0].resolution
+    return r.allowed, r.reason
+
+
+def hit_with(*, placement: Any = None, terrain: tuple[Any, ...] = (), models: dict[str, dict[str, Any]] | None = None,
+             **weapon: Any) -> Any:
+    s = load(SCENARIOS / "robotech-hit.toml")
+    t = s.templates[0]
+    w = {k: v for k, v in {**t.weapon, **weapon}.items() if v is not None}
+    t = dataclasses.replace(t, weapon=w, rolls={"strike": 4}, placement=placement or t.placement)
+    ms = tuple(dataclasses.replace(m, **(models or {}).get(m.id, {})) for m in s.models)
+    return dataclasses.replace(s, templates=(t,), terrain=(*s.terrain, *terrain), models=ms)
+
+
+WALL = Terrain("wall", points=((20 * IN, 0.0), (21 * IN, 0.0), (21 * IN, 48 * IN), (20 * IN, 48 * IN)), kind="wall", name="Long wall")
+
+
+def test_refusals_say_exactly_why() -> None:
+    spot = Impact("destroid", point=(28 * IN, 12 * IN))
+    indirect = ["blast", "indirect_fire"]
+    assert refusal(hit_with(range=19)) == (False, "pod1 is beyond the weapon's range of 19\" (measured centre to centre)")
+    assert refusal(hit_with(range=18), range_measure="edge") == (False, "pod1 is beyond the weapon's range of 18\" (measured edge to edge)")
+    assert refusal(hit_with(placement=spot, range=10, abilities=indirect, dodge=None)) == (
+        False, "the point of impact is beyond the weapon's range of 10\" (measured centre to centre)")
+    assert refusal(hit_with(placement=spot, dodge=None)) == (
+        False, "a Blast attack without Indirect Fire must target an enemy mecha or a structure, not a spot on the ground")
+    # Indirect Fire at a spot that no friendly mecha sees past the wall.
+    hidden = {"cyclone": {"x": 5 * IN, "y": 40 * IN}}
+    assert refusal(hit_with(placement=spot, abilities=indirect, dodge=None, terrain=(WALL,), models=hidden)) == (
+        False, "no friendly mecha (nor the attacker) has line of sight to the point of impact (blocked by Long wall (wall))")
+    assert refusal(hit_with(placement=spot, abilities=indirect, dodge=None, terrain=(WALL,), models=hidden), check_line_of_sight=False) == (True, None)
+    assert refusal(hit_with(abilities=indirect, dodge=None, terrain=(WALL,), models=hidden)) == (
+        False, "no friendly mecha (nor the attacker) has line of sight to pod1 (blocked by Long wall (wall))")
+    assert refusal(hit_with(placement=Impact("destroid", target="valkyrie"), dodge=None)) == (False, "Valkyrie (far away) is not an enemy mecha")
+    # A terrain piece without a DF is no structure to target; nor is an id that is nothing on the table.
+    post = Terrain("post", points=((30 * IN, 20 * IN), (31 * IN, 20 * IN), (31 * IN, 21 * IN), (30 * IN, 21 * IN)), blocks_los=False)
+    at_post = Impact("destroid", point=(30.5 * IN, 20.5 * IN))
+    assert refusal(hit_with(placement=at_post, target_structure="post", dodge=None, terrain=(post,))) == (
+        False, "'post' is neither a mecha nor a structure with a DF")
+    assert refusal(hit_with(placement=at_post, target_structure="nothing", dodge=None)) == (
+        False, "'nothing' is neither a mecha nor a structure with a DF")
+    assert refusal(hit_with(terrain=(WALL,))) == (False, "pod1 is not in the attacker's line of sight: blocked by Long wall (wall)")
+    unnamed = dataclasses.replace(WALL, name=None)
+    assert refusal(hit_with(terrain=(unnamed,))) == (False, "pod1 is not in the attacker's line of sight: blocked by wall")
+
+
+def test_a_refusal_keeps_the_aim_and_says_so_in_a_step() -> None:
+    r = adjudicate(hit_with(range=19)).results[0].resolution
+    why = "pod1 is beyond the weapon's range of 19\" (measured centre to centre)"
+    assert dict(r.details) == {"damage": {}, "impact_point": [30.0, 10.0]}
+    assert [(st.kind, st.text, st.placed) for st in r.steps] == [("note", f"Not allowed: {why}", r.placed)]
+    r = adjudicate(hit_with(models={"valkyrie": {"x": 31 * IN, "y": 8 * IN}})).results[0].resolution
+    assert r.reason == "friendly mecha without Life is Cheap would be under the template: Valkyrie (far away)"
