@@ -539,3 +539,23 @@ def test_a_refusal_keeps_the_aim_and_says_so_in_a_step() -> None:
     assert [(st.kind, st.text, st.placed) for st in r.steps] == [("note", f"Not allowed: {why}", r.placed)]
     r = adjudicate(hit_with(models={"valkyrie": {"x": 31 * IN, "y": 8 * IN}})).results[0].resolution
     assert r.reason == "friendly mecha without Life is Cheap would be under the template: Valkyrie (far away)"
+
+
+def test_refusals_name_every_blocker_and_count_half_a_millimetre() -> None:
+    a = Terrain("a", points=((20 * IN, 0.0), (20.5 * IN, 0.0), (20.5 * IN, 48 * IN), (20 * IN, 48 * IN)), kind="wall")
+    b = Terrain("b", points=((22 * IN, 0.0), (22.5 * IN, 0.0), (22.5 * IN, 48 * IN), (22 * IN, 48 * IN)), kind="wall", name="Hedge")
+    assert refusal(hit_with(terrain=(a, b))) == (False, "pod1 is not in the attacker's line of sight: blocked by a, Hedge (b)")
+    # 20" and half a millimetre, centre to centre, is beyond a 20" range.
+    far = {"pod1": {"x": 30 * IN + 0.5}}
+    assert refusal(hit_with(range=20, models=far)) == (False, "pod1 is beyond the weapon's range of 20\" (measured centre to centre)")
+    assert refusal(hit_with(range=20)) == (True, None)
+
+
+def test_resolving_without_settings_checks_line_of_sight() -> None:
+    from tabletop.adjudicate import resolve_template
+    from tabletop.coverage import table_geometry
+    from tabletop.dice import Dice
+
+    s = hit_with(terrain=(WALL,))
+    r = resolve_template(s, s.templates[0], table_geometry(s), Dice(1)).resolution
+    assert (r.allowed, r.reason) == (False, "pod1 is not in the attacker's line of sight: blocked by Long wall (wall)")
