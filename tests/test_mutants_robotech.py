@@ -559,3 +559,17 @@ def test_resolving_without_settings_checks_line_of_sight() -> None:
     s = hit_with(terrain=(WALL,))
     r = resolve_template(s, s.templates[0], table_geometry(s), Dice(1)).resolution
     assert (r.allowed, r.reason) == (False, "pod1 is not in the attacker's line of sight: blocked by Long wall (wall)")
+
+
+def test_indirect_fire_spotters() -> None:
+    spot = Impact("destroid", point=(28 * IN, 12 * IN))
+    indirect = ["blast", "indirect_fire"]
+    hidden = {"cyclone": {"x": 5 * IN, "y": 40 * IN}}
+    # Line of sight not checked: Indirect Fire needs no spotter, at a mecha or a spot.
+    assert refusal(hit_with(abilities=indirect, dodge=None, terrain=(WALL,), models=hidden), check_line_of_sight=False) == (True, None)
+    # The attacker alone spots (no other friendly mecha): its own reason is the one given.
+    alone = {"cyclone": {"side": "neutral", "x": 5 * IN, "y": 40 * IN}, "valkyrie": {"side": "neutral"}}
+    assert refusal(hit_with(placement=spot, abilities=indirect, dodge=None, terrain=(WALL,), models=alone)) == (
+        False, "no friendly mecha (nor the attacker) has line of sight to the point of impact (blocked by Long wall (wall))")
+    assert refusal(hit_with(abilities=indirect, dodge=None, terrain=(WALL,), models=alone)) == (
+        False, "no friendly mecha (nor the attacker) has line of sight to pod1 (blocked by Long wall (wall))")
