@@ -573,3 +573,21 @@ def test_indirect_fire_spotters() -> None:
         False, "no friendly mecha (nor the attacker) has line of sight to the point of impact (blocked by Long wall (wall))")
     assert refusal(hit_with(abilities=indirect, dodge=None, terrain=(WALL,), models=alone)) == (
         False, "no friendly mecha (nor the attacker) has line of sight to pod1 (blocked by Long wall (wall))")
+
+
+def scatter_run(x_mm: float, y_mm: float, rolled: int) -> dict[str, Any]:
+    s = load(SCENARIOS / "robotech-scatter.toml")
+    ms = tuple(dataclasses.replace(m, x=x_mm, y=y_mm) if m.id == "destroid" else m for m in s.models)
+    t = dataclasses.replace(s.templates[0], rolls={"strike": 1, "scatter_direction": 4, "scatter_distance": rolled, "scatter_strike": 3})
+    r = adjudicate(dataclasses.replace(s, models=ms, templates=(t,))).results[0].resolution
+    return dict(r.details)
+
+
+def test_scatter_cap_to_the_micrometre() -> None:
+    # The target's centre is at (30", 10"). From (26", 11") it is sqrt(17)" = 4.1231056": 12" is capped there,
+    # reported to 6 decimals.
+    d = scatter_run(26 * IN, 11 * IN, 12)
+    assert (d["scatter_capped"], d["scatter_distance"]) == (True, 4.123106)
+    # From exactly 5" (635 mm to 762 mm): a roll of 5 is not capped, it is the range.
+    d = scatter_run(635.0, 10 * IN, 5)
+    assert (d["scatter_capped"], d["scatter_distance"]) == (False, 5.0)
