@@ -591,3 +591,10 @@ def test_scatter_cap_to_the_micrometre() -> None:
     # From exactly 5" (635 mm to 762 mm): a roll of 5 is not capped, it is the range.
     d = scatter_run(635.0, 10 * IN, 5)
     assert (d["scatter_capped"], d["scatter_distance"]) == (False, 5.0)
+
+
+def test_a_mecha_without_a_df_takes_half_md() -> None:
+    s = hit_with(dodge=None, roll_with_impact=None)
+    drone = Model("drone", 31 * IN, 9 * IN, Base.round(1.0 * IN), side="zentraedi")  # no stats: DF 0
+    r = adjudicate(dataclasses.replace(s, models=(*s.models, drone))).results[0].resolution
+    assert r.details["damage"]["drone"] == 5 and r.model_details["drone"]["df"] == 0
