@@ -15,7 +15,7 @@ import pytest
 import shapely
 
 from tabletop.adjudicate import Adjudication, TemplateResult, adjudicate
-from tabletop.model import Base, Impact, Model, Terrain
+from tabletop.model import At, Base, Impact, Model, Terrain
 from tabletop.plugin import CHAIN, DAMAGE_TEXT, HIGHLIGHT, ROSE, ROSE_HOT, TEMPLATE_EDGE, TEXT, TEXT_DIM, Badge, ring_top, terrain_point
 from tabletop.resolution import Step
 from tabletop.rulesets.robotech.marks import _robotech_reactions, _seq, marks
@@ -598,3 +598,11 @@ def test_a_mecha_without_a_df_takes_half_md() -> None:
     drone = Model("drone", 31 * IN, 9 * IN, Base.round(1.0 * IN), side="zentraedi")  # no stats: DF 0
     r = adjudicate(dataclasses.replace(s, models=(*s.models, drone))).results[0].resolution
     assert r.details["damage"]["drone"] == 5 and r.model_details["drone"]["df"] == 0
+
+
+def test_a_template_placed_without_an_attacker() -> None:
+    s = load(SCENARIOS / "robotech-hit.toml")
+    t = dataclasses.replace(s.templates[0], placement=At(20 * IN, 20 * IN))
+    r = adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
+    assert (r.allowed, r.reason, dict(r.details)) == (
+        False, "a Robotech Blast needs an attacker: place it with impact = {attacker, target} (or at for Indirect Fire)", {"damage": {}})
