@@ -606,3 +606,56 @@ def test_a_template_placed_without_an_attacker() -> None:
     r = adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
     assert (r.allowed, r.reason, dict(r.details)) == (
         False, "a Robotech Blast needs an attacker: place it with impact = {attacker, target} (or at for Indirect Fire)", {"damage": {}})
+
+
+def volley_reactions(rwi_roll: int, **settings: Any) -> TemplateResult:
+    """robotech-volley.toml, all four missiles hitting; pod1 (CP 1) and pod2 (CP 2) try to shoot them down
+    (5 and 4: both fail), pod1 may Dodge, both may Roll with Impact (needing a 3 here)."""
+    s = load(SCENARIOS / "robotech-volley.toml")
+    t = s.templates[0]
+    w = {**t.weapon, "shoot_down": ["pod1", "pod2"], "dodge": ["pod1"], "roll_with_impact": ["pod1", "pod2"]}
+    ms = tuple(dataclasses.replace(m, stats={**m.stats, "CP": {"pod1": 1, "pod2": 2}[m.id]}) if m.id != "defender" else m for m in s.models)
+    t = dataclasses.replace(t, weapon=w, rolls={"strike": [3, 4, 5, 3], "shoot_down": [5, 4], "roll_with_impact": rwi_roll})
+    return adjudicate(dataclasses.replace(s, templates=(t,), models=ms), settings={"roll_with_impact_needs": 3, **settings}).results[0]
+
+
+def test_volley_reactions_command_points_and_rolls() -> None:
+    from tabletop.rulesets.robotech.rules import ROLLS
+
+    r = volley_reactions(2)
+    res = r.resolution
+    # pod1 pays its one CP to shoot (5: missed); under 4 missiles it cannot Dodge (no CP paid); none left to
+    # Roll with Impact. pod2 shoots (4: missed), then rolls 2 < 3 to Roll with Impact: no halving.
+    assert res.details["reactions"] == {
+        "pod1": {"shoot_down": {"roll": 5, "success": False}, "dodge": {"inescapable": True, "missiles": 4},
+                 "roll_with_impact": "no Command Point left"},
+        "pod2": {"shoot_down": {"roll": 4, "success": False}, "roll_with_impact": {"before": 12, "roll": 2, "success": False}},
+    }
+    assert res.details["final_damage"] == {"pod1": 24, "pod2": 12}
+    assert [(st.kind, st.text) for st in res.steps[4:]] == [
+        ("note", "pod1 is under 4 missiles of the volley: Inescapable"),
+        ("note", "pod1: 24 MD before reactions, 24 after"),
+        ("note", "pod2: 12 MD before reactions, 12 after"),
+    ]
+    assert [(x.name, x.total, x.note, x.spec) for x in r.rolls[4:]] == [
+        ("shoot_down", 5, "pod1 shoots at the Blast Missile(s)", ROLLS["shoot_down"]),
+        ("shoot_down", 4, "pod2 shoots at the Blast Missile(s)", ROLLS["shoot_down"]),
+        ("roll_with_impact", 2, "pod2 rolls with the impact (needs 3)", ROLLS["roll_with_impact"]),
+    ]
+    # A 3 is enough: 12 // 2 = 6.
+    res = volley_reactions(3).resolution
+    assert res.details["reactions"]["pod2"]["roll_with_impact"] == {"before": 12, "roll": 3, "success": True, "after": 6}
+    assert res.details["final_damage"] == {"pod1": 24, "pod2": 6}
+    # Counting hits, not templates: pod1 (DF 4) is hit by all four (Strikes 5, 6, 7, 5).
+    res = volley_reactions(3, inescapable_counts="hits").resolution
+    assert ("note", "pod1 is hit by 4 missiles of the volley: Inescapable") in [(st.kind, st.text) for st in res.steps]
+
+
+def test_a_shoot_down_of_six_is_a_step() -> None:
+    s = load(SCENARIOS / "robotech-volley.toml")
+    t = s.templates[0]
+    t = dataclasses.replace(t, weapon={**t.weapon, "shoot_down": ["pod2"], "dodge": [], "roll_with_impact": []},
+                            rolls={"strike": [3, 4, 5, 3], "shoot_down": 6})
+    res = adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
+    assert ("note", "pod2 shoots down 4 missile(s) with a 6: they damage no one") in [(st.kind, st.text) for st in res.steps]
+    assert res.details["reactions"] == {"pod2": {"shoot_down": {"roll": 6, "success": True}}}
