@@ -659,3 +659,8 @@ def test_a_shoot_down_of_six_is_a_step() -> None:
     res = adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
     assert ("note", "pod2 shoots down 4 missile(s) with a 6: they damage no one") in [(st.kind, st.text) for st in res.steps]
     assert res.details["reactions"] == {"pod2": {"shoot_down": {"roll": 6, "success": True}}}
+
+
+def test_every_friend_under_the_template_is_named() -> None:
+    s = hit_with(models={"valkyrie": {"x": 31 * IN, "y": 8 * IN}, "cyclone": {"tags": ()}})
+    assert refusal(s) == (False, "friendly mecha without Life is Cheap would be under the template: Cyclone rider, Valkyrie (far away)")
