@@ -664,3 +664,28 @@ def test_a_shoot_down_of_six_is_a_step() -> None:
 def test_every_friend_under_the_template_is_named() -> None:
     s = hit_with(models={"valkyrie": {"x": 31 * IN, "y": 8 * IN}, "cyclone": {"tags": ()}})
     assert refusal(s) == (False, "friendly mecha without Life is Cheap would be under the template: Cyclone rider, Valkyrie (far away)")
+
+
+def two_missiles(**weapon: Any) -> Any:
+    s = load(SCENARIOS / "robotech-volley.toml")
+    t = s.templates[0]
+    t = dataclasses.replace(t, weapon={**t.weapon, "volley": 2, "dodge": [], "roll_with_impact": [], **weapon},
+                            rolls={"strike": [1, 2], "scatter_direction": 1, "scatter_distance": 2, "scatter_strike": 5})
+    return adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
+
+
+def test_roll_steps_and_a_whole_volley_of_two_missing() -> None:
+    res = two_missiles()
+    assert [(st.kind, st.text, st.placed.id) for st in res.steps[:2]] == [
+        ("roll", "missile 1 of 2: Strike 1 + GN 2 = 3 against DF 5: miss", "volley"),
+        ("roll", "missile 2 of 2: Strike 2 + GN 2 = 4 against DF 5: miss", "volley"),
+    ]
+    assert res.details["whole_volley_missed"] is True and res.details["strikes"] == [3, 4]
+    # "targets" that is not a list splits nothing: still a whole-volley miss.
+    assert two_missiles(targets="pod1").details["whole_volley_missed"] is True
+    # One Blast, hit; an attacker without GN adds 0.
+    hit_steps = adjudicate(load(SCENARIOS / "robotech-hit.toml")).results[0].resolution.steps
+    assert (hit_steps[0].kind, hit_steps[0].text) == ("roll", "Blast: Strike 4 + GN 1 = 5 against DF 5: hit")
+    s = load(SCENARIOS / "robotech-hit.toml")
+    s = dataclasses.replace(s, models=tuple(dataclasses.replace(m, stats={"DF": 5}) if m.id == "destroid" else m for m in s.models))
+    assert adjudicate(s).results[0].resolution.steps[0].text == "Blast: Strike 4 + GN 0 = 4 against DF 5: miss"
