@@ -689,3 +689,37 @@ def test_roll_steps_and_a_whole_volley_of_two_missing() -> None:
     s = load(SCENARIOS / "robotech-hit.toml")
     s = dataclasses.replace(s, models=tuple(dataclasses.replace(m, stats={"DF": 5}) if m.id == "destroid" else m for m in s.models))
     assert adjudicate(s).results[0].resolution.steps[0].text == "Blast: Strike 4 + GN 0 = 4 against DF 5: miss"
+
+
+def test_scatter_steps_and_dice_notes() -> None:
+    s = load(SCENARIOS / "robotech-volley.toml")
+    t0 = dataclasses.replace(s.templates[0], weapon={**s.templates[0].weapon, "volley": 2, "dodge": [], "roll_with_impact": []})
+
+    def run2(strikes: list[int]) -> TemplateResult:
+        t = dataclasses.replace(t0, rolls={"strike": strikes, "scatter_direction": 1, "scatter_distance": 2, "scatter_strike": 5})
+        return adjudicate(dataclasses.replace(s, templates=(t,))).results[0]
+
+    # Both miss: one scatter for the whole volley, as its first missile.
+    r = run2([1, 2])
+    assert [(st.kind, st.text) for st in r.resolution.steps if st.kind == "scatter"] == [
+        ("scatter", 'The whole volley scatters: direction 1, 2"; new Strike 5 + 1 = 6')]
+    assert [(x.name, x.note) for x in r.rolls[2:]] == [
+        ("scatter_direction", "the whole volley missed"), ("scatter_distance", "the whole volley missed"),
+        ("scatter_strike", "the whole volley missed")]
+    assert [(m["missile"], m["strike"]) for m in r.resolution.details["missiles"]] == [(1, 3)]
+    # The second misses alone: its own template, "volley.m2".
+    r = run2([3, 1])
+    assert [(st.kind, st.text, st.placed.id) for st in r.resolution.steps if st.kind == "scatter"] == [
+        ("scatter", 'Missile 2 scatters: direction 1, 2"; new Strike 5 + 1 = 6', "volley.m2")]
+    assert [x.note for x in r.rolls[2:]] == ["missile 2"] * 3
+    # One Blast, capped at the range (from 4" away a roll of 12 goes 4"... to the firer's side: direction 4).
+    s1 = load(SCENARIOS / "robotech-scatter.toml")
+    ms = tuple(dataclasses.replace(m, x=26 * IN) if m.id == "destroid" else m for m in s1.models)
+    t = dataclasses.replace(s1.templates[0], rolls={"strike": 1, "scatter_direction": 4, "scatter_distance": 12, "scatter_strike": 3})
+    r = adjudicate(dataclasses.replace(s1, models=ms, templates=(t,))).results[0]
+    assert [st.text for st in r.resolution.steps if st.kind == "scatter"] == [
+        'The Blast scatters: direction 4, 4" (capped at the range to the target); new Strike 3 + 1 = 4']
+    t = dataclasses.replace(t, rolls={"strike": 1, "scatter_direction": 4, "scatter_distance": 2, "scatter_strike": 3})
+    r = adjudicate(dataclasses.replace(s1, models=ms, templates=(t,))).results[0]
+    assert [st.text for st in r.resolution.steps if st.kind == "scatter"] == ['The Blast scatters: direction 4, 2"; new Strike 3 + 1 = 4']
+    assert [x.note for x in r.rolls] == ["Blast"] * 4
