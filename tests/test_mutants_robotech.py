@@ -723,3 +723,34 @@ def test_scatter_steps_and_dice_notes() -> None:
     r = adjudicate(dataclasses.replace(s1, models=ms, templates=(t,))).results[0]
     assert [st.text for st in r.resolution.steps if st.kind == "scatter"] == ['The Blast scatters: direction 4, 2"; new Strike 3 + 1 = 4']
     assert [x.note for x in r.rolls] == ["Blast"] * 4
+
+
+def test_a_scatter_draws_its_aim_and_moves_the_template() -> None:
+    s = load(SCENARIOS / "robotech-scatter.toml")
+    r = adjudicate(s).results[0].resolution
+    # The Blast lands elsewhere under its own id; the aim point stays drawn as "<id>.aim".
+    assert [(p.id, p.focus) for p in r.also_drawn] == [("blast.aim", (30 * IN, 10 * IN))]
+    assert (r.placed.id, r.coverage.placed.id) == ("blast", "blast") and r.placed.focus != (30 * IN, 10 * IN)
+    # 12" straight on, and a new Strike of 2 reaches no DF there: a dud, shown where it landed.
+    t = dataclasses.replace(s.templates[0], rolls={"strike": 1, "scatter_direction": 1, "scatter_distance": 12, "scatter_strike": 1})
+    r = adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
+    dud = r.steps[-1]
+    assert (dud.kind, dud.text, dud.placed.focus) == ("note", "Scatter Strike 2 reaches no DF under the template: a dud", (42 * IN, 10 * IN))
+    assert r.details["dud"] is True
+
+
+def test_damage_steps_say_a_structure_is_not_reduced() -> None:
+    r = adjudicate(load(SCENARIOS / "robotech-hit.toml")).results[0].resolution
+    assert [st.text for st in r.steps if st.kind == "note"] == [
+        "cyclone: 5 MD before reactions, 5 after",
+        "officer: 0 MD before reactions, 0 after",
+        "pod1: 10 MD before reactions, 0 after",
+        "pod2: 5 MD before reactions, 2 after",
+        "bunker: 5 MD before reactions, 5 after (structure: no reduction)",
+    ]
+
+
+def test_no_command_point_for_the_first_reaction() -> None:
+    s = hit_with(shoot_down=None, dodge=["pod2"], roll_with_impact=None, models={"pod2": {"stats": {"DF": 3, "PI": 1, "CP": 0}}})
+    r = adjudicate(s).results[0].resolution
+    assert r.details["reactions"] == {"pod2": {"dodge": "no Command Point left"}}
