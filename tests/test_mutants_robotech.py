@@ -754,3 +754,13 @@ def test_no_command_point_for_the_first_reaction() -> None:
     s = hit_with(shoot_down=None, dodge=["pod2"], roll_with_impact=None, models={"pod2": {"stats": {"DF": 3, "PI": 1, "CP": 0}}})
     r = adjudicate(s).results[0].resolution
     assert r.details["reactions"] == {"pod2": {"dodge": "no Command Point left"}}
+
+
+def test_a_mecha_out_of_command_points_cannot_shoot_but_the_next_may() -> None:
+    s = load(SCENARIOS / "robotech-volley.toml")
+    t = s.templates[0]
+    t = dataclasses.replace(t, weapon={**t.weapon, "shoot_down": ["pod1", "pod2"], "dodge": [], "roll_with_impact": []},
+                            rolls={"strike": [3, 4, 5, 3], "shoot_down": 5})
+    ms = tuple(dataclasses.replace(m, stats={**m.stats, "CP": 0}) if m.id == "pod1" else m for m in s.models)
+    r = adjudicate(dataclasses.replace(s, templates=(t,), models=ms)).results[0].resolution
+    assert r.details["reactions"] == {"pod1": {"shoot_down": "no Command Point left"}, "pod2": {"shoot_down": {"roll": 5, "success": False}}}
