@@ -764,3 +764,26 @@ def test_a_mecha_out_of_command_points_cannot_shoot_but_the_next_may() -> None:
     ms = tuple(dataclasses.replace(m, stats={**m.stats, "CP": 0}) if m.id == "pod1" else m for m in s.models)
     r = adjudicate(dataclasses.replace(s, templates=(t,), models=ms)).results[0].resolution
     assert r.details["reactions"] == {"pod1": {"shoot_down": "no Command Point left"}, "pod2": {"shoot_down": {"roll": 5, "success": False}}}
+
+
+def test_dodges_skip_the_undamaged_and_the_penniless() -> None:
+    # The Officer's Pod takes nothing (DF 6 > Strike 5): no Dodge, no CP. pod2 has no CP: it cannot.
+    # pod1, with no PI given (0), Dodges 6 >= 5.
+    s = hit_with(shoot_down=None, dodge=["officer", "pod2", "pod1"], roll_with_impact=None,
+                 models={"pod2": {"stats": {"DF": 3, "CP": 0}}, "pod1": {"stats": {"DF": 4, "CP": 1}}})
+    s = dataclasses.replace(s, templates=(dataclasses.replace(s.templates[0], rolls={"strike": 4, "dodge": 6}),))
+    r = adjudicate(s).results[0].resolution
+    assert r.details["reactions"] == {
+        "pod2": {"dodge": "no Command Point left"},
+        "pod1": {"dodge": {"roll": 6, "pi": 0, "total": 6, "needs": 5, "success": True}},
+    }
+    assert r.details["final_damage"]["pod1"] == 0
+
+
+def test_inescapable_counting_hits_includes_a_strike_equal_to_the_df() -> None:
+    # Strikes 5, 6, 7, 5 against pod1 made DF 5: all four reach it ("equal or exceed").
+    s = load(SCENARIOS / "robotech-volley.toml")
+    t = dataclasses.replace(s.templates[0], weapon={**s.templates[0].weapon, "roll_with_impact": []})
+    ms = tuple(dataclasses.replace(m, stats={**m.stats, "DF": 5}) if m.id == "pod1" else m for m in s.models)
+    r = adjudicate(dataclasses.replace(s, templates=(t,), models=ms), settings={"inescapable_counts": "hits"}).results[0].resolution
+    assert r.details["reactions"]["pod1"]["dodge"] == {"inescapable": True, "missiles": 4}
