@@ -787,3 +787,17 @@ def test_inescapable_counting_hits_includes_a_strike_equal_to_the_df() -> None:
     ms = tuple(dataclasses.replace(m, stats={**m.stats, "DF": 5}) if m.id == "pod1" else m for m in s.models)
     r = adjudicate(dataclasses.replace(s, templates=(t,), models=ms), settings={"inescapable_counts": "hits"}).results[0].resolution
     assert r.details["reactions"]["pod1"]["dodge"] == {"inescapable": True, "missiles": 4}
+
+
+def test_roll_with_impact_halves_without_a_roll_by_default_and_skips_the_unharmed() -> None:
+    from tabletop.adjudicate import resolve_template
+    from tabletop.coverage import table_geometry
+    from tabletop.dice import Dice
+
+    # pod1 Dodges (6 + 0 >= 5): nothing left to roll with; pod2 fails (2 + 1 < 5) and halves 5 to 2, no die.
+    s = hit_with(roll_with_impact=["pod1", "pod2"])
+    s = dataclasses.replace(s, templates=(dataclasses.replace(s.templates[0], rolls={"strike": 4, "dodge": [6, 2]}),))
+    r = resolve_template(s, s.templates[0], table_geometry(s), Dice(1))  # no settings: the defaults
+    assert r.resolution.details["reactions"]["pod2"]["roll_with_impact"] == {"before": 5, "after": 2}
+    assert "roll_with_impact" not in r.resolution.details["reactions"]["pod1"]
+    assert [x.name for x in r.rolls] == ["strike", "dodge", "dodge"]
