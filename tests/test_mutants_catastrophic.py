@@ -13,7 +13,7 @@ from tabletop.adjudicate import Adjudication, TemplateResult, adjudicate, resolv
 from tabletop.coverage import table_geometry
 from tabletop.dice import Dice
 from tabletop.model import At, Base, Explosion, Model, Scenario, Table, Template
-from tabletop.plugin import CHAIN, HIGHLIGHT, ROSE, TEXT, TEXT_DIM, WARN, Badge, ring_top
+from tabletop.plugin import CHAIN, HIGHLIGHT, ROSE, TEXT, TEXT_DIM, Badge, ring_top
 from tabletop.resolution import Resolution, Step
 from tabletop.rulesets.catastrophic.marks import marks
 from tabletop.rulesets.catastrophic.panel import panel_lines
@@ -26,7 +26,6 @@ from tabletop.rulesets.catastrophic.rules import (
     trigger,
     validate,
 )
-from tabletop.scenario_io import loads
 
 IN = 25.4
 BASE = Base.round(40.0)
