@@ -801,3 +801,13 @@ def test_roll_with_impact_halves_without_a_roll_by_default_and_skips_the_unharme
     assert r.resolution.details["reactions"]["pod2"]["roll_with_impact"] == {"before": 5, "after": 2}
     assert "roll_with_impact" not in r.resolution.details["reactions"]["pod1"]
     assert [x.name for x in r.rolls] == ["strike", "dodge", "dodge"]
+
+
+def test_a_split_volley_missing_everywhere_draws_each_aim() -> None:
+    # Both missiles miss (1 + GN 1 = 2) and scatter 2" straight on: the first is the template's own (id "blast"),
+    # the second is "blast.m2"; each aim point stays drawn, "blast.aim" and "blast.m2.aim".
+    r = with_weapon(hit(), {"strike": [1, 1], "scatter_direction": [1, 1], "scatter_distance": [2, 2], "scatter_strike": [1, 1]},
+                    targets=["pod1", "bunker"], dodge=None, roll_with_impact=None)
+    assert (r.placed.id, r.coverage.placed.id, r.placed.focus) == ("blast", "blast", (32 * IN, 10 * IN))
+    assert [p.id for p in r.also_drawn] == ["blast.aim", "blast.m2.aim", "blast.m2"]
+    assert [p.focus for p in r.also_drawn[:2]] == [(30 * IN, 10 * IN), pytest.approx((30 * IN, 13 * IN))]
