@@ -811,3 +811,7 @@ def test_a_split_volley_missing_everywhere_draws_each_aim() -> None:
     assert (r.placed.id, r.coverage.placed.id, r.placed.focus) == ("blast", "blast", (32 * IN, 10 * IN))
     assert [p.id for p in r.also_drawn] == ["blast.aim", "blast.m2.aim", "blast.m2"]
     assert [p.focus for p in r.also_drawn[:2]] == [(30 * IN, 10 * IN), pytest.approx((30 * IN, 13 * IN))]
+    # A third missile's template is drawn too.
+    r = with_weapon(hit(), {"strike": [1, 1, 1], "scatter_direction": [1, 1, 1], "scatter_distance": [2, 2, 2], "scatter_strike": [1, 1, 1]},
+                    targets=["pod1", "bunker", "pod2"], dodge=None, roll_with_impact=None)
+    assert [p.id for p in r.also_drawn] == ["blast.aim", "blast.m2.aim", "blast.m2", "blast.m3.aim", "blast.m3"]
