@@ -4,6 +4,12 @@
   python -m tests.mutants_tool check MUTANTS_DIR TEST_PATH NAME ...    run TEST_PATH (a file or node id inside MUTANTS_DIR) once per mutant
                                                                with that mutant switched on; print killed/survived per name
 
+  python -m tests.mutants_tool screen MUTANTS_DIR TEST_PATH[,TEST_PATH...] NAME ...|@FILE|PREFIX*
+                                                               the same, in ONE process (mutmut's trampoline reads the mutant
+                                                               name at each call): seconds per mutant, not tens; functools
+                                                               caches are cleared between mutants. A survivor here is worth a
+                                                               `check` before it is called equivalent.
+
 MUTANTS_DIR is mutmut's mutants/ folder or a copy of it (cp -r mutants /tmp/mut-copy, then cp -r tests/. /tmp/mut-copy/tests/).
 Copy your new test file into MUTANTS_DIR/tests/ before `check`.
 """
@@ -76,6 +82,41 @@ def check(mutants_dir: Path, test: str, names: list[str]) -> None:
         print(f"{word} {name}", flush=True)
 
 
+def survivors(mutants_dir: Path, prefix: str) -> list[str]:
+    """Names mutmut judged survived (exit code 0) under ``prefix``."""
+    out = []
+    for meta in sorted(mutants_dir.rglob("*.py.meta")):
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        out += [k for k, v in codes.items() if v == 0 and k.startswith(prefix)]
+    return out
+
+
+def screen(mutants_dir: Path, tests: list[str], names: list[str]) -> None:
+    """``check`` in this process: one ``pytest.main`` per mutant with MUTANT_UNDER_TEST switched."""
+    import contextlib
+    import functools
+    import gc
+    import io
+
+    import pytest
+
+    os.environ.update({"HYPOTHESIS_PROFILE": "mutation", "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
+    os.chdir(mutants_dir)
+    sys.path.insert(0, str(mutants_dir.resolve()))
+    args = ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-m", "not slow and not xvfb", *tests]
+    for name in names:
+        # A cache filled under the last mutant would answer for this one.
+        for obj in gc.get_objects():
+            if isinstance(obj, functools._lru_cache_wrapper):
+                obj.cache_clear()
+        os.environ["MUTANT_UNDER_TEST"] = name
+        with contextlib.redirect_stdout(io.StringIO()):
+            rc = pytest.main(args)
+        word = {0: "SURVIVED", 1: "killed  "}.get(int(rc), f"ERROR{int(rc)}")
+        print(f"{word} {name}", flush=True)
+    os.environ["MUTANT_UNDER_TEST"] = ""
+
+
 def unchecked(mutants_dir: Path, prefix: str) -> list[str]:
     out = []
     for meta in sorted(mutants_dir.rglob("*.py.meta")):
@@ -112,6 +153,16 @@ if __name__ == "__main__":
         list_survivors(Path(mdir), rest)
     elif cmd == "sample":  # sample MUTANTS_DIR OUT SEED N PREFIX TEST...
         sample(Path(mdir), Path(rest[0]), int(rest[1]), int(rest[2]), rest[3], rest[4:])
+    elif cmd == "screen":
+        names: list[str] = []
+        for arg in rest[1:]:
+            if arg.startswith("@"):
+                names += Path(arg[1:]).read_text().split()
+            elif arg.endswith("*"):
+                names += survivors(Path(mdir), arg[:-1])
+            else:
+                names.append(arg)
+        screen(Path(mdir), rest[0].split(","), names)
     elif cmd == "check":
         check(Path(mdir), rest[0], rest[1:])
     else:
