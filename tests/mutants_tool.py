@@ -101,8 +101,13 @@ def screen(mutants_dir: Path, tests: list[str], names: list[str]) -> None:
     import pytest
 
     os.environ.update({"HYPOTHESIS_PROFILE": "mutation", "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
-    os.chdir(mutants_dir)
-    sys.path.insert(0, str(mutants_dir.resolve()))
+    root = mutants_dir.resolve()
+    os.chdir(root)
+    sys.path.insert(0, str(root))
+    # This tool was imported as tests.mutants_tool from wherever it was started: the mutants copy's
+    # own tests (and tabletop, trampolines and all) must be the ones imported.
+    for mod in [m for m in sys.modules if m.split(".")[0] in ("tests", "tabletop")]:
+        del sys.modules[mod]
     args = ["-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-m", "not slow and not xvfb", *tests]
     for name in names:
         # A cache filled under the last mutant would answer for this one.
