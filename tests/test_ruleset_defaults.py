@@ -5,7 +5,7 @@ hands the ruleset an empty mapping, so every ``ctx.settings.get(name, default)``
 fall back to the default it declares in ``Ruleset.settings``. A fallback that drifted from the
 declared default (``"edge"`` in one place, ``"centre"`` in another) would rule differently for a
 plugin caller than for ``check``; this compares the two on every bundled scenario, at its own
-seed and on jittered tables (models moved, aims turned), and the side views likewise.
+seed and on a jittered table (models moved, aims turned), and the side views likewise.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def _rulings(scenario: Any, settings: dict[str, Any] | None) -> list[Any]:
     return out
 
 
-@pytest.mark.parametrize("jitter", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("jitter", [0, 1])
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
 def test_no_settings_rule_as_the_declared_defaults(path: Path, jitter: int) -> None:
     scenario = load(path)
