@@ -1,7 +1,8 @@
 """Golden rulings: everything each ruleset says about every bundled scenario, under every setting.
 
 A ruling is what a player reads and the table shows: the ``check --json`` report (affected
-models, margins, statuses, every step's text, every roll), the ruleset's marks (plain data),
+models, margins, statuses, every roll), every step (kind, text, the template it places, its
+data), the ruleset's marks (plain data),
 its panel lines and its side view. ``test_golden_rulings`` recomputes each case and compares it
 with ``tests/golden/rulings.json``, field by field, so a change to any rule, sentence or mark
 fails with the path of what moved.
@@ -37,6 +38,9 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
+#: Hand-made tables for what no bundled scenario shows (a refused Ground Zero, an enclosure's save,
+#: odd bases, other placements): keys ``t:stem``; each file's comment says what it shows.
+TABLES = Path(__file__).resolve().parent / "golden" / "tables"
 RULINGS = Path(__file__).resolve().parent / "golden" / "rulings.json"
 SEEDS = (2, 3)
 JITTERS = (1, 2, 3, 4)
@@ -91,17 +95,24 @@ def setting_variants(ruleset_name: str) -> Iterator[tuple[str, Any]]:
 
 
 def cases() -> list[str]:
-    """Every case key: ``stem``, ``stem/setting=value``, ``stem/seed=N``."""
+    """Every case key: ``stem``, ``stem/setting=value``, ``stem/seed=N``, ``stem/jitter=K`` (tables: ``t:stem``, no jitter)."""
     from tabletop.scenario_io import load
 
     keys: list[str] = []
-    for path in sorted(SCENARIOS.glob("*.toml")):
+    for path in [*sorted(SCENARIOS.glob("*.toml")), *sorted(TABLES.glob("*.toml"))]:
         ruleset = load(path).ruleset
-        keys.append(path.stem)
-        keys += [f"{path.stem}/{name}={json.dumps(value)}" for name, value in setting_variants(ruleset)]
-        keys += [f"{path.stem}/seed={seed}" for seed in SEEDS]
-        keys += [f"{path.stem}/jitter={k}" for k in JITTERS]
+        stem = path.stem if path.parent == SCENARIOS else f"t:{path.stem}"
+        keys.append(stem)
+        keys += [f"{stem}/{name}={json.dumps(value)}" for name, value in setting_variants(ruleset)]
+        keys += [f"{stem}/seed={seed}" for seed in SEEDS]
+        if path.parent == SCENARIOS:
+            keys += [f"{stem}/jitter={k}" for k in JITTERS]
     return keys
+
+
+def case_path(stem: str) -> Path:
+    """The scenario file of a case key's stem."""
+    return TABLES / f"{stem[2:]}.toml" if stem.startswith("t:") else SCENARIOS / f"{stem}.toml"
 
 
 def without_fixed_rolls(scenario: Scenario) -> Scenario:
@@ -143,7 +154,7 @@ def ruling(key: str) -> dict[str, Any]:
     from tabletop.scenario_io import load
 
     stem, _, variant = key.partition("/")
-    scenario = load(SCENARIOS / f"{stem}.toml")
+    scenario = load(case_path(stem))
     seed, overrides = 1, {}
     if variant.startswith("seed="):
         seed = int(variant.removeprefix("seed="))
@@ -156,6 +167,11 @@ def ruling(key: str) -> dict[str, Any]:
     adj = adjudicate(scenario, seed=seed, settings=overrides)
     ruleset = rulesets.get(scenario.ruleset)
     out: dict[str, Any] = {"report": plain(report_json(adj))}
+    # What the app animates and explains, step by step (the report leaves the steps out).
+    out["steps"] = {
+        r.template.id: [[s.kind, s.text, s.placed.id if s.placed is not None else None, plain(s.data)] for s in r.resolution.steps]
+        for r in adj.results
+    }
     if ruleset.marks is not None:
         out["marks"] = plain(ruleset.marks(adj))
     if ruleset.panel_lines is not None:
