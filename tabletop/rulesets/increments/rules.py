@@ -171,8 +171,9 @@ class Grid:
     size: float
 
     def square_of(self, x: float, y: float) -> tuple[int, int]:
-        # A point on a grid line belongs to the square above/right of it.
-        return math.floor(x / self.size), math.floor(y / self.size)
+        # A point on a grid line belongs to the square above/right of it; the slack keeps a line
+        # given in inches on its line after the trip through mm (6" / 1" = 5.999999999999999).
+        return math.floor(x / self.size + 1e-9), math.floor(y / self.size + 1e-9)
 
     def level_of(self, z: float | None) -> int:
         return 0 if z is None else math.floor(z / self.size + 1e-9)
