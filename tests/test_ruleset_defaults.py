@@ -4,8 +4,8 @@
 hands the ruleset an empty mapping, so every ``ctx.settings.get(name, default)`` in a ruleset must
 fall back to the default it declares in ``Ruleset.settings``. A fallback that drifted from the
 declared default (``"edge"`` in one place, ``"centre"`` in another) would rule differently for a
-plugin caller than for ``check``; this compares the two on every bundled scenario, at its own
-seed and on a jittered table (models moved, aims turned), and the side views likewise.
+plugin caller than for ``check``; this compares the two on every bundled scenario and golden table
+(``tests/golden/tables``), at its own seed and on a jittered table (models moved, aims turned), and the side views likewise.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from tabletop.dice import Dice
 from tabletop.coverage import table_geometry
 from tabletop.scenario_io import load
 
-from .golden_rulings import SCENARIOS, first_difference, jittered, plain
+from .golden_rulings import SCENARIOS, TABLES, first_difference, jittered, plain
 
-PATHS = sorted(SCENARIOS.glob("*.toml"))
+PATHS = sorted(SCENARIOS.glob("*.toml")) + sorted(TABLES.glob("*.toml"))
 
 
 def _rulings(scenario: Any, settings: dict[str, Any] | None) -> list[Any]:
