@@ -282,6 +282,11 @@ def test_marks_of_hand_built_details() -> None:
     assert art.sublabels["b"] == "circle: 8 · 4 · 2 · 1 by ring"  # no shape given: a circle
     badge = [b for b in art.badges if b.prefer == "above"][0]
     assert [line for line, _ in badge.lines] == ["m smothers it: 8 − CON = 8", "contained by hut: +5 ()", "nothing gets out"]
+    # A model's detail without a damage is 0 damage; two pieces that stop it are both named.
+    art = INC.marks(_adj(NAMED, model_details={"m": {"blocked_by": ["wall", "rock"]}, "n": {}}))
+    assert [t.text for t in art.tags] == ["0"]
+    notes = [b for b in art.badges if b.prefer == "below"]
+    assert [line for line, _ in notes[0].lines] == ["blocked by wall, rock"]
 
 
 def test_marks_skip_refusals_and_name_the_highest_damage() -> None:
