@@ -180,3 +180,17 @@ def test_panel_explains_troopers_left_outside() -> None:
     # The attacker is "outside" in the real coverage: its reason is listed; the target is affected: not listed.
     lines = _panel({}, {"a": {"why": "behind the template"}, "t": {"why": "not this"}})
     assert ("note", "a: behind the template") in lines and all("not this" not in text for _, text in lines)
+
+
+def test_lines_of_fire_are_judged_with_the_tolerance_given() -> None:
+    # A trooper midway, 0.03" (0.76 mm) off the line between the two: the lines of fire both ways
+    # pass it by less than a millimetre: contested within 1 mm, not within 0.01 mm.
+    text = table(
+        trooper("a", 6, 6, "nomads", 'facing = 0\nstats = { PH = 11, S = 2 }\n') + trooper("contact", 10, 6.03, extra="facing = 0\n")
+        + trooper("t", 14, 6, extra="facing = 180\nstats = { PH = 12, S = 2 }\n"),
+        SHOT,
+    )
+    loose = adjudicate(loads(text), tolerance_mm=1.0).results[0].resolution
+    tight = adjudicate(loads(text), tolerance_mm=0.01).results[0].resolution
+    assert "[contested" in loose.details["main_target_lof"] and "[contested" not in tight.details["main_target_lof"]
+    assert "[contested" in loose.model_details["t"]["why"] and "[contested" not in tight.model_details["t"]["why"]
