@@ -10,6 +10,11 @@
                                                                caches are cleared between mutants. A survivor here is worth a
                                                                `check` before it is called equivalent.
 
+  python -m tests.mutants_tool apply MUTANTS_DIR OUT_DIR SCREEN_OUTPUT ...
+                                                               copy mutmut's verdicts (the .meta files) to OUT_DIR with every
+                                                               mutant a `screen`/`check` output calls killed marked killed, for
+                                                               `python -m tests.mutation_score OUT_DIR`
+
 MUTANTS_DIR is mutmut's mutants/ folder or a copy of it (cp -r mutants /tmp/mut-copy, then cp -r tests/. /tmp/mut-copy/tests/).
 Copy your new test file into MUTANTS_DIR/tests/ before `check`.
 """
@@ -122,6 +127,23 @@ def screen(mutants_dir: Path, tests: list[str], names: list[str]) -> None:
     os.environ["MUTANT_UNDER_TEST"] = ""
 
 
+def apply(mutants_dir: Path, out_dir: Path, outputs: list[Path]) -> None:
+    """OUT_DIR: mutmut's verdicts with the survivors that later tests killed (per screen/check outputs) marked killed."""
+    killed = {line.split()[1] for f in outputs for line in f.read_text().splitlines() if line.startswith("killed")}
+    flipped = 0
+    for meta in sorted(mutants_dir.rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        codes = data["exit_code_by_key"]
+        for name in codes:
+            if name in killed and codes[name] == 0:
+                codes[name] = 1
+                flipped += 1
+        target = out_dir / meta.relative_to(mutants_dir)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(data))
+    print(f"{flipped} survivors marked killed ({len(killed)} names in the outputs)")
+
+
 def unchecked(mutants_dir: Path, prefix: str) -> list[str]:
     out = []
     for meta in sorted(mutants_dir.rglob("*.py.meta")):
@@ -168,6 +190,8 @@ if __name__ == "__main__":
             else:
                 names.append(arg)
         screen(Path(mdir), rest[0].split(","), names)
+    elif cmd == "apply":
+        apply(Path(mdir), Path(rest[0]), [Path(r) for r in rest[1:]])
     elif cmd == "check":
         check(Path(mdir), rest[0], rest[1:])
     else:

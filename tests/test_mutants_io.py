@@ -397,3 +397,20 @@ def test_a_bad_fixed_roll_is_named_at_its_template_and_roll() -> None:
     text = _small().replace('format = 1\n', 'format = 1\nruleset = "robotech"\n') + "rolls = { strike = 9 }\n"
     message = _error(text.replace("at = [200, 150]\nrolls", "at = [200, 150]\nrolls"))
     assert "template[0].rolls.strike:" in message, message
+
+
+def test_values_quoted_in_messages_are_short() -> None:
+    from tabletop.scenario_io.limits import MAX_EXACT_INT, _shown
+
+    # Whole numbers past 2**53 (which a float cannot hold) are described, not printed: 10**30 has 31 digits.
+    assert _shown(10**30) == "a 31-digit number"
+    assert _shown(-(10**30)) == "a 31-digit number"
+    assert _shown(2**64) == "a 20-digit number"  # 18446744073709551616
+    assert _shown(MAX_EXACT_INT) == repr(MAX_EXACT_INT)  # 2**53 itself is exact: printed
+    assert _shown(MAX_EXACT_INT + 1) == "a 16-digit number"  # 9007199254740993 (was "17": an estimate)
+    assert _shown(10**16 - 1) == "a 16-digit number" and _shown(10**16) == "a 17-digit number"
+    assert _shown(True) == "True"
+    # Text up to 60 characters is quoted whole; longer text is cut to 57 and "...".
+    assert _shown("x" * 58) == repr("x" * 58)  # 60 with the quotes
+    assert _shown("x" * 59) == repr("x" * 59)[:57] + "..."
+    assert len(_shown("y" * 1000)) == 60

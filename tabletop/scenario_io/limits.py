@@ -39,6 +39,10 @@ STAT_COUNTS: dict[str, int] = {"damage_tracks": 1000}
 def _shown(value: Any) -> str:
     """A value quoted in a message: short, and never 4 MB of it."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_EXACT_INT:
-        return f"a {int(abs(value).bit_length() * 0.30103) + 1}-digit number"
+        # Counted without str(): log10(2) per bit gives the digits or one less; one power of ten decides.
+        digits = int((abs(value).bit_length() - 1) * 0.30102999566398) + 1
+        if abs(value) >= 10**digits:
+            digits += 1
+        return f"a {digits}-digit number"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
