@@ -8,6 +8,7 @@ hand-built details. Equivalents: docs/mutants/infinity.md.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,3 +195,142 @@ def test_lines_of_fire_are_judged_with_the_tolerance_given() -> None:
     tight = adjudicate(loads(text), tolerance_mm=0.01).results[0].resolution
     assert "[contested" in loose.details["main_target_lof"] and "[contested" not in tight.details["main_target_lof"]
     assert "[contested" in loose.model_details["t"]["why"] and "[contested" not in tight.model_details["t"]["why"]
+
+
+# ------------------------------------------------------------------ lines of fire in words
+
+
+def _sight(kind: str, visible: float = 0.4, clear: float = 0.5, blocked: tuple[str, ...] = (), contested: bool = False) -> Any:
+    from tabletop.sight.silhouettes import Sight
+
+    return Sight(kind, visible, clear, blocked, (), "", True, contested)  # type: ignore[arg-type]
+
+
+WORDS_TABLE = table(
+    trooper("a", 4, 4, "nomads", 'name = "Alpha"\n') + trooper("b", 8, 4),
+    extra="",
+) + '[[terrain]]\nid = "w1"\nname = "Wall"\npoints = [[5, 5], [6, 5], [6, 6], [5, 6]]\n[[terrain]]\nid = "w2"\npoints = [[7, 7], [8, 7], [8, 8], [7, 8]]\n'
+
+
+@pytest.mark.parametrize(
+    ("sight", "text"),
+    [
+        (_sight("full"), "clear line of fire to X (full: nothing in between)"),
+        (_sight("partial", blocked=("w1",)), "partial line of fire to X (40% of its base in view; partly hidden by terrain Wall (w1))"),
+        (_sight("partial"), "partial line of fire to X (40% of its base in view)"),
+        (_sight("partial", clear=1.0, blocked=("w2", "a")), "partial line of fire to X (40% of its base in view; only lower sight lines are hidden, by terrain w2, Alpha (a))"),
+        (_sight("none", blocked=("b", "ghost")), "no line of fire to X: blocked by b, ghost"),
+        (_sight("none"), "no line of fire to X"),
+        (_sight("full", contested=True), "clear line of fire to X (full: nothing in between) [contested: blockers 2.5 mm larger would hide it; a judge's call]"),
+        (_sight("none", contested=True), "no line of fire to X [contested: blockers 2.5 mm smaller would show it; a judge's call]"),
+    ],
+)
+def test_sight_words_in_every_case(sight: Any, text: str) -> None:
+    from tabletop.rulesets.infinity.rules import sight_words
+
+    assert sight_words(sight, "X", loads(WORDS_TABLE), 2.5) == text
+
+
+def test_lines_of_fire_pass_their_tolerance_into_the_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.rulesets.infinity import rules
+
+    monkeypatch.setattr(rules, "silhouette_sight", lambda *a, **k: _sight("full", contested=True))
+    s = loads(table(trooper("a", 4, 4, "nomads", "facing = 0\n") + trooper("t", 12, 4, extra="facing = 180\n")))
+    a, t = s.models
+    assert "blockers 3 mm larger" in rules.lof_to_target(a, t, s, {}, 3.0).reason
+    assert "blockers 3 mm larger" in rules.lof_to_attacker(t, a, s, {}, 3.0).reason
+
+
+def test_troopers_block_lines_of_fire_unless_the_setting_says_not() -> None:
+    from tabletop.rulesets.infinity.rules import silhouette_sight
+
+    s = loads(table(trooper("a", 4, 4, "nomads") + trooper("mid", 8, 4) + trooper("t", 12, 4)))
+    a, mid, t = s.models
+    assert "mid" in silhouette_sight(a, t, s, {}).blocked_by  # the default: they block
+    assert "mid" in silhouette_sight(a, t, s, {"models_block_lof": True}).blocked_by
+    assert silhouette_sight(a, t, s, {"models_block_lof": False}).blocked_by == ()
+
+
+def test_close_combat_groups_are_found_once_each() -> None:
+    from tabletop.rulesets.infinity.rules import close_combats
+
+    s = loads(table(
+        trooper("a", 2, 2, extra='engaged = ["b"]\n') + trooper("b", 3, 2) + trooper("c", 8, 8, extra='engaged = ["d"]\n')
+        + trooper("d", 9, 8) + trooper("e", 2, 3, extra='engaged = ["a"]\n')
+    ))
+    assert close_combats(s.models) == [{"a", "b", "e"}, {"c", "d"}]
+
+
+def test_a_close_combat_untouched_does_not_stop_the_next_from_spreading() -> None:
+    # The first close combat on the table is far from the blast; the second has a trooper inside it.
+    s = loads(table(
+        trooper("far1", 20, 20, extra='engaged = ["far2"]\n') + trooper("far2", 21, 20)
+        + trooper("in", 12, 12, extra='engaged = ["out"]\n') + trooper("out", 12, 14.5) + trooper("a", 4, 4, "nomads"),
+        '[[template]]\nid = "s"\nshape = "infinity_circular"\nat = [12, 12]\nweapon = { side = "nomads" }\n',
+    ))
+    res = adjudicate(s).results[0].resolution
+    assert res.coverage.models["out"].status == "affected"
+    assert res.model_details["out"]["why"].startswith("in close combat with in, who is affected;")
+    assert res.coverage.models["far1"].status == "outside"
+
+
+def test_a_direct_teardrop_slid_off_a_base_reports_the_distance_it_moved() -> None:
+    # At 30°, not 45°: the focus moves unequally in x and y, so each coordinate is checked.
+    import math
+
+    from tabletop.placement import place
+
+    text = (Path(__file__).parent / "golden" / "tables" / "inf-direct-slide.toml").read_text().replace("heading = 45", "heading = 30")
+    s = loads(text)
+    before = place(s.templates[0], s)
+    res = adjudicate(s).results[0].resolution
+    moved = math.hypot(res.placed.focus[0] - before.focus[0], res.placed.focus[1] - before.focus[1])
+    assert moved > 0.2
+    assert f"slid {moved:.2f} mm along its axis" in res.steps[0].text
+
+
+def test_a_direct_circular_template_is_centred_on_the_attacker() -> None:
+    s = loads(table(trooper("a", 4, 4, "nomads") + trooper("t", 12, 12), '[[template]]\nid = "s"\nshape = "infinity_circular"\ndirect = { attacker = "a", heading = 45 }\n'))
+    place_step = next(st for st in adjudicate(s).results[0].resolution.steps if st.kind == "place")
+    assert place_step.text.endswith("direct placement: centred on the attacker.")
+
+
+def test_a_weapon_without_damage_or_ammo_is_named_by_its_damage() -> None:
+    s = loads(table(
+        trooper("a", 4, 4, "nomads") + trooper("friend", 12, 12.5, "nomads") + trooper("t", 12, 12),
+        '[[template]]\nid = "s"\nshape = "infinity_circular"\nimpact = { attacker = "a", target = "t" }\nweapon = { damage = "-" }\n',
+    ))
+    res = adjudicate(s).results[0].resolution
+    assert res.allowed
+    assert any(st.text.startswith("No Damage value (damage -): allowed with friend") for st in res.steps)
+
+
+def test_a_failed_attack_that_also_hits_a_friend_gives_both_reasons() -> None:
+    s = loads(table(
+        trooper("a", 4, 4, "nomads") + trooper("friend", 12, 12.5, "nomads") + trooper("t", 20, 20),
+        '[[template]]\nid = "s"\nshape = "infinity_circular"\nat = [12, 12]\nweapon = { attacker = "a", target = "t" }\n',
+    ))
+    res = adjudicate(s).results[0].resolution
+    assert not res.allowed
+    assert res.reason == "the attack fails: the main target t is not in the area of effect; shot nullified: friend is a friendly trooper in the area of effect"
+
+
+def test_a_direct_template_does_not_need_its_named_target_inside() -> None:
+    s = loads(table(
+        trooper("a", 4, 4, "nomads") + trooper("t", 20, 20),
+        '[[template]]\nid = "s"\nshape = "infinity_small_teardrop"\ndirect = { attacker = "a", heading = 0 }\nweapon = { target = "t" }\n',
+    ))
+    res = adjudicate(s).results[0].resolution
+    assert res.coverage.models["t"].status == "outside" and res.allowed and res.reason is None
+
+
+def test_two_low_walls_are_both_named() -> None:
+    # Both walls stand between the focus and the trooper but are far lower than the line to its top.
+    s = loads(table(
+        trooper("a", 2, 2, "nomads") + trooper("t", 13.2, 12, extra="height = 2\n"),
+        '[[template]]\nid = "s"\nshape = "infinity_circular"\nat = [12, 12]\nweapon = { side = "nomads" }\n',
+    ) + '[[terrain]]\nid = "w1"\nheight = 0.1\npoints = [[12.5, 11], [12.55, 11], [12.55, 13], [12.5, 13]]\n'
+        + '[[terrain]]\nid = "w2"\nheight = 0.1\npoints = [[12.7, 11], [12.75, 11], [12.75, 13], [12.7, 13]]\n')
+    res = adjudicate(s).results[0].resolution
+    assert res.coverage.models["t"].status == "affected"
+    assert res.model_details["t"]["why"].startswith("terrain w1, w2 is too low to hide it from the blast focus;")
