@@ -334,3 +334,115 @@ def test_two_low_walls_are_both_named() -> None:
     res = adjudicate(s).results[0].resolution
     assert res.coverage.models["t"].status == "affected"
     assert res.model_details["t"]["why"].startswith("terrain w1, w2 is too low to hide it from the blast focus;")
+
+
+# ------------------------------------------------------------------ the 3D reach at its edges
+
+
+def _placed_at(shape: str, focus: tuple[float, float], heading: float = 0.0) -> Any:
+    from tabletop.placement import place
+
+    s = loads(table(trooper("t", 12, 12), f'[[template]]\nid = "s"\nshape = "{shape}"\nat = [12, 12]\nweapon = {{ side = "nomads" }}\n'))
+    return dataclasses.replace(place(s.templates[0], s), focus=focus, heading=heading), s.models[0]
+
+
+def test_a_silhouette_touching_the_template_level_or_height_is_reached() -> None:
+    from tabletop.coverage import CONTACT_EPS_MM as EPS
+    from tabletop.rulesets.infinity.rules import Span, vertical_reach
+
+    placed, m = _placed_at("infinity_circular", (300.0, 300.0))
+    h = placed.shape.half_width
+    level = (True, "its silhouette spans the template's level")
+    assert vertical_reach(placed, m, Span(EPS, 40.0, ""), 0.0, "cylinder") == level
+    assert vertical_reach(placed, m, Span(-40.0, -EPS, ""), 0.0, "cylinder") == level
+    within = (True, f"within the template's height (±{h:.1f} mm of the focus)")
+    assert vertical_reach(placed, m, Span(h + EPS, h + 40, ""), 0.0, "cylinder") == within
+    assert vertical_reach(placed, m, Span(-h - 40, -h - EPS, ""), 0.0, "cylinder") == within
+    assert vertical_reach(placed, m, Span(h + 1e-6, h + 40, ""), 0.0, "cylinder")[0] is False
+
+
+def test_a_base_tangent_to_the_axis_is_judged_at_its_one_point() -> None:
+    # A 25 mm base whose edge just touches the axis line, 0.5 mm behind the upright circle's edge
+    # and 1 mm above the focus: the upright circle misses it by sqrt((R + 0.5)^2 + 1) - R.
+    import math
+
+    from tabletop.rulesets.infinity.rules import Span, vertical_reach
+
+    placed, m = _placed_at("infinity_circular", (300.0, 300.0))
+    r = placed.shape.half_width
+    tangent = dataclasses.replace(m, x=300.0 - r - 0.5, y=312.5)
+    gap = math.hypot(r + 0.5, 1.0) - r
+    assert vertical_reach(placed, tangent, Span(1.0, 40.0, ""), 0.0, "x") == (False, f"its silhouette misses the upright template by {gap:.1f} mm")
+    # 1 mm further in, it meets.
+    inside = dataclasses.replace(tangent, x=300.0 - r + 0.5)
+    assert vertical_reach(placed, inside, Span(1.0, 40.0, ""), 0.0, "x")[0] is True
+
+
+def test_a_square_base_far_along_the_axis_is_crossed_in_full() -> None:
+    from tabletop.rulesets.infinity.rules import _axis_interval
+
+    placed, m = _placed_at("infinity_large_teardrop", (300.0, 300.0))
+    reach = placed.shape.reach
+    s = loads(table('[[model]]\nid = "sq"\nx = 1\ny = 1\nbase = { shape = "rect", length = "40mm", width = "40mm" }\n'))
+    square = dataclasses.replace(s.models[0], x=300.0 + reach - 5.0, y=300.0)
+    lo, hi = _axis_interval(placed, square)
+    assert lo == pytest.approx(reach - 25.0, abs=1e-6) and hi == pytest.approx(reach + 15.0, abs=1e-6)
+
+
+def test_a_sight_line_is_blocked_only_below_the_piece_top_where_it_passes() -> None:
+    from shapely.geometry import box
+
+    from tabletop.rulesets.infinity.rules import _sight_line_blocked_by_height as blocked
+
+    # From (0, 0) at 10 mm up to (100, 0) at 50 mm: over a piece crossed from 40 to 60 mm along, the
+    # line is lowest at 40 mm: 10 + 40 * 0.4 = 26 mm.
+    across = box(40, -5, 60, 5)
+    assert blocked(25.9, (0, 0), 10.0, (100, 0), 50.0, across) is False
+    assert blocked(26.1, (0, 0), 10.0, (100, 0), 50.0, across) is True
+    # A piece beside the line is judged by its radial extent: nearest 40.31 mm, farthest corner 61.85 mm
+    # away, so the line is at least 10 + 0.4 * 40.31 = 26.12 mm up there.
+    beside = box(40, 5, 60, 15)
+    assert blocked(26.0, (0, 0), 10.0, (100, 0), 50.0, beside) is False
+    assert blocked(26.3, (0, 0), 10.0, (100, 0), 50.0, beside) is True
+    # A trooper centred on the focus: no line to block.
+    assert blocked(1000.0, (0, 0), 0.0, (0, 0), 10.0, box(-5, -5, 5, 5)) is False
+
+
+def test_panel_names_a_trooper_it_does_not_know_by_its_id() -> None:
+    # Details a plugin or an older report may carry: an ARO for an id not on the table, a reason for one
+    # the coverage never saw (not listed: only troopers left outside are explained).
+    lines = _panel({}, {"ghost": {"aro": "Normal Roll", "can_shoot_back": True}, "ghost2": {"why": "somewhere"}})
+    assert ("note", "ghost: Normal Roll (can shoot back)") in lines
+    assert all("somewhere" not in text for _, text in lines)
+
+
+# ------------------------------------------------------------------ marks
+
+
+def test_each_close_combat_link_is_drawn_once() -> None:
+    from tabletop.rulesets.infinity.marks import marks
+
+    # ab and cd name each other; cd also names ef: two links, whichever side names them.
+    s = loads(table(
+        trooper("ab", 2, 2, extra='engaged = ["cd"]\n') + trooper("cd", 3, 2, extra='engaged = ["ab", "ef"]\n') + trooper("ef", 4, 2)
+        + trooper("a", 20, 20, "nomads"),
+        '[[template]]\nid = "s"\nshape = "infinity_circular"\nat = [12, 12]\nweapon = { side = "nomads" }\n',
+    ))
+    links = sorted(tuple(sorted((arrow.a, arrow.b))) for arrow in marks(adjudicate(s)).arrows if arrow.tag == "CC")
+    m = s.models_by_id()
+    assert links == sorted([tuple(sorted((m["ab"].centre, m["cd"].centre))), tuple(sorted((m["cd"].centre, m["ef"].centre)))])
+
+
+def test_a_trooper_dodging_two_shots_differently_gets_a_line_for_each() -> None:
+    from tabletop.rulesets.infinity.marks import DODGE_PH, DODGE_PH3, marks
+
+    adj = adjudicate(loads(BASIC))
+    r = adj.results[0]
+
+    def shot(tid: str, md: dict[str, Any]) -> Any:
+        res = dataclasses.replace(r.resolution, model_details={"t": md}, details={}, allowed=True)
+        return dataclasses.replace(r, template=dataclasses.replace(r.template, id=tid), resolution=res)
+
+    adj = dataclasses.replace(adj, results=(shot("s1", {"dodge": "PH", "can_shoot_back": True}), shot("s2", {"dodge": "PH-3", "dodge_target": 7})))
+    badge = next(b for b in marks(adj).badges if any("Dodge" in text for text, _ in b.lines))
+    assert badge.lines == (("s1: Dodge PH, shoot back", DODGE_PH), ("s2: Dodge PH-3 (7)", DODGE_PH3))
