@@ -446,3 +446,46 @@ def test_a_trooper_dodging_two_shots_differently_gets_a_line_for_each() -> None:
     adj = dataclasses.replace(adj, results=(shot("s1", {"dodge": "PH", "can_shoot_back": True}), shot("s2", {"dodge": "PH-3", "dodge_target": 7})))
     badge = next(b for b in marks(adj).badges if any("Dodge" in text for text, _ in b.lines))
     assert badge.lines == (("s1: Dodge PH, shoot back", DODGE_PH), ("s2: Dodge PH-3 (7)", DODGE_PH3))
+
+
+# ------------------------------------------------------------------ side view
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "cut"),
+    [
+        ((0.0, 0.0), (10.0, 10.0), ((2.0, 2.0), (5.0, 5.0))),
+        ((10.0, 10.0), (0.0, 0.0), ((5.0, 5.0), (2.0, 2.0))),  # reversed: ends kept in their order
+        ((10.0, 0.0), (8.0, 0.0), None),  # reversed, wholly past the range
+        ((0.0, 0.0), (1.0, 0.0), None),  # wholly before it
+        ((0.0, 0.0), (2.0, 2.0), ((2.0, 2.0), (2.0, 2.0))),  # touching its start
+        ((5.0, 5.0), (8.0, 8.0), ((5.0, 5.0), (5.0, 5.0))),  # touching its end
+        ((3.0, 1.0), (3.0, 4.0), ((3.0, 1.0), (3.0, 1.0))),  # upright: no length along the axis
+        ((2.2, 0.0), (2.7, 1.0), ((2.2, 0.0), (2.7, 1.0))),  # short, wholly inside
+    ],
+)
+def test_side_view_cuts_segments_to_its_range(a: tuple[float, float], b: tuple[float, float], cut: Any) -> None:
+    from tabletop.rulesets.infinity.side_view import _cut
+
+    got = _cut(a, b, 2.0, 5.0)
+    if cut is None:
+        assert got is None
+    else:
+        assert got is not None and [c for p in got for c in p] == pytest.approx([c for p in cut for c in p])
+
+
+def test_side_view_runs_a_margin_beyond_the_template() -> None:
+    # A large teardrop's side view runs 15 % of its length beyond its tip: a long wall across the axis
+    # there is drawn up to that margin.
+    from tabletop.sideview import PAD_MIN_MM, PAD_SHARE
+
+    s = loads(table(
+        trooper("a", 4, 12, "nomads", "facing = 0\n"),
+        '[[template]]\nid = "s"\nshape = "infinity_large_teardrop"\ndirect = { attacker = "a", heading = 0 }\n',
+    ) + '[[terrain]]\nid = "w"\npoints = [[10, 11.9], [22, 11.9], [22, 12.1], [10, 12.1]]\n')
+    adj = adjudicate(s)
+    view = INF.side_view(s, adj.results[0], adj.settings)
+    pad = max(PAD_MIN_MM, PAD_SHARE * (view.u_max - view.u_min))
+    assert pad > PAD_MIN_MM
+    (wall,) = view.blocks
+    assert wall.u1 == pytest.approx(view.u_max + pad)
