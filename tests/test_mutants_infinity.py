@@ -489,3 +489,27 @@ def test_side_view_runs_a_margin_beyond_the_template() -> None:
     assert pad > PAD_MIN_MM
     (wall,) = view.blocks
     assert wall.u1 == pytest.approx(view.u_max + pad)
+
+
+def test_the_upright_teardrop_stands_on_the_axis_unturned() -> None:
+    # A base centred under the large teardrop's round end, its silhouette starting 2 mm above that end's
+    # top: the upright template misses it by exactly 2 mm (turned by even a degree, by about 2.6 mm more or less).
+    from tabletop.rulesets.infinity.rules import Span, vertical_reach
+
+    placed, m = _placed_at("infinity_large_teardrop", (300.0, 300.0))
+    r = placed.shape.half_width
+    centre = placed.shape.reach - r
+    under = dataclasses.replace(m, x=300.0 + centre, y=300.0)
+    assert vertical_reach(placed, under, Span(r + 2.0, r + 40.0, ""), 0.0, "x") == (False, "its silhouette misses the upright template by 2.0 mm")
+
+
+def test_a_falling_sight_line_beside_a_piece_is_judged_at_its_far_side() -> None:
+    from shapely.geometry import box
+
+    from tabletop.rulesets.infinity.rules import _sight_line_blocked_by_height as blocked
+
+    # From 50 mm down to 10 mm over 100 mm: beside the piece the line is lowest at its farthest corner,
+    # 61.85 mm away: 50 - 0.4 * 61.85 = 25.26 mm.
+    beside = box(40, 5, 60, 15)
+    assert blocked(25.1, (0, 0), 50.0, (100, 0), 10.0, beside) is False
+    assert blocked(25.4, (0, 0), 50.0, (100, 0), 10.0, beside) is True
