@@ -513,3 +513,37 @@ def test_a_falling_sight_line_beside_a_piece_is_judged_at_its_far_side() -> None
     beside = box(40, 5, 60, 15)
     assert blocked(25.1, (0, 0), 50.0, (100, 0), 10.0, beside) is False
     assert blocked(25.4, (0, 0), 50.0, (100, 0), 10.0, beside) is True
+
+
+def test_a_piece_that_hides_nothing_does_not_end_the_search_for_blockers() -> None:
+    # First on the table a hedge that blocks no sight, then a low wall (a height: the pieces are judged
+    # by height), then a tall wall hiding the trooper from the focus.
+    s = loads(table(
+        trooper("a", 2, 2, "nomads") + trooper("t", 12, 13.5),
+        '[[template]]\nid = "s"\nshape = "infinity_circular"\nat = [12, 12]\nweapon = { side = "nomads" }\n',
+    ) + '[[terrain]]\nid = "hedge"\nblocks_los = false\npoints = [[3, 3], [4, 3], [4, 4], [3, 4]]\n'
+        + '[[terrain]]\nid = "low"\nheight = 0.1\npoints = [[20, 20], [21, 20], [21, 21], [20, 21]]\n'
+        + '[[terrain]]\nid = "tall"\npoints = [[10, 12.6], [14, 12.6], [14, 12.8], [10, 12.8]]\n')
+    res = adjudicate(s).results[0].resolution
+    assert res.coverage.models["t"].status == "total_cover"
+
+
+def test_a_trooper_in_total_cover_above_the_template_is_out_of_reach() -> None:
+    s = loads(table(
+        trooper("a", 2, 2, "nomads") + trooper("t", 12, 13.5, extra="z = 6\n"),
+        '[[template]]\nid = "s"\nshape = "infinity_circular"\nat = [12, 12]\nweapon = { side = "nomads" }\n',
+        extra='[settings]\nvertical_model = "cylinder"\n',
+    ) + '[[terrain]]\nid = "tall"\npoints = [[10, 12.6], [14, 12.6], [14, 12.8], [10, 12.8]]\n')
+    res = adjudicate(s).results[0].resolution
+    assert res.coverage.models["t"].status == "outside"
+    assert res.model_details["t"]["why"].startswith("out of the template's 3D reach: beyond the template's height")
+
+
+def test_the_attacker_engaged_with_a_trooper_it_hits_stays_the_templates_user() -> None:
+    s = loads(table(
+        trooper("a", 4, 4, "nomads", 'engaged = ["b"]\n') + trooper("b", 4, 4.6),
+        '[[template]]\nid = "s"\nshape = "infinity_small_teardrop"\ndirect = { attacker = "a", heading = 90 }\n',
+    ))
+    res = adjudicate(s).results[0].resolution
+    assert res.coverage.models["b"].status == "affected"
+    assert res.coverage.models["a"].status == "user" and "a" not in res.affected
