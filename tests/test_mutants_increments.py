@@ -298,3 +298,91 @@ def test_marks_skip_refusals_and_name_the_highest_damage() -> None:
     d["squares"] = [{"col": 5, "row": 5, "ring": 0}]  # no damage given: 0, drawn as nothing; the scale still runs to 1
     art = INC.marks(_adj(NAMED, d))
     assert art.cells == [] and ("heat", "damage per square (1 \u2013 1)") in [(k, t) for k, t, _ in art.legend]
+
+
+# ------------------------------------------------------------------ fifth round: what the survivors showed
+
+
+def test_the_work_limit_counts_the_contained_bonus_in_its_rings() -> None:
+    # 50 damage: (50 + 12 * 6).bit_length() = 122 -> 7 rings; 13 * 15 = 195 across: allowed (with 13
+    # per ring instead of 12 it would be 128 -> 8 rings, 221 across).
+    assert _limit({"damage": 50, "increment": 13}) == []
+    assert _limit({"damage": 50, "increment": 14}) == [_too_wide(0, 50, 14, 210)]
+
+
+def test_a_cover_save_tie_holds_under_either_rule() -> None:
+    from tabletop.rulesets.increments.rules import _holds, save_dc
+
+    assert _holds(5, 5, 3, "roll_under_save") is True and _holds(6, 5, 3, "roll_under_save") is False
+    dc = save_dc(8, "d20_plus_save_vs_damage")
+    assert _holds(dc - 2, 2, 8, "d20_plus_save_vs_damage") is True and _holds(dc - 3, 2, 8, "d20_plus_save_vs_damage") is False
+
+
+def _rect_margin(cx: float, facing: float) -> float:
+    """The worked answer for a 20 x 10 mm base centred at (cx, 50) on box(0, 0, 100, 100): its deepest vertex's depth
+    (its centre's, 0, at least), or minus the gap when it lies wholly beyond x = 100."""
+    import math
+
+    c, s = math.cos(math.radians(facing)), math.sin(math.radians(facing))
+    xs = [cx + c * u - s * v for u in (-10, 10) for v in (-5, 5)]
+    if min(xs) >= 100:
+        return 100 - min(xs)
+    return max([0.0, *(100 - x for x in xs if x < 100)])
+
+
+@pytest.mark.parametrize("facing", [0, 30, 75, 120, 165, 210, 255, 300, 345])
+@pytest.mark.parametrize("cx", [101.0, 104.0, 109.5])
+def test_how_far_a_rect_base_reaches_into_the_blast(cx: float, facing: float) -> None:
+    from shapely.geometry import box
+
+    from tabletop.rulesets.increments.rules import _margin
+
+    s = loads(table(model("r", 1, 1, base='{ shape = "rect", length = "20mm", width = "10mm" }', extra=f"facing = {facing}\n")))
+    m = dataclasses.replace(s.models[0], x=cx, y=50.0)
+    assert _margin(m, box(0, 0, 100, 100), "base") == pytest.approx(_rect_margin(cx, facing), abs=1e-9)
+
+
+def test_nothing_reaches_an_empty_blast() -> None:
+    import math
+
+    from shapely.geometry import Polygon
+
+    from tabletop.rulesets.increments.rules import _margin
+
+    s = loads(table(model("m", 5, 5)))
+    assert _margin(s.models[0], Polygon(), "base") == -math.inf
+
+
+def test_the_drawn_block_keeps_the_templates_label_and_user() -> None:
+    text = table(model("f", 3.5, 3.5) + model("v", 8.5, 8.5), '[[template]]\nid = "d"\nshape = { kind = "circle", diameter = 3, label = "Frag" }\n'
+                 'direct = { attacker = "f", heading = 0 }\nweapon = { damage = 4 }\n')
+    placed = adjudicate(loads(text)).results[0].resolution.coverage.placed
+    assert placed.shape.kind == "rect" and placed.shape.label == "Frag" and placed.user == "f"
+
+
+def test_a_cone_heading_is_rounded_to_six_decimals_not_seven() -> None:
+    text = table(model("gun", 1, 1) + model("m", 9.5, 6.5), '[[template]]\nid = "c"\nshape = { kind = "cone", length = 4, angle = 90 }\n'
+                 'impact = { attacker = "gun", at = [6.5, 4.3] }\nweapon = { damage = 8, shape = "cone" }\n')
+    res = adjudicate(loads(text)).results[0].resolution
+    h = res.coverage.placed.heading
+    assert round(h, 6) != round(h, 7)
+    assert res.details["heading"] == round(h, 6)
+
+
+def test_terrain_in_a_one_damage_square_is_hit() -> None:
+    # 8 damage in 1-square increments: rings of 8, 4, 2, 1; the rubble lies in ring 3 only (damage 1).
+    text = table(model("m", 5.5, 5.5), blast()) + '[[terrain]]\nid = "rubble"\nblocks_los = false\npoints = [[8.2, 5.2], [8.8, 5.2], [8.8, 5.8], [8.2, 5.8]]\n'
+    res = adjudicate(loads(text)).results[0].resolution
+    assert {"col": 8, "row": 5, "ring": 3, "damage": 1} in res.details["squares"]
+    assert "rubble" in res.coverage.terrain_affected
+
+
+def test_an_enclosure_listed_first_does_not_hide_the_cover_after_it() -> None:
+    # A bunker holding the whole blast, then a wall without a save across part of it.
+    text = table(model("m", 5.5, 5.5), blast()) + (
+        '[[terrain]]\nid = "bunker"\ntags = ["enclosure"]\npoints = [[0.5, 0.5], [11.5, 0.5], [11.5, 11.5], [0.5, 11.5]]\n'
+        '[[terrain]]\nid = "wall"\npoints = [[6.8, 3], [7.0, 3], [7.0, 8], [6.8, 8]]\n'
+    )
+    res = adjudicate(loads(text)).results[0].resolution
+    assert res.details["contained"] is None
+    assert res.details["cover"] == {"wall": {"save": None, "holds": True}}
