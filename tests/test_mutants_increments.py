@@ -386,3 +386,11 @@ def test_an_enclosure_listed_first_does_not_hide_the_cover_after_it() -> None:
     res = adjudicate(loads(text)).results[0].resolution
     assert res.details["contained"] is None
     assert res.details["cover"] == {"wall": {"save": None, "holds": True}}
+
+
+def test_a_round_base_reaching_a_hair_into_a_square_stands_in_it() -> None:
+    # Its edge 0.0005 mm past the line x = 6": the true circle stands in square 6, which a 256-sided
+    # polygon (turned so no corner points along x) would miss by 0.0005 mm.
+    s = loads(table(model("m", 5.5, 5.5, 1, "facing = 0.703125\n")))
+    m = dataclasses.replace(s.models[0], x=6 * IN - IN / 2 + 0.0005)
+    assert sorted(occupied(m, Grid(IN), "base")) == [(5, 5), (6, 5)]
