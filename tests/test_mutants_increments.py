@@ -394,3 +394,30 @@ def test_a_round_base_reaching_a_hair_into_a_square_stands_in_it() -> None:
     s = loads(table(model("m", 5.5, 5.5, 1, "facing = 0.703125\n")))
     m = dataclasses.replace(s.models[0], x=6 * IN - IN / 2 + 0.0005)
     assert sorted(occupied(m, Grid(IN), "base")) == [(5, 5), (6, 5)]
+
+
+def test_numbers_on_light_heat_are_drawn_dark() -> None:
+    # 4 damage under a 37-damage top: heat colour summing to 481, just light enough for dark digits.
+    from tabletop.marks import heat_colour
+
+    assert sum(heat_colour(4, 37)) == 481
+    d = dict(_adj(NAMED).results[0].resolution.details)
+    d["squares"] = [{"col": 5, "row": 5, "ring": 0, "damage": 37}, {"col": 6, "row": 5, "ring": 3, "damage": 4}]
+    cells = {c.text: c.dark for c in INC.marks(_adj(NAMED, d)).cells}
+    assert cells["4"] is True
+
+
+def test_the_outline_of_a_blast_on_a_fine_grid_keeps_every_step() -> None:
+    # On a 1 mm grid a round blast's outline is a staircase of 1 mm steps: drawn as it is, its area is
+    # exactly its squares' (a simplified outline would cut the corners).
+    import shapely
+
+    text = table(model("m", 5.5, 5.5), blast(), grid='grid = "1mm"\n')
+    adj = adjudicate(loads(text), settings={"distance": "euclidean"})
+    squares = adj.results[0].resolution.details["squares"]
+    art = INC.marks(adj)
+    from tabletop.rulesets.increments.marks import TEMPLATE_EDGE
+
+    rings = [s.points for s in art.strokes if s.closed and s.colour == TEMPLATE_EDGE]
+    area = sum(shapely.Polygon(r).area for r in rings)
+    assert len(squares) > 20 and area == pytest.approx(len(squares) * 1.0)
