@@ -424,9 +424,10 @@ def test_the_outline_of_a_blast_on_a_fine_grid_keeps_every_step() -> None:
 
 
 def test_a_base_over_the_table_corner_behind_a_wall_is_in_total_cover() -> None:
-    # Its base hangs over the lower-left corner: of its four squares only [0, 0] is on the table, and a
-    # wall without a save stands between Ground Zero and all of them. Reachable, stopped: Total Cover.
-    text = table(model("m", 0.1, 0.1), blast(at="[3.5, 3.5]")) + '[[terrain]]\nid = "wall"\npoints = [[1.2, -0.5], [1.4, -0.5], [1.4, 2.5], [-0.5, 2.5], [-0.5, 2.3], [1.2, 2.3]]\n'
+    # Its base hangs over the lower-left corner: of its four squares only [0, 0] is on the table (the
+    # blast reaches all four: Ground Zero [2, 2] is 2 and 3 squares away), and a wall without a save
+    # stands between Ground Zero and all of them. Reachable, stopped: Total Cover.
+    text = table(model("m", 0.1, 0.1), blast(at="[2.5, 2.5]")) + '[[terrain]]\nid = "wall"\npoints = [[1.2, -0.5], [1.4, -0.5], [1.4, 2.5], [-0.5, 2.5], [-0.5, 2.3], [1.2, 2.3]]\n'
     res = adjudicate(loads(text)).results[0].resolution
     assert sorted(occupied(loads(text).models[0], Grid(IN), "base")) == [(-1, -1), (-1, 0), (0, -1), (0, 0)]
     assert res.coverage.models["m"].status == "total_cover"
