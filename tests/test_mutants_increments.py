@@ -432,3 +432,16 @@ def test_a_base_over_the_table_corner_behind_a_wall_is_in_total_cover() -> None:
     assert sorted(occupied(loads(text).models[0], Grid(IN), "base")) == [(-1, -1), (-1, 0), (0, -1), (0, 0)]
     assert res.coverage.models["m"].status == "total_cover"
     assert res.model_details["m"]["blocked_by"] == ["wall"]
+
+
+def test_cover_standing_on_a_ground_zero_square_does_not_shield_it() -> None:
+    # A 2-square Ground Zero [5..6] x [5..6]; a crate without a save sits on the middle of square [6, 6]
+    # (not on the origin square's centre): the blast starts in that square, so nothing stands between it and the trooper there.
+    text = table(model("m", 6.5, 6.5, 0.3), blast(weapon="{ damage = 8, increment = 2 }")) + (
+        '[[terrain]]\nid = "crate"\npoints = [[6.3, 6.3], [6.7, 6.3], [6.7, 6.7], [6.3, 6.7]]\n'
+    )
+    res = adjudicate(loads(text)).results[0].resolution
+    assert res.details["ground_zero"]["cols"] == [5, 6] and res.details["ground_zero"]["rows"] == [5, 6]
+    assert res.details["damage"]["m"] == 8 and res.coverage.models["m"].status == "affected"
+    # (It does shield the squares beyond it, whose lines from Ground Zero start inside it.)
+    assert res.details["cover"]["crate"] == {"save": None, "holds": True}
