@@ -414,3 +414,46 @@ def test_values_quoted_in_messages_are_short() -> None:
     assert _shown("x" * 58) == repr("x" * 58)  # 60 with the quotes
     assert _shown("x" * 59) == repr("x" * 59)[:57] + "..."
     assert len(_shown("y" * 1000)) == 60
+
+
+# ------------------------------------------------------------------ free-form tables (weapon, stats, rolls), fifth round
+
+
+def _nested(levels: int, leaf: Any, kind: str = "dict") -> Any:
+    for _ in range(levels):
+        leaf = {"k": leaf} if kind == "dict" else [leaf]
+    return leaf
+
+
+@pytest.mark.parametrize(
+    ("value", "where", "counts", "problem"),
+    [
+        ({"a": 1e99}, "", {}, ("a", "must be within ±1,000,000, got 1e+99")),  # no path yet: the key alone
+        ({"a": {"b": -2_000_000}}, "weapon", {}, ("weapon.a.b", "must be within ±1,000,000, got -2000000")),
+        ({"a": 1_000_000, "b": -1_000_000}, "weapon", {}, None),
+        ({"a": float("inf")}, "w", {}, ("w.a", "must be finite, got inf")),
+        ({"a": float("nan")}, "w", {}, ("w.a", "must be finite, got nan")),
+        ({"a": None, "b": True, "c": False}, "w", {}, None),
+        ({"a": "x" * 10_000}, "w", {}, None),
+        ({"a": "x" * 10_001}, "w", {}, ("w.a", "text must be printable and at most 10000 characters")),
+        ({"a": "bell\x07"}, "w", {}, ("w.a", "text must be printable and at most 10000 characters")),
+        # A count named at the top is held to its own limit; deeper, the same key is not a count.
+        ({"burst": 101}, "weapon", {"burst": 100}, ("weapon.burst", "at most 100 (more than any table fields), got 101")),
+        ({"burst": -101}, "weapon", {"burst": 100}, ("weapon.burst", "at most 100 (more than any table fields), got -101")),
+        ({"burst": 100}, "weapon", {"burst": 100}, None),
+        ({"burst": True}, "weapon", {"burst": 0}, None),
+        ({"x": {"burst": 101}}, "weapon", {"burst": 100}, None),
+        ([1, [2, 1e99]], "rolls", {}, ("rolls[1][1]", "must be within ±1,000,000, got 1e+99")),
+        (list(range(10_000)), "rolls", {}, None),
+        (list(range(10_001)), "rolls", {}, ("rolls", "at most 10000 entries, got 10001")),
+        (_nested(6, 1), "w", {}, None),
+        (_nested(7, 1), "w", {}, ("w.k.k.k.k.k.k.k", "nested more than 6 deep")),
+        (_nested(6, 1, "list"), "w", {}, None),
+        (_nested(7, 1, "list"), "w", {}, ("w[0][0][0][0][0][0][0]", "nested more than 6 deep")),
+        ({"a": [_nested(5, 1)]}, "w", {}, ("w.a[0].k.k.k.k.k", "nested more than 6 deep")),
+    ],
+)
+def test_free_form_values_are_checked_to_their_path(value: Any, where: str, counts: dict[str, int], problem: Any) -> None:
+    from tabletop.scenario_io.fields import _free_problem
+
+    assert _free_problem(value, where, 0, counts) == problem
