@@ -457,3 +457,26 @@ def test_free_form_values_are_checked_to_their_path(value: Any, where: str, coun
     from tabletop.scenario_io.fields import _free_problem
 
     assert _free_problem(value, where, 0, counts) == problem
+
+
+_STATS_TABLE = 'format = 1\nruleset = "none"\n[table]\nwidth = 12\ndepth = 12\n[[model]]\nid = "m"\nx = 1\ny = 1\nbase = 1\n'
+
+
+@pytest.mark.parametrize(
+    ("stats", "message"),
+    [
+        ("stats = 5", "<scenario>.toml:11: model[0].stats: must be a table of numbers, got 5"),
+        ("stats = { PH = true }", "<scenario>.toml:11: model[0].stats.PH: must be a finite number, got True"),
+        ('stats = { PH = "ten" }', "<scenario>.toml:11: model[0].stats.PH: must be a finite number, got 'ten'"),
+        ("stats = { PH = 2000000 }", "<scenario>.toml:11: model[0].stats.PH: must be within ±1,000,000, got 2000000"),
+        ("stats = { damage_tracks = 1001 }", "<scenario>.toml:11: model[0].stats.damage_tracks: must be within ±1,000, got 1001"),
+        ("stats = { damage_tracks = 1000, PH = -1000000 }", None),
+    ],
+)
+def test_stats_messages_word_for_word(stats: str, message: str | None) -> None:
+    if message is None:
+        assert scenario_io.loads(_STATS_TABLE + stats + "\n").models[0].stats["PH"] == -1_000_000
+        return
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_STATS_TABLE + stats + "\n")
+    assert str(err.value) == message
