@@ -480,3 +480,35 @@ def test_stats_messages_word_for_word(stats: str, message: str | None) -> None:
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.loads(_STATS_TABLE + stats + "\n")
     assert str(err.value) == message
+
+
+_ROLLS_TABLE = 'format = 1\nruleset = "none"\n[table]\nwidth = 12\ndepth = 12\n[[template]]\nid = "t"\nshape = "small_blast"\nat = [5, 5]\n'
+
+
+@pytest.mark.parametrize(
+    ("rolls", "message"),
+    [
+        ("rolls = 5", "template[0].rolls: must be a table of fixed die results, got 5"),
+        ("rolls = { d = true }", "template[0].rolls.d: must be a whole number or a list of them, got True"),
+        ("rolls = { d = [] }", "template[0].rolls.d: must be a whole number or a list of them, got []"),
+        ("rolls = { d = [1, 2.5] }", "template[0].rolls.d: must be a whole number or a list of them, got [1, 2.5]"),
+        ("rolls = { d = 1001 }", "template[0].rolls.d: at most 10000 results, each within ±1000, got 1001"),
+        ("rolls = { d = [1, -1001] }", "template[0].rolls.d: at most 10000 results, each within ±1000, got [1, -1001]"),
+        ("rolls = { d = [1000, -1000] }", None),
+    ],
+)
+def test_fixed_rolls_messages_word_for_word(rolls: str, message: str | None) -> None:
+    if message is None:
+        assert scenario_io.loads(_ROLLS_TABLE + rolls + "\n").templates[0].rolls == {"d": [1000, -1000]}
+        return
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_ROLLS_TABLE + rolls + "\n")
+    assert str(err.value) == "<scenario>.toml:10: " + message
+
+
+def test_as_many_fixed_rolls_as_the_limit_and_one_more() -> None:
+    many = "[" + ", ".join(["1"] * 10_000) + "]"
+    assert len(scenario_io.loads(_ROLLS_TABLE + f"rolls = {{ d = {many} }}\n").templates[0].rolls["d"]) == 10_000
+    # One more is refused by the general list limit, before the rolls' own check.
+    with pytest.raises(scenario_io.ScenarioError, match=r"rolls\.d: at most 10,000 entries, got 10,001"):
+        scenario_io.loads(_ROLLS_TABLE + "rolls = { d = [" + ", ".join(["1"] * 10_001) + "] }\n")
