@@ -512,3 +512,60 @@ def test_as_many_fixed_rolls_as_the_limit_and_one_more() -> None:
     # One more is refused by the general list limit, before the rolls' own check.
     with pytest.raises(scenario_io.ScenarioError, match=r"rolls\.d: at most 10,000 entries, got 10,001"):
         scenario_io.loads(_ROLLS_TABLE + "rolls = { d = [" + ", ".join(["1"] * 10_001) + "] }\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("name = 5", "model[0].name: must be text, got 5"),
+        ('name = "a\\u0007b"', "model[0].name: must not hold control characters, got 'a\\x07b'"),
+        ('name = "' + "x" * 201 + '"', "model[0].name: must be at most 200 characters, got 201"),
+        ('name = "' + "x" * 200 + '"', None),
+    ],
+)
+def test_name_messages_word_for_word(line: str, message: str | None) -> None:
+    if message is None:
+        assert scenario_io.loads(_STATS_TABLE + line + "\n").models[0].name == "x" * 200
+        return
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_STATS_TABLE + line + "\n")
+    assert str(err.value) == "<scenario>.toml:11: " + message
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("weapon = 5", "template[0].weapon: must be a table, got 5"),
+        ("weapon = { damage = 1e99 }", "template[0].weapon.damage: at most 100,000 (more than any table fields), got 1e+99"),
+        ("weapon = { extra = { deep = 1e99 } }", "template[0].weapon.extra.deep: must be within ±1,000,000, got 1e+99"),
+    ],
+)
+def test_weapon_messages_word_for_word(line: str, message: str) -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_ROLLS_TABLE + line + "\n")
+    assert str(err.value) == "<scenario>.toml:10: " + message
+
+
+def test_loads_reads_json_by_the_name_and_uses_the_catalogue_given() -> None:
+    import json
+
+    from tabletop.catalogue import Entry
+    from tabletop.model import TemplateShape
+
+    doc = {"format": 1, "ruleset": "none", "table": {"width": 12, "depth": 12},
+           "template": [{"id": "t", "shape": "house_blast", "at": [5, 5]}]}
+    house = {"house_blast": Entry("house_blast", TemplateShape("circle", diameter=50.0, label="House"))}
+    s = scenario_io.loads(json.dumps(doc), "table.JSON", catalogue=house)
+    assert s.templates[0].shape.diameter == 50.0 and s.templates[0].shape.label == "House"
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(json.dumps(doc), "table.json")
+    assert str(err.value).startswith("table.json") and "house_blast" in str(err.value)
+
+
+def test_a_shapes_size_uncertainty_is_written_in_the_files_units() -> None:
+    text = _ROLLS_TABLE.replace('units = "in"\n', "").replace('shape = "small_blast"', 'shape = { kind = "circle", diameter = 3, size_uncertainty = 0.05 }')
+    s = scenario_io.loads(text)
+    assert s.templates[0].shape.size_uncertainty == pytest.approx(0.05 * 25.4)
+    written = scenario_io.dumps(s)
+    assert "size_uncertainty = 0.05" in written
+    assert scenario_io.loads(written).templates[0].shape.size_uncertainty == pytest.approx(0.05 * 25.4)
