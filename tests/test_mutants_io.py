@@ -569,3 +569,33 @@ def test_a_shapes_size_uncertainty_is_written_in_the_files_units() -> None:
     written = scenario_io.dumps(s)
     assert "size_uncertainty = 0.05" in written
     assert scenario_io.loads(written).templates[0].shape.size_uncertainty == pytest.approx(0.05 * 25.4)
+
+
+_BARE = 'format = 1\nruleset = "none"\n[table]\nwidth = 12\ndepth = 12\n'
+_AIMER = '[[model]]\nid = "a"\nx = 1\ny = 1\nbase = 1\n[[template]]\nid = "t"\nshape = "small_blast"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[backdrop]\nimage = "  "\ncorners = [[0, 0], [1, 0], [1, 1], [0, 1]]\n',
+         "<scenario>.toml:7: backdrop.image: must name an image file (a path relative to the scenario file)"),
+        ('[backdrop]\nimage = "a.png"\ncorners = [[0, 0], [1, "x"], [1, 1], [0, 1]]\n',
+         "<scenario>.toml:8: backdrop.corners[1]: must be a number, got 'x'"),
+        (_AIMER + 'impact = { attacker = "a" }\n', "<scenario>.toml:14: template[0].impact: give exactly one of target or at"),
+        (_AIMER + 'impact = { attacker = "a", target = "a", at = [1, 1] }\n', "<scenario>.toml:14: template[0].impact: give exactly one of target or at"),
+    ],
+)
+def test_backdrop_and_aim_messages_word_for_word(text: str, message: str) -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_BARE + text)
+    assert str(err.value) == message
+
+
+def test_save_as_elsewhere_keeps_the_backdrop_found(tmp_path: Path) -> None:
+    from tabletop.scenario_io.reading import rebase_backdrop
+
+    s = scenario_io.loads(_BARE + '[backdrop]\nimage = "photos/table.jpg"\ncorners = [[0, 0], [1, 0], [1, 1], [0, 1]]\n')
+    moved = rebase_backdrop(s, tmp_path / "table.toml", tmp_path / "saves" / "copy.toml")
+    assert moved.backdrop is not None and moved.backdrop.image == "../photos/table.jpg"
+    assert rebase_backdrop(s, tmp_path / "table.toml", tmp_path / "other.toml") is s  # same folder: unchanged
