@@ -178,3 +178,16 @@ def test_random_mutations_of_valid_tables(data: st.DataObject) -> None:
 @given(st.dictionaries(st.sampled_from([*FIELDS["ScenarioIn"], "seed", "zz"]), values, max_size=8))
 def test_random_documents(doc: dict[str, Any]) -> None:
     _agree(doc)
+
+
+def test_an_impact_at_a_point_with_an_extra_key_takes_the_fast_path() -> None:
+    # A speculative impact (a point, not a model), in inches, with a key the schema keeps as extra.
+    data = {
+        "format": 1, "ruleset": "none", "units": "in", "table": {"width": 12, "depth": 12},
+        "model": [{"id": "a", "x": 1, "y": 1, "base": 1}],
+        "template": [{"id": "t", "shape": "small_blast", "impact": {"attacker": "a", "at": [5, 6], "note": "guess"}}],
+    }
+    quick = _agree(data)
+    assert quick is not None
+    impact = quick.template[0].impact
+    assert impact.at == (5 * 25.4, 6 * 25.4) and impact.model_extra == {"note": "guess"}
