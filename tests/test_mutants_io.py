@@ -599,3 +599,9 @@ def test_save_as_elsewhere_keeps_the_backdrop_found(tmp_path: Path) -> None:
     moved = rebase_backdrop(s, tmp_path / "table.toml", tmp_path / "saves" / "copy.toml")
     assert moved.backdrop is not None and moved.backdrop.image == "../photos/table.jpg"
     assert rebase_backdrop(s, tmp_path / "table.toml", tmp_path / "other.toml") is s  # same folder: unchanged
+
+
+def test_a_syntax_error_names_the_file_given() -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads("format = = 1\n", "club night.toml")
+    assert str(err.value).startswith("club night.toml:1: TOML syntax")
