@@ -605,3 +605,19 @@ def test_a_syntax_error_names_the_file_given() -> None:
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.loads("format = = 1\n", "club night.toml")
     assert str(err.value).startswith("club night.toml:1: TOML syntax")
+
+
+ROUNDTRIP = Path(__file__).parent / "data" / "roundtrip-everything.toml"
+
+
+def test_every_optional_part_survives_a_save_in_either_format(tmp_path: Path) -> None:
+    s = scenario_io.loads(ROUNDTRIP.read_text(encoding="utf-8"))
+    text = scenario_io.dumps(s)
+    for line in ('image = "photos/table.jpg"', 'opacity_note = "kept"', "facing = 91.0", "sigma = 0.02", 'colour = "grey"',
+                 'paint = "green"', "size_uncertainty = 0.05", 'maker = "acme"', "at = [8, 9]", 'note = "guess"',
+                 "heading = 30.0", 'why = "test"'):
+        assert line in text.splitlines(), line
+    assert scenario_io.loads(text) == s
+    for name in ("copy.toml", "copy.json"):
+        scenario_io.save(s, tmp_path / name)
+        assert scenario_io.load(tmp_path / name) == s
