@@ -621,3 +621,27 @@ def test_every_optional_part_survives_a_save_in_either_format(tmp_path: Path) ->
     for name in ("copy.toml", "copy.json"):
         scenario_io.save(s, tmp_path / name)
         assert scenario_io.load(tmp_path / name) == s
+
+
+def test_extra_keys_are_written_back_where_they_were_read() -> None:
+    import tomllib
+
+    s = scenario_io.loads(ROUNDTRIP.read_text(encoding="utf-8"))
+    data = tomllib.loads(scenario_io.dumps(s))
+    sq, rd = data["model"]
+    assert sq["base"] == {"shape": "rect", "length": 1.5, "width": 1, "colour": "grey"} and "base_extra" not in sq
+    assert rd["base"] == {"shape": "round", "length": 1, "width": 1, "paint": "green"} and "base_extra" not in rd
+    spec, direct = data["template"]
+    assert spec["shape"]["maker"] == "acme" and "shape_extra" not in spec
+    assert spec["impact"] == {"attacker": "sq", "at": [8, 9], "note": "guess"} and "impact_extra" not in spec
+    assert direct["direct"] == {"attacker": "rd", "heading": 30.0, "why": "test"} and "direct_extra" not in direct
+
+
+@pytest.mark.parametrize(("heading", "written"), [(0.0, None), (1.0, 1.0), (-90.0, -90.0)])
+def test_a_template_laid_at_a_point_keeps_its_heading_only_when_turned(heading: float, written: float | None) -> None:
+    import tomllib
+
+    s = scenario_io.loads(_ROLLS_TABLE.replace("at = [5, 5]", f"at = [5, 5]\nheading = {heading}"))
+    assert s.templates[0].placement.heading == heading
+    tpl = tomllib.loads(scenario_io.dumps(s))["template"][0]
+    assert tpl.get("heading") == written
