@@ -645,3 +645,8 @@ def test_a_template_laid_at_a_point_keeps_its_heading_only_when_turned(heading: 
     assert s.templates[0].placement.heading == heading
     tpl = tomllib.loads(scenario_io.dumps(s))["template"][0]
     assert tpl.get("heading") == written
+
+
+def test_a_plain_round_base_is_written_as_its_diameter() -> None:
+    text = scenario_io.dumps(scenario_io.loads(_STATS_TABLE.replace('units = "in"\n', "")))
+    assert "base = 1" in text.splitlines() and "[model.base]" not in text
