@@ -618,6 +618,7 @@ def test_every_optional_part_survives_a_save_in_either_format(tmp_path: Path) ->
                  "heading = 30.0", 'why = "test"'):
         assert line in text.splitlines(), line
     assert scenario_io.loads(text) == s
+    assert "\n\n\n" not in text and not text.startswith("\n")  # one blank line between tables, none doubled
     for name in ("copy.toml", "copy.json"):
         scenario_io.save(s, tmp_path / name)
         assert scenario_io.load(tmp_path / name) == s
@@ -650,3 +651,32 @@ def test_a_template_laid_at_a_point_keeps_its_heading_only_when_turned(heading: 
 def test_a_plain_round_base_is_written_as_its_diameter() -> None:
     text = scenario_io.dumps(scenario_io.loads(_STATS_TABLE.replace('units = "in"\n', "")))
     assert "base = 1" in text.splitlines() and "[model.base]" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[terrain]]\nid = "w"\npoints = 5\n', "<scenario>.toml:8: terrain[0].points: must be a list of points [[x, y], ...], got 5"),
+        ('[[terrain]]\nid = "w"\npoints = [[0, 0], [1, 1]]\n', "<scenario>.toml:8: terrain[0].points: a polygon needs at least 3 points, got 2"),
+        ('[[terrain]]\nid = "w"\npoints = [[0, 0], [1, "a"], [2, 2]]\n',
+         "<scenario>.toml:8: terrain[0].points[1]: cannot read 'a' as a length (write e.g. 25mm, 1.5in, 3cm or 2\")"),
+        ('[[terrain]]\nid = "w"\nblocks_los = 1\npoints = [[0, 0], [1, 0], [1, 1]]\n', "<scenario>.toml:8: terrain[0].blocks_los: must be true or false, got 1"),
+        ('[[model]]\nid = "m"\nx = 1\ny = 1\nbase = 1\nfacing = 36001\n', "<scenario>.toml:11: model[0].facing: must be an angle within ±36000 degrees, got 36001"),
+    ],
+)
+def test_terrain_and_angle_messages_word_for_word(text: str, message: str) -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_BARE + text)
+    assert str(err.value) == message
+
+
+def test_the_largest_angle_and_outline_allowed_load() -> None:
+    import math
+
+    def ring(n: int) -> str:
+        return ", ".join(f"[{6 + 5 * math.cos(2 * math.pi * i / n):.6f}, {6 + 5 * math.sin(2 * math.pi * i / n):.6f}]" for i in range(n))
+
+    s = scenario_io.loads(_BARE + f'[[model]]\nid = "m"\nx = 1\ny = 1\nbase = 1\nfacing = -36000\n[[terrain]]\nid = "w"\npoints = [{ring(10_000)}]\n')
+    assert s.models[0].facing == -36000 and len(s.terrain[0].polygon) == 10_000
+    with pytest.raises(scenario_io.ScenarioError, match=r"terrain\[0\]\.points: a terrain outline has at most 10,000 points, got 10,001"):
+        scenario_io.loads(_BARE + f'[[terrain]]\nid = "w"\npoints = [{ring(10_001)}]\n')

@@ -191,3 +191,19 @@ def test_an_impact_at_a_point_with_an_extra_key_takes_the_fast_path() -> None:
     assert quick is not None
     impact = quick.template[0].impact
     assert impact.at == (5 * 25.4, 6 * 25.4) and impact.model_extra == {"note": "guess"}
+
+
+@pytest.mark.parametrize("heading", [None, 30])
+def test_a_direct_placement_with_an_extra_key_takes_the_fast_path(heading: int | None) -> None:
+    direct: dict[str, Any] = {"attacker": "a", "why": "test"}
+    if heading is not None:
+        direct["heading"] = heading
+    data = {
+        "format": 1, "ruleset": "none", "table": {"width": 12, "depth": 12},
+        "model": [{"id": "a", "x": 1, "y": 1, "base": 1}],
+        "template": [{"id": "t", "shape": "small_blast", "direct": direct}],
+    }
+    quick = _agree(data)
+    assert quick is not None
+    d = quick.template[0].direct
+    assert d.heading == (0.0 if heading is None else 30.0) and d.model_extra == {"why": "test"}
