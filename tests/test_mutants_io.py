@@ -680,3 +680,10 @@ def test_the_largest_angle_and_outline_allowed_load() -> None:
     assert s.models[0].facing == -36000 and len(s.terrain[0].polygon) == 10_000
     with pytest.raises(scenario_io.ScenarioError, match=r"terrain\[0\]\.points: a terrain outline has at most 10,000 points, got 10,001"):
         scenario_io.loads(_BARE + f'[[terrain]]\nid = "w"\npoints = [{ring(10_001)}]\n')
+
+
+def test_the_largest_exact_whole_number_reaches_the_fields_own_range_check() -> None:
+    # 2**53 passes the reader's "number too large" (above 2**53) and is judged by the field: out of an image's range.
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_BARE + '[backdrop]\nimage = "a.png"\ncorners = [[9007199254740992, 0], [1, 0], [1, 1], [0, 1]]\n')
+    assert str(err.value) == "<scenario>.toml:8: backdrop.corners[0]: must be within ±1,000,000 pixels, got [9007199254740992, 0]"
