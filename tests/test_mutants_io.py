@@ -687,3 +687,26 @@ def test_the_largest_exact_whole_number_reaches_the_fields_own_range_check() -> 
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.loads(_BARE + '[backdrop]\nimage = "a.png"\ncorners = [[9007199254740992, 0], [1, 0], [1, 1], [0, 1]]\n')
     assert str(err.value) == "<scenario>.toml:8: backdrop.corners[0]: must be within ±1,000,000 pixels, got [9007199254740992, 0]"
+
+
+def test_unknown_keys_are_each_named_where_they_are_with_the_nearest_known_one() -> None:
+    from tabletop.scenario_io.checks import _collect_unknown
+
+    data = {
+        "format": 1, "ruleset": "none", "settings": {}, "seed": 3, "catalogue": "x", "formt": 1,
+        "table": {"width": 1, "depth": 1, "depht": 2, "zzz": 1},
+        "backdrop": {"imag": "a"},
+        "model": [{"id": "m", "bse": 1, "base": {"shape": "round", "lenght": 1}}],
+        "template": [{"id": "t", "shape": {"kind": "circle", "diamter": 3}, "impact": {"attacker": "m", "targt": "x"}}],
+    }
+    kept = "is kept but not used"
+    assert _collect_unknown(data) == [
+        (("formt",), f"unknown key 'formt' {kept} (did you mean 'format'?)"),
+        (("table", "depht"), f"unknown key 'depht' {kept} (did you mean 'depth'?)"),
+        (("table", "zzz"), f"unknown key 'zzz' {kept}"),
+        (("backdrop", "imag"), f"unknown key 'imag' {kept} (did you mean 'image'?)"),
+        (("model", 0, "bse"), f"unknown key 'bse' {kept} (did you mean 'base'?)"),
+        (("model", 0, "base", "lenght"), f"unknown key 'lenght' {kept} (did you mean 'length'?)"),
+        (("template", 0, "impact", "targt"), f"unknown key 'targt' {kept} (did you mean 'target'?)"),
+        (("template", 0, "shape", "diamter"), f"unknown key 'diamter' {kept} (did you mean 'diameter'?)"),
+    ]
