@@ -710,3 +710,39 @@ def test_unknown_keys_are_each_named_where_they_are_with_the_nearest_known_one()
         (("template", 0, "impact", "targt"), f"unknown key 'targt' {kept} (did you mean 'target'?)"),
         (("template", 0, "shape", "diamter"), f"unknown key 'diamter' {kept} (did you mean 'diameter'?)"),
     ]
+
+
+_RULESET_TABLE = (
+    'format = 1\nruleset = "{ruleset}"\nunits = "in"\n{settings}[table]\nwidth = 24\ndepth = 24\n'
+    '[[model]]\nid = "a"\nside = "x"\nx = 2\ny = 2\nbase = 1\nstats = {{ DF = 5, GN = 1 }}\n'
+    '[[model]]\nid = "b"\nside = "y"\nx = 8\ny = 8\nbase = 1\nstats = {{ DF = 5 }}\n'
+)
+_BLAST = '[[template]]\nid = "t"\nshape = "robotech_blast"\nimpact = {{ attacker = "a", target = "b" }}\nweapon = {{ md = 10 }}\nrolls = {{ {rolls} }}\n'
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "settings", "template", "message"),
+    [
+        ("robotech", "", _BLAST.format(rolls="strike = 9"), "<scenario>.toml:26: template[0].rolls.strike: D6 shows 1–6, got 9"),
+        ("none", "", '[[template]]\nid = "t"\nexplosion = { model = "a" }\n', "<scenario>.toml:21: template[0].shape: ruleset none does not size explosions: give a shape"),
+        ("none", "[settings]\nbogus = 1\n", "", "<scenario>.toml:5: settings.bogus: unknown setting 'bogus': ruleset none has no settings"),
+        ("infinity", "", '[[template]]\nid = "t"\nshape = "infinity_circular"\nimpact = { attacker = "a", target = "b" }\nweapon = { burst = 0 }\n',
+         "<scenario>.toml:25: template[0].weapon.burst: must be a whole number >= 1, got 0"),
+    ],
+)
+def test_a_rulesets_own_checks_at_load_word_for_word(ruleset: str, settings: str, template: str, message: str) -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_RULESET_TABLE.format(ruleset=ruleset, settings=settings) + template)
+    assert str(err.value) == message
+
+
+def test_a_roll_the_ruleset_does_not_take_is_a_warning_naming_the_ones_it_does(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(_RULESET_TABLE.format(ruleset="robotech", settings="") + _BLAST.format(rolls="nonsense = 3, strike = 4"), encoding="utf-8")
+    scenario, warnings = scenario_io.load_with_warnings(path)
+    assert scenario.templates[0].rolls == {"nonsense": 3, "strike": 4}
+    texts = [str(w) for w in warnings]
+    assert len(texts) == 1 and texts[0].endswith(
+        "template[0].rolls.nonsense: ruleset robotech has no roll 'nonsense' "
+        "(it rolls dodge, roll_with_impact, scatter_direction, scatter_distance, scatter_strike, shoot_down, strike)"
+    )
