@@ -746,3 +746,18 @@ def test_a_roll_the_ruleset_does_not_take_is_a_warning_naming_the_ones_it_does(t
         "template[0].rolls.nonsense: ruleset robotech has no roll 'nonsense' "
         "(it rolls dodge, roll_with_impact, scatter_direction, scatter_distance, scatter_strike, shoot_down, strike)"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[terrain]]\nid = "w"\npoints = [[0, 0], [1, 0], 5]\n', "<scenario>.toml:8: terrain[0].points[2]: must be a point [x, y], got 5"),
+        ('[[terrain]]\nid = "w"\n', "<scenario>.toml:6: terrain[0]: give exactly one of points or rect"),
+        ('[backdrop]\nimage = "a.png"\ncorners = [[nan, 0], [1, 0], [1, 1], [0, 1]]\n', "<scenario>.toml:8: backdrop.corners[0]: must be finite, got nan"),
+    ],
+)
+def test_outline_and_point_messages_word_for_word(text: str, message: str) -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_BARE + text)
+    assert str(err.value) == message
+

@@ -207,3 +207,14 @@ def test_a_direct_placement_with_an_extra_key_takes_the_fast_path(heading: int |
     assert quick is not None
     d = quick.template[0].direct
     assert d.heading == (0.0 if heading is None else 30.0) and d.model_extra == {"why": "test"}
+
+
+def test_terrain_heights_and_rect_extras_take_the_fast_path() -> None:
+    data = {
+        "format": 1, "ruleset": "none", "units": "in", "table": {"width": 12, "depth": 12},
+        "terrain": [{"id": "w", "height": 2, "rect": {"x": 1, "y": 1, "length": 2, "width": 1, "note": "crate"}}],
+    }
+    quick = _agree(data)
+    assert quick is not None
+    t = quick.terrain[0]
+    assert t.height == 2 * 25.4 and t.rect.model_extra == {"note": "crate"}
