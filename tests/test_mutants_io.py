@@ -761,3 +761,18 @@ def test_outline_and_point_messages_word_for_word(text: str, message: str) -> No
         scenario_io.loads(_BARE + text)
     assert str(err.value) == message
 
+
+
+def test_an_unknown_top_key_without_a_near_one_and_a_terrain_key_are_named() -> None:
+    from tabletop.scenario_io.checks import _collect_unknown
+
+    assert _collect_unknown({"zzz": 1, "terrain": [{"id": "w", "hieght": 1}]}) == [
+        (("zzz",), "unknown key 'zzz' is kept but not used"),
+        (("terrain", 0, "hieght"), "unknown key 'hieght' is kept but not used (did you mean 'height'?)"),
+    ]
+
+
+def test_settings_that_are_not_a_table_are_named_at_settings() -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads('format = 1\nruleset = "none"\nsettings = 5\n[table]\nwidth = 12\ndepth = 12\n')
+    assert str(err.value) == "<scenario>.toml:3: settings: must be a table of setting = value, got 5"
