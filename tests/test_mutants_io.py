@@ -776,3 +776,52 @@ def test_settings_that_are_not_a_table_are_named_at_settings() -> None:
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.loads('format = 1\nruleset = "none"\nsettings = 5\n[table]\nwidth = 12\ndepth = 12\n')
     assert str(err.value) == "<scenario>.toml:3: settings: must be a table of setting = value, got 5"
+
+
+_ONE_MODEL = '[[model]]\nid = "a"\nx = 1\ny = 1\nbase = 1\n'
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ('shape = 5\nat = [1, 1]\n', "<scenario>.toml:13: template[0].shape: must be a catalogue name or a shape table, got 5"),
+        ('shape = "small_blast"\nat = [1, 1]\ndirect = { attacker = "a" }\n',
+         "<scenario>.toml:11: template[0]: give exactly one placement of at, impact, direct, explosion (found at, direct)"),
+        ('shape = "small_blast"\n', "<scenario>.toml:11: template[0]: give exactly one placement of at, impact, direct, explosion (found none)"),
+        ("at = [1, 1]\n", "<scenario>.toml:11: template[0]: shape is required (a catalogue name or a shape table)"),
+    ],
+)
+def test_template_shape_and_placement_messages_word_for_word(template: str, message: str) -> None:
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_BARE + _ONE_MODEL + '[[template]]\nid = "t"\n' + template)
+    assert str(err.value) == message
+
+
+def test_an_unknown_shape_key_without_a_near_one_is_named_plainly() -> None:
+    from tabletop.scenario_io.checks import _collect_unknown
+
+    assert _collect_unknown({"template": [{"id": "t", "shape": {"kind": "circle", "diameter": 3, "zzz": 1}}]}) == [
+        (("template", 0, "shape", "zzz"), "unknown key 'zzz' is kept but not used"),
+    ]
+
+
+def test_loading_a_file_uses_the_catalogue_given_and_names_the_file(tmp_path: Path) -> None:
+    from tabletop.catalogue import Entry
+    from tabletop.model import TemplateShape
+
+    path = tmp_path / "house.toml"
+    path.write_text(_BARE + '[[template]]\nid = "t"\nshape = "house_blast"\nat = [5, 5]\n', encoding="utf-8")
+    house = {"house_blast": Entry("house_blast", TemplateShape("circle", diameter=50.0, label="House"))}
+    assert scenario_io.load(path, house).templates[0].shape.diameter == 50.0
+    assert scenario_io.load_with_warnings(path, house)[0].templates[0].shape.label == "House"
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.load(path)
+    assert str(err.value).startswith(f"{path}:")
+
+
+def test_a_file_over_the_size_limit_is_named_with_the_limit(tmp_path: Path) -> None:
+    path = tmp_path / "big.toml"
+    path.write_bytes(b"#" * (10 * 1024 * 1024 + 1))
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.load(path)
+    assert str(err.value) == f"{path}: file is 10.5 MB; scenarios are limited to 10 MB"
