@@ -825,3 +825,20 @@ def test_a_file_over_the_size_limit_is_named_with_the_limit(tmp_path: Path) -> N
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.load(path)
     assert str(err.value) == f"{path}: file is 10.5 MB; scenarios are limited to 10 MB"
+
+
+def test_an_unknown_ruleset_is_named_with_the_nearest_or_all_the_known_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(name: str) -> str:
+        with pytest.raises(scenario_io.ScenarioError) as err:
+            scenario_io.loads(f'format = 1\nruleset = "{name}"\n[table]\nwidth = 12\ndepth = 12\n')
+        return str(err.value)
+
+    assert refused("infinty") == '<scenario>.toml:2: ruleset: unknown ruleset \'infinty\': did you mean "infinity"?'
+    known = ", ".join(repr(n) for n in rulesets.names())
+    assert refused("zzzzzz") == f"<scenario>.toml:2: ruleset: unknown ruleset 'zzzzzz' (known: {known})"
+    # A registered ruleset that does not load: its own message.
+    def broken(name: str) -> Any:
+        raise rulesets.BadPlugin("ruleset 'wwpd' could not be loaded: boom")
+
+    monkeypatch.setattr(rulesets, "get", broken)
+    assert refused("wwpd") == "<scenario>.toml:2: ruleset: ruleset 'wwpd' could not be loaded: boom"
