@@ -842,3 +842,57 @@ def test_an_unknown_ruleset_is_named_with_the_nearest_or_all_the_known_ones(monk
 
     monkeypatch.setattr(rulesets, "get", broken)
     assert refused("wwpd") == "<scenario>.toml:2: ruleset: ruleset 'wwpd' could not be loaded: boom"
+
+
+_GHOST = '[[model]]\nid = "ghost"\nx = 1\ny = 1\nbase = 1\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('[[terrain]]\nid = "w"\npoints = [[0, 0], [2, 2], [2, 0], [0, 2]]\n', "F:8: terrain[0].points: polygon is not simple (Self-intersection[25.4 25.4])"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "smal_blast"\nat = [1, 1]\n',
+         "F:13: template[0].shape: no template named 'smal_blast' in the catalogue (did you mean 'small_blast'?)"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "zzzzzzzz"\nat = [1, 1]\n',
+         "F:13: template[0].shape: no template named 'zzzzzzzz' in the catalogue (known: aoe_4in, apocalypse_blast, blast_strip_1x6, "
+         "cone_90, flamer, fow_double_template, fow_template, infinity_circular, infinity_large_teardrop, infinity_small_teardrop, "
+         "large_blast, robotech_blast, small_blast)"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "small_blast"\ndirect = { attacker = "ghst" }\n',
+         "F:14: template[0].direct.attacker: attacker 'ghst' is not a model on this table (did you mean 'ghost'?)"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "small_blast"\ndirect = { attacker = "zzzz" }\n',
+         "F:14: template[0].direct.attacker: attacker 'zzzz' is not a model on this table"),
+        ('[[model]]\nid = "m"\nx = 1\ny = 1\nbase = 1\nengaged = ["m"]\n', "F:11: model[0].engaged: a model cannot be engaged with itself"),
+        ('[[model]]\nid = "m"\nx = 1\ny = 1\nbase = 1\nengaged = ["gost"]\n', "F:11: model[0].engaged: engaged model 'gost' is not a model on this table"),
+        (_GHOST + '[[terrain]]\nid = "ghost"\npoints = [[3, 3], [4, 3], [4, 4]]\n', "F:12: terrain[0].id: id 'ghost' is already used by a model"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "small_blast"\nat = [1, 1]\n[[template]]\nid = "t"\nshape = "small_blast"\nat = [2, 2]\n',
+         "F:16: template[1].id: template id 't' is used twice"),
+        ('[[template]]\nid = "t"\nshape = { kind = "circle", diameter = -1 }\nat = [1, 1]\n', "F:8: template[0].shape.diameter: must be positive, got -25.4 mm"),
+    ],
+)
+def test_reading_messages_word_for_word(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(_BARE + text, encoding="utf-8")
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.load(path)
+    assert str(err.value).replace(str(path), "F") == message
+
+
+def test_reading_warnings_and_what_is_kept(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(_BARE + (
+        '[[model]]\nid = "far"\nx = 20\ny = 1\nbase = 1\n'
+        '[[model]]\nid = "r"\nx = 1\ny = 1\nbase = { shape = "round", length = 1, width = 2 }\n'
+        '[[terrain]]\nid = "w"\ntags = ["ruin"]\npoints = [[3, 3], [4, 3], [4, 4]]\n'
+        '[[template]]\nid = "d"\nshape = "small_blast"\ndirect = { attacker = "r" }\nheading = 30\n'
+        '[[template]]\nid = "c"\nshape = { kind = "circle", radius = 1.5 }\nat = [5, 5]\n'
+    ), encoding="utf-8")
+    s, warnings = scenario_io.load_with_warnings(path)
+    assert [str(w).replace(str(path), "F") for w in warnings] == [
+        "F:24: warning: template[0].heading: heading is only used with at (direct takes its own heading)",
+        "F:6: warning: model[0]: model 'far' stands off the table",
+    ]
+    assert s.models[0].x == pytest.approx(20 * 25.4)  # no units given: inches
+    assert s.models[1].base.width == s.models[1].base.length == pytest.approx(25.4)  # a round base is as wide as long
+    assert s.terrain[0].tags == ("ruin",)
+    assert s.templates[1].shape.diameter == pytest.approx(3 * 25.4)
+    assert "radius = 1.5" in scenario_io.dumps(s).splitlines()  # written back as it was given
