@@ -896,3 +896,31 @@ def test_reading_warnings_and_what_is_kept(tmp_path: Path) -> None:
     assert s.terrain[0].tags == ("ruin",)
     assert s.templates[1].shape.diameter == pytest.approx(3 * 25.4)
     assert "radius = 1.5" in scenario_io.dumps(s).splitlines()  # written back as it was given
+
+
+@pytest.mark.parametrize(
+    ("raw", "name", "message"),
+    [
+        (b"a = 1\n\xff\xfe = 2\n", "n.toml", "n.toml:2: not valid UTF-8 (byte 6)"),
+        (b'{"a": 1,}', "n.json", "n.json:1: JSON syntax: Expecting property name enclosed in double quotes (column 9)"),
+        (b"a = = 1\n", "n.toml", "n.toml:1: TOML syntax: Invalid value"),
+        (b"\n\nformat = \n", "n.toml", "n.toml:3: TOML syntax: Invalid value"),
+        (b"[" * 100_000 + b"]" * 100_000, "n.json", "n.json: nested too deeply to be a scenario"),
+        (b"[1, 2]", "n.json", "n.json: the top level must be a table/object"),
+        (b'{"a": 1' + b"0" * 5000 + b"}", "n.json",
+         "n.json: cannot parse: Exceeds the limit (4300 digits) for integer string conversion: value has 5001 digits; "
+         "use sys.set_int_max_str_digits() to increase the limit"),
+    ],
+)
+def test_unreadable_documents_are_named_with_their_line(raw: bytes, name: str, message: str) -> None:
+    from tabletop.scenario_io.reading import parse_document
+
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        parse_document(raw, name, json_syntax=name.endswith(".json"))
+    assert str(err.value) == message
+
+
+def test_a_byte_order_mark_is_skipped() -> None:
+    from tabletop.scenario_io.reading import parse_document
+
+    assert parse_document(b"\xef\xbb\xbfformat = 1\n", "n.toml") == ({"format": 1}, "format = 1\n")
