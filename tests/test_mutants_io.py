@@ -924,3 +924,29 @@ def test_a_byte_order_mark_is_skipped() -> None:
     from tabletop.scenario_io.reading import parse_document
 
     assert parse_document(b"\xef\xbb\xbfformat = 1\n", "n.toml") == ({"format": 1}, "format = 1\n")
+
+
+def test_document_limits_anywhere_in_a_file() -> None:
+    from tabletop.scenario_io.checks import _document_problems
+
+    def nest(n: int) -> Any:
+        x: Any = 1
+        for _ in range(n):
+            x = {"k": x}
+        return x
+
+    assert _document_problems(nest(12)) == []
+    assert _document_problems(nest(13)) == [(("k",) * 12, "nested more than 12 deep")]
+    assert _document_problems({"x": "x" * 10_000, "y": [1] * 10_000, "m": 2**53, "seed": 2**63}) == []
+    assert _document_problems({"a\x07": 1, "ok": [1] * 10_001, "pts": {"points": [[0, 0]] * 10_001}}) == [
+        ((), "key 'a\\x07' must be printable and at most 200 characters"),
+        (("ok",), "at most 10,000 entries, got 10,001"),
+        (("pts", "points"), "a terrain outline has at most 10,000 points, got 10,001"),
+    ]
+    assert sorted(_document_problems({"seed": 2**63 + 1, "n": 2**53 + 1, "t": "x" * 10_001, "s": "\ud800"})) == sorted([
+        (("seed",), "number too large, got a 19-digit number (whole numbers are at most 9,223,372,036,854,775,808)"),
+        (("n",), "number too large, got a 16-digit number (whole numbers are at most 9,007,199,254,740,992)"),
+        (("t",), "text of 10,001 characters; at most 10,000"),
+        (("s",), "holds a lone UTF-16 surrogate (not valid text): '\\ud800'"),
+    ])
+    assert len(_document_problems({f"k{i}": 2**60 for i in range(30)})) == 20  # at most 20 named
