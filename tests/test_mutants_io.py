@@ -950,3 +950,26 @@ def test_document_limits_anywhere_in_a_file() -> None:
         (("s",), "holds a lone UTF-16 surrogate (not valid text): '\\ud800'"),
     ])
     assert len(_document_problems({f"k{i}": 2**60 for i in range(30)})) == 20  # at most 20 named
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_BARE + '[[model]]\nid = "a b"\nx = 1\ny = 1\nbase = 1\n', "<scenario>.toml:7: model[0].id: must be letters, digits, '-' or '_', got 'a b'"),
+        (_BARE + '[[model]]\nid = "' + "a" * 201 + '"\nx = 1\ny = 1\nbase = 1\n', "<scenario>.toml:7: model[0].id: must be at most 200 characters, got 201"),
+        (_BARE + '[[model]]\nid = "' + "a" * 200 + '"\nx = 1\ny = 1\nbase = 1\n', None),
+        (_BARE + '[[model]]\nid = "a"\nx = 1\ny = 1\nbase = -1\n', "<scenario>.toml:10: model[0].base: must be a positive length, got -1"),
+        ('format = 1\nruleset = "none"\n[table]\nwidth = "2000mm"\ndepth = "2000mm"\ngrid = "1mm"\n', None),
+        ('format = 1\nruleset = "none"\n[table]\nwidth = "2000mm"\ndepth = "2001mm"\ngrid = "1mm"\n',
+         "<scenario>.toml:3: table: grid of 1 mm makes 4,002,000 squares; at most 4,000,000 (use a coarser grid)"),
+        ('format = true\nruleset = "none"\n[table]\nwidth = 1\ndepth = 1\n', "<scenario>.toml:1: format: must be 1, got True"),
+        ('format = 1\nruleset = "none"\nunits = "ft"\n[table]\nwidth = 1\ndepth = 1\n', "<scenario>.toml:3: units: input should be 'in', 'mm' or 'cm', got 'ft'"),
+    ],
+)
+def test_field_messages_word_for_word(text: str, message: str | None) -> None:
+    if message is None:
+        scenario_io.loads(text)
+        return
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(text)
+    assert str(err.value) == message

@@ -218,3 +218,22 @@ def test_terrain_heights_and_rect_extras_take_the_fast_path() -> None:
     assert quick is not None
     t = quick.terrain[0]
     assert t.height == 2 * 25.4 and t.rect.model_extra == {"note": "crate"}
+
+
+@pytest.mark.parametrize("units", ["in", "mm", "cm", None])
+def test_every_optional_model_field_takes_the_fast_path(units: str | None) -> None:
+    data: dict[str, Any] = {
+        "format": 1, "ruleset": "none", "table": {"width": 100, "depth": 100, "grid": 2},
+        "model": [
+            {"id": "a", "x": 1, "y": 1, "base": {"shape": "rect", "length": 2, "width": 1}, "height": 3, "sigma": 0.1, "engaged": ["b"]},
+            {"id": "b", "x": 4, "y": 4, "base": {"length": 2}},
+        ],
+    }
+    if units is not None:
+        data["units"] = units
+    quick = _agree(data)
+    assert quick is not None
+    a, b = quick.model
+    scale = {"in": 25.4, "mm": 1.0, "cm": 10.0, None: 25.4}[units]
+    assert a.height == pytest.approx(3 * scale) and a.sigma == pytest.approx(0.1 * scale) and a.engaged == ("b",)
+    assert a.base.shape == "rect" and b.base.shape == "round"
