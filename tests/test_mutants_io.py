@@ -973,3 +973,13 @@ def test_field_messages_word_for_word(text: str, message: str | None) -> None:
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.loads(text)
     assert str(err.value) == message
+
+
+def test_a_json_file_is_named_without_toml_line_numbers() -> None:
+    import json
+
+    doc = {"format": 1, "ruleset": "none", "table": {"width": 12, "depth": 12}, "model": [{"id": "m", "x": "far", "y": 1, "base": 1}]}
+    for name in ("t.json", "T.JSON"):
+        with pytest.raises(scenario_io.ScenarioError) as err:
+            scenario_io.loads(json.dumps(doc, indent=2), name)
+        assert str(err.value) == f"{name}: model[0].x: cannot read 'far' as a length (write e.g. 25mm, 1.5in, 3cm or 2\")"
