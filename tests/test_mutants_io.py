@@ -983,3 +983,54 @@ def test_a_json_file_is_named_without_toml_line_numbers() -> None:
         with pytest.raises(scenario_io.ScenarioError) as err:
             scenario_io.loads(json.dumps(doc, indent=2), name)
         assert str(err.value) == f"{name}: model[0].x: cannot read 'far' as a length (write e.g. 25mm, 1.5in, 3cm or 2\")"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_GHOST + '[[template]]\nid = "t"\nshape = "small_blast"\nimpact = { attacker = "ghost", target = "ghost" }\n',
+         "F:14: template[0].impact.target: a model cannot aim at itself"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "small_blast"\nimpact = { attacker = "ghost", target = "zzzz" }\n',
+         "F:14: template[0].impact.target: target 'zzzz' is not a model on this table"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "small_blast"\nimpact = { attacker = "zzzz", target = "ghost" }\n',
+         "F:14: template[0].impact.attacker: attacker 'zzzz' is not a model on this table"),
+        (_GHOST + '[[template]]\nid = "t"\nshape = "small_blast"\nexplosion = { model = "zzzz" }\n',
+         "F:14: template[0].explosion.model: model 'zzzz' is not a model on this table"),
+    ],
+)
+def test_reference_messages_word_for_word(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(_BARE + text, encoding="utf-8")
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.load(path)
+    assert str(err.value).replace(str(path), "F") == message
+
+
+def test_a_missing_backdrop_image_is_a_warning_and_a_folder_is_not_an_image(tmp_path: Path) -> None:
+    (tmp_path / "folder.png").mkdir()
+    path = tmp_path / "t.toml"
+    for image, what in (("nope.png", "not found"), ("folder.png", "is not a file (a folder, device or pipe)")):
+        path.write_text(_BARE + f'[backdrop]\nimage = "{image}"\ncorners = [[0, 0], [1, 0], [1, 1], [0, 1]]\n', encoding="utf-8")
+        s, warnings = scenario_io.load_with_warnings(path)
+        assert s.backdrop is not None and s.backdrop.image == image
+        assert [str(w) for w in warnings] == [
+            f"{path}:7: warning: backdrop.image: image '{image}' {what} (looked for {tmp_path / image}); the table opens without it"
+        ]
+
+
+def test_a_model_on_the_tables_edge_is_on_it_and_all_outlines_together_are_limited(tmp_path: Path) -> None:
+    import math
+
+    path = tmp_path / "t.toml"
+    path.write_text(_BARE + '[[model]]\nid = "a"\nx = 12\ny = 0\nbase = 1\n[[model]]\nid = "b"\nx = 0\ny = 12\nbase = 1\n', encoding="utf-8")
+    assert scenario_io.load_with_warnings(path)[1] == []
+
+    def ring(n: int, cx: float) -> str:
+        return ", ".join(f"[{cx + 0.4 * math.cos(2 * math.pi * i / n):.6f}, {6 + 0.4 * math.sin(2 * math.pi * i / n):.6f}]" for i in range(n))
+
+    under = "".join(f'[[terrain]]\nid = "w{k}"\npoints = [{ring(5000, 1 + k)}]\n' for k in range(4))  # 20,000 in all
+    assert len(scenario_io.loads(_BARE + under).terrain) == 4
+    over = under + f'[[terrain]]\nid = "w9"\npoints = [{ring(3, 9)}]\n'
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.loads(_BARE + over)
+    assert str(err.value) == "<scenario>.toml: terrain: 20,003 outline points in all; at most 20,000 (simplify the outlines)"
