@@ -142,10 +142,23 @@ def _small(model: str = "", terrain: str = "", shape: str = '{ kind = "circle", 
     return SMALL.format(model=model, terrain=terrain, shape=shape, template=template, tail=tail)
 
 
-def _error(text: str) -> str:
+def _error(text: str, name: str | None = "x.toml") -> str:
+    """The message a document is refused with, read as if from a file called ``name``
+    (None: under ``loads``' own default name, which the message then shows)."""
     with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(text, "x.toml")
+        if name is None:
+            scenario_io.loads(text)
+        else:
+            scenario_io.loads(text, name)
     return str(err.value)
+
+
+def _file_error(path: Path, text: str) -> str:
+    """The message ``text``, written to ``path``, is refused with, the path shown as F."""
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.load(path)
+    return str(err.value).replace(str(path), "F")
 
 
 @pytest.mark.parametrize(
@@ -477,9 +490,7 @@ def test_stats_messages_word_for_word(stats: str, message: str | None) -> None:
     if message is None:
         assert scenario_io.loads(_STATS_TABLE + stats + "\n").models[0].stats["PH"] == -1_000_000
         return
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_STATS_TABLE + stats + "\n")
-    assert str(err.value) == message
+    assert _error(_STATS_TABLE + stats + "\n", None) == message
 
 
 _ROLLS_TABLE = 'format = 1\nruleset = "none"\n[table]\nwidth = 12\ndepth = 12\n[[template]]\nid = "t"\nshape = "small_blast"\nat = [5, 5]\n'
@@ -501,9 +512,7 @@ def test_fixed_rolls_messages_word_for_word(rolls: str, message: str | None) -> 
     if message is None:
         assert scenario_io.loads(_ROLLS_TABLE + rolls + "\n").templates[0].rolls == {"d": [1000, -1000]}
         return
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_ROLLS_TABLE + rolls + "\n")
-    assert str(err.value) == "<scenario>.toml:10: " + message
+    assert _error(_ROLLS_TABLE + rolls + "\n", None) == "<scenario>.toml:10: " + message
 
 
 def test_as_many_fixed_rolls_as_the_limit_and_one_more() -> None:
@@ -527,9 +536,7 @@ def test_name_messages_word_for_word(line: str, message: str | None) -> None:
     if message is None:
         assert scenario_io.loads(_STATS_TABLE + line + "\n").models[0].name == "x" * 200
         return
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_STATS_TABLE + line + "\n")
-    assert str(err.value) == "<scenario>.toml:11: " + message
+    assert _error(_STATS_TABLE + line + "\n", None) == "<scenario>.toml:11: " + message
 
 
 @pytest.mark.parametrize(
@@ -541,9 +548,7 @@ def test_name_messages_word_for_word(line: str, message: str | None) -> None:
     ],
 )
 def test_weapon_messages_word_for_word(line: str, message: str) -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_ROLLS_TABLE + line + "\n")
-    assert str(err.value) == "<scenario>.toml:10: " + message
+    assert _error(_ROLLS_TABLE + line + "\n", None) == "<scenario>.toml:10: " + message
 
 
 def test_loads_reads_json_by_the_name_and_uses_the_catalogue_given() -> None:
@@ -557,9 +562,8 @@ def test_loads_reads_json_by_the_name_and_uses_the_catalogue_given() -> None:
     house = {"house_blast": Entry("house_blast", TemplateShape("circle", diameter=50.0, label="House"))}
     s = scenario_io.loads(json.dumps(doc), "table.JSON", catalogue=house)
     assert s.templates[0].shape.diameter == 50.0 and s.templates[0].shape.label == "House"
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(json.dumps(doc), "table.json")
-    assert str(err.value).startswith("table.json") and "house_blast" in str(err.value)
+    refused = _error(json.dumps(doc), "table.json")
+    assert refused.startswith("table.json") and "house_blast" in refused
 
 
 def test_a_shapes_size_uncertainty_is_written_in_the_files_units() -> None:
@@ -587,9 +591,7 @@ _AIMER = '[[model]]\nid = "a"\nx = 1\ny = 1\nbase = 1\n[[template]]\nid = "t"\ns
     ],
 )
 def test_backdrop_and_aim_messages_word_for_word(text: str, message: str) -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_BARE + text)
-    assert str(err.value) == message
+    assert _error(_BARE + text, None) == message
 
 
 def test_save_as_elsewhere_keeps_the_backdrop_found(tmp_path: Path) -> None:
@@ -602,9 +604,7 @@ def test_save_as_elsewhere_keeps_the_backdrop_found(tmp_path: Path) -> None:
 
 
 def test_a_syntax_error_names_the_file_given() -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads("format = = 1\n", "club night.toml")
-    assert str(err.value).startswith("club night.toml:1: TOML syntax")
+    assert _error("format = = 1\n", "club night.toml").startswith("club night.toml:1: TOML syntax")
 
 
 ROUNDTRIP = Path(__file__).parent / "data" / "roundtrip-everything.toml"
@@ -665,9 +665,7 @@ def test_a_plain_round_base_is_written_as_its_diameter() -> None:
     ],
 )
 def test_terrain_and_angle_messages_word_for_word(text: str, message: str) -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_BARE + text)
-    assert str(err.value) == message
+    assert _error(_BARE + text, None) == message
 
 
 def test_the_largest_angle_and_outline_allowed_load() -> None:
@@ -684,9 +682,7 @@ def test_the_largest_angle_and_outline_allowed_load() -> None:
 
 def test_the_largest_exact_whole_number_reaches_the_fields_own_range_check() -> None:
     # 2**53 passes the reader's "number too large" (above 2**53) and is judged by the field: out of an image's range.
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_BARE + '[backdrop]\nimage = "a.png"\ncorners = [[9007199254740992, 0], [1, 0], [1, 1], [0, 1]]\n')
-    assert str(err.value) == "<scenario>.toml:8: backdrop.corners[0]: must be within ±1,000,000 pixels, got [9007199254740992, 0]"
+    assert _error(_BARE + '[backdrop]\nimage = "a.png"\ncorners = [[9007199254740992, 0], [1, 0], [1, 1], [0, 1]]\n', None) == "<scenario>.toml:8: backdrop.corners[0]: must be within ±1,000,000 pixels, got [9007199254740992, 0]"
 
 
 def test_unknown_keys_are_each_named_where_they_are_with_the_nearest_known_one() -> None:
@@ -731,9 +727,7 @@ _BLAST = '[[template]]\nid = "t"\nshape = "robotech_blast"\nimpact = {{ attacker
     ],
 )
 def test_a_rulesets_own_checks_at_load_word_for_word(ruleset: str, settings: str, template: str, message: str) -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_RULESET_TABLE.format(ruleset=ruleset, settings=settings) + template)
-    assert str(err.value) == message
+    assert _error(_RULESET_TABLE.format(ruleset=ruleset, settings=settings) + template, None) == message
 
 
 def test_a_roll_the_ruleset_does_not_take_is_a_warning_naming_the_ones_it_does(tmp_path: Path) -> None:
@@ -757,10 +751,7 @@ def test_a_roll_the_ruleset_does_not_take_is_a_warning_naming_the_ones_it_does(t
     ],
 )
 def test_outline_and_point_messages_word_for_word(text: str, message: str) -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_BARE + text)
-    assert str(err.value) == message
-
+    assert _error(_BARE + text, None) == message
 
 
 def test_an_unknown_top_key_without_a_near_one_and_a_terrain_key_are_named() -> None:
@@ -773,9 +764,7 @@ def test_an_unknown_top_key_without_a_near_one_and_a_terrain_key_are_named() -> 
 
 
 def test_settings_that_are_not_a_table_are_named_at_settings() -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads('format = 1\nruleset = "none"\nsettings = 5\n[table]\nwidth = 12\ndepth = 12\n')
-    assert str(err.value) == "<scenario>.toml:3: settings: must be a table of setting = value, got 5"
+    assert _error('format = 1\nruleset = "none"\nsettings = 5\n[table]\nwidth = 12\ndepth = 12\n', None) == "<scenario>.toml:3: settings: must be a table of setting = value, got 5"
 
 
 _ONE_MODEL = '[[model]]\nid = "a"\nx = 1\ny = 1\nbase = 1\n'
@@ -792,9 +781,7 @@ _ONE_MODEL = '[[model]]\nid = "a"\nx = 1\ny = 1\nbase = 1\n'
     ],
 )
 def test_template_shape_and_placement_messages_word_for_word(template: str, message: str) -> None:
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_BARE + _ONE_MODEL + '[[template]]\nid = "t"\n' + template)
-    assert str(err.value) == message
+    assert _error(_BARE + _ONE_MODEL + '[[template]]\nid = "t"\n' + template, None) == message
 
 
 def test_an_unknown_shape_key_without_a_near_one_is_named_plainly() -> None:
@@ -829,9 +816,7 @@ def test_a_file_over_the_size_limit_is_named_with_the_limit(tmp_path: Path) -> N
 
 def test_an_unknown_ruleset_is_named_with_the_nearest_or_all_the_known_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     def refused(name: str) -> str:
-        with pytest.raises(scenario_io.ScenarioError) as err:
-            scenario_io.loads(f'format = 1\nruleset = "{name}"\n[table]\nwidth = 12\ndepth = 12\n')
-        return str(err.value)
+        return _error(f'format = 1\nruleset = "{name}"\n[table]\nwidth = 12\ndepth = 12\n', None)
 
     assert refused("infinty") == '<scenario>.toml:2: ruleset: unknown ruleset \'infinty\': did you mean "infinity"?'
     known = ", ".join(repr(n) for n in rulesets.names())
@@ -870,11 +855,7 @@ _GHOST = '[[model]]\nid = "ghost"\nx = 1\ny = 1\nbase = 1\n'
     ],
 )
 def test_reading_messages_word_for_word(tmp_path: Path, text: str, message: str) -> None:
-    path = tmp_path / "t.toml"
-    path.write_text(_BARE + text, encoding="utf-8")
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.load(path)
-    assert str(err.value).replace(str(path), "F") == message
+    assert _file_error(tmp_path / "t.toml", _BARE + text) == message
 
 
 def test_reading_warnings_and_what_is_kept(tmp_path: Path) -> None:
@@ -970,9 +951,7 @@ def test_field_messages_word_for_word(text: str, message: str | None) -> None:
     if message is None:
         scenario_io.loads(text)
         return
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(text)
-    assert str(err.value) == message
+    assert _error(text, None) == message
 
 
 def test_a_json_file_is_named_without_toml_line_numbers() -> None:
@@ -980,9 +959,7 @@ def test_a_json_file_is_named_without_toml_line_numbers() -> None:
 
     doc = {"format": 1, "ruleset": "none", "table": {"width": 12, "depth": 12}, "model": [{"id": "m", "x": "far", "y": 1, "base": 1}]}
     for name in ("t.json", "T.JSON"):
-        with pytest.raises(scenario_io.ScenarioError) as err:
-            scenario_io.loads(json.dumps(doc, indent=2), name)
-        assert str(err.value) == f"{name}: model[0].x: cannot read 'far' as a length (write e.g. 25mm, 1.5in, 3cm or 2\")"
+        assert _error(json.dumps(doc, indent=2), name) == f"{name}: model[0].x: cannot read 'far' as a length (write e.g. 25mm, 1.5in, 3cm or 2\")"
 
 
 @pytest.mark.parametrize(
@@ -999,11 +976,7 @@ def test_a_json_file_is_named_without_toml_line_numbers() -> None:
     ],
 )
 def test_reference_messages_word_for_word(tmp_path: Path, text: str, message: str) -> None:
-    path = tmp_path / "t.toml"
-    path.write_text(_BARE + text, encoding="utf-8")
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.load(path)
-    assert str(err.value).replace(str(path), "F") == message
+    assert _file_error(tmp_path / "t.toml", _BARE + text) == message
 
 
 def test_a_missing_backdrop_image_is_a_warning_and_a_folder_is_not_an_image(tmp_path: Path) -> None:
@@ -1031,6 +1004,4 @@ def test_a_model_on_the_tables_edge_is_on_it_and_all_outlines_together_are_limit
     under = "".join(f'[[terrain]]\nid = "w{k}"\npoints = [{ring(5000, 1 + k)}]\n' for k in range(4))  # 20,000 in all
     assert len(scenario_io.loads(_BARE + under).terrain) == 4
     over = under + f'[[terrain]]\nid = "w9"\npoints = [{ring(3, 9)}]\n'
-    with pytest.raises(scenario_io.ScenarioError) as err:
-        scenario_io.loads(_BARE + over)
-    assert str(err.value) == "<scenario>.toml: terrain: 20,003 outline points in all; at most 20,000 (simplify the outlines)"
+    assert _error(_BARE + over, None) == "<scenario>.toml: terrain: 20,003 outline points in all; at most 20,000 (simplify the outlines)"
