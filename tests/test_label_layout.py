@@ -405,6 +405,21 @@ def test_each_placement_is_its_slot_in_candidate_rects(scene: Scene) -> None:
         assert 12 + 8 * len(LEADER_RINGS) == len(candidate_rects(dataclasses.replace(reqs[p.id], leader=True)))
 
 
+def test_a_canvas_left_of_and_above_zero_takes_the_candidate_round_the_origin() -> None:
+    # "right" of a point at (-10, 0): (-9, -8, 40, 16), which holds (0, 0) strictly inside. Nothing
+    # blocks it, with or without a last frame (the general path) or from nothing (the flat loop).
+    import tabletop.label_layout.search as search
+
+    label = LabelRequest("n", (-10.0, 0.0), (40, 16), sides=("right",))
+    for fresh in (True, False):
+        search._FRESH = fresh
+        try:
+            (p,) = layout_labels((-100, -100, 300, 300), [label]).placements
+        finally:
+            search._FRESH = True
+        assert p.rect == (-9, -8, 40, 16) and p.slot == 0
+
+
 def test_anchors_off_the_canvas_are_neither_placed_nor_hidden() -> None:
     layout = layout_labels((400, 300), [LabelRequest("far", (-50.0, 10.0), (30, 12))])
     assert layout.placements == () and layout.hidden == () and layout.offscreen == ("far",)

@@ -14,6 +14,11 @@ from tabletop.label_layout.geometry import _canvas, _fixed_obstacles, _free, _Gr
 from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _slot_rect, candidate_rects
 
 
+#: Start value of the last-blocker memo: a box left of nothing. (An empty box at 0 would "meet" every
+#: candidate with 0 strictly inside it, on a canvas whose origin is left of or above 0.)
+_NO_BLOCKER = 1 << 62
+
+
 def _search(
     grid: _Grid, ax: float, ay: float, c: float, w: int, h: int, order: tuple[int, ...], leader: bool, bounds: tuple[int, int, int, int]
 ) -> tuple[int, int, bool, int] | None:
@@ -27,7 +32,7 @@ def _search(
     near = _NEAR_ORDERS.get(order)
     if near is None:
         near = _NEAR_ORDERS[order] = (*order, 8, 9, 10, 11)
-    la0 = lb0 = la1 = lb1 = 0  # the last blocker (empty to start)
+    la0 = lb0 = la1 = lb1 = _NO_BLOCKER  # the last blocker (none to start)
     slot = 0
     for n, g in enumerate((_NEAR, *LEADER_RINGS) if leader else (_NEAR,)):
         right = math.ceil(ax + c + g)
@@ -399,7 +404,7 @@ def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[
         xs: tuple[int, ...] = (mid_x, right, mid_x, left, right, right, left, left, from_left, from_right, from_left, from_right)
         ys: tuple[int, ...] = (bottom, mid_y, top, mid_y, bottom, top, bottom, top, bottom, bottom, top, top)
         seq = near
-        la0 = lb0 = la1 = lb1 = 0  # the last blocker (empty to start)
+        la0 = lb0 = la1 = lb1 = _NO_BLOCKER  # the last blocker (none to start)
         slot = 0
         ring = 0
         lead = r.leader
