@@ -557,3 +557,93 @@ def test_docked_overlays_never_cover_a_base_or_each_other(seed: int, size: tuple
     # With nothing on the table, every overlay that fits the canvas is docked.
     if not centres:
         assert all(docked[o.id] is not None for o in overlays[:1])
+
+
+# --------------------------------------------------------------------------- candidates decided at once (numpy)
+
+
+@st.composite
+def requests_and_obstacles(draw: st.DrawFn) -> tuple[list[LabelRequest], list[tuple[int, int, int, int]], tuple[int, int, int, int]]:
+    """Random requests (half-pixel and whole anchors, zero, negative and odd clears, all side orders,
+    with and without leaders) and integer obstacles (thin, cell-sized, wide regions, touching)."""
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    canvas = (rng.randint(-40, 40), rng.randint(-40, 40), rng.randint(60, 700), rng.randint(60, 500))
+    reqs = []
+    for i in range(rng.randint(1, 30)):
+        ax = rng.choice([rng.uniform(-60, 760), float(rng.randint(-40, 740)), rng.randint(-40, 740) + 0.5, float(canvas[0]), float(canvas[0] + canvas[2])])
+        ay = rng.choice([rng.uniform(-60, 560), float(rng.randint(-40, 540)), rng.randint(-40, 540) + 0.5, float(canvas[1]), float(canvas[1] + canvas[3])])
+        size = (rng.choice([rng.uniform(0.2, 150), rng.randint(1, 120), 900.0]), rng.choice([rng.uniform(0.5, 45), 16]))
+        clear = rng.choice([0.0, -4.0, 3, 5.5, 10.0, rng.uniform(0, 40), 2000.0])
+        reqs.append(LabelRequest(f"r{i}", (ax, ay), size, priority=rng.randint(0, 2), sides=tuple(rng.sample(SIDES, rng.randint(0, 3))), clear=clear, leader=rng.random() < 0.7))
+    boxes = []
+    for _ in range(rng.randint(0, 60)):
+        a, b = rng.randint(-50, 760), rng.randint(-50, 560)
+        boxes.append((a, b, a + rng.choice([1, 2, 7, 8, 9, 16, 17, 39, rng.randint(1, 300)]), b + rng.choice([1, 8, 9, rng.randint(1, 50)])))
+    return reqs, boxes, canvas
+
+
+@SETTINGS
+@given(requests_and_obstacles())
+def test_all_candidates_at_once_are_candidate_rects_and_the_clear_ones_are_clear(case: tuple) -> None:
+    """The numpy candidates are :func:`candidate_rects`, slot for slot (same rounding); the ones kept
+    are exactly those inside the canvas sharing no interior with an obstacle (brute force)."""
+    import numpy as np
+
+    from tabletop.label_layout.candidates import SLOTS, candidate_grid, fixed_free
+    from tabletop.label_layout.requests import _order
+
+    reqs, boxes, canvas = case
+    orders: dict[tuple[str, ...], int] = {}
+    which = np.array([orders.setdefault(r.sides, len(orders)) for r in reqs])
+    ax = np.array([r.anchor[0] for r in reqs], dtype=float)
+    ay = np.array([r.anchor[1] for r in reqs], dtype=float)
+    c = np.array([r.clear if r.clear > 0 else 0.0 for r in reqs])
+    w = np.array([r.wh[0] for r in reqs], dtype=float)
+    h = np.array([r.wh[1] for r in reqs], dtype=float)
+    x, y = candidate_grid(ax, ay, c, w, h, [_order(o) for o in orders], which)
+    slots = np.array([SLOTS if r.leader else 12 for r in reqs])
+    for k, r in enumerate(reqs):
+        assert [rect[:2] for rect, _ in candidate_rects(r)] == list(zip(x[k].tolist(), y[k].tolist()))[: slots[k]]
+    fixed = np.array(boxes, dtype=np.int64).reshape(-1, 4)
+    got = set(fixed_free(x, y, w.astype(np.int32), h.astype(np.int32), slots, fixed, canvas).tolist())
+    cx, cy, cw, ch = canvas
+    want = set()
+    for k, r in enumerate(reqs):
+        for s, (rect, _) in enumerate(candidate_rects(r)):
+            inside = cx <= rect[0] and cy <= rect[1] and rect[0] + rect[2] <= cx + cw and rect[1] + rect[3] <= cy + ch
+            if inside and not any(meets(rect, b) for b in boxes):
+                want.add(k * SLOTS + s)
+    assert got == want
+
+
+@SETTINGS
+@given(requests_and_obstacles())
+def test_a_layout_from_nothing_of_odd_requests_is_the_plain_greedy_one(case: tuple) -> None:
+    """Anchors on and off the canvas edges, negative and huge clears, labels wider than the canvas,
+    priority ties, regions: the layout from nothing answers as the general path and the plain greedy."""
+    import tabletop.label_layout.search as search
+
+    reqs, boxes, canvas = case
+    regions = [(a, b, c - a, d - b) for a, b, c, d in boxes[:3]]
+    bases = boxes[3:]
+    fast = layout_labels(canvas, reqs, bases or None, None, regions)
+    search._FRESH = False
+    try:
+        general = layout_labels(canvas, reqs, bases or None, None, regions)
+    finally:
+        search._FRESH = True
+    assert fast == general and fast._asked == general._asked and fast._fixed == general._fixed
+    placed, hidden, offscreen = greedy_reference(canvas, reqs, [*bases, *boxes[:3]])
+    assert [(p.id, p.rect, p.leader, p.slot) for p in fast.placements] == placed
+    assert (list(fast.hidden), list(fast.offscreen)) == (hidden, offscreen)
+
+
+def test_a_label_touching_an_obstacle_or_the_canvas_edge_is_placed_there() -> None:
+    # Under the anchor, 1 px clear: rect (80, 111, 40, 16). A base ending exactly at its left edge
+    # (x1 = 80) and one starting exactly at its bottom (y0 = 127) only touch it; the canvas ends at 127.
+    name = LabelRequest("n", (100.0, 100.0), (40, 16), sides=("below",), clear=10.0)
+    (p,) = layout_labels((0, 0, 400, 127), [name], [(60, 105, 80, 125), (80, 127, 120, 140)]).placements
+    assert p.rect == (80, 111, 40, 16) and p.slot == 0
+    # One pixel more of either and "below" is taken: the next side, right, is used.
+    (q,) = layout_labels((0, 0, 400, 127), [name], [(60, 105, 81, 125)]).placements
+    assert q.slot == 1
