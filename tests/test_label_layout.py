@@ -559,7 +559,7 @@ def test_docked_overlays_never_cover_a_base_or_each_other(seed: int, size: tuple
         assert all(docked[o.id] is not None for o in overlays[:1])
 
 
-# --------------------------------------------------------------------------- candidates decided at once (numpy)
+# --------------------------------------------------------------------------- odd requests, from nothing
 
 
 @st.composite
@@ -580,40 +580,6 @@ def requests_and_obstacles(draw: st.DrawFn) -> tuple[list[LabelRequest], list[tu
         a, b = rng.randint(-50, 760), rng.randint(-50, 560)
         boxes.append((a, b, a + rng.choice([1, 2, 7, 8, 9, 16, 17, 39, rng.randint(1, 300)]), b + rng.choice([1, 8, 9, rng.randint(1, 50)])))
     return reqs, boxes, canvas
-
-
-@SETTINGS
-@given(requests_and_obstacles())
-def test_all_candidates_at_once_are_candidate_rects_and_the_clear_ones_are_clear(case: tuple) -> None:
-    """The numpy candidates are :func:`candidate_rects`, slot for slot (same rounding); the ones kept
-    are exactly those inside the canvas sharing no interior with an obstacle (brute force)."""
-    import numpy as np
-
-    from tabletop.label_layout.candidates import SLOTS, candidate_grid, fixed_free
-    from tabletop.label_layout.requests import _order
-
-    reqs, boxes, canvas = case
-    orders: dict[tuple[str, ...], int] = {}
-    which = np.array([orders.setdefault(r.sides, len(orders)) for r in reqs])
-    ax = np.array([r.anchor[0] for r in reqs], dtype=float)
-    ay = np.array([r.anchor[1] for r in reqs], dtype=float)
-    c = np.array([r.clear if r.clear > 0 else 0.0 for r in reqs])
-    w = np.array([r.wh[0] for r in reqs], dtype=float)
-    h = np.array([r.wh[1] for r in reqs], dtype=float)
-    x, y = candidate_grid(ax, ay, c, w, h, [_order(o) for o in orders], which)
-    slots = np.array([SLOTS if r.leader else 12 for r in reqs])
-    for k, r in enumerate(reqs):
-        assert [rect[:2] for rect, _ in candidate_rects(r)] == list(zip(x[k].tolist(), y[k].tolist()))[: slots[k]]
-    fixed = np.array(boxes, dtype=np.int64).reshape(-1, 4)
-    got = set(fixed_free(x, y, w.astype(np.int32), h.astype(np.int32), slots, fixed, canvas).tolist())
-    cx, cy, cw, ch = canvas
-    want = set()
-    for k, r in enumerate(reqs):
-        for s, (rect, _) in enumerate(candidate_rects(r)):
-            inside = cx <= rect[0] and cy <= rect[1] and rect[0] + rect[2] <= cx + cw and rect[1] + rect[3] <= cy + ch
-            if inside and not any(meets(rect, b) for b in boxes):
-                want.add(k * SLOTS + s)
-    assert got == want
 
 
 @SETTINGS

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 
-from tabletop.label_layout.candidates import SLOTS, candidate_grid, fixed_free
 from tabletop.label_layout.geometry import _canvas, _fixed_obstacles, _free, _Grid
 from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _slot_rect, candidate_rects
 
@@ -110,7 +109,7 @@ def layout_labels(
     fixed = fixed_arr.tolist()
     fixed_set = frozenset(map(tuple, fixed))
     if previous is None and _FRESH:
-        return _layout_fresh(box, requests, fixed_arr, fixed_set, cell)
+        return _layout_fresh(box, requests, fixed, fixed_set, cell)
 
     grid = _Grid(box, cell)
     n = len(requests)
@@ -352,72 +351,77 @@ def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
 _FRESH = True
 
 
-def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: np.ndarray, fixed_set: frozenset[tuple[int, int, int, int]], cell: int) -> Layout:
+def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[int]], fixed_set: frozenset[tuple[int, int, int, int]], cell: int) -> Layout:
     """:func:`layout_labels` without ``previous``: plain greedy by priority, nothing kept, nothing evicted.
 
-    The same answer as the general path (a hypothesis property compares them). What does not depend
-    on the order is done for all labels at once in numpy (:mod:`candidates`): every candidate, and
-    which of them lie inside the canvas clear of the fixed obstacles. The loop by priority then
-    walks only those, against a grid of the labels placed so far.
+    The same answer as the general path (a hypothesis property compares them), written as one flat
+    loop: the candidate search of :func:`_search` inlined, ring edges from sums computed once per
+    label, the grid insert inlined, each Placement built once, in its final order.
     """
-    cx0, cy0, cw, ch = box
-    cx1, cy1 = cx0 + cw, cy0 + ch
+    cx0, cy0 = box[0], box[1]
+    cx1, cy1 = cx0 + box[2], cy0 + box[3]
+    grid = _Grid(box, cell)
+    grid.fill(fixed)
+    cs, gx, gy, nx, cells = cell, grid.x0, grid.y0, grid.nx, grid.cells
     neg = [-r.priority for r in requests]
     order = sorted(range(len(requests)), key=neg.__getitem__)  # stable: ties keep request order
-    ranked = [requests[k] for k in order]
-    anchors = [r.anchor for r in ranked]
-    ax = np.array([a[0] for a in anchors], dtype=float)
-    ay = np.array([a[1] for a in anchors], dtype=float)
-    on = (cx0 <= ax) & (ax <= cx1) & (cy0 <= ay) & (ay <= cy1)
-    offscreen = tuple(ranked[m].id for m in np.flatnonzero(~on).tolist())
-    if offscreen:
-        ranked = [ranked[m] for m in np.flatnonzero(on).tolist()]
-        ax, ay = ax[on], ay[on]
-    grid = _Grid(box, cell)
     placements: list[Placement] = []
     hidden: list[str] = []
+    offscreen: list[str] = []
     asked: dict[str, tuple[object, ...]] = {}
-    if ranked:
-        wh = [r.wh for r in ranked]
-        # Bounded so every coordinate fits the integers used: a clear square or a label larger than
-        # the canvas leaves every candidate off it, however much larger.
-        big = max(cw, ch) + 1.0
-        c = np.array([r.clear for r in ranked], dtype=float)
-        c = np.where(c > 0, np.minimum(c, big), 0.0)
-        w = np.minimum(np.array([s[0] for s in wh], dtype=float), big)
-        h = np.minimum(np.array([s[1] for s in wh], dtype=float), big)
-        dtype = np.int32 if max(abs(cx0), abs(cy0), cw, ch) < 1 << 28 else np.int64
-        wi, hi = w.astype(dtype), h.astype(dtype)
-        orders: dict[tuple[str, ...], int] = {}
-        which = np.array([orders.setdefault(r.sides, len(orders)) for r in ranked], dtype=np.intp)
-        slots = np.array([r.leader for r in ranked], dtype=np.int32) * (SLOTS - 12) + 12
-        x, y = candidate_grid(ax, ay, c, w, h, [_order(o) for o in orders], which, dtype)
-        free = fixed_free(x, y, wi, hi, slots, fixed, box)
-        row = free // SLOTS
-        ends = np.bincount(row, minlength=len(ranked)).cumsum().tolist()
-        xs = x.ravel()[free].tolist()
-        ys = y.ravel()[free].tolist()
-        ss = (free - row * SLOTS).tolist()
-        cs, gx, gy, nx, cells = cell, grid.x0, grid.y0, grid.nx, grid.cells
-        new = tuple.__new__  # Placement(...) without its Python-level __new__: a third of the cost
-        t = 0
-        for m, r in enumerate(ranked):
-            lw, lh = wh[m]
-            la0 = lb0 = la1 = lb1 = _NO_BLOCKER  # the last blocker (none to start)
-            end = ends[m]
-            while t < end:
-                x0 = xs[t]
-                y0 = ys[t]
-                x1 = x0 + lw
-                y1 = y0 + lh
-                if not (la0 < x1 and x0 < la1 and lb0 < y1 and y0 < lb1):
+    seqs: dict[object, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+    ceil, floor = math.ceil, math.floor
+    leader_rings = LEADER_RINGS
+    for k in order:
+        r = requests[k]
+        anchor = r.anchor
+        ax, ay = anchor
+        if not (cx0 <= ax <= cx1 and cy0 <= ay <= cy1):
+            offscreen.append(r.id)
+            continue
+        w, h = r.wh
+        clear = r.clear
+        c = clear if clear > 0 else 0.0
+        sides = r.sides
+        pair = seqs.get(sides)
+        if pair is None:
+            o = _order(sides)
+            pair = seqs[sides] = ((*o, 8, 9, 10, 11), o)
+        near, order8 = pair
+        # The same float operations as _search, in the same order: (ax + c) + g is ax + c + g.
+        axc = ax + c
+        axm = ax - c
+        ayc = ay + c
+        aym = ay - c
+        mid_x = round(ax - w / 2)
+        mid_y = round(ay - h / 2)
+        right = ceil(axc + _NEAR)
+        left = floor(axm - _NEAR) - w
+        top = floor(aym - _NEAR) - h
+        bottom = ceil(ayc + _NEAR)
+        from_left = floor(axm)
+        from_right = ceil(axc) - w
+        xs: tuple[int, ...] = (mid_x, right, mid_x, left, right, right, left, left, from_left, from_right, from_left, from_right)
+        ys: tuple[int, ...] = (bottom, mid_y, top, mid_y, bottom, top, bottom, top, bottom, bottom, top, top)
+        seq = near
+        la0 = lb0 = la1 = lb1 = _NO_BLOCKER  # the last blocker (none to start)
+        slot = 0
+        ring = 0
+        lead = r.leader
+        while True:
+            for idx in seq:
+                x0 = xs[idx]
+                y0 = ys[idx]
+                x1 = x0 + w
+                y1 = y0 + h
+                if cx0 <= x0 and cy0 <= y0 and x1 <= cx1 and y1 <= cy1 and not (la0 < x1 and x0 < la1 and lb0 < y1 and y0 < lb1):
                     i0 = (x0 - gx) // cs
                     i1 = (x1 - 1 - gx) // cs + 1
                     j0 = (y0 - gy) // cs
                     j1 = (y1 - 1 - gy) // cs + 1
                     for j in range(j0, j1):
-                        row0 = j * nx
-                        for i in range(row0 + i0, row0 + i1):
+                        row = j * nx
+                        for i in range(row + i0, row + i1):
                             for a0, b0, a1, b1, _ in cells[i]:
                                 if a0 < x1 and x0 < a1 and b0 < y1 and y0 < b1:
                                     la0, lb0, la1, lb1 = a0, b0, a1, b1
@@ -429,20 +433,30 @@ def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: np.ndarray
                             continue
                         break
                     else:
-                        item = (x0, y0, x1, y1, m)
+                        item = (x0, y0, x1, y1, k)
                         for j in range(j0, j1):
-                            row0 = j * nx
-                            for i in range(row0 + i0, row0 + i1):
+                            row = j * nx
+                            for i in range(row + i0, row + i1):
                                 if cells[i]:
                                     cells[i].append(item)
                                 else:
                                     cells[i] = [item]
-                        slot = ss[t]
-                        placements.append(new(Placement, (r.id, (x0, y0, lw, lh), slot >= 12, slot, r.anchor, r.clear, r.kind, r.text, r.priority)))
-                        t = end
+                        placements.append(Placement(r.id, (x0, y0, w, h), ring > 0, slot, anchor, clear, r.kind, r.text, r.priority))
                         break
-                t += 1
+                slot += 1
             else:
+                if lead and ring < len(leader_rings):
+                    g = leader_rings[ring]
+                    ring += 1
+                    right = ceil(axc + g)
+                    left = floor(axm - g) - w
+                    top = floor(aym - g) - h
+                    bottom = ceil(ayc + g)
+                    xs = (mid_x, right, mid_x, left, right, right, left, left)
+                    ys = (bottom, mid_y, top, mid_y, bottom, top, bottom, top)
+                    seq = order8
+                    continue
                 hidden.append(r.id)
-                asked[r.id] = (r.anchor, r.wh, r.clear, r.leader, r.sides, r.priority)
-    return Layout(tuple(placements), tuple(hidden), offscreen, _canvas=box, _fixed=fixed_set, _asked=asked)
+                asked[r.id] = (anchor, r.wh, clear, lead, sides, r.priority)
+            break
+    return Layout(tuple(placements), tuple(hidden), tuple(offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
