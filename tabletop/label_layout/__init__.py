@@ -69,8 +69,11 @@ tried, ~4,500 of them (~15 a label, most blocked by a neighbouring base): each i
 compares and a walk over one or two grid cells in plain Python. Even with every label taking its first
 candidate (306 labels spread over an empty canvas) the loop costs ~0.75 ms, ~2.4 µs a label, so 300
 labels cannot fit in 1 ms in this interpreter however the blocked candidates are found. Deciding up
-front with numpy which candidates a fixed obstacle blocks was tried (exact, but slower: it costs more on
-all candidates than the walks it saves; see the git history). Tried on the flat loop and not kept, none
+front with numpy which candidates a fixed obstacle blocks was tried twice (exact both times; see the git
+history). The second time every candidate of every label was built at once and the loop walked only the
+clear ones against a grid of the labels alone: 1.7-2 ms of numpy (much of it page faults on this VM's
+large temporaries) saved about as much, so 3.4-4.6 ms against 4.2-5.4 ms in the same noisy runs, and
+the loop over the ~1,000 clear candidates tried still cost ~0.9 ms on its own. Tried on the flat loop and not kept, none
 faster beyond the noise: zip over rings permuted by itemgetter with no canvas test for rings wholly
 inside the canvas, plain 4-tuple grid items, cells gathered by slicing, grid cells of 24 to 128 px,
 no last-blocker memo (slower), a garbage-collector pause (~2 %); a second blocker memo would save ~350
