@@ -371,3 +371,33 @@ def test_worst_benchmark_bases_within_1_mm(seed: int, was: float) -> None:
     s = score(list(result.bases), photo.bases)
     assert s.matched >= 38
     assert max(s.centre_errors_mm) <= 1.0 < was
+
+
+def _dark_base_with_bright_figure(img: np.ndarray, to_px: object, cx: float, cy: float, r: float, s: float) -> None:
+    px, py = to_px(cx, cy)  # type: ignore[operator]
+    _disc(img, px, py, r * s, (70.0, 105.0, 115.0))  # a top a little darker than the sand mat
+    angles = np.linspace(0, 2 * math.pi, 40, endpoint=False)
+    reach = 0.7 * r * (1 + 0.08 * np.sin(5 * angles))
+    pts = np.column_stack([px + reach * s * np.cos(angles), py + reach * s * np.sin(angles)])
+    cv2.fillPoly(img, [pts.astype(np.int32)], (235.0, 235.0, 235.0))
+
+
+def test_outer_rim_found_round_a_bright_figure_on_a_faint_base() -> None:
+    """Detected at the figure's outline (28 mm), the base's own faint rim at 40 mm is found round it, centred;
+    round the true rim nothing larger is claimed."""
+    from tabletop.photo import BASE_SIZES_MM
+    from tabletop.photo.detect import _outer_rims, mat_model, photo_scale
+
+    s, cx, cy, r = 4.0, 60.0, 50.0, 20.0
+    rect = _top_down((120.0, 100.0), s, lambda img, to_px: _dark_base_with_bright_figure(img, to_px, cx, cy, r, s), seed=2)
+    mat = mat_model(rect.image)
+    colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]] * 2), np.array([14.0 * s, r * s]))
+    sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
+    outline, rim = _outer_rims(rect, np.array([[cx + 0.7, cy - 0.4], [cx, cy]]), np.array([14.0, r]), colour, mat.whiten,
+                               photo_scale(rect), sizes)
+    assert outline is not None
+    centre, radius, rms, rays = outline
+    assert radius == r
+    assert math.hypot(centre[0] - cx, centre[1] - cy) <= 0.15
+    assert rays >= 100 and rms < 0.3
+    assert rim is None

@@ -426,7 +426,7 @@ the mat's own colour 27 %."""
 
 
 def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-                        whiten: np.ndarray, scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                        whiten: np.ndarray, scale: Scale, min_span: float = 1e-6) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-centre each rim where the colour is half-way from the base's to the mat's, ray by ray.
 
     The rim fit locates the steepest fall on each ray; where a bevel lies between the top and the mat
@@ -437,7 +437,8 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     crosses 1/2: the same level on every ray, so the same edge, and the centre of a circle through those
     crossings (radius free, Tukey-weighted as in :func:`_fit`) is not pulled either way. Twice, re-centred.
 
-    Returns centres, radii (where the level crosses), rms of the kept rays' residuals (mm; inf, and the centre not moved, where fewer than
+    ``min_span``: the least difference (whitened units) between the two bands' colours for the level to mean
+    anything; below it a circle has no crossings. Returns centres, radii (where the level crosses), rms of the kept rays' residuals (mm; inf, and the centre not moved, where fewer than
     ``HALF_MIN_RAYS`` rays crossed near the rim or the radius ran off) and the number of kept rays.
     """
     n = len(centres)
@@ -464,7 +465,7 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
         z_out = np.median(z[:, :, outside].reshape(n, -1, z.shape[3]), axis=1)
         span = z_in - z_out
         norm = np.linalg.norm(span, axis=1)
-        flat = norm < 1e-6
+        flat = norm < min_span
         level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / np.where(flat, 1.0, norm * norm)[:, None, None]
         a, b = level[:, :, :-1], level[:, :, 1:]
         cross = (a >= 0.5) & (b < 0.5)
@@ -495,6 +496,50 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
         centres = centres + np.where(good[:, None], params[:, 1:], 0.0)
         radius = np.where(good, params[:, 0], radius)
     return centres, radius, rms, kept
+
+
+OUTER_GAP_MM = (2.0, 12.0)
+"""A larger rim is looked for this much (radius) beyond a detected one."""
+OUTER_SUPPORT = 0.8
+OUTER_MIN_SPAN = 1.0
+"""Inside and outside a larger rim must differ by this much (whitened: the mat's own texture is about 1),
+or the half-level fit only traces the mat's noise, which crosses its own median on every ray. The least
+seen round a true base in the benchmark's photos was 1.6; the median round a circle on bare mat 0.3."""
+OUTER_RMS_MM = 0.5
+OUTER_STAY_MM = 1.0
+"""The larger rim's half-level radius must stay this close to the catalogue radius it was started at."""
+
+
+def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                scale: Scale, sizes: np.ndarray) -> list[tuple[np.ndarray, float, float, float] | None]:
+    """Per detection, a larger catalogue rim round it seen all round, if any: (centre, radius, rms, rays).
+
+    A bright miniature on a base of nearly the mat's colour has a stronger outline than the base's rim, and
+    the search can settle on the outline. The base's top is still a colour of its own, all round, just
+    inside its rim: started at each larger catalogue radius, the half-level fit (:func:`_half_level_centres`)
+    finds that rim on most rays, with little scatter, and stays there; round a true rim it finds nothing
+    larger (it is drawn back to the rim it knows, or crosses on few rays).
+    """
+    found: list[tuple[np.ndarray, float, float, float] | None] = [None] * len(centres)
+    pairs = [(k, float(rc)) for k in range(len(centres)) for rc in sizes / 2
+             if radii[k] + OUTER_GAP_MM[0] <= rc <= radii[k] + OUTER_GAP_MM[1]]
+    if not pairs:
+        return found
+    rows = np.array([k for k, _ in pairs])
+    starts = np.array([rc for _, rc in pairs])
+    out_c, out_r, out_rms, out_rays = _half_level_centres(rect, centres[rows], starts, mat_colour[rows], whiten, scale,
+                                                         OUTER_MIN_SPAN)
+    best: dict[int, tuple[float, tuple[np.ndarray, float, float, float]]] = {}
+    for j, k in enumerate(rows.tolist()):
+        if not (np.isfinite(out_rms[j]) and out_rms[j] <= OUTER_RMS_MM and out_rays[j] >= OUTER_SUPPORT * FIT_RAYS):
+            continue
+        if abs(out_r[j] - starts[j]) > OUTER_STAY_MM:
+            continue  # drawn back inwards (to the known rim, or a shadow round it): no larger rim here
+        if k not in best or out_rays[j] > best[k][0]:
+            best[k] = (float(out_rays[j]), (out_c[j], float(starts[j]), float(out_rms[j]), float(out_rays[j])))
+    for k, (_, hit) in best.items():
+        found[k] = hit
+    return found
 
 
 def _confidence(support: float, rms: float, contrast: float, snap_err: float, rms_scale: float = 0.8) -> float:
@@ -585,25 +630,35 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     half_centres, _, half_rms, half_rays = _half_level_centres(rect, centres[pick], free_r[pick], mat_colour[pick], mat.whiten, scale)
     if trace is not None:
         trace.update(half=(pick.copy(), half_centres.copy(), half_rms.copy(), half_rays.copy()))
-    measured: list[tuple[float, int, np.ndarray, float, float]] = []
+    measured: list[tuple[float, int, np.ndarray, float, float, float]] = []
     for (confidence, i), centre, e_half, n_half in zip(found, half_centres, half_rms, half_rays):
         if n_half < HALF_MIN_SUPPORT * FIT_RAYS:
             continue
         if np.isfinite(e_half) and 0 <= centre[0] <= w and 0 <= centre[1] <= d:
-            measured.append((confidence, i, centre, float(e_half), float(n_half)))
+            measured.append((confidence, i, centre, float(e_half), float(n_half), float(radii[i])))
         else:
-            measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS)))
+            measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS), float(radii[i])))
+    if measured:
+        outer = _outer_rims(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
+                            mat_colour[[m[1] for m in measured]], mat.whiten, scale, sizes)
+        if trace is not None:
+            trace.update(outer=outer)
+        for k, found_outer in enumerate(outer):
+            if found_outer is not None:
+                centre, radius, e_out, n_out = found_outer
+                if 0 <= centre[0] <= w and 0 <= centre[1] <= d:
+                    measured[k] = (measured[k][0], measured[k][1], centre, e_out, n_out, radius)
     # Bases cannot overlap: of two overlapping detections keep the surer.
     measured.sort(key=lambda item: -item[0])
-    chosen: list[tuple[float, int, np.ndarray, float, float]] = []
+    chosen: list[tuple[float, int, np.ndarray, float, float, float]] = []
     for item in measured:
-        if all(math.hypot(*(item[2] - other[2])) > radii[item[1]] + radii[other[1]] - 2.0 for other in chosen):
+        if all(math.hypot(*(item[2] - other[2])) > item[5] + other[5] - 2.0 for other in chosen):
             chosen.append(item)
     kept: list[Detection] = []
-    for confidence, i, (cx, cy), e, n_in in chosen:
+    for confidence, i, (cx, cy), e, n_in, radius in chosen:
         # Centre error of a circle fit over the full circle: rms * sqrt(2 / n) per axis.
         sigma_fit = CORRELATION * e * math.sqrt(2.0 / max(n_in, 1.0))
         sigma = math.hypot(sigma_fit, rect.calibration_rms_mm)
-        kept.append(Detection(float(cx), float(cy), float(2 * radii[i]), float(2 * free_r[i]), confidence, float(sigma)))
+        kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * free_r[i]), confidence, float(sigma)))
     kept.sort(key=lambda det: (det.y_mm, det.x_mm))
     return kept
