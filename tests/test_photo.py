@@ -373,12 +373,14 @@ def test_worst_benchmark_bases_within_1_mm(seed: int, was: float) -> None:
     assert max(s.centre_errors_mm) <= 1.0 < was
 
 
-def _dark_base_with_bright_figure(img: np.ndarray, to_px: object, cx: float, cy: float, r: float, s: float) -> None:
+def _dark_base_with_bright_figure(img: np.ndarray, to_px: object, cx: float, cy: float, r: float, s: float,
+                                  figure_at: tuple[float, float] = (0.0, 0.0), figure_r: float = 0.7) -> None:
     px, py = to_px(cx, cy)  # type: ignore[operator]
     _disc(img, px, py, r * s, (70.0, 105.0, 115.0))  # a top a little darker than the sand mat
     angles = np.linspace(0, 2 * math.pi, 40, endpoint=False)
-    reach = 0.7 * r * (1 + 0.08 * np.sin(5 * angles))
-    pts = np.column_stack([px + reach * s * np.cos(angles), py + reach * s * np.sin(angles)])
+    reach = figure_r * r * (1 + 0.08 * np.sin(5 * angles))
+    fx, fy = to_px(cx + figure_at[0], cy + figure_at[1])  # type: ignore[operator]
+    pts = np.column_stack([fx + reach * s * np.cos(angles), fy + reach * s * np.sin(angles)])
     cv2.fillPoly(img, [pts.astype(np.int32)], (235.0, 235.0, 235.0))
 
 
@@ -394,10 +396,33 @@ def test_outer_rim_found_round_a_bright_figure_on_a_faint_base() -> None:
     colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]] * 2), np.array([14.0 * s, r * s]))
     sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
     outline, rim = _outer_rims(rect, np.array([[cx + 0.7, cy - 0.4], [cx, cy]]), np.array([14.0, r]), colour, mat.whiten,
-                               photo_scale(rect), sizes)
+                               photo_scale(rect), sizes, np.array([False, False]))
     assert outline is not None
     centre, radius, rms, rays = outline
     assert radius == r
     assert math.hypot(centre[0] - cx, centre[1] - cy) <= 0.15
     assert rays >= 100 and rms < 0.3
     assert rim is None
+
+
+def test_outer_rim_found_round_a_figure_off_the_base_s_middle() -> None:
+    """The figure stands 5 mm off the middle of its faint 40 mm base: found at the figure's outline, the base's
+    rim is found from shifted starts when the detection is unsure, and not from the figure's own centre."""
+    from tabletop.photo import BASE_SIZES_MM
+    from tabletop.photo.detect import _outer_rims, mat_model, photo_scale
+
+    s, cx, cy, r = 4.0, 60.0, 50.0, 20.0
+    offset = (4.6, -2.1)
+    rect = _top_down((120.0, 100.0), s, lambda img, to_px: _dark_base_with_bright_figure(img, to_px, cx, cy, r, s, offset, 0.55), seed=3)
+    mat = mat_model(rect.image)
+    at = np.array([[cx + offset[0], cy + offset[1]]])
+    colour = mat.at(np.array([[at[0, 0] * s, (100.0 - at[0, 1]) * s]]), np.array([11.0 * s]))
+    sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
+    args = (rect, at, np.array([12.5]), colour, mat.whiten, photo_scale(rect), sizes)
+    (unsure,) = _outer_rims(*args, np.array([True]))
+    assert unsure is not None
+    centre, radius, _, _ = unsure
+    assert radius == r
+    assert math.hypot(centre[0] - cx, centre[1] - cy) <= 0.2
+    (sure,) = _outer_rims(*args, np.array([False]))
+    assert sure is None

@@ -426,7 +426,7 @@ the mat's own colour 27 %."""
 
 
 def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-                        whiten: np.ndarray, scale: Scale, min_span: float = 1e-6) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                        whiten: np.ndarray, scale: Scale, min_span: float = 1e-6, passes: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-centre each rim where the colour is half-way from the base's to the mat's, ray by ray.
 
     The rim fit locates the steepest fall on each ray; where a bevel lies between the top and the mat
@@ -458,7 +458,7 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     centres = centres.copy()
     rms = np.full(n, np.inf)
     kept = np.zeros(n, dtype=int)
-    for _ in range(2):
+    for _ in range(passes):
         t = radius[:, None] + offset[None, :]
         z = (_sample(rect, centres, t, angles) - mat_colour[:, None, None, :]) @ whiten.T  # [n, rays, m, 3]
         z_in = np.median(z[:, :, inside].reshape(n, -1, z.shape[3]), axis=1)
@@ -501,6 +501,9 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
 OUTER_GAP_MM = (2.0, 12.0)
 """A larger rim is looked for this much (radius) beyond a detected one."""
 OUTER_SUPPORT = 0.8
+OUTER_SHIFT_MM = 4.0
+OUTER_UNSURE = 0.5
+"""Detections below this confidence have their larger rim looked for round shifted centres too."""
 OUTER_MIN_SPAN = 1.0
 """Inside and outside a larger rim must differ by this much (whitened: the mat's own texture is about 1),
 or the half-level fit only traces the mat's noise, which crosses its own median on every ray. The least
@@ -511,30 +514,37 @@ OUTER_STAY_MM = 1.0
 
 
 def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                scale: Scale, sizes: np.ndarray) -> list[tuple[np.ndarray, float, float, float] | None]:
+                scale: Scale, sizes: np.ndarray, unsure: np.ndarray) -> list[tuple[np.ndarray, float, float, float] | None]:
     """Per detection, a larger catalogue rim round it seen all round, if any: (centre, radius, rms, rays).
 
     A bright miniature on a base of nearly the mat's colour has a stronger outline than the base's rim, and
     the search can settle on the outline. The base's top is still a colour of its own, all round, just
     inside its rim: started at each larger catalogue radius, the half-level fit (:func:`_half_level_centres`)
     finds that rim on most rays, with little scatter, and stays there; round a true rim it finds nothing
-    larger (it is drawn back to the rim it knows, or crosses on few rays).
+    larger (it is drawn back to the rim it knows, or crosses on few rays). A miniature need not stand in its
+    base's middle: round the ``unsure`` detections the fit is also started from centres ``OUTER_SHIFT_MM``
+    away on a 3×3 grid (its bands need a centre within about a millimetre and a half).
     """
     found: list[tuple[np.ndarray, float, float, float] | None] = [None] * len(centres)
-    pairs = [(k, float(rc)) for k in range(len(centres)) for rc in sizes / 2
-             if radii[k] + OUTER_GAP_MM[0] <= rc <= radii[k] + OUTER_GAP_MM[1]]
+    shifts = [(0.0, 0.0)] + [(dx, dy) for dx in (-OUTER_SHIFT_MM, 0.0, OUTER_SHIFT_MM) for dy in (-OUTER_SHIFT_MM, 0.0, OUTER_SHIFT_MM)
+                             if (dx, dy) != (0.0, 0.0)]
+    pairs = [(k, float(rc), dx, dy) for k in range(len(centres)) for rc in sizes / 2
+             if radii[k] + OUTER_GAP_MM[0] <= rc <= radii[k] + OUTER_GAP_MM[1]
+             for dx, dy in (shifts if unsure[k] else shifts[:1])]
     if not pairs:
         return found
-    rows = np.array([k for k, _ in pairs])
-    starts = np.array([rc for _, rc in pairs])
-    out_c, out_r, out_rms, out_rays = _half_level_centres(rect, centres[rows], starts, mat_colour[rows], whiten, scale,
-                                                         OUTER_MIN_SPAN)
+    rows = np.array([k for k, *_ in pairs])
+    starts = np.array([rc for _, rc, _, _ in pairs])
+    moved = centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
+    out_c, out_r, out_rms, out_rays = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN, passes=3)
     best: dict[int, tuple[float, tuple[np.ndarray, float, float, float]]] = {}
     for j, k in enumerate(rows.tolist()):
         if not (np.isfinite(out_rms[j]) and out_rms[j] <= OUTER_RMS_MM and out_rays[j] >= OUTER_SUPPORT * FIT_RAYS):
             continue
         if abs(out_r[j] - starts[j]) > OUTER_STAY_MM:
             continue  # drawn back inwards (to the known rim, or a shadow round it): no larger rim here
+        if math.hypot(*(out_c[j] - centres[k])) + radii[k] > starts[j] + 1.5:
+            continue  # what was found must stand on it
         if k not in best or out_rays[j] > best[k][0]:
             best[k] = (float(out_rays[j]), (out_c[j], float(starts[j]), float(out_rms[j]), float(out_rays[j])))
     for k, (_, hit) in best.items():
@@ -640,7 +650,8 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS), float(radii[i])))
     if measured:
         outer = _outer_rims(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
-                            mat_colour[[m[1] for m in measured]], mat.whiten, scale, sizes)
+                            mat_colour[[m[1] for m in measured]], mat.whiten, scale, sizes,
+                            np.array([m[0] < OUTER_UNSURE for m in measured]))
         if trace is not None:
             trace.update(outer=outer)
         for k, found_outer in enumerate(outer):
