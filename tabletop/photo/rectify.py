@@ -60,12 +60,16 @@ def _order_corners(quad: np.ndarray) -> np.ndarray:
     return np.array([ll, lr, ur, ul], dtype=np.float64)
 
 
-def _coarse_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """The mat's quadrilateral in image pixels from a colour segmentation of a small copy, and its fill ratio."""
+def _small_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The photo shrunk to ``COARSE_SIDE_PX`` on its long side and smoothed, and the scale factor used."""
     h, w = image.shape[:2]
     f = COARSE_SIDE_PX / max(h, w)
     small = cv2.resize(image, (int(round(w * f)), int(round(h * f))), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), 2.0)
+    return cv2.GaussianBlur(small, (0, 0), 2.0), f
+
+
+def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float]:
+    """The mat's quadrilateral (in ``small``'s pixels) from a colour segmentation, and its fill ratio."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     sh, sw = lab.shape[:2]
     centre = lab[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)].reshape(-1, 3)
@@ -103,8 +107,7 @@ def _coarse_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
         raise PhotoError("could not find the table in the photo (no large mat-coloured region): give its corners with --corners")
     quad = _quad_from_outline(contour.reshape(-1, 2).astype(np.float64), max(sh, sw))
     fill = float(cv2.contourArea(contour)) / max(1.0, cv2.contourArea(quad.astype(np.float32)))
-    # Small-image pixel centres to full-image pixel centres.
-    return (quad + 0.5) / f - 0.5, min(1.0, fill)
+    return quad, min(1.0, fill)
 
 
 def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarray:
@@ -280,8 +283,10 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
 
 def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
-    quad, fill = _coarse_outline(image)
-    coarse = _order_corners(quad)
+    small, f = _small_copy(image)
+    quad, fill = _coarse_outline(small)
+    # Small-image pixel centres to full-image pixel centres.
+    coarse = _order_corners((quad + 0.5) / f - 0.5)
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
     c = tuple((float(x), float(y)) for x, y in coarse)
     fit = refine_corners(image, (c[0], c[1], c[2], c[3]), search_px=max(12.0, 5 * scale))
