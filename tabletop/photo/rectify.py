@@ -11,6 +11,10 @@ from tabletop.photo.values import Corners, PhotoError, Rectified, TableFit, appl
 
 COARSE_SIDE_PX = 900
 """Long side of the downscaled copy the table's outline is first segmented in."""
+SIDE_SEARCH_DEPTH = 0.35
+"""How far into the table, as a fraction of its depth across a side, that side's edge is looked for."""
+LEAK_RATIO = 0.25
+"""A segmented side whose edge is weaker than this fraction of the strongest straight edge in its band is replaced."""
 
 
 def homography_from_corners(corners_px: Corners, table_mm: tuple[float, float]) -> np.ndarray:
@@ -160,6 +164,75 @@ def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarr
     return np.array(corners)
 
 
+def _line_scores(strength: np.ndarray, slope_step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean strength along every straight line across the band: (score[slope, start offset], slopes in samples).
+
+    A line starts at offset index s on the first normal and ends at s + slope on the last; lines
+    leaving the band score 0.
+    """
+    n_t, n_s = strength.shape
+    reach = n_s - 1
+    slopes = np.arange(-reach, reach + 1, slope_step)
+    shift = np.rint(np.linspace(0.0, 1.0, n_t)[None, :] * slopes[:, None]).astype(np.intp)
+    idx = np.arange(n_s)[None, None, :] + shift[:, :, None]
+    inside = (idx >= 0) & (idx < n_s)
+    values = strength[np.arange(n_t)[None, :, None], np.clip(idx, 0, n_s - 1)]
+    score = np.where(inside, values, 0.0).mean(axis=1)
+    score[~inside.all(axis=1)] = 0.0
+    return score, slopes
+
+
+def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tuple[np.ndarray, float]:
+    """Each side of the segmented quad (LL, LR, UR, UL, ``small``'s pixels) against the strongest straight edge near it.
+
+    Where the room's colour comes close to the mat's the segmentation can leak out into the room
+    along part of a side, and that side is then a straight run of the leak's ragged outline. The
+    table's edge is still there, inside the region: the straight line, within the band from a
+    little outside the side to ``SIDE_SEARCH_DEPTH`` into the table, along which the room-to-mat
+    colour step is strongest on average. A side much weaker than that line is replaced by it.
+    Returns the quad (the same array when no side changed) and the evidence: over the sides, the
+    least ratio of the kept line's strength to the strongest (1 for a replaced side).
+    """
+    lines: list[tuple[np.ndarray, np.ndarray]] = []
+    evidence = 1.0
+    centre = quad.mean(axis=0)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / max(1e-9, float(np.linalg.norm(b - a)))
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # points into the table
+        depth = min(float(np.dot(quad[(i + 2) % 4] - a, normal)), float(np.dot(quad[(i + 3) % 4] - a, normal)))
+        outside, inside = max(3, int(round(0.05 * depth))), max(6, int(round(SIDE_SEARCH_DEPTH * depth)))
+        t = np.linspace(0.04, 0.96, samples)
+        pts = a[None, :] + t[:, None] * (b - a)[None, :]
+        middle = 0.5 * (inside - outside)
+        offsets, strength = _sample_lines(small, pts + middle * normal, normal, 0.5 * (inside + outside), 1.0)
+        offsets = offsets + middle
+        score, slopes = _line_scores(strength, 4)
+        k, s = np.unravel_index(int(np.argmax(score)), score.shape)
+        best = float(score[k, s])
+        at = int(np.argmin(np.abs(offsets)))
+        flat = int(np.argmin(np.abs(slopes)))
+        own = float(score[max(0, flat - 1):flat + 2, max(0, at - 3):at + 4].max())
+        if best > 0 and own < LEAK_RATIO * best:
+            start = pts[0] + offsets[s] * normal
+            end = pts[-1] + (offsets[s] + slopes[k]) * normal
+            lines.append((start, (end - start) / float(np.linalg.norm(end - start))))
+            continue
+        evidence = min(evidence, own / best if best > 0 else 0.0)
+        lines.append((a, direction))
+    if all(np.array_equal(p, quad[i]) for i, (p, _) in enumerate(lines)):
+        return quad, evidence
+    corners = []
+    for i in range(4):
+        point, sine = _intersect(*lines[(i - 1) % 4], *lines[i])
+        if sine < 0.2:
+            raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
+        corners.append(point)
+    return np.array(corners), evidence
+
+
 def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float) -> tuple[np.ndarray, np.ndarray]:
     """Colour-gradient strength along normals through ``points``: (offsets, strength[n_points, n_offsets])."""
     offsets = np.arange(-half, half + step / 2, step)
@@ -285,6 +358,7 @@ def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
     small, f = _small_copy(image)
     quad, fill = _coarse_outline(small)
+    quad, evidence = _check_sides(small, _order_corners(quad))
     # Small-image pixel centres to full-image pixel centres.
     coarse = _order_corners((quad + 0.5) / f - 0.5)
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
