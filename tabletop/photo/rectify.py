@@ -367,7 +367,9 @@ def find_table(image: np.ndarray) -> TableFit:
     # A refined corner far from the segmented one means a side locked onto something else.
     moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - coarse, axis=1)))
     agreement = math.exp(-((moved / (15 * scale)) ** 2))
-    return TableFit(fit.corners_px, float(fit.confidence * min(1.0, fill / 0.9) * agreement), fit.corner_sigma_px, fit.edge_rms_px)
+    # A kept side with a much stronger straight edge beside it may be the wrong one of the two.
+    confidence = fit.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / 0.5)
+    return TableFit(fit.corners_px, float(confidence), fit.corner_sigma_px, fit.edge_rms_px)
 
 
 def calibration_rms_mm(h: np.ndarray, corners_px: Corners, corner_sigma_px: tuple[float, ...]) -> float:
