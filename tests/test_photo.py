@@ -426,3 +426,39 @@ def test_outer_rim_found_round_a_figure_off_the_base_s_middle() -> None:
     assert math.hypot(centre[0] - cx, centre[1] - cy) <= 0.2
     (sure,) = _outer_rims(*args, np.array([False]))
     assert sure is None
+
+
+@pytest.fixture(scope="module")
+def leaked_outline_photos() -> dict[int, tuple[object, np.ndarray]]:
+    """Held-out photos where the mat's segmentation leaks into a room close to its colour, as the benchmark reads them."""
+    out = {}
+    for seed in (520, 540):
+        photo = synth_photo(seed)
+        ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        out[seed] = (photo, cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    return out
+
+
+@pytest.mark.parametrize(("seed", "was"), [(520, 679.0), (540, 489.0)])
+def test_table_found_where_the_outline_leaks_into_the_room(leaked_outline_photos: dict, seed: int, was: float) -> None:
+    """520: desert mat on a wood floor, the right side leaks; 540: grey mat on a light floor, the left side leaks.
+    The side taken from the leak's ragged outline is replaced by the table's straight edge inside it."""
+    from tabletop.photo.rectify import find_table
+
+    photo, image = leaked_outline_photos[seed]
+    fit = find_table(image)
+    err = np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1)
+    assert err.max() <= 4.0 < was, err
+    assert fit.confidence >= 0.5
+
+
+@pytest.mark.parametrize("seed", [520, 540])
+def test_leaked_outline_gets_low_confidence(leaked_outline_photos: dict, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the side check the leak's outline is hundreds of px off: its confidence says so, well under the 0.3 warning."""
+    import tabletop.photo.rectify as rectify_module
+
+    monkeypatch.setattr(rectify_module, "LEAK_RATIO", 0.0)
+    photo, image = leaked_outline_photos[seed]
+    fit = rectify_module.find_table(image)
+    assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() > 100
+    assert fit.confidence < 0.1

@@ -11,6 +11,10 @@ from tabletop.photo.values import Corners, PhotoError, Rectified, TableFit, appl
 
 COARSE_SIDE_PX = 900
 """Long side of the downscaled copy the table's outline is first segmented in."""
+SIDE_SEARCH_DEPTH = 0.35
+"""How far into the table, as a fraction of its depth across a side, that side's edge is looked for."""
+LEAK_RATIO = 0.25
+"""A segmented side whose edge is weaker than this fraction of the strongest straight edge in its band is replaced."""
 
 
 def homography_from_corners(corners_px: Corners, table_mm: tuple[float, float]) -> np.ndarray:
@@ -60,12 +64,16 @@ def _order_corners(quad: np.ndarray) -> np.ndarray:
     return np.array([ll, lr, ur, ul], dtype=np.float64)
 
 
-def _coarse_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
-    """The mat's quadrilateral in image pixels from a colour segmentation of a small copy, and its fill ratio."""
+def _small_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The photo shrunk to ``COARSE_SIDE_PX`` on its long side and smoothed, and the scale factor used."""
     h, w = image.shape[:2]
     f = COARSE_SIDE_PX / max(h, w)
     small = cv2.resize(image, (int(round(w * f)), int(round(h * f))), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (0, 0), 2.0)
+    return cv2.GaussianBlur(small, (0, 0), 2.0), f
+
+
+def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float]:
+    """The mat's quadrilateral (in ``small``'s pixels) from a colour segmentation, and its fill ratio."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     sh, sw = lab.shape[:2]
     centre = lab[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)].reshape(-1, 3)
@@ -103,8 +111,7 @@ def _coarse_outline(image: np.ndarray) -> tuple[np.ndarray, float]:
         raise PhotoError("could not find the table in the photo (no large mat-coloured region): give its corners with --corners")
     quad = _quad_from_outline(contour.reshape(-1, 2).astype(np.float64), max(sh, sw))
     fill = float(cv2.contourArea(contour)) / max(1.0, cv2.contourArea(quad.astype(np.float32)))
-    # Small-image pixel centres to full-image pixel centres.
-    return (quad + 0.5) / f - 0.5, min(1.0, fill)
+    return quad, min(1.0, fill)
 
 
 def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarray:
@@ -155,6 +162,75 @@ def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarr
         point, sine = _intersect(h_line[0], h_line[1], v_line[0], v_line[1])
         corners.append(point)
     return np.array(corners)
+
+
+def _line_scores(strength: np.ndarray, slope_step: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean strength along every straight line across the band: (score[slope, start offset], slopes in samples).
+
+    A line starts at offset index s on the first normal and ends at s + slope on the last; lines
+    leaving the band score 0.
+    """
+    n_t, n_s = strength.shape
+    reach = n_s - 1
+    slopes = np.arange(-reach, reach + 1, slope_step)
+    shift = np.rint(np.linspace(0.0, 1.0, n_t)[None, :] * slopes[:, None]).astype(np.intp)
+    idx = np.arange(n_s)[None, None, :] + shift[:, :, None]
+    inside = (idx >= 0) & (idx < n_s)
+    values = strength[np.arange(n_t)[None, :, None], np.clip(idx, 0, n_s - 1)]
+    score = np.where(inside, values, 0.0).mean(axis=1)
+    score[~inside.all(axis=1)] = 0.0
+    return score, slopes
+
+
+def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tuple[np.ndarray, float]:
+    """Each side of the segmented quad (LL, LR, UR, UL, ``small``'s pixels) against the strongest straight edge near it.
+
+    Where the room's colour comes close to the mat's the segmentation can leak out into the room
+    along part of a side, and that side is then a straight run of the leak's ragged outline. The
+    table's edge is still there, inside the region: the straight line, within the band from a
+    little outside the side to ``SIDE_SEARCH_DEPTH`` into the table, along which the room-to-mat
+    colour step is strongest on average. A side much weaker than that line is replaced by it.
+    Returns the quad (the same array when no side changed) and the evidence: over the sides, the
+    least ratio of the kept line's strength to the strongest (1 for a replaced side).
+    """
+    lines: list[tuple[np.ndarray, np.ndarray]] = []
+    evidence = 1.0
+    centre = quad.mean(axis=0)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / max(1e-9, float(np.linalg.norm(b - a)))
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # points into the table
+        depth = min(float(np.dot(quad[(i + 2) % 4] - a, normal)), float(np.dot(quad[(i + 3) % 4] - a, normal)))
+        outside, inside = max(3, int(round(0.05 * depth))), max(6, int(round(SIDE_SEARCH_DEPTH * depth)))
+        t = np.linspace(0.04, 0.96, samples)
+        pts = a[None, :] + t[:, None] * (b - a)[None, :]
+        middle = 0.5 * (inside - outside)
+        offsets, strength = _sample_lines(small, pts + middle * normal, normal, 0.5 * (inside + outside), 1.0)
+        offsets = offsets + middle
+        score, slopes = _line_scores(strength, 4)
+        k, s = np.unravel_index(int(np.argmax(score)), score.shape)
+        best = float(score[k, s])
+        at = int(np.argmin(np.abs(offsets)))
+        flat = int(np.argmin(np.abs(slopes)))
+        own = float(score[max(0, flat - 1):flat + 2, max(0, at - 3):at + 4].max())
+        if best > 0 and own < LEAK_RATIO * best:
+            start = pts[0] + offsets[s] * normal
+            end = pts[-1] + (offsets[s] + slopes[k]) * normal
+            lines.append((start, (end - start) / float(np.linalg.norm(end - start))))
+            continue
+        evidence = min(evidence, own / best if best > 0 else 0.0)
+        lines.append((a, direction))
+    if all(np.array_equal(p, quad[i]) for i, (p, _) in enumerate(lines)):
+        return quad, evidence
+    corners = []
+    for i in range(4):
+        point, sine = _intersect(*lines[(i - 1) % 4], *lines[i])
+        if sine < 0.2:
+            raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
+        corners.append(point)
+    return np.array(corners), evidence
 
 
 def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float) -> tuple[np.ndarray, np.ndarray]:
@@ -280,15 +356,20 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
 
 def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
-    quad, fill = _coarse_outline(image)
-    coarse = _order_corners(quad)
+    small, f = _small_copy(image)
+    quad, fill = _coarse_outline(small)
+    quad, evidence = _check_sides(small, _order_corners(quad))
+    # Small-image pixel centres to full-image pixel centres.
+    coarse = _order_corners((quad + 0.5) / f - 0.5)
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
     c = tuple((float(x), float(y)) for x, y in coarse)
     fit = refine_corners(image, (c[0], c[1], c[2], c[3]), search_px=max(12.0, 5 * scale))
     # A refined corner far from the segmented one means a side locked onto something else.
     moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - coarse, axis=1)))
     agreement = math.exp(-((moved / (15 * scale)) ** 2))
-    return TableFit(fit.corners_px, float(fit.confidence * min(1.0, fill / 0.9) * agreement), fit.corner_sigma_px, fit.edge_rms_px)
+    # A kept side with a much stronger straight edge beside it may be the wrong one of the two.
+    confidence = fit.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / 0.5)
+    return TableFit(fit.corners_px, float(confidence), fit.corner_sigma_px, fit.edge_rms_px)
 
 
 def calibration_rms_mm(h: np.ndarray, corners_px: Corners, corner_sigma_px: tuple[float, ...]) -> float:
