@@ -502,6 +502,8 @@ OUTER_GAP_MM = (2.0, 12.0)
 """A larger rim is looked for this much (radius) beyond a detected one."""
 OUTER_SUPPORT = 0.8
 OUTER_SHIFT_MM = 4.0
+OUTER_SHIFT_STEPS = 2
+"""Unsure detections: starts on a (2·steps + 1)² grid of this spacing (a start within ~2 mm of the rim's centre converges)."""
 OUTER_UNSURE = 0.5
 """Detections below this confidence have their larger rim looked for round shifted centres too."""
 OUTER_MIN_SPAN = 1.0
@@ -522,12 +524,12 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     inside its rim: started at each larger catalogue radius, the half-level fit (:func:`_half_level_centres`)
     finds that rim on most rays, with little scatter, and stays there; round a true rim it finds nothing
     larger (it is drawn back to the rim it knows, or crosses on few rays). A miniature need not stand in its
-    base's middle: round the ``unsure`` detections the fit is also started from centres ``OUTER_SHIFT_MM``
-    away on a 3×3 grid (its bands need a centre within about a millimetre and a half).
+    base's middle: round the ``unsure`` detections the fit is also started from a grid of centres up to
+    ``OUTER_SHIFT_STEPS`` × ``OUTER_SHIFT_MM`` away (three passes converge from about 2 mm off).
     """
     found: list[tuple[np.ndarray, float, float, float] | None] = [None] * len(centres)
-    shifts = [(0.0, 0.0)] + [(dx, dy) for dx in (-OUTER_SHIFT_MM, 0.0, OUTER_SHIFT_MM) for dy in (-OUTER_SHIFT_MM, 0.0, OUTER_SHIFT_MM)
-                             if (dx, dy) != (0.0, 0.0)]
+    grid = OUTER_SHIFT_MM * np.arange(-OUTER_SHIFT_STEPS, OUTER_SHIFT_STEPS + 1)
+    shifts = [(0.0, 0.0)] + [(float(dx), float(dy)) for dx in grid for dy in grid if (dx, dy) != (0.0, 0.0)]
     pairs = [(k, float(rc), dx, dy) for k in range(len(centres)) for rc in sizes / 2
              if radii[k] + OUTER_GAP_MM[0] <= rc <= radii[k] + OUTER_GAP_MM[1]
              for dx, dy in (shifts if unsure[k] else shifts[:1])]
@@ -543,8 +545,8 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
             continue
         if abs(out_r[j] - starts[j]) > OUTER_STAY_MM:
             continue  # drawn back inwards (to the known rim, or a shadow round it): no larger rim here
-        if math.hypot(*(out_c[j] - centres[k])) + radii[k] > starts[j] + 1.5:
-            continue  # what was found must stand on it
+        if math.hypot(*(out_c[j] - centres[k])) > starts[j] - radii[k] / 2:
+            continue  # what was found must stand on it (a figure may reach over the rim, not stand beside it)
         if k not in best or out_rays[j] > best[k][0]:
             best[k] = (float(out_rays[j]), (out_c[j], float(starts[j]), float(out_rms[j]), float(out_rays[j])))
     for k, (_, hit) in best.items():
