@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tabletop.label_layout import (
@@ -218,7 +218,14 @@ def test_with_a_previous_frame_of_other_priorities_lowest_are_still_dropped_firs
 
 @SETTINGS
 @given(scenes, st.floats(-30, 30), st.floats(-30, 30))
+# name0's old side was held by the kept name6 when name0 was placed, and name3 (its spot now under
+# name0's base) evicted name6 only afterwards: the side ended free with name0 on a leader elsewhere.
+@example(random_scene(12, (800, 500), 9, 0, False), 15.0, 22.0)
+# name0 itself evicted the label on its old side, for its slot 0 which that label also blocked.
+@example(random_scene(2390852193, (800, 500), 44, 0, False), 23.0, 9.0)
 def test_dragging_keeps_every_promise_and_the_dragged_label_keeps_its_side(scene: Scene, dx: float, dy: float) -> None:
+    """A dragged label keeps its side (its last slot at the moved anchor) when that place is free in
+    the result, even where a label kept on it was evicted by another one, or by the dragged label."""
     first = scene.run()
     names = [r for r in scene.requests if r.kind == "name" and first.get(r.id) is not None]
     if not names:

@@ -31,7 +31,11 @@ Algorithm
   The others are then placed as above, trying their previous slot (the same side of the moved anchor)
   first, so a dragged model's name travels with it. A label that finds no room may evict *strictly
   lower-priority* kept labels from the best candidate (fewest evicted, then nearest) they alone block;
-  those are placed again afterwards, by priority.
+  those are placed again afterwards, by priority. A label looked at before an eviction did not see
+  the room it frees (a dragged name's old side held by a kept label that a later label evicts): if
+  one could reach it (or it is the evictor's own old side), the pass starts again at once with the
+  evicted labels no longer kept. Each start keeps fewer labels, so this ends; in the pass that stands,
+  every place that ends free was free when a label looked at it.
   Kept labels do not drift back towards their anchors when room frees up nearby: while dragging that
   is what we want; lay out without ``previous`` when the interaction ends to let everything settle.
 * Incremental: when ``previous`` is this function's own layout of the same canvas, its placements are
@@ -52,7 +56,8 @@ Guarantees (hypothesis properties on crowded random tables at three canvas sizes
 * With ``previous``: the same input gives the same layout; when one label moves far away (off the
   canvas, or into empty space) every other label keeps its rect exactly, except labels its new base
   now covers and, when the freed room lets a label hidden last frame come back, labels of lower
-  priority than that one (pushed out, as the priority rule requires).
+  priority than that one (pushed out, as the priority rule requires). A dragged label keeps its side
+  (its last slot, at the moved anchor) whenever that place is inside the canvas and free in the result.
 * Deterministic: the same input gives the same output. Anchors outside the canvas are not laid out
   (``Layout.offscreen``) and not counted as hidden.
 

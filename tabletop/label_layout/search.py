@@ -175,8 +175,9 @@ def layout_labels(
     # Space freed since the last frame: its labels that were not kept, its obstacles that are gone.
     # A label hidden last frame, asking the same, with none of that space within its reach, stays hidden:
     # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place).
-    still: set[str] = set()
-    if previous is not None and previous._canvas == box and previous.hidden:
+    def still_hidden() -> set[str]:
+        if previous is None or previous._canvas != box or not previous.hidden:
+            return set()
         # (a kept label whose priority changed counts as freed: it may now be evicted)
         if incremental:
             kept_ids = {p.id for p in kept_from.values()} - repriced
@@ -185,6 +186,7 @@ def layout_labels(
         freed = [p.rect for p in previous.placements if p.id not in kept_ids]
         freed += [(a, b, c - a, d - b) for a, b, c, d in previous._fixed - fixed_set]
         reach = LEADER_RINGS[-1] + 2
+        out: set[str] = set()
         for k in todo:
             r = requests[k]
             asked = previous._asked.get(r.id)
@@ -194,56 +196,91 @@ def layout_labels(
             c = max(r.clear, 0.0) + (reach if r.leader else _NEAR + 1)
             x0, y0, x1, y1 = r.anchor[0] - c - w, r.anchor[1] - c - h, r.anchor[0] + c + w, r.anchor[1] + c + h
             if not any(fx < x1 and x0 < fx + fw and fy < y1 and y0 < fy + fh for fx, fy, fw, fh in freed):
-                still.add(r.id)
+                out.add(r.id)
+        return out
+
+    still = still_hidden()
     if lazy is not None:
         lazy.cover([requests[k] for k in todo if requests[k].id not in still])
 
     # Pass 2: the rest, by priority; evicted labels come back through a heap merged into that order.
-    evicted: list[tuple[int, int]] = []
-    dropped: set[int] = set()
-    t = 0
-    while t < len(todo) or evicted:
-        if evicted and (t >= len(todo) or evicted[0][0] < rank[todo[t]]):
-            k = heapq.heappop(evicted)[1]
-            if lazy is not None:
-                lazy.cover([requests[k]])
-        else:
-            k = todo[t]
-            t += 1
-        r = requests[k]
-        if still and r.id in still:
-            dropped.add(k)
-            continue
-        w, h = r.wh
-        spot = None
-        p = prev.get(r.id) if prev else None
-        if p is not None and p.slot > 0 and p.rect[2:] == (w, h):
-            again = _slot_rect(r, p.slot)
-            if again is not None:
-                x, y = again[0][0], again[0][1]
-                if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
-                    spot = (again[0], again[1], p.slot)
-        if spot is None:
-            found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
-            if found is not None:
-                spot = ((found[0], found[1], w, h), found[2], found[3])
-        if spot is None and kept_min < r.priority:
-            spot, evict = _eviction(grid, box, requests, k)
-            if evict:
-                if lazy is not None and still:
-                    lazy.cover([requests[j] for j in todo[t:] if requests[j].id in still])
-                still.clear()  # room freed this frame: the rest must look again
-            for e in evict:
-                item = placed.pop(e)[3]
-                assert item is not None  # found through the grid, so in it
-                grid.remove(item)
-                kept_from.pop(e, None)
-                heapq.heappush(evicted, (rank[e], e))
-        if spot is None:
-            dropped.add(k)
-            continue
-        (x, y, w, h), lead, slot = spot
-        placed[k] = ((x, y, w, h), lead, slot, grid.add_inside(x, y, x + w, y + h, k))
+    # A label looked at before an eviction did not see the room it freed (its old side, say, held by a
+    # kept label evicted later): if one could reach it, pass 2 starts again at once with the evicted
+    # labels no longer kept, so in the pass that stands every place that ends free was free when
+    # looked at. Each start keeps fewer labels, so this ends.
+    while True:
+        evicted: list[tuple[int, int]] = []
+        dropped: set[int] = set()
+        gone: list[int] = []  # kept labels evicted in this round
+        fresh: list[int] = []  # labels placed in this round
+        seen: list[int] = []  # labels looked at in this round
+        restart = False
+        t = 0
+        while t < len(todo) or evicted:
+            if evicted and (t >= len(todo) or evicted[0][0] < rank[todo[t]]):
+                k = heapq.heappop(evicted)[1]
+                if lazy is not None:
+                    lazy.cover([requests[k]])
+            else:
+                k = todo[t]
+                t += 1
+            r = requests[k]
+            if still and r.id in still:
+                dropped.add(k)
+                seen.append(k)
+                continue
+            w, h = r.wh
+            spot = None
+            p = prev.get(r.id) if prev else None
+            retried: Rect | None = None  # its last slot at the new anchor, if tried
+            if p is not None and p.slot > 0 and p.rect[2:] == (w, h):
+                again = _slot_rect(r, p.slot)
+                if again is not None:
+                    retried = again[0]
+                    x, y = again[0][0], again[0][1]
+                    if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
+                        spot = (again[0], again[1], p.slot)
+            if spot is None:
+                found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
+                if found is not None:
+                    spot = ((found[0], found[1], w, h), found[2], found[3])
+            if spot is None and kept_min < r.priority:
+                spot, evict = _eviction(grid, box, requests, k)
+                if evict:
+                    # Its own last slot counts too: freed by this eviction, a start again would take it.
+                    freed_now = [placed[e][0] for e in evict]
+                    restart = _reached(requests, seen, freed_now) or (retried is not None and _meets_any(retried, freed_now))
+                    if lazy is not None and still:
+                        lazy.cover([requests[j] for j in todo[t:] if requests[j].id in still])
+                    still.clear()  # room freed this frame: the rest must look again
+                for e in evict:
+                    item = placed.pop(e)[3]
+                    assert item is not None  # found through the grid, so in it
+                    grid.remove(item)
+                    kept_from.pop(e, None)
+                    heapq.heappush(evicted, (rank[e], e))
+                    assert e not in fresh  # only kept labels can be of lower priority than one placed later
+                    gone.append(e)
+                if restart:
+                    break  # the rest of this round would be thrown away
+            seen.append(k)
+            if spot is None:
+                dropped.add(k)
+                continue
+            (x, y, w, h), lead, slot = spot
+            placed[k] = ((x, y, w, h), lead, slot, grid.add_inside(x, y, x + w, y + h, k))
+            fresh.append(k)
+        if not restart:
+            break
+        for k in fresh:
+            item = placed.pop(k)[3]
+            assert item is not None  # placed in pass 2, so in the grid
+            grid.remove(item)
+        todo = sorted([*todo, *gone], key=rank.__getitem__)
+        kept_min = min((requests[k].priority for k in placed), default=math.inf)
+        still = still_hidden()  # the evicted labels' rects are freed space now
+        if lazy is not None:
+            lazy.cover([requests[k] for k in todo if requests[k].id not in still])
 
     placements = []
     for k in order:
@@ -278,6 +315,21 @@ def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: in
     if best is None:
         return None, set()
     return best[1], best[2]
+
+
+def _reached(requests: Sequence[LabelRequest], seen: Sequence[int], rects: Sequence[Rect]) -> bool:
+    """Whether a candidate of one of the ``seen`` requests can meet one of ``rects`` (x, y, w, h)."""
+    for k in seen:
+        x0, y0, x1, y1 = _hull(requests[k])
+        if _meets_any((x0, y0, x1 - x0, y1 - y0), rects):
+            return True
+    return False
+
+
+def _meets_any(rect: Rect, rects: Sequence[Rect]) -> bool:
+    """Whether ``rect`` shares interior with one of ``rects`` (all x, y, w, h)."""
+    x0, y0, w0, h0 = rect
+    return any(x < x0 + w0 and x0 < x + w and y < y0 + h0 and y0 < y + h for x, y, w, h in rects)
 
 
 def _meeting(placements: Sequence[Placement], boxes: Sequence[Sequence[int]]) -> set[str]:
