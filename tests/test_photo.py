@@ -398,7 +398,7 @@ def test_outer_rim_found_round_a_bright_figure_on_a_faint_base() -> None:
     outline, rim = _outer_rims(rect, np.array([[cx + 0.7, cy - 0.4], [cx, cy]]), np.array([14.0, r]), colour, mat.whiten,
                                photo_scale(rect), sizes, np.array([False, False]))
     assert outline is not None
-    centre, radius, rms, rays = outline
+    centre, radius, _, rms, rays = outline
     assert radius == r
     assert math.hypot(centre[0] - cx, centre[1] - cy) <= 0.15
     assert rays >= 100 and rms < 0.3
@@ -421,7 +421,7 @@ def test_outer_rim_found_round_a_figure_off_the_base_s_middle() -> None:
     args = (rect, at, np.array([12.5]), colour, mat.whiten, photo_scale(rect), sizes)
     (unsure,) = _outer_rims(*args, np.array([True]))
     assert unsure is not None
-    centre, radius, _, _ = unsure
+    centre, radius, _, _, _ = unsure
     assert radius == r
     assert math.hypot(centre[0] - cx, centre[1] - cy) <= 0.2
     (sure,) = _outer_rims(*args, np.array([False]))

@@ -435,11 +435,13 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     the colour along each ray is projected on the base's own colour difference from the mat (medians over
     all rays of a band inside and one outside), scaled to 1 inside and 0 outside, and the rim is where that
     crosses 1/2: the same level on every ray, so the same edge, and the centre of a circle through those
-    crossings (radius free, Tukey-weighted as in :func:`_fit`) is not pulled either way. Twice, re-centred.
+    crossings (radius free, Tukey-weighted as in :func:`_fit`) is not pulled either way. ``passes`` times,
+    re-centred each time.
 
     ``min_span``: the least difference (whitened units) between the two bands' colours for the level to mean
-    anything; below it a circle has no crossings. Returns centres, radii (where the level crosses), rms of the kept rays' residuals (mm; inf, and the centre not moved, where fewer than
-    ``HALF_MIN_RAYS`` rays crossed near the rim or the radius ran off) and the number of kept rays.
+    anything; below it a circle has no crossings. Returns centres, radii (where the level crosses), rms of
+    the kept rays' residuals (mm; inf, and the centre not moved, where fewer than ``HALF_MIN_RAYS`` rays
+    crossed near the rim or the radius ran off) and the number of kept rays.
     """
     n = len(centres)
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
@@ -516,8 +518,9 @@ OUTER_STAY_MM = 1.0
 
 
 def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                scale: Scale, sizes: np.ndarray, unsure: np.ndarray) -> list[tuple[np.ndarray, float, float, float] | None]:
-    """Per detection, a larger catalogue rim round it seen all round, if any: (centre, radius, rms, rays).
+                scale: Scale, sizes: np.ndarray, unsure: np.ndarray) -> list[tuple[np.ndarray, float, float, float, float] | None]:
+    """Per detection, a larger catalogue rim round it seen all round, if any: (centre, catalogue radius,
+    fitted radius, rms, rays).
 
     A bright miniature on a base of nearly the mat's colour has a stronger outline than the base's rim, and
     the search can settle on the outline. The base's top is still a colour of its own, all round, just
@@ -527,7 +530,7 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     base's middle: round the ``unsure`` detections the fit is also started from a grid of centres up to
     ``OUTER_SHIFT_STEPS`` × ``OUTER_SHIFT_MM`` away (three passes converge from about 2 mm off).
     """
-    found: list[tuple[np.ndarray, float, float, float] | None] = [None] * len(centres)
+    found: list[tuple[np.ndarray, float, float, float, float] | None] = [None] * len(centres)
     grid = OUTER_SHIFT_MM * np.arange(-OUTER_SHIFT_STEPS, OUTER_SHIFT_STEPS + 1)
     shifts = [(0.0, 0.0)] + [(float(dx), float(dy)) for dx in grid for dy in grid if (dx, dy) != (0.0, 0.0)]
     pairs = [(k, float(rc), dx, dy) for k in range(len(centres)) for rc in sizes / 2
@@ -539,7 +542,7 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     starts = np.array([rc for _, rc, _, _ in pairs])
     moved = centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
     out_c, out_r, out_rms, out_rays = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN, passes=3)
-    best: dict[int, tuple[float, tuple[np.ndarray, float, float, float]]] = {}
+    best: dict[int, tuple[float, tuple[np.ndarray, float, float, float, float]]] = {}
     for j, k in enumerate(rows.tolist()):
         if not (np.isfinite(out_rms[j]) and out_rms[j] <= OUTER_RMS_MM and out_rays[j] >= OUTER_SUPPORT * FIT_RAYS):
             continue
@@ -548,7 +551,7 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
         if math.hypot(*(out_c[j] - centres[k])) > starts[j] - radii[k] / 2:
             continue  # what was found must stand on it (a figure may reach over the rim, not stand beside it)
         if k not in best or out_rays[j] > best[k][0]:
-            best[k] = (float(out_rays[j]), (out_c[j], float(starts[j]), float(out_rms[j]), float(out_rays[j])))
+            best[k] = (float(out_rays[j]), (out_c[j], float(starts[j]), float(out_r[j]), float(out_rms[j]), float(out_rays[j])))
     for k, (_, hit) in best.items():
         found[k] = hit
     return found
@@ -642,14 +645,14 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     half_centres, _, half_rms, half_rays = _half_level_centres(rect, centres[pick], free_r[pick], mat_colour[pick], mat.whiten, scale)
     if trace is not None:
         trace.update(half=(pick.copy(), half_centres.copy(), half_rms.copy(), half_rays.copy()))
-    measured: list[tuple[float, int, np.ndarray, float, float, float]] = []
+    measured: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
     for (confidence, i), centre, e_half, n_half in zip(found, half_centres, half_rms, half_rays):
         if n_half < HALF_MIN_SUPPORT * FIT_RAYS:
             continue
         if np.isfinite(e_half) and 0 <= centre[0] <= w and 0 <= centre[1] <= d:
-            measured.append((confidence, i, centre, float(e_half), float(n_half), float(radii[i])))
+            measured.append((confidence, i, centre, float(e_half), float(n_half), float(radii[i]), float(free_r[i])))
         else:
-            measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS), float(radii[i])))
+            measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS), float(radii[i]), float(free_r[i])))
     if measured:
         outer = _outer_rims(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
                             mat_colour[[m[1] for m in measured]], mat.whiten, scale, sizes,
@@ -658,20 +661,20 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             trace.update(outer=outer)
         for k, found_outer in enumerate(outer):
             if found_outer is not None:
-                centre, radius, e_out, n_out = found_outer
+                centre, radius, fitted, e_out, n_out = found_outer
                 if 0 <= centre[0] <= w and 0 <= centre[1] <= d:
-                    measured[k] = (measured[k][0], measured[k][1], centre, e_out, n_out, radius)
+                    measured[k] = (measured[k][0], measured[k][1], centre, e_out, n_out, radius, fitted)
     # Bases cannot overlap: of two overlapping detections keep the surer.
     measured.sort(key=lambda item: -item[0])
-    chosen: list[tuple[float, int, np.ndarray, float, float, float]] = []
+    chosen: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
     for item in measured:
         if all(math.hypot(*(item[2] - other[2])) > item[5] + other[5] - 2.0 for other in chosen):
             chosen.append(item)
     kept: list[Detection] = []
-    for confidence, i, (cx, cy), e, n_in, radius in chosen:
+    for confidence, _, (cx, cy), e, n_in, radius, fitted in chosen:
         # Centre error of a circle fit over the full circle: rms * sqrt(2 / n) per axis.
         sigma_fit = CORRELATION * e * math.sqrt(2.0 / max(n_in, 1.0))
         sigma = math.hypot(sigma_fit, rect.calibration_rms_mm)
-        kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * free_r[i]), confidence, float(sigma)))
+        kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma)))
     kept.sort(key=lambda det: (det.y_mm, det.x_mm))
     return kept
