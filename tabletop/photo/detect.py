@@ -31,6 +31,7 @@ pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken f
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import cv2
@@ -426,7 +427,8 @@ the mat's own colour 27 %."""
 
 
 def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-                        whiten: np.ndarray, scale: Scale, min_span: float = 1e-6, passes: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                        whiten: np.ndarray, scale: Scale, min_span: float = 1e-6, passes: int = 2, rays: int = FIT_RAYS,
+                        step: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-centre each rim where the colour is half-way from the base's to the mat's, ray by ray.
 
     The rim fit locates the steepest fall on each ray; where a bevel lies between the top and the mat
@@ -444,9 +446,8 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     crossed near the rim or the radius ran off) and the number of kept rays.
     """
     n = len(centres)
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
-    design = np.column_stack([np.ones(FIT_RAYS), np.cos(angles), np.sin(angles)])
-    step = 0.1
+    angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
+    design = np.column_stack([np.ones(rays), np.cos(angles), np.sin(angles)])
     grow = max(1.0, scale.gate_mm / GATE_MM)  # a coarse photo's blur is wider: so are the bands
     in_far, in_near = HALF_INSIDE_MM[0] * grow, HALF_INSIDE_MM[1] * grow
     out_near, out_far = HALF_OUTSIDE_MM[0] * grow, HALF_OUTSIDE_MM[1] * grow
@@ -480,8 +481,9 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
         weights = ok.astype(float)
         for _ in range(8):
             res = np.where(ok, rho - params @ design.T, 0.0)
-            used = ok & (weights > 0)
-            spread = np.array([np.median(np.abs(res[i][used[i]])) if used[i].any() else np.nan for i in range(n)])
+            with warnings.catch_warnings():  # a circle with no rays used has no spread: NaN, handled below
+                warnings.simplefilter("ignore", RuntimeWarning)
+                spread = np.nanmedian(np.where(ok & (weights > 0), np.abs(res), np.nan), axis=1)
             spread = np.where(np.isfinite(spread), np.maximum(1.4826 * spread, 0.08), 1.0)
             u = res / (4.685 * spread[:, None])
             weights = np.where(ok & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
@@ -503,6 +505,8 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
 OUTER_GAP_MM = (2.0, 12.0)
 """A larger rim is looked for this much (radius) beyond a detected one."""
 OUTER_SUPPORT = 0.8
+OUTER_HOPE = 0.6
+"""The coarse pass of the larger-rim search keeps starts crossing on this fraction of its rays for the full one."""
 OUTER_SHIFT_MM = 4.0
 OUTER_SHIFT_STEPS = 2
 """Unsure detections: starts on a (2·steps + 1)² grid of this spacing (a start within ~2 mm of the rim's centre converges)."""
@@ -541,7 +545,16 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     rows = np.array([k for k, *_ in pairs])
     starts = np.array([rc for _, rc, _, _ in pairs])
     moved = centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
-    out_c, out_r, out_rms, out_rays = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN, passes=3)
+    # Coarse first (half the rays, twice the step: most starts find nothing), then the hopeful ones in full.
+    _, coarse_r, coarse_rms, coarse_rays = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
+                                                               passes=3, rays=FIT_RAYS // 2, step=0.2)
+    hopeful = np.nonzero(np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * FIT_RAYS // 2)
+                         & (np.abs(coarse_r - starts) <= OUTER_STAY_MM + 0.5))[0]
+    if not len(hopeful):
+        return found
+    rows, starts = rows[hopeful], starts[hopeful]
+    out_c, out_r, out_rms, out_rays = _half_level_centres(rect, moved[hopeful], starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
+                                                         passes=3)
     best: dict[int, tuple[float, tuple[np.ndarray, float, float, float, float]]] = {}
     for j, k in enumerate(rows.tolist()):
         if not (np.isfinite(out_rms[j]) and out_rms[j] <= OUTER_RMS_MM and out_rays[j] >= OUTER_SUPPORT * FIT_RAYS):
