@@ -387,7 +387,8 @@ def _fit(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np
     for it in range(8):
         res = rho - params @ design.T
         absr = np.where(usable, np.abs(res), np.nan)
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), warnings.catch_warnings():  # a circle with no usable ray: NaN, handled below
+            warnings.simplefilter("ignore", RuntimeWarning)
             scale = np.maximum(1.4826 * np.nanmedian(np.where(weights > 0, absr, np.nan), axis=1), 0.08)
         scale = np.where(np.isfinite(scale), scale, 1.0)
         u = res / (4.685 * scale[:, None])
@@ -662,7 +663,9 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     for (confidence, i), centre, e_half, n_half in zip(found, half_centres, half_rms, half_rays):
         if n_half < HALF_MIN_SUPPORT * FIT_RAYS:
             continue
-        if np.isfinite(e_half) and 0 <= centre[0] <= w and 0 <= centre[1] <= d:
+        # Its scatter no larger than the rim fit's, or the rim fit is the better measurement (a coarse photo's
+        # blur can spread the half-way level over millimetres).
+        if np.isfinite(e_half) and e_half <= rms[i] and 0 <= centre[0] <= w and 0 <= centre[1] <= d:
             measured.append((confidence, i, centre, float(e_half), float(n_half), float(radii[i]), float(free_r[i])))
         else:
             measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS), float(radii[i]), float(free_r[i])))
