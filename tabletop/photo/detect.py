@@ -506,6 +506,8 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
 OUTER_GAP_MM = (2.0, 12.0)
 """A larger rim is looked for this much (radius) beyond a detected one."""
 OUTER_SUPPORT = 0.8
+LOOSE_SUPPORT, LOOSE_RMS_MM = 0.6, 0.6
+"""A larger rim round a detection lifted over the bar by the half-level fit (see ``FAINT_FLOOR``) vetoes it at this."""
 OUTER_HOPE = 0.6
 """The coarse pass of the larger-rim search keeps starts crossing on this fraction of its rays for the full one."""
 OUTER_SHIFT_MM = 4.0
@@ -523,7 +525,7 @@ OUTER_STAY_MM = 1.0
 
 
 def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                scale: Scale, sizes: np.ndarray, unsure: np.ndarray) -> list[tuple[np.ndarray, float, float, float, float] | None]:
+                scale: Scale, sizes: np.ndarray, unsure: np.ndarray, loose: np.ndarray | None = None) -> list[tuple[np.ndarray, float, float, float, float] | None]:
     """Per detection, a larger catalogue rim round it seen all round, if any: (centre, catalogue radius,
     fitted radius, rms, rays).
 
@@ -533,7 +535,8 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     finds that rim on most rays, with little scatter, and stays there; round a true rim it finds nothing
     larger (it is drawn back to the rim it knows, or crosses on few rays). A miniature need not stand in its
     base's middle: round the ``unsure`` detections the fit is also started from a grid of centres up to
-    ``OUTER_SHIFT_STEPS`` × ``OUTER_SHIFT_MM`` away (three passes converge from about 2 mm off).
+    ``OUTER_SHIFT_STEPS`` × ``OUTER_SHIFT_MM`` away (three passes converge from about 2 mm off). Round the
+    ``loose`` ones a rim seen on fewer rays, with more scatter, counts (``LOOSE_SUPPORT``, ``LOOSE_RMS_MM``).
     """
     found: list[tuple[np.ndarray, float, float, float, float] | None] = [None] * len(centres)
     grid = OUTER_SHIFT_MM * np.arange(-OUTER_SHIFT_STEPS, OUTER_SHIFT_STEPS + 1)
@@ -558,7 +561,9 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
                                                          passes=3)
     best: dict[int, tuple[float, tuple[np.ndarray, float, float, float, float]]] = {}
     for j, k in enumerate(rows.tolist()):
-        if not (np.isfinite(out_rms[j]) and out_rms[j] <= OUTER_RMS_MM and out_rays[j] >= OUTER_SUPPORT * FIT_RAYS):
+        lax = loose is not None and bool(loose[k])
+        if not (np.isfinite(out_rms[j]) and out_rms[j] <= (LOOSE_RMS_MM if lax else OUTER_RMS_MM)
+                and out_rays[j] >= (LOOSE_SUPPORT if lax else OUTER_SUPPORT) * FIT_RAYS):
             continue
         if abs(out_r[j] - starts[j]) > OUTER_STAY_MM:
             continue  # drawn back inwards (to the known rim, or a shadow round it): no larger rim here
@@ -582,6 +587,11 @@ def _confidence(support: float, rms: float, contrast: float, snap_err: float, rm
 
 
 SEARCH_MIN_SCORE = 0.3
+FAINT_FLOOR = 0.05
+"""Rims under the confidence bar but above this are measured by the half-level fit too: a faint base's rim
+fit scatters by about a millimetre (its steepest fall wanders on a weak edge) where the half-level fit
+scatters a third of that, and with that scatter such a base clears the bar. One so lifted is dropped if a
+larger rim round it is seen on 60 % of rays (``LOOSE_SUPPORT``): it may be a figure on an invisible base."""
 SUPPORT_NONE, SUPPORT_FULL = 0.6, 0.85
 """Fraction of rays on the rim: a base's rim is seen on most rays (a miniature hides a few); a circle
 traced through texture, or a wrong circle on a base, agrees on fewer."""
@@ -642,21 +652,38 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                    and math.hypot(*(centres[i] - c_out)) + radii[i] <= r_out + 1.5 for c_out, r_out, s_out in all_round)
 
     found: list[tuple[float, int]] = []
+    faint: list[tuple[float, int]] = []  # below the bar on the rim fit's scatter: the half-level fit may lift them
     for i in np.nonzero(finite)[0]:
         snap_err = abs(2 * free_r[i] - 2 * radii[i])
         confidence = _confidence(float(support[i]), float(rms[i]), float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
-        if confidence < min_confidence or inside_a_rim(i):
+        if inside_a_rim(i) or not (0 <= centres[i][0] <= w and 0 <= centres[i][1] <= d):
             continue
-        cx, cy = centres[i]
-        if not (0 <= cx <= w and 0 <= cy <= d):
-            continue
-        found.append((float(np.clip(confidence, 0.0, 1.0)), int(i)))
-    if not found:
+        if confidence >= min_confidence:
+            found.append((float(np.clip(confidence, 0.0, 1.0)), int(i)))
+        elif confidence >= FAINT_FLOOR:
+            faint.append((confidence, int(i)))
+    if not found and not faint:
         return []
-    pick = np.array([i for _, i in found])
+    pick = np.array([i for _, i in found + faint])
     # The centre where the colour is half-way between the base's and the mat's (the rim fit's where the
     # radius runs off). Inside a base's colour, outside the mat's, on most of the circle: or it is not a base.
     half_centres, _, half_rms, half_rays = _half_level_centres(rect, centres[pick], free_r[pick], mat_colour[pick], mat.whiten, scale)
+    lifted: set[int] = set()
+    for k in range(len(found), len(pick)):
+        i = int(pick[k])
+        if np.isfinite(half_rms[k]) and half_rms[k] < rms[i] and half_rays[k] >= HALF_MIN_SUPPORT * FIT_RAYS:
+            snap_err = abs(2 * free_r[i] - 2 * radii[i])
+            confidence = _confidence(float(support[i]), float(half_rms[k]), float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
+            if confidence >= min_confidence:
+                found.append((float(confidence), i))
+                lifted.add(i)
+                continue
+        found.append((-1.0, i))  # stays below the bar: dropped below
+    keep = np.array([c >= 0 for c, _ in found])
+    found = [f for f, k in zip(found, keep) if k]
+    if not found:
+        return []
+    pick, half_centres, half_rms, half_rays = pick[keep], half_centres[keep], half_rms[keep], half_rays[keep]
     if trace is not None:
         trace.update(half=(pick.copy(), half_centres.copy(), half_rms.copy(), half_rays.copy()))
     measured: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
@@ -672,7 +699,11 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     if measured:
         outer = _outer_rims(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
                             mat_colour[[m[1] for m in measured]], mat.whiten, scale, sizes,
-                            np.array([m[0] < OUTER_UNSURE for m in measured]))
+                            np.array([m[0] < OUTER_UNSURE for m in measured]), np.array([m[1] in lifted for m in measured]))
+        vetoed = [k for k, o in enumerate(outer) if o is not None and measured[k][1] in lifted]
+        for k in sorted(vetoed, reverse=True):
+            del measured[k]
+            del outer[k]
         if trace is not None:
             trace.update(outer=outer)
         for k, found_outer in enumerate(outer):
