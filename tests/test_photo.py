@@ -502,3 +502,31 @@ def test_a_figure_off_the_middle_of_an_invisible_base_is_not_lifted(monkeypatch:
     monkeypatch.setattr(detect, "LOOSE_SUPPORT", 2.0)  # no larger rim can veto
     photo, result = _analysed(415)
     assert max(score(list(result.bases), photo.bases).centre_errors_mm) > 5.0
+
+
+def test_outer_rim_reports_the_catalogue_size_nearest_its_fit() -> None:
+    """A faint 32 mm base round a white figure found at 25 mm: the fits started at 30 and 32 mm settle on the
+    same rim; it is reported as 32 mm, the size nearest the fit (not the first start that reached it)."""
+    from tabletop.photo import BASE_SIZES_MM
+    from tabletop.photo.detect import _outer_rims, mat_model, photo_scale
+
+    s, cx, cy, r = 4.0, 60.0, 50.0, 16.0
+    rect = _top_down((120.0, 100.0), s, lambda img, to_px: _dark_base_with_bright_figure(img, to_px, cx, cy, r, s), seed=4)
+    mat = mat_model(rect.image)
+    colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]]), np.array([12.5 * s]))
+    sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
+    (outline,) = _outer_rims(rect, np.array([[cx, cy]]), np.array([12.5]), colour, mat.whiten, photo_scale(rect), sizes,
+                             np.array([False]))
+    assert outline is not None
+    assert outline[1] == r
+
+
+def test_a_small_photo_is_not_moved_by_the_half_level_fit_s_blurred_bands() -> None:
+    """640x480 of a 48" table (3.5 mm a pixel): the half-level bands, widened with the blur, would reach past a
+    small base's middle and moved one 6.8 mm the wrong way; there the rim fit's centre is kept (worst 2.9 mm,
+    the rim fit's own error on this photo)."""
+    photo = synth_photo(4, size=(640, 480), n_bases=30)
+    result = analyse_image(LoadedImage(photo.image, "small.jpg", (640, 480)), photo.table_mm)
+    s = score(list(result.bases), photo.bases)
+    assert s.matched >= 8
+    assert max(s.centre_errors_mm) <= 3.0

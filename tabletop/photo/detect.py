@@ -421,6 +421,8 @@ HALF_REACH_MM = 1.5
 HALF_MIN_RAYS = 30
 """Fewer crossings than this and the half-level fit does not move the centre (the first pass may start
 a millimetre off, where a faint base is crossed on few rays; the second, re-centred, on many)."""
+HALF_MAX_MOVE_MM = 1.5
+"""The half-level centre is taken only this close to the rim fit's (a bevel pulled that by up to 1.3 mm)."""
 HALF_MIN_SUPPORT = 0.5
 """A detection whose half-level crossing is kept on fewer than this fraction of its rays is dropped: on the
 benchmark's 55 photos every true base kept at least 63 %, a circle fitted round a miniature on a base of
@@ -428,7 +430,7 @@ the mat's own colour 27 %."""
 
 
 def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-                        whiten: np.ndarray, scale: Scale, min_span: float = 1e-6, passes: int = 2, rays: int = FIT_RAYS,
+                        whiten: np.ndarray, scale: Scale, min_span: float | np.ndarray = 1e-6, passes: int = 2, rays: int = FIT_RAYS,
                         step: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-centre each rim where the colour is half-way from the base's to the mat's, ray by ray.
 
@@ -443,8 +445,8 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
 
     ``min_span``: the least difference (whitened units) between the two bands' colours for the level to mean
     anything; below it a circle has no crossings. Returns centres, radii (where the level crosses), rms of
-    the kept rays' residuals (mm; inf, and the centre not moved, where fewer than ``HALF_MIN_RAYS`` rays
-    crossed near the rim or the radius ran off) and the number of kept rays.
+    the kept rays' residuals (mm; inf where, in the last pass, fewer than ``HALF_MIN_RAYS`` rays crossed near
+    the rim or the radius ran off: that pass does not move the centre) and the number of kept rays.
     """
     n = len(centres)
     angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
@@ -503,6 +505,13 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     return centres, radius, rms, kept
 
 
+def _half_level_fits(radii: np.ndarray, scale: Scale) -> np.ndarray:
+    """Whether the half-level fit's inside band lies well within each rim (on a coarse photo it widens with the
+    blur and, on a small base, would reach past the middle)."""
+    grow = max(1.0, scale.gate_mm / GATE_MM)
+    return radii - HALF_INSIDE_MM[0] * grow >= 0.4 * radii
+
+
 OUTER_GAP_MM = (2.0, 12.0)
 """A larger rim is looked for this much (radius) beyond a detected one."""
 OUTER_SUPPORT = 0.8
@@ -539,11 +548,12 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     ``loose`` ones a rim seen on fewer rays, with more scatter, counts (``LOOSE_SUPPORT``, ``LOOSE_RMS_MM``).
     """
     found: list[tuple[np.ndarray, float, float, float, float] | None] = [None] * len(centres)
+    coarse = scale.gate_mm > 1.5 * GATE_MM  # the grid's starts cost seconds there, and its bands blur past small bases
     grid = OUTER_SHIFT_MM * np.arange(-OUTER_SHIFT_STEPS, OUTER_SHIFT_STEPS + 1)
     shifts = [(0.0, 0.0)] + [(float(dx), float(dy)) for dx in grid for dy in grid if (dx, dy) != (0.0, 0.0)]
     pairs = [(k, float(rc), dx, dy) for k in range(len(centres)) for rc in sizes / 2
              if radii[k] + OUTER_GAP_MM[0] <= rc <= radii[k] + OUTER_GAP_MM[1]
-             for dx, dy in (shifts if unsure[k] else shifts[:1])]
+             for dx, dy in (shifts if unsure[k] and not coarse else shifts[:1])]
     if not pairs:
         return found
     rows = np.array([k for k, *_ in pairs])
@@ -552,7 +562,7 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     # Coarse first (half the rays, twice the step: most starts find nothing), then the hopeful ones in full.
     _, coarse_r, coarse_rms, coarse_rays = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
                                                                passes=3, rays=FIT_RAYS // 2, step=0.2)
-    hopeful = np.nonzero(np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * FIT_RAYS // 2)
+    hopeful = np.nonzero(np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * (FIT_RAYS // 2))
                          & (np.abs(coarse_r - starts) <= OUTER_STAY_MM + 0.5))[0]
     if not len(hopeful):
         return found
@@ -569,8 +579,12 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
             continue  # drawn back inwards (to the known rim, or a shadow round it): no larger rim here
         if math.hypot(*(out_c[j] - centres[k])) > starts[j] - radii[k] / 2:
             continue  # what was found must stand on it (a figure may reach over the rim, not stand beside it)
+        # Starts 1 mm apart (28, 30, 32 mm) can settle on one rim: it is the catalogue size nearest the fit.
+        snapped = float(sizes[np.argmin(np.abs(sizes / 2 - out_r[j]))]) / 2
+        if snapped <= radii[k]:
+            continue
         if k not in best or out_rays[j] > best[k][0]:
-            best[k] = (float(out_rays[j]), (out_c[j], float(starts[j]), float(out_r[j]), float(out_rms[j]), float(out_rays[j])))
+            best[k] = (float(out_rays[j]), (out_c[j], snapped, float(out_r[j]), float(out_rms[j]), float(out_rays[j])))
     for k, (_, hit) in best.items():
         found[k] = hit
     return found
@@ -667,11 +681,18 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     pick = np.array([i for _, i in found + faint])
     # The centre where the colour is half-way between the base's and the mat's (the rim fit's where the
     # radius runs off). Inside a base's colour, outside the mat's, on most of the circle: or it is not a base.
-    half_centres, _, half_rms, half_rays = _half_level_centres(rect, centres[pick], free_r[pick], mat_colour[pick], mat.whiten, scale)
+    # (A faint rim's bands must differ by more than the mat's texture, or its crossings only trace that texture.)
+    spans = np.where(np.arange(len(pick)) < len(found), 1e-6, OUTER_MIN_SPAN)
+    half_centres, _, half_rms, half_rays = _half_level_centres(rect, centres[pick], free_r[pick], mat_colour[pick], mat.whiten, scale,
+                                                               spans)
+    measurable = _half_level_fits(free_r[pick], scale)
+    moved = np.hypot(*(half_centres - centres[pick]).T)
+    trusted = (np.isfinite(half_rms) & (half_rms <= rms[pick]) & measurable & (moved <= HALF_MAX_MOVE_MM)
+               & (half_centres[:, 0] >= 0) & (half_centres[:, 0] <= w) & (half_centres[:, 1] >= 0) & (half_centres[:, 1] <= d))
     lifted: set[int] = set()
     for k in range(len(found), len(pick)):
         i = int(pick[k])
-        if np.isfinite(half_rms[k]) and half_rms[k] < rms[i] and half_rays[k] >= HALF_MIN_SUPPORT * FIT_RAYS:
+        if trusted[k] and half_rms[k] < rms[i] and half_rays[k] >= HALF_MIN_SUPPORT * FIT_RAYS:
             snap_err = abs(2 * free_r[i] - 2 * radii[i])
             confidence = _confidence(float(support[i]), float(half_rms[k]), float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
             if confidence >= min_confidence:
@@ -684,15 +705,16 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     if not found:
         return []
     pick, half_centres, half_rms, half_rays = pick[keep], half_centres[keep], half_rms[keep], half_rays[keep]
+    measurable, trusted = measurable[keep], trusted[keep]
     if trace is not None:
         trace.update(half=(pick.copy(), half_centres.copy(), half_rms.copy(), half_rays.copy()))
     measured: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
-    for (confidence, i), centre, e_half, n_half in zip(found, half_centres, half_rms, half_rays):
-        if n_half < HALF_MIN_SUPPORT * FIT_RAYS:
+    for (confidence, i), centre, e_half, n_half, fits, trust in zip(found, half_centres, half_rms, half_rays, measurable, trusted):
+        if fits and n_half < HALF_MIN_SUPPORT * FIT_RAYS:
             continue
-        # Its scatter no larger than the rim fit's, or the rim fit is the better measurement (a coarse photo's
-        # blur can spread the half-way level over millimetres).
-        if np.isfinite(e_half) and e_half <= rms[i] and 0 <= centre[0] <= w and 0 <= centre[1] <= d:
+        # Its scatter no larger than the rim fit's and moved no further than a bevel can pull the rim fit, or the
+        # rim fit is the better measurement (a coarse photo's blur spreads the half-way level over millimetres).
+        if trust:
             measured.append((confidence, i, centre, float(e_half), float(n_half), float(radii[i]), float(free_r[i])))
         else:
             measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS), float(radii[i]), float(free_r[i])))
