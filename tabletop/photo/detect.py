@@ -24,6 +24,11 @@
    size's fit; a ring inside a larger rim seen all round is dropped (a base cannot stand on a base: it is
    the miniature's outline), then of overlapping detections the surer is kept.
 
+5. *Measure again* (``_half_level_centres``): where the colour is half-way from the base's to the mat's, the
+   same level on every ray, so a bevel of the mat's colour cannot pull the centre; faint rims just under the
+   bar are re-scored with that fit's scatter. *A larger rim* (``_outer_rims``): round each detection, a larger
+   catalogue rim seen all round is the base, and the detection its figure's outline.
+
 Lengths along the rays (the colour gates, smoothing, the expected scatter) grow with the photo's mm per
 pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken for two edges.
 """
