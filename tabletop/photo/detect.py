@@ -520,11 +520,13 @@ def _half_level_fits(radii: np.ndarray, scale: Scale) -> np.ndarray:
 OUTER_GAP_MM = (2.0, 12.0)
 """A larger rim is looked for this much (radius) beyond a detected one."""
 OUTER_SUPPORT = 0.8
+"""A larger rim must be crossed on this fraction of the rays."""
 LOOSE_SUPPORT, LOOSE_RMS_MM = 0.6, 0.6
 """A larger rim round a detection lifted over the bar by the half-level fit (see ``FAINT_FLOOR``) vetoes it at this."""
 OUTER_HOPE = 0.6
 """The coarse pass of the larger-rim search keeps starts crossing on this fraction of its rays for the full one."""
 OUTER_SHIFT_MM = 4.0
+"""Spacing of the shifted starts round an unsure detection."""
 OUTER_SHIFT_STEPS = 2
 """Unsure detections: starts on a (2·steps + 1)² grid of this spacing (a start within ~2 mm of the rim's centre converges)."""
 OUTER_UNSURE = 0.5
@@ -534,12 +536,14 @@ OUTER_MIN_SPAN = 1.0
 or the half-level fit only traces the mat's noise, which crosses its own median on every ray. The least
 seen round a true base in the benchmark's photos was 1.6; the median round a circle on bare mat 0.3."""
 OUTER_RMS_MM = 0.5
+"""A larger rim's crossings may scatter about its circle by at most this much."""
 OUTER_STAY_MM = 1.0
 """The larger rim's half-level radius must stay this close to the catalogue radius it was started at."""
 
 
 def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                scale: Scale, sizes: np.ndarray, unsure: np.ndarray, loose: np.ndarray | None = None) -> list[tuple[np.ndarray, float, float, float, float] | None]:
+                scale: Scale, sizes: np.ndarray, unsure: np.ndarray,
+                loose: np.ndarray | None = None) -> list[tuple[np.ndarray, float, float, float, float] | None]:
     """Per detection, a larger catalogue rim round it seen all round, if any: (centre, catalogue radius,
     fitted radius, rms, rays).
 
