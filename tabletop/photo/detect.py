@@ -229,6 +229,11 @@ class Scale:
         return max(GATE_MM, 2.0 * self.mm_per_px)
 
     @property
+    def widen(self) -> float:
+        """How much wider than on a sharp photo the half-level bands are (the gate's growth with the blur)."""
+        return max(1.0, self.gate_mm / GATE_MM)
+
+    @property
     def smooth_mm(self) -> float:
         return max(0.25, 0.4 * self.mm_per_px)
 
@@ -351,6 +356,28 @@ LOCATE_INWARD, LOCATE_OUTWARD_MM = 0.85, 0.4
 CONTAINING_SUPPORT = 0.85
 
 
+def _tukey_circle(rho: np.ndarray, usable: np.ndarray, design: np.ndarray, params: np.ndarray,
+                  iterations: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Rim distances ``rho`` [n, rays] (used where ``usable``) fitted as R + dx·cos a + dy·sin a by Tukey-weighted
+    least squares (IRLS from ``params`` [n, 3], all circles at once): the parameters and the last weights.
+
+    Rays through an overhanging miniature, a weapon or a neighbour end with weight 0.
+    """
+    weights = usable.astype(float)
+    for _ in range(iterations):
+        res = rho - params @ design.T
+        with np.errstate(all="ignore"), warnings.catch_warnings():  # a circle with no ray in use: NaN, handled below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            spread = np.nanmedian(np.where(usable & (weights > 0), np.abs(res), np.nan), axis=1)
+        spread = np.where(np.isfinite(spread), np.maximum(1.4826 * spread, 0.08), 1.0)
+        u = res / (4.685 * spread[:, None])
+        weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
+        ata = np.einsum("nk,ki,kj->nij", weights, design, design) + 1e-9 * np.eye(design.shape[1])
+        atb = np.einsum("nk,ki,nk->ni", weights, design, rho)
+        params = np.linalg.solve(ata, atb[..., None])[..., 0]
+    return params, weights
+
+
 def _fit(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
          half: float, scale: Scale) -> tuple[np.ndarray, ...]:
     """One fine pass: rim points on FIT_RAYS rays within ±half of each circle; fixed- and free-radius fits.
@@ -386,21 +413,8 @@ def _fit(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np
     # Rays from a centre within a millimetre of the true one: rho_i = R + dx·cos a_i + dy·sin a_i + noise,
     # linear in (R, dx, dy). Tukey-weighted least squares (IRLS), all candidates at once.
     design = np.column_stack([np.ones(FIT_RAYS), ux, uy])  # [rays, 3]
-    weights = usable.astype(float)
     r0 = np.array([np.median(rho[i][usable[i]]) if usable[i].any() else radii[i] for i in range(n)])
-    params = np.column_stack([r0, np.zeros(n), np.zeros(n)])
-    for it in range(8):
-        res = rho - params @ design.T
-        absr = np.where(usable, np.abs(res), np.nan)
-        with np.errstate(all="ignore"), warnings.catch_warnings():  # a circle with no usable ray: NaN, handled below
-            warnings.simplefilter("ignore", RuntimeWarning)
-            scale = np.maximum(1.4826 * np.nanmedian(np.where(weights > 0, absr, np.nan), axis=1), 0.08)
-        scale = np.where(np.isfinite(scale), scale, 1.0)
-        u = res / (4.685 * scale[:, None])
-        weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
-        ata = np.einsum("nk,ki,kj->nij", weights, design, design) + 1e-9 * np.eye(3)
-        atb = np.einsum("nk,ki,nk->ni", weights, design, rho)
-        params = np.linalg.solve(ata, atb[..., None])[..., 0]
+    params, weights = _tukey_circle(rho, usable, design, np.column_stack([r0, np.zeros(n), np.zeros(n)]))
     # The same weights with the radius held at the catalogue size.
     fixed_rhs = rho - radii[:, None]
     ata2 = np.einsum("nk,ki,kj->nij", weights, design[:, 1:], design[:, 1:]) + 1e-9 * np.eye(2)
@@ -456,7 +470,7 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     n = len(centres)
     angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
     design = np.column_stack([np.ones(rays), np.cos(angles), np.sin(angles)])
-    grow = max(1.0, scale.gate_mm / GATE_MM)  # a coarse photo's blur is wider: so are the bands
+    grow = scale.widen  # a coarse photo's blur is wider: so are the bands
     in_far, in_near = HALF_INSIDE_MM[0] * grow, HALF_INSIDE_MM[1] * grow
     out_near, out_far = HALF_OUTSIDE_MM[0] * grow, HALF_OUTSIDE_MM[1] * grow
     reach = HALF_REACH_MM * grow
@@ -485,19 +499,7 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
         j = np.argmin(away, axis=2)[..., None]
         ok = (np.take_along_axis(away, j, 2)[..., 0] <= reach) & ~flat[:, None]
         rho = np.where(ok, np.take_along_axis(pos, j, 2)[..., 0], 0.0)
-        params = np.column_stack([radius, np.zeros(n), np.zeros(n)])
-        weights = ok.astype(float)
-        for _ in range(8):
-            res = np.where(ok, rho - params @ design.T, 0.0)
-            with warnings.catch_warnings():  # a circle with no rays used has no spread: NaN, handled below
-                warnings.simplefilter("ignore", RuntimeWarning)
-                spread = np.nanmedian(np.where(ok & (weights > 0), np.abs(res), np.nan), axis=1)
-            spread = np.where(np.isfinite(spread), np.maximum(1.4826 * spread, 0.08), 1.0)
-            u = res / (4.685 * spread[:, None])
-            weights = np.where(ok & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
-            ata = np.einsum("nk,ki,kj->nij", weights, design, design) + 1e-9 * np.eye(3)
-            atb = np.einsum("nk,ki,nk->ni", weights, design, rho)
-            params = np.linalg.solve(ata, atb[..., None])[..., 0]
+        params, weights = _tukey_circle(rho, ok, design, np.column_stack([radius, np.zeros(n), np.zeros(n)]))
         inlier = weights > 0.1
         count = inlier.sum(axis=1)
         good = (count >= HALF_MIN_RAYS) & (np.abs(params[:, 0] - radius) <= reach)
@@ -513,8 +515,7 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
 def _half_level_fits(radii: np.ndarray, scale: Scale) -> np.ndarray:
     """Whether the half-level fit's inside band lies well within each rim (on a coarse photo it widens with the
     blur and, on a small base, would reach past the middle)."""
-    grow = max(1.0, scale.gate_mm / GATE_MM)
-    return radii - HALF_INSIDE_MM[0] * grow >= 0.4 * radii
+    return radii - HALF_INSIDE_MM[0] * scale.widen >= 0.4 * radii
 
 
 OUTER_GAP_MM = (2.0, 12.0)
@@ -674,11 +675,14 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         return any(r_out > radii[i] and s_out >= support[i]
                    and math.hypot(*(centres[i] - c_out)) + radii[i] <= r_out + 1.5 for c_out, r_out, s_out in all_round)
 
+    def rim_confidence(i: int, scatter: float) -> float:
+        snap_err = abs(2 * free_r[i] - 2 * radii[i])
+        return _confidence(float(support[i]), scatter, float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
+
     found: list[tuple[float, int]] = []
     faint: list[tuple[float, int]] = []  # below the bar on the rim fit's scatter: the half-level fit may lift them
     for i in np.nonzero(finite)[0]:
-        snap_err = abs(2 * free_r[i] - 2 * radii[i])
-        confidence = _confidence(float(support[i]), float(rms[i]), float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
+        confidence = rim_confidence(int(i), float(rms[i]))
         if inside_a_rim(i) or not (0 <= centres[i][0] <= w and 0 <= centres[i][1] <= d):
             continue
         if confidence >= min_confidence:
@@ -698,19 +702,16 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     moved = np.hypot(*(half_centres - centres[pick]).T)
     trusted = (np.isfinite(half_rms) & (half_rms <= rms[pick]) & measurable & (moved <= HALF_MAX_MOVE_MM)
                & (half_centres[:, 0] >= 0) & (half_centres[:, 0] <= w) & (half_centres[:, 1] >= 0) & (half_centres[:, 1] <= d))
+    keep = list(range(len(found)))  # rows of pick: the confident, then the faint ones lifted over the bar
     lifted: set[int] = set()
     for k in range(len(found), len(pick)):
         i = int(pick[k])
         if trusted[k] and half_rms[k] < rms[i] and half_rays[k] >= HALF_MIN_SUPPORT * FIT_RAYS:
-            snap_err = abs(2 * free_r[i] - 2 * radii[i])
-            confidence = _confidence(float(support[i]), float(half_rms[k]), float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
+            confidence = rim_confidence(i, float(half_rms[k]))
             if confidence >= min_confidence:
                 found.append((float(confidence), i))
+                keep.append(k)
                 lifted.add(i)
-                continue
-        found.append((-1.0, i))  # stays below the bar: dropped below
-    keep = np.array([c >= 0 for c, _ in found])
-    found = [f for f, k in zip(found, keep) if k]
     if not found:
         return []
     pick, half_centres, half_rms, half_rays = pick[keep], half_centres[keep], half_rms[keep], half_rays[keep]
