@@ -22,8 +22,8 @@ from tabletop.photo.detect import fit_circle  # noqa: E402
 from tabletop.photo.imageio import check_corners, load_image, parse_corners, parse_table_size, to_file, to_working  # noqa: E402
 from tabletop.photo.pipeline import analyse_image  # noqa: E402
 from tabletop.photo.rectify import homography_from_corners, rectify  # noqa: E402
-from tabletop.photo.synth import score, synth_photo  # noqa: E402
-from tabletop.photo.values import LoadedImage, PhotoError, apply_homography  # noqa: E402
+from tabletop.photo.synth import SynthPhoto, score, synth_photo  # noqa: E402
+from tabletop.photo.values import LoadedImage, PhotoError, PhotoResult, apply_homography  # noqa: E402
 
 from .conftest import ROOT  # noqa: E402
 
@@ -361,13 +361,23 @@ def test_half_level_refuses_a_circle_fitted_round_a_miniature() -> None:
     assert 0 < rays[0] < HALF_MIN_SUPPORT * FIT_RAYS, rays
 
 
+def _as_the_benchmark_reads_it(photo: SynthPhoto) -> np.ndarray:
+    """The synthetic photo written as a quality-95 JPEG and read back, as ``benchmarks/photo.py`` does."""
+    ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _analysed(seed: int) -> tuple[SynthPhoto, PhotoResult]:
+    """A 4000x3000 synthetic photo of seed ``seed`` and the pipeline's result on it, as the benchmark reads it."""
+    photo = synth_photo(seed)
+    return photo, analyse_image(LoadedImage(_as_the_benchmark_reads_it(photo), f"synthetic-{seed}.jpg", (4000, 3000)), photo.table_mm)
+
+
 @pytest.mark.parametrize(("seed", "was"), [(100, 1.012), (309, 1.317)])
 def test_worst_benchmark_bases_within_1_mm(seed: int, was: float) -> None:
     """The benchmark photos whose worst base was over 1 mm off (a bevel the mat's colour, sized a step too small)."""
-    photo = synth_photo(seed)
-    ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    result = analyse_image(LoadedImage(image, f"synthetic-{seed}.jpg", (4000, 3000)), photo.table_mm)
+    photo, result = _analysed(seed)
     s = score(list(result.bases), photo.bases)
     assert s.matched >= 38
     assert max(s.centre_errors_mm) <= 1.0 < was
@@ -434,8 +444,7 @@ def leaked_outline_photos() -> dict[int, tuple[object, np.ndarray]]:
     out = {}
     for seed in (520, 540):
         photo = synth_photo(seed)
-        ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        out[seed] = (photo, cv2.imdecode(buf, cv2.IMREAD_COLOR))
+        out[seed] = (photo, _as_the_benchmark_reads_it(photo))
     return out
 
 
@@ -472,13 +481,6 @@ def test_a_coarse_photo_keeps_the_rim_fit_where_the_half_level_scatters_more() -
     s = score(list(result.bases), photo.bases)
     assert s.matched >= 6
     assert max(s.centre_errors_mm) <= 1.0
-
-
-def _analysed(seed: int) -> tuple[object, object]:
-    photo = synth_photo(seed)
-    ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    image = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return photo, analyse_image(LoadedImage(image, f"synthetic-{seed}.jpg", (4000, 3000)), photo.table_mm)
 
 
 def test_a_faint_base_is_lifted_over_the_bar_by_its_half_level_scatter() -> None:
