@@ -20,6 +20,7 @@ import numpy as np
 import pygame
 
 from tabletop.model import Backdrop, Base, Model, Scenario
+from tabletop.photo.values import COARSE_MM_PER_PX
 
 from . import overlays
 from .backdrop import OPACITY_STEP
@@ -280,6 +281,11 @@ class PhotoImportMixin:
             self._refresh_widgets()
             self.flash(f"{len(models)} bases found (calibration ±{result.calibration_rms_mm:.2f} mm): "
                        "A accepts the selected one or all, Delete drops one, drag to nudge")
+            if result.coarse:
+                self.show_message("A coarse photo: check every base", html.escape(
+                    f"This photo shows up to {result.mm_per_px:.2f} mm of the table per pixel. Above {COARSE_MM_PER_PX} mm "
+                    "some bases are missed and some are placed millimetres off. Check each proposed base against the "
+                    "photo before accepting it, or photograph the table closer or at full resolution."))
 
     def wait_photo_import(self, timeout: float = 120.0) -> None:
         """Block until the background work is done (tests and scripted runs)."""

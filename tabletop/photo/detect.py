@@ -378,11 +378,22 @@ def _tukey_circle(rho: np.ndarray, usable: np.ndarray, design: np.ndarray, param
     return params, weights
 
 
+def _centre_spread(inlier: np.ndarray, design: np.ndarray) -> np.ndarray:
+    """The largest variance of a fitted centre per unit residual variance, for each circle fitted on the rays
+    ``inlier`` [n, rays] of ``design`` [rays, k] (the centre its last two columns): 2/n on a full circle of n
+    rays, far more on a short arc, where a free radius and the centre trade off along the arc's axis."""
+    ata = np.einsum("nk,ki,kj->nij", inlier.astype(float), design, design) + 1e-9 * np.eye(design.shape[1])
+    block = np.linalg.inv(ata)[:, -2:, -2:]
+    a, b, c = block[:, 0, 0], block[:, 0, 1], block[:, 1, 1]
+    return (a + c) / 2 + np.sqrt(((a - c) / 2) ** 2 + b * b)
+
+
 def _fit(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
          half: float, scale: Scale) -> tuple[np.ndarray, ...]:
     """One fine pass: rim points on FIT_RAYS rays within ±half of each circle; fixed- and free-radius fits.
 
-    Returns centres (fixed radius), free radii, inlier fractions, residual RMS (mm), median rim evidence.
+    Returns centres (fixed radius), free radii, inlier fractions, residual RMS (mm), median rim evidence and
+    the centres' :func:`_centre_spread`.
     """
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     step = 0.1
@@ -428,7 +439,7 @@ def _fit(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np
         rms = np.sqrt(np.sum(np.where(inlier, res * res, 0.0), axis=1) / count)
         strength = np.array([np.median(b[i][inlier[i]]) if count[i] else 0.0 for i in range(n)])
     rms = np.where(count >= 12, rms, np.inf)
-    return centres + delta, params[:, 0], support, rms, strength
+    return centres + delta, params[:, 0], support, rms, strength, _centre_spread(inlier, design[:, 1:])
 
 
 HALF_INSIDE_MM = (2.5, 1.0)
@@ -465,7 +476,8 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     ``min_span``: the least difference (whitened units) between the two bands' colours for the level to mean
     anything; below it a circle has no crossings. Returns centres, radii (where the level crosses), rms of
     the kept rays' residuals (mm; inf where, in the last pass, fewer than ``HALF_MIN_RAYS`` rays crossed near
-    the rim or the radius ran off: that pass does not move the centre) and the number of kept rays.
+    the rim or the radius ran off: that pass does not move the centre), the number of kept rays and the centres'
+    :func:`_centre_spread` (radius free).
     """
     n = len(centres)
     angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
@@ -483,6 +495,7 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     centres = centres.copy()
     rms = np.full(n, np.inf)
     kept = np.zeros(n, dtype=int)
+    spread = np.full(n, np.inf)
     for _ in range(passes):
         t = radius[:, None] + offset[None, :]
         z = (_sample(rect, centres, t, angles) - mat_colour[:, None, None, :]) @ whiten.T  # [n, rays, m, 3]
@@ -507,9 +520,10 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
         with np.errstate(all="ignore"):
             rms = np.where(good, np.sqrt(np.sum(np.where(inlier, res * res, 0.0), axis=1) / np.maximum(count, 1)), np.inf)
         kept = count
+        spread = _centre_spread(inlier, design)
         centres = centres + np.where(good[:, None], params[:, 1:], 0.0)
         radius = np.where(good, params[:, 0], radius)
-    return centres, radius, rms, kept
+    return centres, radius, rms, kept, spread
 
 
 def _half_level_fits(radii: np.ndarray, scale: Scale) -> np.ndarray:
@@ -570,14 +584,14 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     starts = np.array([rc for _, rc, _, _ in pairs])
     moved = centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
     # Coarse first (half the rays, twice the step: most starts find nothing), then the hopeful ones in full.
-    _, coarse_r, coarse_rms, coarse_rays = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
+    _, coarse_r, coarse_rms, coarse_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
                                                                passes=3, rays=FIT_RAYS // 2, step=0.2)
     hopeful = np.nonzero(np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * (FIT_RAYS // 2))
                          & (np.abs(coarse_r - starts) <= OUTER_STAY_MM + 0.5))[0]
     if not len(hopeful):
         return found
     rows, starts = rows[hopeful], starts[hopeful]
-    out_c, out_r, out_rms, out_rays = _half_level_centres(rect, moved[hopeful], starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
+    out_c, out_r, out_rms, out_rays, _ = _half_level_centres(rect, moved[hopeful], starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
                                                          passes=3)
     best: dict[int, tuple[float, tuple[np.ndarray, float, float, float, float]]] = {}
     for j, k in enumerate(rows.tolist()):
@@ -652,7 +666,7 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     if len(centres) == 0:
         return []
     for half in (1.5, 0.8):
-        centres, free_r, support, rms, strength = _fit(rect, centres, radii, mat_colour, mat.whiten, half, scale)
+        centres, free_r, support, rms, strength, spread = _fit(rect, centres, radii, mat_colour, mat.whiten, half, scale)
     # The size: the catalogue radius nearest the free fit; if it differs, fit again with it.
     snapped = sizes[np.argmin(np.abs(sizes[None, :] - 2 * free_r[:, None]), axis=1)] / 2
     change = np.isfinite(rms) & (snapped != radii)
@@ -661,10 +675,10 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         radii = np.where(change, snapped, radii)
         refit = _fit(rect, centres[sub], radii[sub], mat_colour[sub], mat.whiten, 1.0, scale)
         refit = _fit(rect, refit[0], radii[sub], mat_colour[sub], mat.whiten, 0.8, scale)
-        for arr, new in zip((centres, free_r, support, rms, strength), refit):
+        for arr, new in zip((centres, free_r, support, rms, strength, spread), refit):
             arr[sub] = new
     if trace is not None:
-        trace.update(fit=(centres.copy(), radii.copy(), free_r.copy(), support.copy(), rms.copy(), strength.copy()))
+        trace.update(fit=(centres.copy(), radii.copy(), free_r.copy(), support.copy(), rms.copy(), strength.copy()), fit_spread=spread.copy())
     # Rims seen all round (most rays agree on one circle), whether or not confident enough to report: a ring
     # inside one is the miniature's outline or the top's border on that base, not a base (a base cannot
     # stand on a base), however clear it is. Better a base missed than one placed on its miniature.
@@ -696,11 +710,15 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     # radius runs off). Inside a base's colour, outside the mat's, on most of the circle: or it is not a base.
     # (A faint rim's bands must differ by more than the mat's texture, or its crossings only trace that texture.)
     spans = np.where(np.arange(len(pick)) < len(found), 1e-6, OUTER_MIN_SPAN)
-    half_centres, _, half_rms, half_rays = _half_level_centres(rect, centres[pick], free_r[pick], mat_colour[pick], mat.whiten, scale,
+    half_centres, _, half_rms, half_rays, half_spread = _half_level_centres(rect, centres[pick], free_r[pick], mat_colour[pick], mat.whiten, scale,
                                                                spans)
     measurable = _half_level_fits(free_r[pick], scale)
     moved = np.hypot(*(half_centres - centres[pick]).T)
-    trusted = (np.isfinite(half_rms) & (half_rms <= rms[pick]) & measurable & (moved <= HALF_MAX_MOVE_MM)
+    # Compared by the centre's uncertainty, not the scatter alone: crossings kept on a short arc (a bright
+    # miniature over a base of the mat's colour) scatter little but leave the centre loose along the arc's
+    # axis, where the rim fit, its radius held at the catalogue size, stays tight.
+    sharper = half_rms * np.sqrt(half_spread) <= rms[pick] * np.sqrt(spread[pick])
+    trusted = (np.isfinite(half_rms) & sharper & measurable & (moved <= HALF_MAX_MOVE_MM)
                & (half_centres[:, 0] >= 0) & (half_centres[:, 0] <= w) & (half_centres[:, 1] >= 0) & (half_centres[:, 1] <= d))
     keep = list(range(len(found)))  # rows of pick: the confident, then the faint ones lifted over the bar
     lifted: set[int] = set()
@@ -714,20 +732,21 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                 lifted.add(i)
     if not found:
         return []
-    pick, half_centres, half_rms, half_rays = pick[keep], half_centres[keep], half_rms[keep], half_rays[keep]
+    pick, half_centres, half_rms, half_rays, half_spread = pick[keep], half_centres[keep], half_rms[keep], half_rays[keep], half_spread[keep]
     measurable, trusted = measurable[keep], trusted[keep]
     if trace is not None:
-        trace.update(half=(pick.copy(), half_centres.copy(), half_rms.copy(), half_rays.copy()))
+        trace.update(half=(pick.copy(), half_centres.copy(), half_rms.copy(), half_rays.copy()), half_spread=half_spread.copy())
     measured: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
-    for (confidence, i), centre, e_half, n_half, fits, trust in zip(found, half_centres, half_rms, half_rays, measurable, trusted):
+    for (confidence, i), centre, e_half, n_half, h_spread, fits, trust in zip(found, half_centres, half_rms, half_rays, half_spread,
+                                                                              measurable, trusted):
         if fits and n_half < HALF_MIN_SUPPORT * FIT_RAYS:
             continue
-        # Its scatter no larger than the rim fit's and moved no further than a bevel can pull the rim fit, or the
+        # Its centre no looser than the rim fit's and moved no further than a bevel can pull the rim fit, or the
         # rim fit is the better measurement (a coarse photo's blur spreads the half-way level over millimetres).
         if trust:
-            measured.append((confidence, i, centre, float(e_half), float(n_half), float(radii[i]), float(free_r[i])))
+            measured.append((confidence, i, centre, float(e_half), float(h_spread), float(radii[i]), float(free_r[i])))
         else:
-            measured.append((confidence, i, centres[i], float(rms[i]), float(support[i] * FIT_RAYS), float(radii[i]), float(free_r[i])))
+            measured.append((confidence, i, centres[i], float(rms[i]), float(spread[i]), float(radii[i]), float(free_r[i])))
     if measured:
         outer = _outer_rims(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
                             mat_colour[[m[1] for m in measured]], mat.whiten, scale, sizes,
@@ -742,7 +761,7 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             if found_outer is not None:
                 centre, radius, fitted, e_out, n_out = found_outer
                 if 0 <= centre[0] <= w and 0 <= centre[1] <= d:
-                    measured[k] = (measured[k][0], measured[k][1], centre, e_out, n_out, radius, fitted)
+                    measured[k] = (measured[k][0], measured[k][1], centre, e_out, 2.0 / max(n_out, 1.0), radius, fitted)
     # Bases cannot overlap: of two overlapping detections keep the surer.
     measured.sort(key=lambda item: -item[0])
     chosen: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
@@ -750,9 +769,9 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         if all(math.hypot(*(item[2] - other[2])) > item[5] + other[5] - 2.0 for other in chosen):
             chosen.append(item)
     kept: list[Detection] = []
-    for confidence, _, (cx, cy), e, n_in, radius, fitted in chosen:
-        # Centre error of a circle fit over the full circle: rms * sqrt(2 / n) per axis.
-        sigma_fit = CORRELATION * e * math.sqrt(2.0 / max(n_in, 1.0))
+    for confidence, _, (cx, cy), e, centre_spread, radius, fitted in chosen:
+        # Centre error of the circle fit along its loosest axis: rms * sqrt(2 / n) on a full circle of n rays.
+        sigma_fit = CORRELATION * e * math.sqrt(centre_spread)
         sigma = math.hypot(sigma_fit, rect.calibration_rms_mm)
         kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma)))
     kept.sort(key=lambda det: (det.y_mm, det.x_mm))

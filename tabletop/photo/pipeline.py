@@ -7,10 +7,10 @@ import os
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM
-from tabletop.photo.detect import detect_bases
+from tabletop.photo.detect import detect_bases, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, load_image, to_file, to_working
 from tabletop.photo.rectify import calibration_rms_mm, find_table, homography_from_corners, rectify, refine_corners
-from tabletop.photo.values import Corners, LoadedImage, PhotoError, PhotoResult
+from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult
 
 CLICK_SIGMA_PX = 1.0
 """1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it."""
@@ -53,6 +53,11 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     calibration = calibration_rms_mm(h, work_corners, sigmas)
     rect = rectify(image, work_corners, table_mm, 1.0, calibration)
     bases = tuple(detect_bases(rect, base_sizes_mm))
+    mm_per_px = photo_scale(rect).mm_per_px
+    if mm_per_px > COARSE_MM_PER_PX:
+        notes.append(f"the photo is coarse: up to {mm_per_px:.2f} mm of table per pixel (above {COARSE_MM_PER_PX} mm some bases "
+                     "are missed and some placed millimetres off): check every base, or photograph the table closer "
+                     "or at full resolution")
     return PhotoResult(
         path=loaded.path,
         image_size=loaded.original_size,
@@ -63,6 +68,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         calibration_rms_mm=calibration,
         bases=bases,
         notes=tuple(notes),
+        mm_per_px=mm_per_px,
     )
 
 

@@ -86,6 +86,12 @@ class Detection:
         }
 
 
+COARSE_MM_PER_PX = 0.85
+"""Above this many table millimetres per photo pixel bases are missed and some found millimetres off: on
+synthetic 48" tables, 0.53-0.82 mm/px found 35-40 of 40 bases, none over 0.8 mm off; 0.92-1.26 mm/px
+26-37 of 40, worst 0.9-5.4 mm; 1.3-2.1 mm/px 8-38, worst 1.3-4.7 mm."""
+
+
 @dataclass(frozen=True)
 class PhotoResult:
     """Everything ``tabletop photo`` reports about one photo."""
@@ -100,6 +106,13 @@ class PhotoResult:
     calibration_rms_mm: float
     bases: tuple[Detection, ...]
     notes: tuple[str, ...] = field(default=())
+    mm_per_px: float = 0.0
+    """Table millimetres per photo pixel where the photo is coarsest on the table (0: not measured)."""
+
+    @property
+    def coarse(self) -> bool:
+        """Whether the photo is too coarse for the bases found on it to be trusted unchecked."""
+        return self.mm_per_px > COARSE_MM_PER_PX
 
     def as_json(self) -> dict[str, object]:
         """The object ``tabletop photo --json`` prints."""
