@@ -229,6 +229,11 @@ class Scale:
         return max(GATE_MM, 2.0 * self.mm_per_px)
 
     @property
+    def coarse(self) -> bool:
+        """Whether the blur is wide enough to spread the half-way level over millimetres (about 0.9 mm a pixel)."""
+        return self.gate_mm > 1.5 * GATE_MM
+
+    @property
     def widen(self) -> float:
         """How much wider than on a sharp photo the half-level bands are (the gate's growth with the blur)."""
         return max(1.0, self.gate_mm / GATE_MM)
@@ -452,7 +457,12 @@ HALF_MIN_RAYS = 30
 """Fewer crossings than this and the half-level fit does not move the centre (the first pass may start
 a millimetre off, where a faint base is crossed on few rays; the second, re-centred, on many)."""
 HALF_MAX_MOVE_MM = 1.5
-"""The half-level centre is taken only this close to the rim fit's (a bevel pulled that by up to 1.3 mm)."""
+"""On a coarse photo the half-level centre is taken only this close to the rim fit's (a bevel pulled that by up
+to 1.3 mm; on a 1200x900 photo the half-level fit moved a 40 mm base 1.9 mm the wrong way)."""
+HALF_MAX_MOVE_FINE_MM = 2.5
+"""Elsewhere, this close: a rim fit at a size too large (a weapon past a 25 mm base's rim sized it 28 mm) can sit
+1.5-1.8 mm off, its half-level fit 0.04-0.13 mm. On 180 photos every half-level centre taken 1.5-3.5 mm from the
+rim fit's was the nearer to the truth (10 of 10)."""
 HALF_MIN_SUPPORT = 0.5
 """A detection whose half-level crossing is kept on fewer than this fraction of its rays is dropped: on the
 benchmark's 55 photos every true base kept at least 63 %, a circle fitted round a miniature on a base of
@@ -572,7 +582,7 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     ``loose`` ones a rim seen on fewer rays, with more scatter, counts (``LOOSE_SUPPORT``, ``LOOSE_RMS_MM``).
     """
     found: list[tuple[np.ndarray, float, float, float, float] | None] = [None] * len(centres)
-    coarse = scale.gate_mm > 1.5 * GATE_MM  # the grid's starts cost seconds there, and its bands blur past small bases
+    coarse = scale.coarse  # the grid's starts cost seconds there, and its bands blur past small bases
     grid = OUTER_SHIFT_MM * np.arange(-OUTER_SHIFT_STEPS, OUTER_SHIFT_STEPS + 1)
     shifts = [(0.0, 0.0)] + [(float(dx), float(dy)) for dx in grid for dy in grid if (dx, dy) != (0.0, 0.0)]
     pairs = [(k, float(rc), dx, dy) for k in range(len(centres)) for rc in sizes / 2
@@ -718,7 +728,7 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     # miniature over a base of the mat's colour) scatter little but leave the centre loose along the arc's
     # axis, where the rim fit, its radius held at the catalogue size, stays tight.
     sharper = half_rms * np.sqrt(half_spread) <= rms[pick] * np.sqrt(spread[pick])
-    trusted = (np.isfinite(half_rms) & sharper & measurable & (moved <= HALF_MAX_MOVE_MM)
+    trusted = (np.isfinite(half_rms) & sharper & measurable & (moved <= (HALF_MAX_MOVE_MM if scale.coarse else HALF_MAX_MOVE_FINE_MM))
                & (half_centres[:, 0] >= 0) & (half_centres[:, 0] <= w) & (half_centres[:, 1] >= 0) & (half_centres[:, 1] <= d))
     keep = list(range(len(found)))  # rows of pick: the confident, then the faint ones lifted over the bar
     lifted: set[int] = set()

@@ -15,6 +15,9 @@ SIDE_SEARCH_DEPTH = 0.35
 """How far into the table, as a fraction of its depth across a side, that side's edge is looked for."""
 LEAK_RATIO = 0.25
 """A segmented side whose edge is weaker than this fraction of the strongest straight edge in its band is replaced."""
+BORDER_RATIO = 0.6
+"""A side weaker than this fraction of the strongest edge in its band is replaced if what lies between them is not
+the mat: the segmentation ran over a light border round the mat, and the side is the border's outer edge."""
 
 
 def homography_from_corners(corners_px: Corners, table_mm: tuple[float, float]) -> np.ndarray:
@@ -215,7 +218,8 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tupl
         at = int(np.argmin(np.abs(offsets)))
         flat = int(np.argmin(np.abs(slopes)))
         own = float(score[max(0, flat - 1):flat + 2, max(0, at - 3):at + 4].max())
-        if best > 0 and own < LEAK_RATIO * best:
+        if best > 0 and (own < LEAK_RATIO * best
+                         or (own < BORDER_RATIO * best and _cut_off_is_not_mat(small, pts, normal, float(offsets[s]), float(slopes[k])))):
             start = pts[0] + offsets[s] * normal
             end = pts[-1] + (offsets[s] + slopes[k]) * normal
             lines.append((start, (end - start) / float(np.linalg.norm(end - start))))
@@ -231,6 +235,24 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tupl
             raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
         corners.append(point)
     return np.array(corners), evidence
+
+
+def _cut_off_is_not_mat(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offset: float, slope: float) -> bool:
+    """Whether the strip between a side (through ``pts``) and a line inside it (``offset`` px in at the first point,
+    ``offset + slope`` at the last) looks more like what lies outside the side than like the mat inside the line."""
+    at = offset + slope * np.linspace(0.0, 1.0, len(pts))
+    if float(np.median(at)) < 4.0:
+        return False  # the line is the side itself, or too close to it to have a strip between
+
+    def median_colour(depth: np.ndarray) -> np.ndarray:
+        xy = (pts + depth[:, None] * normal[None, :]).astype(np.float32)
+        colours = cv2.remap(small, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return np.median(colours.reshape(len(pts), -1).astype(np.float32), axis=0)
+
+    strip = median_colour(0.5 * at)
+    mat = median_colour(at + 6.0)
+    outside = median_colour(np.full(len(pts), -6.0))
+    return float(np.linalg.norm(strip - mat)) > float(np.linalg.norm(strip - outside))
 
 
 def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float) -> tuple[np.ndarray, np.ndarray]:
