@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,55 +106,78 @@ def layout_labels(
     cx1, cy1 = box[0] + box[2], box[1] + box[3]
     limits = (cx0, cy0, cx1, cy1)
     fixed_arr = _fixed_obstacles(bases, foci, focus_pad, regions)
-    fixed = fixed_arr.tolist()
-    fixed_set = frozenset(map(tuple, fixed))
+    prev = previous._by_id if previous is not None else {}
+    # The last frame's own layout on the same canvas: its placements are inside the canvas, clear of
+    # each other and of its obstacles, and its grid holds exactly those, so a label asking the same
+    # keeps its rect unless an obstacle that is new this frame meets it, with no grid walk, and the
+    # grid is that grid with what changed taken out and put in (what pass 1 below decides, the fast way).
+    incremental = _INCREMENTAL and previous is not None and previous._canvas == box and previous._grid is not None and previous._cell == cell and bool(prev)
+    last_arr = previous._fixed_arr if incremental and previous is not None else None
+    fixed: list[list[int]] | None = None
+    if last_arr is not None and last_arr.shape == fixed_arr.shape and bool((last_arr == fixed_arr).all()):
+        assert previous is not None
+        fixed_set = previous._fixed  # the same obstacles: no set to build, nothing to compare
+    else:
+        fixed = fixed_arr.tolist()
+        fixed_set = frozenset(map(tuple, fixed))
     if previous is None and _FRESH:
-        return _layout_fresh(box, requests, fixed, fixed_set, cell)
+        assert fixed is not None
+        return _layout_fresh(box, requests, fixed, fixed_set, fixed_arr, cell)
 
-    grid = _Grid(box, cell)
     n = len(requests)
     neg = [-r.priority for r in requests]
     order = sorted(range(n), key=neg.__getitem__)  # stable: ties keep request order
     rank = [0] * n
     for m, k in enumerate(order):
         rank[k] = m
-    placed: dict[int, tuple[Rect, bool, int, tuple[int, int, int, int, int] | None]] = {}
+    placed: dict[int, tuple[Rect, bool, int]] = {}
     offscreen: list[int] = []
     todo: list[int] = []
-    prev = previous._by_id if previous is not None else {}
-    # The last frame's own layout on the same canvas: its placements are inside the canvas, clear of
-    # each other and of its obstacles, so a label asking the same keeps its rect unless an obstacle
-    # that is new this frame meets it, with no grid walk (what pass 1 below decides, the fast way).
-    incremental = _INCREMENTAL and previous is not None and previous._canvas == box and bool(prev)
     kept_from: dict[int, Placement] = {}
     repriced: set[str] = set()  # kept labels whose priority changed (incremental path)
+    # Last frame's placements not kept this frame (incremental path; evicted ones join them).
+    released: list[Placement] = []
 
     # Pass 1: unchanged labels keep their rects.
     if incremental:
-        assert previous is not None
-        blocked = _meeting(previous.placements, list(fixed_set - previous._fixed))
+        assert previous is not None and previous._grid is not None
+        grid = _Grid(box, cell, previous._grid)
+        blocked: Collection[str] = ()
+        if fixed_set is not previous._fixed:
+            new_fixed = fixed_set - previous._fixed
+            for b in previous._fixed - fixed_set:
+                grid.remove((*b, None))
+            grid.fill(new_fixed)
+            blocked = _meeting(previous.placements, list(new_fixed))
         prev_get = prev.get
         for k in order:
             r = requests[k]
             anchor = r.anchor
             ax, ay = anchor
+            p = prev_get(r.id)
             if not (cx0 <= ax <= cx1 and cy0 <= ay <= cy1):
                 offscreen.append(k)
+                if p is not None:
+                    released.append(p)
                 continue
-            p = prev_get(r.id)
-            if p is not None and p.anchor == anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader) and p.id not in blocked:
-                placed[k] = (p.rect, p.leader, p.slot, None)
-                kept_from[k] = p
-                if p.priority != r.priority:
-                    repriced.add(p.id)
-                continue
+            if p is not None:
+                if p.anchor == anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader) and p.id not in blocked:
+                    placed[k] = (p.rect, p.leader, p.slot)
+                    kept_from[k] = p
+                    if p.priority != r.priority:
+                        repriced.add(p.id)
+                    continue
+                released.append(p)
             todo.append(k)
-        # Only the part of the grid the labels still to place can reach is built (a search never
-        # looks outside its request's reach; see _Reach).
-        lazy: _Reach | None = _Reach(grid, fixed_arr, placed)
+        if len(kept_from) + len(released) != len(prev):  # some of last frame's labels are not asked for
+            kept = {p.id for p in kept_from.values()}
+            released = [p for p in previous.placements if p.id not in kept]
+        for p in released:
+            x, y, w, h = p.rect
+            grid.remove((x, y, x + w, y + h, p.id))
     else:
-        lazy = None
-        grid.fill(fixed)
+        grid = _Grid(box, cell)
+        grid.fill(fixed_arr.tolist() if fixed is None else fixed)
         for k in order:
             r = requests[k]
             ax, ay = r.anchor
@@ -166,12 +189,14 @@ def layout_labels(
                 if p is not None and p.anchor == r.anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader):
                     x, y, w, h = p.rect
                     if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
-                        placed[k] = (p.rect, p.leader, p.slot, grid.add(x, y, x + w, y + h, k))
+                        grid.add(x, y, x + w, y + h, r.id)
+                        placed[k] = (p.rect, p.leader, p.slot)
                         continue
             todo.append(k)
     # Only labels kept in pass 1 can be of lower priority than one placed later (pass 2 goes by
     # priority), so eviction is worth looking for only above the lowest kept priority.
     kept_min = min((requests[k].priority for k in placed), default=math.inf)
+    where: dict[str, int] = {}  # request index by id, for evictions (built on the first)
     # Space freed since the last frame: its labels that were not kept, its obstacles that are gone.
     # A label hidden last frame, asking the same, with none of that space within its reach, stays hidden:
     # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place).
@@ -180,10 +205,10 @@ def layout_labels(
             return set()
         # (a kept label whose priority changed counts as freed: it may now be evicted)
         if incremental:
-            kept_ids = {p.id for p in kept_from.values()} - repriced
+            freed = [p.rect for p in released] + [prev[i].rect for i in repriced]
         else:
             kept_ids = {requests[k].id for k in placed if prev[requests[k].id].priority == requests[k].priority}
-        freed = [p.rect for p in previous.placements if p.id not in kept_ids]
+            freed = [p.rect for p in previous.placements if p.id not in kept_ids]
         freed += [(a, b, c - a, d - b) for a, b, c, d in previous._fixed - fixed_set]
         reach = LEADER_RINGS[-1] + 2
         out: set[str] = set()
@@ -200,8 +225,6 @@ def layout_labels(
         return out
 
     still = still_hidden()
-    if lazy is not None:
-        lazy.cover([requests[k] for k in todo if requests[k].id not in still])
 
     # Pass 2: the rest, by priority; evicted labels come back through a heap merged into that order.
     # A label looked at before an eviction did not see the room it freed (its old side, say, held by a
@@ -219,8 +242,6 @@ def layout_labels(
         while t < len(todo) or evicted:
             if evicted and (t >= len(todo) or evicted[0][0] < rank[todo[t]]):
                 k = heapq.heappop(evicted)[1]
-                if lazy is not None:
-                    lazy.cover([requests[k]])
             else:
                 k = todo[t]
                 t += 1
@@ -245,19 +266,20 @@ def layout_labels(
                 if found is not None:
                     spot = ((found[0], found[1], w, h), found[2], found[3])
             if spot is None and kept_min < r.priority:
-                spot, evict = _eviction(grid, box, requests, k)
+                if not where:
+                    where = {q.id: i for i, q in enumerate(requests)}
+                spot, evict = _eviction(grid, box, requests, k, where)
                 if evict:
                     # Its own last slot counts too: freed by this eviction, a start again would take it.
                     freed_now = [placed[e][0] for e in evict]
                     restart = _reached(requests, seen, freed_now) or (retried is not None and _meets_any(retried, freed_now))
-                    if lazy is not None and still:
-                        lazy.cover([requests[j] for j in todo[t:] if requests[j].id in still])
                     still.clear()  # room freed this frame: the rest must look again
                 for e in evict:
-                    item = placed.pop(e)[3]
-                    assert item is not None  # found through the grid, so in it
-                    grid.remove(item)
-                    kept_from.pop(e, None)
+                    (x, y, ew, eh) = placed.pop(e)[0]
+                    grid.remove((x, y, x + ew, y + eh, requests[e].id))
+                    was = kept_from.pop(e, None)
+                    if was is not None:
+                        released.append(was)
                     heapq.heappush(evicted, (rank[e], e))
                     assert e not in fresh  # only kept labels can be of lower priority than one placed later
                     gone.append(e)
@@ -268,19 +290,17 @@ def layout_labels(
                 dropped.add(k)
                 continue
             (x, y, w, h), lead, slot = spot
-            placed[k] = ((x, y, w, h), lead, slot, grid.add_inside(x, y, x + w, y + h, k))
+            grid.add_inside(x, y, x + w, y + h, r.id)
+            placed[k] = ((x, y, w, h), lead, slot)
             fresh.append(k)
         if not restart:
             break
         for k in fresh:
-            item = placed.pop(k)[3]
-            assert item is not None  # placed in pass 2, so in the grid
-            grid.remove(item)
+            (x, y, w, h) = placed.pop(k)[0]
+            grid.remove((x, y, x + w, y + h, requests[k].id))
         todo = sorted([*todo, *gone], key=rank.__getitem__)
         kept_min = min((requests[k].priority for k in placed), default=math.inf)
         still = still_hidden()  # the evicted labels' rects are freed space now
-        if lazy is not None:
-            lazy.cover([requests[k] for k in todo if requests[k].id not in still])
 
     placements = []
     for k in order:
@@ -294,11 +314,15 @@ def layout_labels(
                 placements.append(Placement(r.id, got[0], got[1], got[2], r.anchor, r.clear, r.kind, r.text, r.priority))
     hidden = tuple(requests[k].id for k in order if k in dropped)
     asked = {requests[k].id: (requests[k].anchor, requests[k].wh, requests[k].clear, requests[k].leader, requests[k].sides, requests[k].priority) for k in dropped}
-    return Layout(tuple(placements), hidden, tuple(requests[k].id for k in offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
+    return Layout(
+        tuple(placements), hidden, tuple(requests[k].id for k in offscreen),
+        _canvas=box, _fixed=fixed_set, _asked=asked, _grid=grid.cells, _cell=cell, _fixed_arr=fixed_arr,
+    )
 
 
-def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: int) -> tuple[tuple[Rect, bool, int] | None, set[int]]:
-    """The best candidate of request ``k`` blocked only by strictly lower-priority labels, and those labels."""
+def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: int, where: dict[str, int]) -> tuple[tuple[Rect, bool, int] | None, set[int]]:
+    """The best candidate of request ``k`` blocked only by strictly lower-priority labels, and those labels
+    (request indices; ``where``: index by id)."""
     pri = requests[k].priority
     cx0, cy0, cx1, cy1 = canvas[0], canvas[1], canvas[0] + canvas[2], canvas[1] + canvas[3]
     best: tuple[tuple[int, int], tuple[Rect, bool, int], set[int]] | None = None
@@ -306,8 +330,11 @@ def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: in
         x, y, w, h = rect
         if not (cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1):
             continue
-        owners = set(grid.hits(x, y, x + w, y + h))
-        if -1 in owners or any(requests[o].priority >= pri for o in owners):
+        hit = set(grid.hits(x, y, x + w, y + h))
+        if None in hit:
+            continue
+        owners = {where[o] for o in hit if o is not None}
+        if any(requests[o].priority >= pri for o in owners):
             continue
         cost = (len(owners), slot)
         if best is None or cost < best[0]:
@@ -342,55 +369,6 @@ def _meeting(placements: Sequence[Placement], boxes: Sequence[Sequence[int]]) ->
     return {placements[i].id for i in np.flatnonzero(hit).tolist()}
 
 
-class _Reach:
-    """The grid of an incremental layout, filled only where the labels being placed can reach.
-
-    A search, a retry of last frame's slot and an eviction of request ``r`` look only at candidate
-    rects of ``r``, which all lie inside :func:`_hull` of ``r``; so every fixed obstacle and every
-    placed label meeting that hull must be in the grid before ``r`` is placed, and nothing else
-    needs to be. Labels placed in pass 2 go into the grid as they are placed.
-    """
-
-    __slots__ = ("grid", "fixed", "fixed_in", "placed", "kept", "kept_keys", "kept_in")
-
-    def __init__(self, grid: _Grid, fixed: np.ndarray, placed: dict[int, tuple[Rect, bool, int, tuple[int, int, int, int, int] | None]]) -> None:
-        self.grid = grid
-        self.fixed = fixed
-        self.fixed_in = np.zeros(len(fixed), dtype=bool)
-        self.placed = placed
-        self.kept_keys = list(placed)
-        rects = np.array([placed[k][0] for k in self.kept_keys], dtype=np.int64).reshape(-1, 4)
-        self.kept = np.column_stack([rects[:, 0], rects[:, 1], rects[:, 0] + rects[:, 2], rects[:, 1] + rects[:, 3]])
-        self.kept_in = np.zeros(len(self.kept_keys), dtype=bool)
-
-    def cover(self, requests: Sequence[LabelRequest]) -> None:
-        """Put into the grid every obstacle and kept label meeting the hull of any of ``requests``."""
-        if not requests:
-            return
-        hulls = np.array([_hull(r) for r in requests], dtype=np.int64)
-        for boxes, inside, fixed in ((self.fixed, self.fixed_in, True), (self.kept, self.kept_in, False)):
-            if not len(boxes) or bool(inside.all()):
-                continue
-            hit = (
-                (boxes[:, None, 0] < hulls[None, :, 2])
-                & (hulls[None, :, 0] < boxes[:, None, 2])
-                & (boxes[:, None, 1] < hulls[None, :, 3])
-                & (hulls[None, :, 1] < boxes[:, None, 3])
-            ).any(axis=1) & ~inside
-            new = np.flatnonzero(hit)
-            if not len(new):
-                continue
-            inside[new] = True
-            if fixed:
-                self.grid.fill(boxes[new].tolist())
-            else:
-                for i in new.tolist():
-                    k = self.kept_keys[i]
-                    rect, lead, slot, _ = self.placed[k]
-                    x, y, w, h = rect
-                    self.placed[k] = (rect, lead, slot, self.grid.add(x, y, x + w, y + h, k))
-
-
 def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
     """A box (x0, y0, x1, y1) holding every candidate rect of ``r`` (with a pixel to spare for rounding)."""
     w, h = r.wh
@@ -403,7 +381,9 @@ def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
 _FRESH = True
 
 
-def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[int]], fixed_set: frozenset[tuple[int, int, int, int]], cell: int) -> Layout:
+def _layout_fresh(
+    box: Rect, requests: Sequence[LabelRequest], fixed: list[list[int]], fixed_set: frozenset[tuple[int, int, int, int]], fixed_arr: np.ndarray, cell: int
+) -> Layout:
     """:func:`layout_labels` without ``previous``: plain greedy by priority, nothing kept, nothing evicted.
 
     The same answer as the general path (a hypothesis property compares them), written as one flat
@@ -485,14 +465,11 @@ def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[
                             continue
                         break
                     else:
-                        item = (x0, y0, x1, y1, k)
+                        item = (x0, y0, x1, y1, r.id)
                         for j in range(j0, j1):
                             row = j * nx
                             for i in range(row + i0, row + i1):
-                                if cells[i]:
-                                    cells[i].append(item)
-                                else:
-                                    cells[i] = [item]
+                                cells[i] += (item,)
                         placements.append(Placement(r.id, (x0, y0, w, h), ring > 0, slot, anchor, clear, r.kind, r.text, r.priority))
                         break
                 slot += 1
@@ -511,4 +488,6 @@ def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[
                 hidden.append(r.id)
                 asked[r.id] = (anchor, r.wh, clear, lead, sides, r.priority)
             break
-    return Layout(tuple(placements), tuple(hidden), tuple(offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
+    return Layout(
+        tuple(placements), tuple(hidden), tuple(offscreen), _canvas=box, _fixed=fixed_set, _asked=asked, _grid=cells, _cell=cell, _fixed_arr=fixed_arr
+    )
