@@ -639,6 +639,26 @@ def test_a_layout_from_nothing_of_odd_requests_is_the_plain_greedy_one(case: tup
     assert (list(fast.hidden), list(fast.offscreen)) == (hidden, offscreen)
 
 
+@SETTINGS
+@given(requests_and_obstacles(), st.integers(0, 2**32))
+def test_the_candidates_meeting_freed_space_are_found_ring_by_ring(case: tuple, seed: int) -> None:
+    """A label hidden last frame looks only at its candidates meeting space freed since (a drag frame):
+    those found ring by ring (rings whose box misses the space, or whose inner square holds it, skipped)
+    are exactly the candidates, in slot order, that meet it."""
+    from tabletop.label_layout.search import _reopened
+
+    reqs, boxes, _ = case
+    rng = random.Random(seed)
+    freed = [(a, b, c - a, d - b) for a, b, c, d in boxes[:4]]
+    for r in reqs:
+        # and rects round the anchor, inside and across its rings
+        ax, ay = int(r.anchor[0]), int(r.anchor[1])
+        near = [(ax + rng.randint(-180, 180), ay + rng.randint(-140, 140), rng.randint(1, 90), rng.randint(1, 40)) for _ in range(rng.randint(0, 3))]
+        for f in (freed, near, freed + near):
+            want = [(s, rect, lead) for s, (rect, lead) in enumerate(candidate_rects(r)) if any(meets(rect, as_box(b)) for b in f)]
+            assert _reopened(r, [as_box(b) for b in f]) == want
+
+
 def test_a_label_touching_an_obstacle_or_the_canvas_edge_is_placed_there() -> None:
     # Under the anchor, 1 px clear: rect (80, 111, 40, 16). A base ending exactly at its left edge
     # (x1 = 80) and one starting exactly at its bottom (y0 = 127) only touch it; the canvas ends at 127.

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from tabletop.label_layout.geometry import _canvas, _fixed_obstacles, _free, _Grid
-from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _slot_rect, candidate_rects
+from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _ring, _slot_rect, candidate_rects
 
 
 #: Start value of the last-blocker memo: a box left of nothing. (An empty box at 0 would "meet" every
@@ -112,16 +112,16 @@ def layout_labels(
     # keeps its rect unless an obstacle that is new this frame meets it, with no grid walk, and the
     # grid is that grid with what changed taken out and put in (what pass 1 below decides, the fast way).
     incremental = _INCREMENTAL and previous is not None and previous._canvas == box and previous._grid is not None and previous._cell == cell and bool(prev)
-    last_arr = previous._fixed_arr if incremental and previous is not None else None
-    fixed: list[list[int]] | None = None
-    if last_arr is not None and last_arr.shape == fixed_arr.shape and bool((last_arr == fixed_arr).all()):
+    fixed: list[list[int]] = []
+    new_fixed: list[tuple[int, int, int, int]] = []  # obstacles new and gone since the last frame (incremental path)
+    gone_fixed: list[tuple[int, int, int, int]] = []
+    if incremental:
         assert previous is not None
-        fixed_set = previous._fixed  # the same obstacles: no set to build, nothing to compare
+        fixed_set, new_fixed, gone_fixed = _obstacles_since(previous, fixed_arr)
     else:
         fixed = fixed_arr.tolist()
         fixed_set = frozenset(map(tuple, fixed))
     if previous is None and _FRESH:
-        assert fixed is not None
         return _layout_fresh(box, requests, fixed, fixed_set, fixed_arr, cell)
 
     n = len(requests)
@@ -142,13 +142,11 @@ def layout_labels(
     if incremental:
         assert previous is not None and previous._grid is not None
         grid = _Grid(box, cell, previous._grid)
-        blocked: Collection[str] = ()
-        if fixed_set is not previous._fixed:
-            new_fixed = fixed_set - previous._fixed
-            for b in previous._fixed - fixed_set:
-                grid.remove((*b, None))
-            grid.fill(new_fixed)
-            blocked = _meeting(previous.placements, list(new_fixed))
+        # Last frame's labels under an obstacle new this frame: the grid holds them all.
+        blocked = {o for b in new_fixed for o in grid.hits(*b) if o is not None}
+        for b in gone_fixed:
+            grid.remove((*b, None))
+        grid.fill(new_fixed)
         prev_get = prev.get
         for k in order:
             r = requests[k]
@@ -177,7 +175,7 @@ def layout_labels(
             grid.remove((x, y, x + w, y + h, p.id))
     else:
         grid = _Grid(box, cell)
-        grid.fill(fixed_arr.tolist() if fixed is None else fixed)
+        grid.fill(fixed)
         for k in order:
             r = requests[k]
             ax, ay = r.anchor
@@ -199,19 +197,26 @@ def layout_labels(
     where: dict[str, int] = {}  # request index by id, for evictions (built on the first)
     # Space freed since the last frame: its labels that were not kept, its obstacles that are gone.
     # A label hidden last frame, asking the same, with none of that space within its reach, stays hidden:
-    # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place).
-    def still_hidden() -> set[str]:
+    # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place
+    # and priority; every candidate of a hidden label meets one, or one of at least its priority).
+    # By the same token only its candidates meeting freed space can be free now: on the incremental
+    # path it looks at those alone (the full pass looks at all, and a property compares the two).
+    def still_hidden() -> dict[str, list[tuple[int, Rect, bool]]]:
+        """Labels hidden last frame that ask the same, each with the only candidates (slot, rect,
+        leader) that may be free now (none: it stays hidden); the full pass lists no candidates and
+        leaves out the labels whose reach meets freed space."""
         if previous is None or previous._canvas != box or not previous.hidden:
-            return set()
+            return {}
         # (a kept label whose priority changed counts as freed: it may now be evicted)
         if incremental:
             freed = [p.rect for p in released] + [prev[i].rect for i in repriced]
         else:
             kept_ids = {requests[k].id for k in placed if prev[requests[k].id].priority == requests[k].priority}
             freed = [p.rect for p in previous.placements if p.id not in kept_ids]
-        freed += [(a, b, c - a, d - b) for a, b, c, d in previous._fixed - fixed_set]
+        freed += [(a, b, c - a, d - b) for a, b, c, d in (gone_fixed if incremental else previous._fixed - fixed_set)]
+        freed_boxes = [(fx, fy, fx + fw, fy + fh) for fx, fy, fw, fh in freed]
         reach = LEADER_RINGS[-1] + 2
-        out: set[str] = set()
+        out: dict[str, list[tuple[int, Rect, bool]]] = {}
         for k in todo:
             r = requests[k]
             asked = previous._asked.get(r.id)
@@ -220,8 +225,10 @@ def layout_labels(
             w, h = r.wh
             c = max(r.clear, 0.0) + (reach if r.leader else _NEAR + 1)
             x0, y0, x1, y1 = r.anchor[0] - c - w, r.anchor[1] - c - h, r.anchor[0] + c + w, r.anchor[1] + c + h
-            if not any(fx < x1 and x0 < fx + fw and fy < y1 and y0 < fy + fh for fx, fy, fw, fh in freed):
-                out.add(r.id)
+            if not any(fx0 < x1 and x0 < fx1 and fy0 < y1 and y0 < fy1 for fx0, fy0, fx1, fy1 in freed_boxes):
+                out[r.id] = []
+            elif incremental:
+                out[r.id] = _reopened(r, freed_boxes)
         return out
 
     still = still_hidden()
@@ -246,7 +253,8 @@ def layout_labels(
                 k = todo[t]
                 t += 1
             r = requests[k]
-            if still and r.id in still:
+            reopened = still.get(r.id) if still else None
+            if reopened is not None and not reopened:
                 dropped.add(k)
                 seen.append(k)
                 continue
@@ -261,7 +269,13 @@ def layout_labels(
                     x, y = again[0][0], again[0][1]
                     if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
                         spot = (again[0], again[1], p.slot)
-            if spot is None:
+            if reopened is not None:  # (hidden last frame: no last slot to retry)
+                for slot, rect, lead in reopened:
+                    x, y = rect[0], rect[1]
+                    if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
+                        spot = (rect, lead, slot)
+                        break
+            elif spot is None:
                 found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
                 if found is not None:
                     spot = ((found[0], found[1], w, h), found[2], found[3])
@@ -359,14 +373,46 @@ def _meets_any(rect: Rect, rects: Sequence[Rect]) -> bool:
     return any(x < x0 + w0 and x0 < x + w and y < y0 + h0 and y0 < y + h for x, y, w, h in rects)
 
 
-def _meeting(placements: Sequence[Placement], boxes: Sequence[Sequence[int]]) -> set[str]:
-    """Ids of the ``placements`` whose rect meets one of ``boxes`` (x0, y0, x1, y1)."""
-    if not boxes or not placements:
-        return set()
-    r = np.array([p.rect for p in placements], dtype=np.int64)
-    b = np.asarray(boxes, dtype=np.int64)
-    hit = ((b[None, :, 0] < r[:, None, 0] + r[:, None, 2]) & (r[:, None, 0] < b[None, :, 2]) & (b[None, :, 1] < r[:, None, 1] + r[:, None, 3]) & (r[:, None, 1] < b[None, :, 3])).any(axis=1)
-    return {placements[i].id for i in np.flatnonzero(hit).tolist()}
+def _obstacles_since(previous: Layout, fixed: np.ndarray) -> tuple[frozenset[tuple[int, int, int, int]], list[tuple[int, int, int, int]], list[tuple[int, int, int, int]]]:
+    """The set of the obstacles ``fixed`` (N, 4), and the boxes new and gone since ``previous``."""
+    last = previous._fixed_arr
+    if last is not None and last.shape == fixed.shape:
+        changed = np.flatnonzero((last != fixed).any(axis=1))
+        if not len(changed):
+            return previous._fixed, [], []
+        if len(changed) <= 8:  # a model or two dragged: from the rows that changed, not a new set
+            # A row that changed is gone only if no row has it now, new only if no row had it.
+            gone = {tuple(b) for b in last[changed].tolist() if not bool((fixed == b).all(axis=1).any())}
+            new = {tuple(b) for b in fixed[changed].tolist()} - previous._fixed
+            return (previous._fixed - gone) | new, list(new), list(gone)
+    now = frozenset(map(tuple, fixed.tolist()))
+    return now, list(now - previous._fixed), list(previous._fixed - now)
+
+
+def _reopened(r: LabelRequest, freed: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, Rect, bool]]:
+    """The candidates of ``r`` (slot, rect, leader), in slot order, that meet one of the ``freed`` boxes (x0, y0, x1, y1)."""
+    ax, ay = r.anchor
+    c = r.clear if r.clear > 0 else 0.0
+    w, h = r.wh
+    order = _order(r.sides)
+    out: list[tuple[int, Rect, bool]] = []
+    slot = 0
+    for n, g in enumerate((_NEAR, *LEADER_RINGS) if r.leader else (_NEAR,)):
+        # Every candidate of this ring lies in the box (x0, y0)-(x1, y1) and outside the open square
+        # anchor ± (c + g): a freed box elsewhere, or within that square, meets none of them.
+        e0, e1, f0, f1 = ax - c - g, ax + c + g, ay - c - g, ay + c + g
+        x0, x1, y0, y1 = math.floor(e0) - w, math.ceil(e1) + w, math.floor(f0) - h, math.ceil(f1) + h
+        near = [b for b in freed if b[0] < x1 and x0 < b[2] and b[1] < y1 and y0 < b[3] and not (e0 <= b[0] and b[2] <= e1 and f0 <= b[1] and b[3] <= f1)]
+        if near:
+            for m, rect in enumerate(_ring(ax, ay, c, w, h, g, order, n == 0)):
+                rx, ry = rect[0], rect[1]
+                rx1, ry1 = rx + w, ry + h
+                for a0, b0, a1, b1 in near:
+                    if a0 < rx1 and rx < a1 and b0 < ry1 and ry < b1:
+                        out.append((slot + m, rect, n > 0))
+                        break
+        slot += 12 if n == 0 else 8
+    return out
 
 
 def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
