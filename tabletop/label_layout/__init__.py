@@ -39,11 +39,15 @@ Algorithm
   Kept labels do not drift back towards their anchors when room frees up nearby: while dragging that
   is what we want; lay out without ``previous`` when the interaction ends to let everything settle.
 * Incremental: when ``previous`` is this function's own layout of the same canvas, its placements are
-  known to be inside the canvas and clear of each other and of its obstacles, so an unchanged label
-  keeps its rect after one vectorised test against the obstacles that are new this frame (no grid
-  walk), and the grid is filled only where the labels still to place can reach (every candidate of a
-  request lies in its hull: anchor ± clear + 124 px + its size). The answer is exactly the full pass's
-  (a hypothesis property drags random tables through both); a drag frame costs a fraction of a layout.
+  known to be inside the canvas and clear of each other and of its obstacles, and it hands on its grid
+  (its obstacles and placements; cells are replaced on write, never changed in place, so the last
+  frame's layout stays as it was). A frame starts from a copy of that grid, takes out the labels not
+  kept and the obstacles gone and puts in the new ones (found from the rows of the obstacle array that
+  changed): an unchanged label keeps its rect with no grid walk unless an obstacle new this frame meets
+  it. A label hidden last frame that asks the same looks only at its candidates meeting space freed
+  since (labels not kept, obstacles gone); each of its other candidates is still blocked by what blocked
+  it then. The answer is exactly the full pass's (a hypothesis property drags random tables through
+  both and checks the grid handed on); a drag frame costs a fraction of a layout.
 
 Guarantees (hypothesis properties on crowded random tables at three canvas sizes, tests/test_label_layout.py)
 -----------------------------------------------------------------------------------------------------------
