@@ -3,8 +3,9 @@
 Two scenes. The 300-model sample table (``big_table(300, 60, 6)``) fitted to the canvas, a name under
 each model and a title over each template. A crowded one: 300 round bases (radius 10.6–16.9 px, the 300-model sample table's) in squads over the canvas,
 each with a name label (40–90 × 16 px) below it, plus 12 template titles and badges with leaders. Target: the
-layout of a drag frame (the last frame's layout given, one label moved) ≤ 1 ms of CPU, against the
-full pass on the same frame in the same run; a layout from nothing is timed against a naive baseline
+layout of a drag frame (the last frame's layout given, one label moved, and the same with its model's
+base moved along as when a model is dragged) ≤ 1 ms of CPU, against the full pass on the same frame in
+the same run; a layout from nothing is timed against a naive baseline
 that places the same labels with the same candidates in the same order, but tests each candidate
 against every obstacle and label placed so far (no spatial hash), and against the general path (the
 one that takes a last frame) run from nothing; its cost is split into the obstacles and grid (a layout of
@@ -103,7 +104,8 @@ def median_ms(fn: Callable[[], object], repeat: int, clock: Callable[[], float] 
 
 def measure(repeat: int = 200, which: str = "crowded") -> dict[str, float]:
     """Median CPU ms of a full layout, of a drag frame (the previous layout given, one label moved)
-    by the incremental path and by the full pass, and of the naive baseline; wall ms of the layout."""
+    by the incremental path and by the full pass, of that frame with the label's base moved too, and
+    of the naive baseline; wall ms of the layout."""
     import tabletop.label_layout.search as search
 
     requests, bases, foci = scene() if which == "crowded" else sample_table()
@@ -115,13 +117,19 @@ def measure(repeat: int = 200, which: str = "crowded") -> dict[str, float]:
     moved = list(requests)
     moved[0] = dataclasses.replace(requests[0], anchor=(requests[0].anchor[0] + 3, requests[0].anchor[1] + 2))
     stable = median_ms(lambda: layout_labels(SIZE, moved, bases, foci, previous=first), repeat, time.process_time)
+    # The same with the model's base moved along (a model dragged in the app): an obstacle gone, one new.
+    dragged = np.array(bases, dtype=float)
+    dragged[0] += (3, 2, 3, 2)
+    stable_base = median_ms(lambda: layout_labels(SIZE, moved, dragged, foci, previous=first), repeat, time.process_time)
     search._INCREMENTAL = False
     try:
         full_frame = median_ms(lambda: layout_labels(SIZE, moved, bases, foci, previous=first), repeat, time.process_time)
         same_frame = layout_labels(SIZE, moved, bases, foci, previous=first)
+        same_base_frame = layout_labels(SIZE, moved, dragged, foci, previous=first)
     finally:
         search._INCREMENTAL = True
     incremental_same = layout_labels(SIZE, moved, bases, foci, previous=first) == same_frame
+    incremental_same &= layout_labels(SIZE, moved, dragged, foci, previous=first) == same_base_frame
     naive = median_ms(lambda: naive_layout(SIZE, requests, bases, foci), max(5, repeat // 20), time.process_time)
     # The general path (the one that takes a last frame) laid out from nothing, for the ratio and the answer.
     search._FRESH = False
@@ -146,6 +154,7 @@ def measure(repeat: int = 200, which: str = "crowded") -> dict[str, float]:
         "fast_ms": fast,
         "cpu_ms": cpu,
         "stable_ms": stable,
+        "stable_base_ms": stable_base,
         "full_frame_ms": full_frame,
         "naive_ms": naive,
         "general_ms": general,
@@ -172,9 +181,9 @@ def main(argv: list[str] | None = None) -> int:
             f"({int(fig['placed'])} placed, {int(fig['leaders'])} with leaders, {int(fig['hidden'])} hidden); CPU medians"
         )
         print(
-            f"  drag frame (last frame's layout given, one label moved) {fig['stable_ms']:.2f} ms   "
-            f"the same frame by the full pass {fig['full_frame_ms']:.2f} ms   ratio {fig['frame_ratio']:.1f}×   "
-            f"same answer: {bool(fig['incremental_same'])}"
+            f"  drag frame (last frame's layout given, one label moved) {fig['stable_ms']:.2f} ms, with its base moved too "
+            f"{fig['stable_base_ms']:.2f} ms   the first by the full pass {fig['full_frame_ms']:.2f} ms   ratio {fig['frame_ratio']:.1f}×   "
+            f"same answers: {bool(fig['incremental_same'])}"
         )
         print(
             f"  full layout from nothing {fig['cpu_ms']:.2f} ms (wall {fig['fast_ms']:.2f} ms)   naive all-pairs baseline {fig['naive_ms']:.1f} ms   "
@@ -190,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{labels_ms:.2f} ms: {int(fig['tried'])} candidates tried, {1000 * labels_ms / max(1.0, fig['tried']):.2f} µs each "
             f"(sorting and placements included)"
         )
-        ok = fig["stable_ms"] <= TARGET_MS
+        ok = max(fig["stable_ms"], fig["stable_base_ms"]) <= TARGET_MS
         cold = fig["cpu_ms"] <= TARGET_MS
         print(
             f"  target: ≤ {TARGET_MS:g} ms per drag frame  → {'PASS' if ok else 'MISS'}"

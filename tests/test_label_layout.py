@@ -250,16 +250,36 @@ def test_dragging_keeps_every_promise_and_the_dragged_label_keeps_its_side(scene
         assert second.get(r.id).rect == again  # type: ignore[union-attr]
 
 
+def assert_grid_holds_exactly_its_layout(layout: Layout) -> None:
+    """The grid a layout hands to the next frame holds its fixed obstacles and its placements, nothing else."""
+    from tabletop.label_layout.geometry import _Grid
+
+    assert layout._canvas is not None and layout._grid is not None
+    want = _Grid(layout._canvas, layout._cell)
+    want.fill(layout._fixed_arr.tolist())
+    for p in layout.placements:
+        x, y, w, h = p.rect
+        want.add(x, y, x + w, y + h, p.id)
+    assert [set(c) for c in layout._grid] == [set(c) for c in want.cells]
+
+
 @SETTINGS
-@given(scenes, st.integers(0, 2**32))
-def test_the_incremental_path_gives_exactly_the_full_layout(scene: Scene, seed: int) -> None:
-    """Given its own last frame, the layout reuses what did not change and builds the grid only
-    where moved labels can reach; over a drag of several frames (labels and bases moved near and
-    far, foci moved, a region appearing, priorities changed) it answers exactly as the full pass."""
+@given(scenes, st.integers(0, 2**32), st.sampled_from([(0, 0), (37, -20), (-60, -45)]))
+def test_the_incremental_path_gives_exactly_the_full_layout(scene: Scene, seed: int, origin: tuple[int, int]) -> None:
+    """Given its own last frame, the layout starts from that frame's grid and reuses what did not
+    change; over a drag of several frames (labels and bases moved near and far, off the canvas too,
+    labels gone, foci moved, regions appearing and gone, priorities changed; canvases at the origin
+    or not) it answers exactly as the full pass, and its grid holds exactly its obstacles and labels."""
     import tabletop.label_layout.search as search
 
+    canvas = (*origin, *scene.size)
+
+    def run(s: Scene, previous: Layout | None = None) -> Layout:
+        return layout_labels(canvas, s.requests, [b.box for b in s.bases], s.foci, s.regions, previous=previous)
+
     rng = random.Random(seed)
-    fast = slow = scene.run()
+    fast = slow = run(scene)
+    assert_grid_holds_exactly_its_layout(fast)
     for _ in range(6):
         reqs = list(scene.requests)
         bases = list(scene.bases)
@@ -275,16 +295,24 @@ def test_the_incremental_path_gives_exactly_the_full_layout(scene: Scene, seed: 
         if reqs and rng.random() < 0.2:
             k = rng.randrange(len(reqs))
             reqs[k] = dataclasses.replace(reqs[k], priority=reqs[k].priority + rng.choice([-2, 3]))
+        if reqs and rng.random() < 0.15:  # a label (and a model's base) gone
+            r = reqs.pop(rng.randrange(len(reqs)))
+            bases = [b for b in bases if not (r.kind == "name" and b.centre == r.anchor)]
         foci = [(x + rng.uniform(-15, 15), y) for x, y in scene.foci] if rng.random() < 0.4 else scene.foci
-        regions = [*scene.regions, (rng.randrange(scene.size[0] - 80), rng.randrange(scene.size[1] - 50), 80, 50)] if rng.random() < 0.2 else scene.regions
+        regions = scene.regions
+        if rng.random() < 0.2:
+            regions = [*regions, (rng.randrange(scene.size[0] - 80), rng.randrange(scene.size[1] - 50), 80, 50)]
+        elif regions and rng.random() < 0.2:
+            regions = regions[1:]
         scene = dataclasses.replace(scene, requests=reqs, bases=bases, foci=foci, regions=regions)
-        fast = scene.run(previous=fast)
+        fast = run(scene, previous=fast)
         search._INCREMENTAL = False
         try:
-            slow = scene.run(previous=slow)
+            slow = run(scene, previous=slow)
         finally:
             search._INCREMENTAL = True
         assert (fast.placements, fast.hidden, fast.offscreen) == (slow.placements, slow.hidden, slow.offscreen)
+        assert_grid_holds_exactly_its_layout(fast)
 
 
 def greedy_reference(canvas: tuple[int, int, int, int], requests: list[LabelRequest], fixed: list[tuple[float, ...]]) -> tuple[list[tuple[str, tuple[int, ...], bool, int]], list[str], list[str]]:
@@ -609,6 +637,26 @@ def test_a_layout_from_nothing_of_odd_requests_is_the_plain_greedy_one(case: tup
     placed, hidden, offscreen = greedy_reference(canvas, reqs, [*bases, *boxes[:3]])
     assert [(p.id, p.rect, p.leader, p.slot) for p in fast.placements] == placed
     assert (list(fast.hidden), list(fast.offscreen)) == (hidden, offscreen)
+
+
+@SETTINGS
+@given(requests_and_obstacles(), st.integers(0, 2**32))
+def test_the_candidates_meeting_freed_space_are_found_ring_by_ring(case: tuple, seed: int) -> None:
+    """A label hidden last frame looks only at its candidates meeting space freed since (a drag frame):
+    those found ring by ring (rings whose box misses the space, or whose inner square holds it, skipped)
+    are exactly the candidates, in slot order, that meet it."""
+    from tabletop.label_layout.search import _reopened
+
+    reqs, boxes, _ = case
+    rng = random.Random(seed)
+    freed = [(a, b, c - a, d - b) for a, b, c, d in boxes[:4]]
+    for r in reqs:
+        # and rects round the anchor, inside and across its rings
+        ax, ay = int(r.anchor[0]), int(r.anchor[1])
+        near = [(ax + rng.randint(-180, 180), ay + rng.randint(-140, 140), rng.randint(1, 90), rng.randint(1, 40)) for _ in range(rng.randint(0, 3))]
+        for f in (freed, near, freed + near):
+            want = [(s, rect, lead) for s, (rect, lead) in enumerate(candidate_rects(r)) if any(meets(rect, as_box(b)) for b in f)]
+            assert _reopened(r, [as_box(b) for b in f]) == want
 
 
 def test_a_label_touching_an_obstacle_or_the_canvas_edge_is_placed_there() -> None:

@@ -39,11 +39,15 @@ Algorithm
   Kept labels do not drift back towards their anchors when room frees up nearby: while dragging that
   is what we want; lay out without ``previous`` when the interaction ends to let everything settle.
 * Incremental: when ``previous`` is this function's own layout of the same canvas, its placements are
-  known to be inside the canvas and clear of each other and of its obstacles, so an unchanged label
-  keeps its rect after one vectorised test against the obstacles that are new this frame (no grid
-  walk), and the grid is filled only where the labels still to place can reach (every candidate of a
-  request lies in its hull: anchor ± clear + 124 px + its size). The answer is exactly the full pass's
-  (a hypothesis property drags random tables through both); a drag frame costs a fraction of a layout.
+  known to be inside the canvas and clear of each other and of its obstacles, and it hands on its grid
+  (its obstacles and placements; cells are replaced on write, never changed in place, so the last
+  frame's layout stays as it was). A frame starts from a copy of that grid, takes out the labels not
+  kept and the obstacles gone and puts in the new ones (found from the rows of the obstacle array that
+  changed): an unchanged label keeps its rect with no grid walk unless an obstacle new this frame meets
+  it. A label hidden last frame that asks the same looks only at its candidates meeting space freed
+  since (labels not kept, obstacles gone); each of its other candidates is still blocked by what blocked
+  it then. The answer is exactly the full pass's (a hypothesis property drags random tables through
+  both and checks the grid handed on); a drag frame costs a fraction of a layout.
 
 Guarantees (hypothesis properties on crowded random tables at three canvas sizes, tests/test_label_layout.py)
 -----------------------------------------------------------------------------------------------------------
@@ -62,28 +66,40 @@ Guarantees (hypothesis properties on crowded random tables at three canvas sizes
   (``Layout.offscreen``) and not counted as hidden.
 
 Speed (``python -m benchmarks.labels``, CPU time on the shared 2-core VM): a drag frame (the last
-frame's layout given, one label moved) costs about 0.5 ms on the 300-model sample table at 1920×1080
-and 0.7 ms on the crowded table (2–2.7× the full pass on the same frame; 0.64 and 0.97 ms on
-2026-11-26, a slower day for the VM, with the full pass 1.6 and 1.9 ms): the issue's 1 ms target is
-met for the layout the app runs every frame while something is dragged. A layout from nothing (opening
-a file, zooming, panning) takes one flat loop (the search and the grid insert inlined, placements built
-once in their final order; exactly the general path's answer, a hypothesis property compares both and
-a plain all-pairs greedy) and costs 3.1–3.3 ms for 300 labels among 300 bases where half the names need
-a leader (about 1.1× faster than the general path, 21–25× the all-pairs baseline), so 1 ms is not
-reached there. Where it goes: 0.22 ms for the obstacles and the grid, then about 0.63 µs per candidate
-tried, ~4,500 of them (~15 a label, most blocked by a neighbouring base): each is a few integer
-compares and a walk over one or two grid cells in plain Python. Even with every label taking its first
-candidate (306 labels spread over an empty canvas) the loop costs ~0.75 ms, ~2.4 µs a label, so 300
-labels cannot fit in 1 ms in this interpreter however the blocked candidates are found. Deciding up
-front with numpy which candidates a fixed obstacle blocks was tried twice (exact both times; see the git
-history). The second time every candidate of every label was built at once and the loop walked only the
-clear ones against a grid of the labels alone: 1.7-2 ms of numpy (much of it page faults on this VM's
-large temporaries) saved about as much, so 3.4-4.6 ms against 4.2-5.4 ms in the same noisy runs, and
-the loop over the ~1,000 clear candidates tried still cost ~0.9 ms on its own. Tried on the flat loop and not kept, none
-faster beyond the noise: zip over rings permuted by itemgetter with no canvas test for rings wholly
-inside the canvas, plain 4-tuple grid items, cells gathered by slicing, grid cells of 24 to 128 px,
-no last-blocker memo (slower), a garbage-collector pause (~2 %); a second blocker memo would save ~350
-walks of ~3,950 for 4 more compares on every one of ~4,500 candidates.
+frame's layout given, one label moved) costs 0.38 ms on the 300-model sample table at 1920×1080 and
+0.44–0.60 ms on the crowded table; 0.40–0.68 and 0.52–0.57 ms with the model's base moved along, as
+when a model is dragged (three runs on 2026-11-26; in the same runs the code that filled the grid each
+frame took 0.64–0.72 and 0.99–1.03 ms, and 0.72–0.74 and 1.16–1.19 ms with the base moved). The
+issue's 1 ms target is met with room to spare for the layout the app runs every frame while something
+is dragged. Where a drag frame goes: the obstacle array, the pass over every request asking whether
+it changed, the placements and the Layout (about 0.35 ms with nothing moved), then the few searches.
+
+A layout from nothing (opening a file, zooming, panning) takes one flat loop (the search and the grid
+insert inlined, placements built once in their final order; exactly the general path's answer, a
+hypothesis property compares both and a plain all-pairs greedy) and costs 3.1–3.3 ms for 300 labels
+among 300 bases where half the names need a leader (4.1–4.35 ms on 2026-11-26, a slower day; about
+1.1× faster than the general path, 21–25× the all-pairs baseline), so 1 ms is not reached there.
+Where it goes: 0.22 ms for the obstacles and the grid, then about 0.63 µs per candidate tried, ~4,500
+of them (~15 a label, most blocked by a neighbouring base): each is a few integer compares and a walk
+over one or two grid cells in plain Python. Even with every label taking its first candidate (306
+labels spread over an empty canvas) the loop costs ~0.75 ms, ~2.4 µs a label, so 300 labels cannot
+fit in 1 ms in this interpreter however the blocked candidates are found. Deciding up front with numpy
+which candidates a fixed obstacle blocks was tried twice (exact both times; see the git history). The
+second time every candidate of every label was built at once and the loop walked only the clear ones
+against a grid of the labels alone: 1.7-2 ms of numpy (much of it page faults on this VM's large
+temporaries) saved about as much, so 3.4-4.6 ms against 4.2-5.4 ms in the same noisy runs, and the
+loop over the ~1,000 clear candidates tried still cost ~0.9 ms on its own. An exact greedy in numpy
+rounds (every label at its first candidate clear of obstacles and settled labels, settled once no
+earlier label could still take a place meeting it) was costed on 2026-11-26 with a prototype, not
+kept: building the ~16,000 candidate rects of the 306 labels at once (the same float operations,
+checked against :func:`candidate_rects`) took 0.53 ms, and sorting them against the fixed obstacles
+with two summed-area tables of 8 px cells (surely clear, surely blocked, or to be tested) 1.6–1.9 ms
+in all, still leaving 2,000–2,700 to be tested, before any label is weighed against another. Tried on
+the flat loop and not kept, none faster beyond the noise: zip over rings permuted by itemgetter with
+no canvas test for rings wholly inside the canvas, plain 4-tuple grid items, cells gathered by
+slicing, grid cells of 24 to 128 px, no last-blocker memo (slower), a garbage-collector pause (~2 %);
+a second blocker memo would save ~350 walks of ~3,950 for 4 more compares on every one of ~4,500
+candidates.
 
 :func:`dock_overlays` places fixed overlays (title, legend, side view, hints) outside the table area if
 there is room, else in the emptiest corner, never over a base; pass the rects it returns to

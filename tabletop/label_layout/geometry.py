@@ -34,20 +34,27 @@ def _canvas(bounds: Sequence[float]) -> Rect:
     return (int(x), int(y), int(w), int(h))
 
 
+#: A grid item: x0, y0, x1, y1 and its owner, a label's id (None: a fixed obstacle).
+Item = tuple[int, int, int, int, str | None]
+
+
 class _Grid:
-    """Uniform-grid spatial hash of integer rects, each with an owner (-1: a fixed obstacle)."""
+    """Uniform-grid spatial hash of integer rects, each with an owner (a label's id; None: a fixed obstacle).
+
+    Cells are tuples, replaced on every write and never changed in place: a layout hands its grid to
+    the next frame's (see ``Layout._grid``), which copies the list of cells and shares the cells.
+    """
 
     __slots__ = ("x0", "y0", "nx", "ny", "cell", "cells")
 
-    def __init__(self, canvas: Rect, cell: int) -> None:
+    def __init__(self, canvas: Rect, cell: int, cells: list[tuple[Item, ...]] | None = None) -> None:
         self.x0, self.y0 = canvas[0], canvas[1]
         self.cell = cell
         self.nx = max(1, -(-canvas[2] // cell))
         self.ny = max(1, -(-canvas[3] // cell))
-        # Empty cells share one empty tuple; a cell gets its own list when something lands in it.
-        # (Thousands of empty lists a frame at 4K cost more than the layout: allocating them sets
-        # off the garbage collector.)
-        self.cells: list[Any] = [()] * (self.nx * self.ny)
+        # Empty cells share one empty tuple. (Thousands of empty lists a frame at 4K cost more than
+        # the layout: allocating them sets off the garbage collector.)
+        self.cells: list[tuple[Item, ...]] = [()] * (self.nx * self.ny) if cells is None else list(cells)
 
     def _span(self, x0: int, y0: int, x1: int, y1: int) -> tuple[int, int, int, int] | None:
         c = self.cell
@@ -59,7 +66,7 @@ class _Grid:
             return None
         return i0, i1, j0, j1
 
-    def add(self, x0: int, y0: int, x1: int, y1: int, owner: int) -> tuple[int, int, int, int, int]:
+    def add(self, x0: int, y0: int, x1: int, y1: int, owner: str | None) -> Item:
         item = (x0, y0, x1, y1, owner)
         span = self._span(x0, y0, x1, y1)
         if span is not None:
@@ -68,13 +75,10 @@ class _Grid:
             for j in range(j0, j1 + 1):
                 row = j * nx
                 for i in range(row + i0, row + i1 + 1):
-                    if cells[i]:
-                        cells[i].append(item)
-                    else:
-                        cells[i] = [item]
+                    cells[i] += (item,)
         return item
 
-    def add_inside(self, x0: int, y0: int, x1: int, y1: int, owner: int) -> tuple[int, int, int, int, int]:
+    def add_inside(self, x0: int, y0: int, x1: int, y1: int, owner: str | None) -> Item:
         """:meth:`add` for a rect inside the canvas (no clamping)."""
         item = (x0, y0, x1, y1, owner)
         c, gx, gy, nx, cells = self.cell, self.x0, self.y0, self.nx, self.cells
@@ -83,14 +87,11 @@ class _Grid:
         for j in range((y0 - gy) // c, (y1 - 1 - gy) // c + 1):
             row = j * nx
             for i in range(row + i0, row + i1):
-                if cells[i]:
-                    cells[i].append(item)
-                else:
-                    cells[i] = [item]
+                cells[i] += (item,)
         return item
 
     def fill(self, boxes: Iterable[Sequence[int]]) -> None:
-        """Add every box (x0, y0, x1, y1) as a fixed obstacle (owner -1); the loop of :meth:`add`, written out."""
+        """Add every box (x0, y0, x1, y1) as a fixed obstacle (owner None); the loop of :meth:`add`, written out."""
         c, gx, gy, nx, ny, cells = self.cell, self.x0, self.y0, self.nx, self.ny, self.cells
         for x0, y0, x1, y1 in boxes:
             i0 = (x0 - gx) // c
@@ -105,26 +106,26 @@ class _Grid:
                 i1 = nx - 1
             if j1 >= ny:
                 j1 = ny - 1
-            item = (x0, y0, x1, y1, -1)
+            item = (x0, y0, x1, y1, None)
             for j in range(j0, j1 + 1):
                 row = j * nx
                 for i in range(row + i0, row + i1 + 1):
-                    if cells[i]:
-                        cells[i].append(item)
-                    else:
-                        cells[i] = [item]
+                    cells[i] += (item,)
 
-    def remove(self, item: tuple[int, int, int, int, int]) -> None:
+    def remove(self, item: Item) -> None:
+        """Take out every copy of ``item``."""
         span = self._span(item[0], item[1], item[2], item[3])
         if span is not None:
             i0, i1, j0, j1 = span
+            cells = self.cells
             for j in range(j0, j1 + 1):
-                for i in range(i0, i1 + 1):
-                    self.cells[j * self.nx + i].remove(item)
+                row = j * self.nx
+                for i in range(row + i0, row + i1 + 1):
+                    cells[i] = tuple([x for x in cells[i] if x != item])
 
-    def hits(self, x0: int, y0: int, x1: int, y1: int) -> list[int]:
+    def hits(self, x0: int, y0: int, x1: int, y1: int) -> list[str | None]:
         """Owners of every rect meeting (x0, y0)-(x1, y1), with repeats."""
-        out: list[int] = []
+        out: list[str | None] = []
         span = self._span(x0, y0, x1, y1)
         if span is None:
             return out

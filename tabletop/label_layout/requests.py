@@ -7,7 +7,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 NEAR_GAP = 4.0
 #: Gap (px) between the clear square and a near-ring label.
@@ -92,6 +92,12 @@ class Layout:
     _canvas: tuple[int, int, int, int] | None = field(default=None, compare=False, repr=False)
     _fixed: frozenset[tuple[int, int, int, int]] = field(default=frozenset(), compare=False, repr=False)
     _asked: dict[str, tuple[object, ...]] = field(default_factory=dict, compare=False, repr=False)
+    # Its spatial hash (cells of the fixed obstacles and the placements, never changed in place; see
+    # geometry._Grid), the grid's cell size and the obstacles as an (N, 4) array: the next frame starts
+    # from a copy of the grid instead of filling one.
+    _grid: list[Any] | None = field(default=None, compare=False, repr=False)
+    _cell: int = field(default=0, compare=False, repr=False)
+    _fixed_arr: Any = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         self._by_id.update({p.id: p for p in self.placements})

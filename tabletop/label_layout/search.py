@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.label_layout.geometry import _canvas, _fixed_obstacles, _free, _Grid
-from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _slot_rect, candidate_rects
+from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _ring, _slot_rect, candidate_rects
 
 
 #: Start value of the last-blocker memo: a box left of nothing. (An empty box at 0 would "meet" every
@@ -106,54 +106,75 @@ def layout_labels(
     cx1, cy1 = box[0] + box[2], box[1] + box[3]
     limits = (cx0, cy0, cx1, cy1)
     fixed_arr = _fixed_obstacles(bases, foci, focus_pad, regions)
-    fixed = fixed_arr.tolist()
-    fixed_set = frozenset(map(tuple, fixed))
+    prev = previous._by_id if previous is not None else {}
+    # The last frame's own layout on the same canvas: its placements are inside the canvas, clear of
+    # each other and of its obstacles, and its grid holds exactly those, so a label asking the same
+    # keeps its rect unless an obstacle that is new this frame meets it, with no grid walk, and the
+    # grid is that grid with what changed taken out and put in (what pass 1 below decides, the fast way).
+    incremental = _INCREMENTAL and previous is not None and previous._canvas == box and previous._grid is not None and previous._cell == cell and bool(prev)
+    fixed: list[list[int]] = []
+    new_fixed: list[tuple[int, int, int, int]] = []  # obstacles new and gone since the last frame (incremental path)
+    gone_fixed: list[tuple[int, int, int, int]] = []
+    if incremental:
+        assert previous is not None
+        fixed_set, new_fixed, gone_fixed = _obstacles_since(previous, fixed_arr)
+    else:
+        fixed = fixed_arr.tolist()
+        fixed_set = frozenset(map(tuple, fixed))
     if previous is None and _FRESH:
-        return _layout_fresh(box, requests, fixed, fixed_set, cell)
+        return _layout_fresh(box, requests, fixed, fixed_set, fixed_arr, cell)
 
-    grid = _Grid(box, cell)
     n = len(requests)
     neg = [-r.priority for r in requests]
     order = sorted(range(n), key=neg.__getitem__)  # stable: ties keep request order
     rank = [0] * n
     for m, k in enumerate(order):
         rank[k] = m
-    placed: dict[int, tuple[Rect, bool, int, tuple[int, int, int, int, int] | None]] = {}
+    placed: dict[int, tuple[Rect, bool, int]] = {}
     offscreen: list[int] = []
     todo: list[int] = []
-    prev = previous._by_id if previous is not None else {}
-    # The last frame's own layout on the same canvas: its placements are inside the canvas, clear of
-    # each other and of its obstacles, so a label asking the same keeps its rect unless an obstacle
-    # that is new this frame meets it, with no grid walk (what pass 1 below decides, the fast way).
-    incremental = _INCREMENTAL and previous is not None and previous._canvas == box and bool(prev)
     kept_from: dict[int, Placement] = {}
     repriced: set[str] = set()  # kept labels whose priority changed (incremental path)
+    # Last frame's placements not kept this frame (incremental path; evicted ones join them).
+    released: list[Placement] = []
 
     # Pass 1: unchanged labels keep their rects.
     if incremental:
-        assert previous is not None
-        blocked = _meeting(previous.placements, list(fixed_set - previous._fixed))
+        assert previous is not None and previous._grid is not None
+        grid = _Grid(box, cell, previous._grid)
+        # Last frame's labels under an obstacle new this frame: the grid holds them all.
+        blocked = {o for b in new_fixed for o in grid.hits(*b) if o is not None}
+        for b in gone_fixed:
+            grid.remove((*b, None))
+        grid.fill(new_fixed)
         prev_get = prev.get
         for k in order:
             r = requests[k]
             anchor = r.anchor
             ax, ay = anchor
+            p = prev_get(r.id)
             if not (cx0 <= ax <= cx1 and cy0 <= ay <= cy1):
                 offscreen.append(k)
+                if p is not None:
+                    released.append(p)
                 continue
-            p = prev_get(r.id)
-            if p is not None and p.anchor == anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader) and p.id not in blocked:
-                placed[k] = (p.rect, p.leader, p.slot, None)
-                kept_from[k] = p
-                if p.priority != r.priority:
-                    repriced.add(p.id)
-                continue
+            if p is not None:
+                if p.anchor == anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader) and p.id not in blocked:
+                    placed[k] = (p.rect, p.leader, p.slot)
+                    kept_from[k] = p
+                    if p.priority != r.priority:
+                        repriced.add(p.id)
+                    continue
+                released.append(p)
             todo.append(k)
-        # Only the part of the grid the labels still to place can reach is built (a search never
-        # looks outside its request's reach; see _Reach).
-        lazy: _Reach | None = _Reach(grid, fixed_arr, placed)
+        if len(kept_from) + len(released) != len(prev):  # some of last frame's labels are not asked for
+            kept = {p.id for p in kept_from.values()}
+            released = [p for p in previous.placements if p.id not in kept]
+        for p in released:
+            x, y, w, h = p.rect
+            grid.remove((x, y, x + w, y + h, p.id))
     else:
-        lazy = None
+        grid = _Grid(box, cell)
         grid.fill(fixed)
         for k in order:
             r = requests[k]
@@ -166,27 +187,36 @@ def layout_labels(
                 if p is not None and p.anchor == r.anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader):
                     x, y, w, h = p.rect
                     if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
-                        placed[k] = (p.rect, p.leader, p.slot, grid.add(x, y, x + w, y + h, k))
+                        grid.add(x, y, x + w, y + h, r.id)
+                        placed[k] = (p.rect, p.leader, p.slot)
                         continue
             todo.append(k)
     # Only labels kept in pass 1 can be of lower priority than one placed later (pass 2 goes by
     # priority), so eviction is worth looking for only above the lowest kept priority.
     kept_min = min((requests[k].priority for k in placed), default=math.inf)
+    where: dict[str, int] = {}  # request index by id, for evictions (built on the first)
     # Space freed since the last frame: its labels that were not kept, its obstacles that are gone.
     # A label hidden last frame, asking the same, with none of that space within its reach, stays hidden:
-    # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place).
-    def still_hidden() -> set[str]:
+    # every candidate is blocked by what blocked it then (obstacles, or labels kept at the same place
+    # and priority; every candidate of a hidden label meets one, or one of at least its priority).
+    # By the same token only its candidates meeting freed space can be free now: on the incremental
+    # path it looks at those alone (the full pass looks at all, and a property compares the two).
+    def still_hidden() -> dict[str, list[tuple[int, Rect, bool]]]:
+        """Labels hidden last frame that ask the same, each with the only candidates (slot, rect,
+        leader) that may be free now (none: it stays hidden); the full pass lists no candidates and
+        leaves out the labels whose reach meets freed space."""
         if previous is None or previous._canvas != box or not previous.hidden:
-            return set()
+            return {}
         # (a kept label whose priority changed counts as freed: it may now be evicted)
         if incremental:
-            kept_ids = {p.id for p in kept_from.values()} - repriced
+            freed = [p.rect for p in released] + [prev[i].rect for i in repriced]
         else:
             kept_ids = {requests[k].id for k in placed if prev[requests[k].id].priority == requests[k].priority}
-        freed = [p.rect for p in previous.placements if p.id not in kept_ids]
-        freed += [(a, b, c - a, d - b) for a, b, c, d in previous._fixed - fixed_set]
+            freed = [p.rect for p in previous.placements if p.id not in kept_ids]
+        freed += [(a, b, c - a, d - b) for a, b, c, d in (gone_fixed if incremental else previous._fixed - fixed_set)]
+        freed_boxes = [(fx, fy, fx + fw, fy + fh) for fx, fy, fw, fh in freed]
         reach = LEADER_RINGS[-1] + 2
-        out: set[str] = set()
+        out: dict[str, list[tuple[int, Rect, bool]]] = {}
         for k in todo:
             r = requests[k]
             asked = previous._asked.get(r.id)
@@ -195,13 +225,13 @@ def layout_labels(
             w, h = r.wh
             c = max(r.clear, 0.0) + (reach if r.leader else _NEAR + 1)
             x0, y0, x1, y1 = r.anchor[0] - c - w, r.anchor[1] - c - h, r.anchor[0] + c + w, r.anchor[1] + c + h
-            if not any(fx < x1 and x0 < fx + fw and fy < y1 and y0 < fy + fh for fx, fy, fw, fh in freed):
-                out.add(r.id)
+            if not any(fx0 < x1 and x0 < fx1 and fy0 < y1 and y0 < fy1 for fx0, fy0, fx1, fy1 in freed_boxes):
+                out[r.id] = []
+            elif incremental:
+                out[r.id] = _reopened(r, freed_boxes)
         return out
 
     still = still_hidden()
-    if lazy is not None:
-        lazy.cover([requests[k] for k in todo if requests[k].id not in still])
 
     # Pass 2: the rest, by priority; evicted labels come back through a heap merged into that order.
     # A label looked at before an eviction did not see the room it freed (its old side, say, held by a
@@ -219,13 +249,12 @@ def layout_labels(
         while t < len(todo) or evicted:
             if evicted and (t >= len(todo) or evicted[0][0] < rank[todo[t]]):
                 k = heapq.heappop(evicted)[1]
-                if lazy is not None:
-                    lazy.cover([requests[k]])
             else:
                 k = todo[t]
                 t += 1
             r = requests[k]
-            if still and r.id in still:
+            reopened = still.get(r.id) if still else None
+            if reopened is not None and not reopened:
                 dropped.add(k)
                 seen.append(k)
                 continue
@@ -240,24 +269,31 @@ def layout_labels(
                     x, y = again[0][0], again[0][1]
                     if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
                         spot = (again[0], again[1], p.slot)
-            if spot is None:
+            if reopened is not None:  # (hidden last frame: no last slot to retry)
+                for slot, rect, lead in reopened:
+                    x, y = rect[0], rect[1]
+                    if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
+                        spot = (rect, lead, slot)
+                        break
+            elif spot is None:
                 found = _search(grid, r.anchor[0], r.anchor[1], r.clear if r.clear > 0 else 0.0, w, h, _order(r.sides), r.leader, limits)
                 if found is not None:
                     spot = ((found[0], found[1], w, h), found[2], found[3])
             if spot is None and kept_min < r.priority:
-                spot, evict = _eviction(grid, box, requests, k)
+                if not where:
+                    where = {q.id: i for i, q in enumerate(requests)}
+                spot, evict = _eviction(grid, box, requests, k, where)
                 if evict:
                     # Its own last slot counts too: freed by this eviction, a start again would take it.
                     freed_now = [placed[e][0] for e in evict]
                     restart = _reached(requests, seen, freed_now) or (retried is not None and _meets_any(retried, freed_now))
-                    if lazy is not None and still:
-                        lazy.cover([requests[j] for j in todo[t:] if requests[j].id in still])
                     still.clear()  # room freed this frame: the rest must look again
                 for e in evict:
-                    item = placed.pop(e)[3]
-                    assert item is not None  # found through the grid, so in it
-                    grid.remove(item)
-                    kept_from.pop(e, None)
+                    (x, y, ew, eh) = placed.pop(e)[0]
+                    grid.remove((x, y, x + ew, y + eh, requests[e].id))
+                    was = kept_from.pop(e, None)
+                    if was is not None:
+                        released.append(was)
                     heapq.heappush(evicted, (rank[e], e))
                     assert e not in fresh  # only kept labels can be of lower priority than one placed later
                     gone.append(e)
@@ -268,19 +304,17 @@ def layout_labels(
                 dropped.add(k)
                 continue
             (x, y, w, h), lead, slot = spot
-            placed[k] = ((x, y, w, h), lead, slot, grid.add_inside(x, y, x + w, y + h, k))
+            grid.add_inside(x, y, x + w, y + h, r.id)
+            placed[k] = ((x, y, w, h), lead, slot)
             fresh.append(k)
         if not restart:
             break
         for k in fresh:
-            item = placed.pop(k)[3]
-            assert item is not None  # placed in pass 2, so in the grid
-            grid.remove(item)
+            (x, y, w, h) = placed.pop(k)[0]
+            grid.remove((x, y, x + w, y + h, requests[k].id))
         todo = sorted([*todo, *gone], key=rank.__getitem__)
         kept_min = min((requests[k].priority for k in placed), default=math.inf)
         still = still_hidden()  # the evicted labels' rects are freed space now
-        if lazy is not None:
-            lazy.cover([requests[k] for k in todo if requests[k].id not in still])
 
     placements = []
     for k in order:
@@ -294,11 +328,15 @@ def layout_labels(
                 placements.append(Placement(r.id, got[0], got[1], got[2], r.anchor, r.clear, r.kind, r.text, r.priority))
     hidden = tuple(requests[k].id for k in order if k in dropped)
     asked = {requests[k].id: (requests[k].anchor, requests[k].wh, requests[k].clear, requests[k].leader, requests[k].sides, requests[k].priority) for k in dropped}
-    return Layout(tuple(placements), hidden, tuple(requests[k].id for k in offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
+    return Layout(
+        tuple(placements), hidden, tuple(requests[k].id for k in offscreen),
+        _canvas=box, _fixed=fixed_set, _asked=asked, _grid=grid.cells, _cell=cell, _fixed_arr=fixed_arr,
+    )
 
 
-def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: int) -> tuple[tuple[Rect, bool, int] | None, set[int]]:
-    """The best candidate of request ``k`` blocked only by strictly lower-priority labels, and those labels."""
+def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: int, where: dict[str, int]) -> tuple[tuple[Rect, bool, int] | None, set[int]]:
+    """The best candidate of request ``k`` blocked only by strictly lower-priority labels, and those labels
+    (request indices; ``where``: index by id)."""
     pri = requests[k].priority
     cx0, cy0, cx1, cy1 = canvas[0], canvas[1], canvas[0] + canvas[2], canvas[1] + canvas[3]
     best: tuple[tuple[int, int], tuple[Rect, bool, int], set[int]] | None = None
@@ -306,8 +344,11 @@ def _eviction(grid: _Grid, canvas: Rect, requests: Sequence[LabelRequest], k: in
         x, y, w, h = rect
         if not (cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1):
             continue
-        owners = set(grid.hits(x, y, x + w, y + h))
-        if -1 in owners or any(requests[o].priority >= pri for o in owners):
+        hit = set(grid.hits(x, y, x + w, y + h))
+        if None in hit:
+            continue
+        owners = {where[o] for o in hit if o is not None}
+        if any(requests[o].priority >= pri for o in owners):
             continue
         cost = (len(owners), slot)
         if best is None or cost < best[0]:
@@ -332,63 +373,46 @@ def _meets_any(rect: Rect, rects: Sequence[Rect]) -> bool:
     return any(x < x0 + w0 and x0 < x + w and y < y0 + h0 and y0 < y + h for x, y, w, h in rects)
 
 
-def _meeting(placements: Sequence[Placement], boxes: Sequence[Sequence[int]]) -> set[str]:
-    """Ids of the ``placements`` whose rect meets one of ``boxes`` (x0, y0, x1, y1)."""
-    if not boxes or not placements:
-        return set()
-    r = np.array([p.rect for p in placements], dtype=np.int64)
-    b = np.asarray(boxes, dtype=np.int64)
-    hit = ((b[None, :, 0] < r[:, None, 0] + r[:, None, 2]) & (r[:, None, 0] < b[None, :, 2]) & (b[None, :, 1] < r[:, None, 1] + r[:, None, 3]) & (r[:, None, 1] < b[None, :, 3])).any(axis=1)
-    return {placements[i].id for i in np.flatnonzero(hit).tolist()}
+def _obstacles_since(previous: Layout, fixed: np.ndarray) -> tuple[frozenset[tuple[int, int, int, int]], list[tuple[int, int, int, int]], list[tuple[int, int, int, int]]]:
+    """The set of the obstacles ``fixed`` (N, 4), and the boxes new and gone since ``previous``."""
+    last = previous._fixed_arr
+    if last is not None and last.shape == fixed.shape:
+        changed = np.flatnonzero((last != fixed).any(axis=1))
+        if not len(changed):
+            return previous._fixed, [], []
+        if len(changed) <= 8:  # a model or two dragged: from the rows that changed, not a new set
+            # A row that changed is gone only if no row has it now, new only if no row had it.
+            gone = {tuple(b) for b in last[changed].tolist() if not bool((fixed == b).all(axis=1).any())}
+            new = {tuple(b) for b in fixed[changed].tolist()} - previous._fixed
+            return (previous._fixed - gone) | new, list(new), list(gone)
+    now = frozenset(map(tuple, fixed.tolist()))
+    return now, list(now - previous._fixed), list(previous._fixed - now)
 
 
-class _Reach:
-    """The grid of an incremental layout, filled only where the labels being placed can reach.
-
-    A search, a retry of last frame's slot and an eviction of request ``r`` look only at candidate
-    rects of ``r``, which all lie inside :func:`_hull` of ``r``; so every fixed obstacle and every
-    placed label meeting that hull must be in the grid before ``r`` is placed, and nothing else
-    needs to be. Labels placed in pass 2 go into the grid as they are placed.
-    """
-
-    __slots__ = ("grid", "fixed", "fixed_in", "placed", "kept", "kept_keys", "kept_in")
-
-    def __init__(self, grid: _Grid, fixed: np.ndarray, placed: dict[int, tuple[Rect, bool, int, tuple[int, int, int, int, int] | None]]) -> None:
-        self.grid = grid
-        self.fixed = fixed
-        self.fixed_in = np.zeros(len(fixed), dtype=bool)
-        self.placed = placed
-        self.kept_keys = list(placed)
-        rects = np.array([placed[k][0] for k in self.kept_keys], dtype=np.int64).reshape(-1, 4)
-        self.kept = np.column_stack([rects[:, 0], rects[:, 1], rects[:, 0] + rects[:, 2], rects[:, 1] + rects[:, 3]])
-        self.kept_in = np.zeros(len(self.kept_keys), dtype=bool)
-
-    def cover(self, requests: Sequence[LabelRequest]) -> None:
-        """Put into the grid every obstacle and kept label meeting the hull of any of ``requests``."""
-        if not requests:
-            return
-        hulls = np.array([_hull(r) for r in requests], dtype=np.int64)
-        for boxes, inside, fixed in ((self.fixed, self.fixed_in, True), (self.kept, self.kept_in, False)):
-            if not len(boxes) or bool(inside.all()):
-                continue
-            hit = (
-                (boxes[:, None, 0] < hulls[None, :, 2])
-                & (hulls[None, :, 0] < boxes[:, None, 2])
-                & (boxes[:, None, 1] < hulls[None, :, 3])
-                & (hulls[None, :, 1] < boxes[:, None, 3])
-            ).any(axis=1) & ~inside
-            new = np.flatnonzero(hit)
-            if not len(new):
-                continue
-            inside[new] = True
-            if fixed:
-                self.grid.fill(boxes[new].tolist())
-            else:
-                for i in new.tolist():
-                    k = self.kept_keys[i]
-                    rect, lead, slot, _ = self.placed[k]
-                    x, y, w, h = rect
-                    self.placed[k] = (rect, lead, slot, self.grid.add(x, y, x + w, y + h, k))
+def _reopened(r: LabelRequest, freed: Sequence[tuple[int, int, int, int]]) -> list[tuple[int, Rect, bool]]:
+    """The candidates of ``r`` (slot, rect, leader), in slot order, that meet one of the ``freed`` boxes (x0, y0, x1, y1)."""
+    ax, ay = r.anchor
+    c = r.clear if r.clear > 0 else 0.0
+    w, h = r.wh
+    order = _order(r.sides)
+    out: list[tuple[int, Rect, bool]] = []
+    slot = 0
+    for n, g in enumerate((_NEAR, *LEADER_RINGS) if r.leader else (_NEAR,)):
+        # Every candidate of this ring lies in the box (x0, y0)-(x1, y1) and outside the open square
+        # anchor ± (c + g): a freed box elsewhere, or within that square, meets none of them.
+        e0, e1, f0, f1 = ax - c - g, ax + c + g, ay - c - g, ay + c + g
+        x0, x1, y0, y1 = math.floor(e0) - w, math.ceil(e1) + w, math.floor(f0) - h, math.ceil(f1) + h
+        near = [b for b in freed if b[0] < x1 and x0 < b[2] and b[1] < y1 and y0 < b[3] and not (e0 <= b[0] and b[2] <= e1 and f0 <= b[1] and b[3] <= f1)]
+        if near:
+            for m, rect in enumerate(_ring(ax, ay, c, w, h, g, order, n == 0)):
+                rx, ry = rect[0], rect[1]
+                rx1, ry1 = rx + w, ry + h
+                for a0, b0, a1, b1 in near:
+                    if a0 < rx1 and rx < a1 and b0 < ry1 and ry < b1:
+                        out.append((slot + m, rect, n > 0))
+                        break
+        slot += 12 if n == 0 else 8
+    return out
 
 
 def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
@@ -403,7 +427,9 @@ def _hull(r: LabelRequest) -> tuple[int, int, int, int]:
 _FRESH = True
 
 
-def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[int]], fixed_set: frozenset[tuple[int, int, int, int]], cell: int) -> Layout:
+def _layout_fresh(
+    box: Rect, requests: Sequence[LabelRequest], fixed: list[list[int]], fixed_set: frozenset[tuple[int, int, int, int]], fixed_arr: np.ndarray, cell: int
+) -> Layout:
     """:func:`layout_labels` without ``previous``: plain greedy by priority, nothing kept, nothing evicted.
 
     The same answer as the general path (a hypothesis property compares them), written as one flat
@@ -485,14 +511,11 @@ def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[
                             continue
                         break
                     else:
-                        item = (x0, y0, x1, y1, k)
+                        item = (x0, y0, x1, y1, r.id)
                         for j in range(j0, j1):
                             row = j * nx
                             for i in range(row + i0, row + i1):
-                                if cells[i]:
-                                    cells[i].append(item)
-                                else:
-                                    cells[i] = [item]
+                                cells[i] += (item,)
                         placements.append(Placement(r.id, (x0, y0, w, h), ring > 0, slot, anchor, clear, r.kind, r.text, r.priority))
                         break
                 slot += 1
@@ -511,4 +534,6 @@ def _layout_fresh(box: Rect, requests: Sequence[LabelRequest], fixed: list[list[
                 hidden.append(r.id)
                 asked[r.id] = (anchor, r.wh, clear, lead, sides, r.priority)
             break
-    return Layout(tuple(placements), tuple(hidden), tuple(offscreen), _canvas=box, _fixed=fixed_set, _asked=asked)
+    return Layout(
+        tuple(placements), tuple(hidden), tuple(offscreen), _canvas=box, _fixed=fixed_set, _asked=asked, _grid=cells, _cell=cell, _fixed_arr=fixed_arr
+    )
