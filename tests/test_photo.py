@@ -568,3 +568,18 @@ def test_a_coarse_photo_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[st
     captured = capsys.readouterr()
     assert "note: the photo is coarse: up to 1." in captured.err and "mm of table per pixel" in captured.err
     assert set(json.loads(captured.out)) == {"table_mm", "corners_px", "calibration_rms_mm", "bases"}
+
+
+def test_the_half_level_diameter_sets_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 702: a 28 mm base under a figure was sized 25 mm by the rim fit's free diameter (25.35 mm, pulled in
+    where the figure crosses the rim); the half-level diameter, within 0.5 mm of 28, sizes it right, and another
+    base with it. With the rule off (a margin no diameter meets) two bases are sized wrong."""
+    import tabletop.photo.detect as detect_module
+
+    photo, result = _analysed(702)
+    s = score(list(result.bases), photo.bases)
+    assert s.diameter_right == s.matched >= 37
+    monkeypatch.setattr(detect_module, "HALF_SIZE_MARGIN_MM", -1.0)
+    photo, result = _analysed(702)
+    s = score(list(result.bases), photo.bases)
+    assert s.diameter_right <= s.matched - 2
