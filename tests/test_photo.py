@@ -583,3 +583,22 @@ def test_the_half_level_diameter_sets_the_size(monkeypatch: pytest.MonkeyPatch) 
     photo, result = _analysed(702)
     s = score(list(result.bases), photo.bases)
     assert s.diameter_right <= s.matched - 2
+
+
+def test_a_faint_50_mm_rim_round_a_figure_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 815: a 50 mm base of the dark mat's colour under a green figure was reported as the figure's 40 mm
+    outline, 3.6 mm off; the larger rim round it scatters 0.54-0.58 mm, over the old 0.5 mm bar."""
+    import tabletop.photo.detect as detect_module
+
+    def at_the_base(result: PhotoResult, truth: object) -> tuple[float, float]:
+        d = min(result.bases, key=lambda b: math.hypot(b.x_mm - truth.x_mm, b.y_mm - truth.y_mm))  # type: ignore[attr-defined]
+        return d.diameter_mm, math.hypot(d.x_mm - truth.x_mm, d.y_mm - truth.y_mm)  # type: ignore[attr-defined]
+
+    photo, result = _analysed(815)
+    truth = min(photo.bases, key=lambda b: math.hypot(b.x_mm - 349.5, b.y_mm - 196.6))
+    assert truth.diameter_mm == 50
+    diameter, err = at_the_base(result, truth)
+    assert diameter == 50 and err <= 1.0
+    monkeypatch.setattr(detect_module, "OUTER_RMS_MM", 0.5)
+    diameter, err = at_the_base(_analysed(815)[1], truth)
+    assert diameter == 40 and err > 3
