@@ -602,3 +602,34 @@ def test_a_faint_50_mm_rim_round_a_figure_is_found(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(detect_module, "OUTER_RMS_MM", 0.5)
     diameter, err = at_the_base(_analysed(815)[1], truth)
     assert diameter == 40 and err > 3
+
+
+@pytest.fixture(scope="module")
+def sand_mat_photos() -> dict[int, tuple[object, np.ndarray]]:
+    """Fresh-set photos of a sand mat in a brown room, as the benchmark reads them."""
+    return {seed: (photo, _as_the_benchmark_reads_it(photo)) for seed in (903, 1017) for photo in [synth_photo(seed)]}
+
+
+def test_one_side_split_in_two_runs_is_one_side(sand_mat_photos: dict) -> None:
+    """Seed 903: a leak splits the right side into two straight runs; both were taken, for the right and the left
+    side, and the table was found as a sliver 2,448 px off. Opposite sides lie a quarter of the photo apart."""
+    from tabletop.photo.rectify import find_table
+
+    photo, image = sand_mat_photos[903]
+    fit = find_table(image)
+    assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() <= 4.0
+
+
+def test_a_terrain_edge_inside_a_side_is_not_a_border(sand_mat_photos: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seed 1017: a strong straight terrain edge 90 px inside the top side, with sand and terrain between, in a
+    brown room. It is too wide and too like the mat to be a border round it, so the side stays; taken for a
+    border (any width, any contrast) the top corners move hundreds of px into the table."""
+    import tabletop.photo.rectify as rectify_module
+
+    photo, image = sand_mat_photos[1017]
+    fit = rectify_module.find_table(image)
+    assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() <= 4.0
+    monkeypatch.setattr(rectify_module, "BORDER_MAX_WIDTH", 1.0)
+    monkeypatch.setattr(rectify_module, "BORDER_CONTRAST", 1.0)
+    fit = rectify_module.find_table(image)
+    assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() > 100

@@ -16,8 +16,14 @@ SIDE_SEARCH_DEPTH = 0.35
 LEAK_RATIO = 0.25
 """A segmented side whose edge is weaker than this fraction of the strongest straight edge in its band is replaced."""
 BORDER_RATIO = 0.6
-"""A side weaker than this fraction of the strongest edge in its band is replaced if what lies between them is not
-the mat: the segmentation ran over a light border round the mat, and the side is the border's outer edge."""
+"""A side weaker than this fraction of the strongest edge in its band is replaced if what lies between them is a
+border round the mat (see ``_border_between``): the segmentation ran over it, and the side is its outer edge."""
+OUTLINE_RUNS = 6
+"""Straight runs of the mat's outline looked for (a table has four sides; a leak can split one in two)."""
+BORDER_MAX_WIDTH = 0.05
+"""A border is at most this fraction of the table's depth across the side wide (a wide strip is table: terrain)."""
+BORDER_CONTRAST = 2.0
+"""A border's colour is this many times nearer what lies outside the side than the mat's."""
 
 
 def homography_from_corners(corners_px: Corners, table_mm: tuple[float, float]) -> np.ndarray:
@@ -121,13 +127,16 @@ def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarr
     """The four straight runs of a region's outline (sequential RANSAC), intersected: a quadrilateral.
 
     Where the segmentation leaked into the room or terrain bit into the mat, the outline is ragged;
-    the table's sides are still its longest straight runs.
+    the table's sides are still its longest straight runs. A leak can also split one side into two
+    straight runs, offset: of the runs found (up to ``OUTLINE_RUNS``) each pair of opposite sides is the
+    longest run of its direction and the longest lying at least a quarter of the photo's side from it
+    (seed 903: two runs of the right side were taken for both sides, a sliver 2,400 px off).
     """
     rng = np.random.default_rng(seed)
     remaining = points.copy()
     lines: list[tuple[np.ndarray, np.ndarray, int]] = []
     tol = max(1.5, side / 600)
-    for _ in range(4):
+    for _ in range(OUTLINE_RUNS):
         if len(remaining) < 10:
             break
         best_count, best = 0, None
@@ -152,10 +161,11 @@ def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarr
         lines.append((centre, direction, int(inl.sum())))
         normal = np.array([-direction[1], direction[0]])
         remaining = remaining[np.abs((remaining - centre) @ normal) >= 3 * tol]
-    if len(lines) < 4 or min(n for _, _, n in lines) < side * 0.05:
+    lines = [ln for ln in lines if ln[2] >= side * 0.05]
+    if len(lines) < 4:
         raise PhotoError("could not find four straight table edges in the photo: give its corners with --corners")
-    horizontal = [ln for ln in lines if abs(ln[1][0]) >= abs(ln[1][1])]
-    vertical = [ln for ln in lines if abs(ln[1][0]) < abs(ln[1][1])]
+    horizontal = _opposite_pair([ln for ln in lines if abs(ln[1][0]) >= abs(ln[1][1])], 0.25 * side)
+    vertical = _opposite_pair([ln for ln in lines if abs(ln[1][0]) < abs(ln[1][1])], 0.25 * side)
     if len(horizontal) != 2 or len(vertical) != 2:
         raise PhotoError("the table's outline is not a four-sided shape seen from its near edge: give its corners with --corners")
     bottom, top = sorted(horizontal, key=lambda ln: -ln[0][1])
@@ -165,6 +175,16 @@ def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarr
         point, sine = _intersect(h_line[0], h_line[1], v_line[0], v_line[1])
         corners.append(point)
     return np.array(corners)
+
+
+def _opposite_pair(lines: list[tuple[np.ndarray, np.ndarray, int]], apart: float) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """The longest of ``lines`` (point, direction, inliers) and the longest lying at least ``apart`` from it."""
+    if not lines:
+        return []
+    first = max(lines, key=lambda ln: ln[2])
+    normal = np.array([-first[1][1], first[1][0]])
+    far = [ln for ln in lines if abs(float((ln[0] - first[0]) @ normal)) >= apart]
+    return [first, max(far, key=lambda ln: ln[2])] if far else [first]
 
 
 def _line_scores(strength: np.ndarray, slope_step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -219,7 +239,7 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tupl
         flat = int(np.argmin(np.abs(slopes)))
         own = float(score[max(0, flat - 1):flat + 2, max(0, at - 3):at + 4].max())
         if best > 0 and (own < LEAK_RATIO * best
-                         or (own < BORDER_RATIO * best and _cut_off_is_not_mat(small, pts, normal, float(offsets[s]), float(slopes[k])))):
+                         or (own < BORDER_RATIO * best and _border_between(small, pts, normal, float(offsets[s]), float(slopes[k]), depth))):
             start = pts[0] + offsets[s] * normal
             end = pts[-1] + (offsets[s] + slopes[k]) * normal
             lines.append((start, (end - start) / float(np.linalg.norm(end - start))))
@@ -237,12 +257,19 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tupl
     return np.array(corners), evidence
 
 
-def _cut_off_is_not_mat(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offset: float, slope: float) -> bool:
+def _border_between(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offset: float, slope: float, depth: float) -> bool:
     """Whether the strip between a side (through ``pts``) and a line inside it (``offset`` px in at the first point,
-    ``offset + slope`` at the last) looks more like what lies outside the side than like the mat inside the line."""
+    ``offset + slope`` at the last) is a border round the mat: narrow (``BORDER_MAX_WIDTH`` of the table's
+    ``depth`` across the side) and coloured like what lies outside the side, not like the mat inside the line.
+
+    Seed 805's light wooden border: 8.5 px wide on the 900-px copy, its colour 7 times nearer the room's than
+    the mat's. Lines inside correct sides on a sand mat in a brown room: 75-102 px in, the strip's colour 0.7-1.6
+    times nearer the room's (terrain and mat, in a room close to the mat's colour).
+    """
     at = offset + slope * np.linspace(0.0, 1.0, len(pts))
-    if float(np.median(at)) < 4.0:
-        return False  # the line is the side itself, or too close to it to have a strip between
+    width = float(np.median(at))
+    if not 4.0 <= width <= BORDER_MAX_WIDTH * depth:
+        return False  # the side itself, too close to it to have a strip between, or too far in to be a border
 
     def median_colour(depth: np.ndarray) -> np.ndarray:
         xy = (pts + depth[:, None] * normal[None, :]).astype(np.float32)
@@ -252,7 +279,7 @@ def _cut_off_is_not_mat(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, 
     strip = median_colour(0.5 * at)
     mat = median_colour(at + 6.0)
     outside = median_colour(np.full(len(pts), -6.0))
-    return float(np.linalg.norm(strip - mat)) > float(np.linalg.norm(strip - outside))
+    return float(np.linalg.norm(strip - mat)) > BORDER_CONTRAST * float(np.linalg.norm(strip - outside))
 
 
 def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float) -> tuple[np.ndarray, np.ndarray]:
