@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 import shapely
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString
 
@@ -317,15 +317,27 @@ def test_without_blockers_sight_is_full(table: tuple[Model, Model, list[Terrain]
 
 @PROPS
 @given(tables())
+# Found by hypothesis: a critical line past a 25 mm base ends on an oval's circumscribed 64-gon, 0.012 mm out.
+@example(table=(Model("v", 0.0, 0.0, Base("oval", 20.0, 15.0), facing=0.0), Model("t", 17.5, 15.5, Base("oval", 20.0, 21.0), facing=0.0),
+                [], [Model("m0", 17.5, 17.5, Base.round(25.0))]))
+@example(table=(Model("v", 0.0, 0.0, Base.round(20.0), facing=0.0), Model("t", 17.5, 15.5, Base("oval", 20.0, 21.0), facing=0.0),
+                [], [Model("m0", 17.5, 17.5, Base.round(25.0))]))
 def test_every_clear_line_drawn_is_clear_and_joins_the_two_bases(table: tuple[Model, Model, list[Terrain], list[Model]]) -> None:
     viewer, target, terrain, others = table
     sight: Sight = line_of_fire(viewer, target, terrain, others)
     from tabletop.shapes import base_polygon
 
+    from tabletop.sight.silhouettes import OVAL_SEGMENTS
+
+    def slack(m: Model) -> float:
+        # A critical line touches an oval's footprint at a vertex of the OVAL_SEGMENTS-gon round it, up to
+        # its sagitta outside the ellipse (0.012 mm on a 20 mm oval); found by hypothesis on 2026-11-26.
+        return m.base.bounding_radius * (1 / math.cos(math.pi / OVAL_SEGMENTS) - 1) if m.base.shape == "oval" else 0.0
+
     va, tb = base_polygon(viewer, 256, outer=True), base_polygon(target, 256, outer=True)
     for ln in sight.lines:
-        assert shapely.distance(shapely.Point(ln.start[:2]), va) <= 1e-6
-        assert shapely.distance(shapely.Point(ln.end[:2]), tb) <= 1e-6
+        assert shapely.distance(shapely.Point(ln.start[:2]), va) <= slack(viewer) + 1e-6
+        assert shapely.distance(shapely.Point(ln.end[:2]), tb) <= slack(target) + 1e-6
         if not ln.clear:
             continue
         seg = LineString([ln.start[:2], ln.end[:2]])
