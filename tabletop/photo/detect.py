@@ -574,6 +574,14 @@ OUTER_STAY_MM = 1.0
 """The larger rim's half-level radius must stay this close to the catalogue radius it was started at."""
 
 
+def _starts(centres: np.ndarray, pairs: list[tuple[int, float, float, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Starts of a rim search from ``pairs`` (detection, start radius, shift x, shift y): the detections' rows,
+    the radii and the shifted centres."""
+    rows = np.array([k for k, *_ in pairs])
+    radii = np.array([rc for _, rc, _, _ in pairs])
+    return rows, radii, centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
+
+
 def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
                 scale: Scale, sizes: np.ndarray, unsure: np.ndarray,
                 loose: np.ndarray | None = None) -> list[tuple[np.ndarray, float, float, float, float] | None]:
@@ -598,9 +606,7 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
              for dx, dy in (shifts if unsure[k] and not coarse else shifts[:1])]
     if not pairs:
         return found
-    rows = np.array([k for k, *_ in pairs])
-    starts = np.array([rc for _, rc, _, _ in pairs])
-    moved = centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
+    rows, starts, moved = _starts(centres, pairs)
     # Coarse first (half the rays, twice the step: most starts find nothing), then the hopeful ones in full.
     _, coarse_r, coarse_rms, coarse_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
                                                                passes=3, rays=FIT_RAYS // 2, step=0.2)
@@ -662,9 +668,7 @@ def _inner_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
              if 0.6 * radii[k] <= rc <= radii[k] - OUTER_GAP_MM[0] for dx, dy in shifts]
     if not pairs:
         return found
-    rows = np.array([k for k, *_ in pairs])
-    starts = np.array([rc for _, rc, _, _ in pairs])
-    moved = centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
+    rows, starts, moved = _starts(centres, pairs)
     out_c, out_r, out_rms, out_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
                                                              passes=3)
     ok = np.nonzero(np.isfinite(out_rms) & (out_rms <= INNER_RMS_MM) & (out_rays >= OUTER_SUPPORT * FIT_RAYS))[0]
