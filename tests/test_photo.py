@@ -374,19 +374,56 @@ def _analysed(seed: int) -> tuple[SynthPhoto, PhotoResult]:
     return photo, analyse_image(LoadedImage(_as_the_benchmark_reads_it(photo), f"synthetic-{seed}.jpg", (4000, 3000)), photo.table_mm)
 
 
-@pytest.mark.parametrize(("seed", "was"), [(100, 1.012), (309, 1.317), (600, 1.938), (809, 1.702), (822, 1.849), (909, 3.104)])
-def test_worst_benchmark_bases_within_1_mm(seed: int, was: float) -> None:
+@pytest.mark.parametrize(("seed", "was", "found"), [(100, 1.012, 38), (309, 1.317, 38), (600, 1.938, 38), (809, 1.702, 38),
+                                                    (822, 1.849, 38), (909, 3.104, 38), (815, 1.342, 38), (911, 1.136, 36)])
+def test_worst_benchmark_bases_within_1_mm(seed: int, was: float, found: int) -> None:
     """The benchmark photos whose worst base was over 1 mm off: a bevel the mat's colour, sized a step too small
     (100, 309); a base of the mat's colour under a bright figure, whose half-level crossings kept only half the
     circle and left its centre loose along that arc's axis (600); a 25 mm base with a weapon past its rim, rim
     fitted at 28 mm 1.7-1.8 mm off, its half-level centre (0.08 and 0.04 mm off) refused for moving over 1.5 mm
     (809, 822); a 25 mm base whose figure's weapon reaches far past its rim, found as a 30 mm circle round both
-    until the smaller-rim search (909)."""
+    until the smaller-rim search (909); bases of nearly the mat's colour under a bright figure, until unsure
+    detections took the median of three or four centres (815: a 28 mm base, 1.34 mm off, now 0.85; 911: 1.14 mm, now 0.13)."""
     photo, result = _analysed(seed)
     assert 0.4 < result.mm_per_px < COARSE_MM_PER_PX and not any("coarse" in note for note in result.notes)
     s = score(list(result.bases), photo.bases)
-    assert s.matched >= 38
+    assert s.matched >= found
     assert max(s.centre_errors_mm) <= 1.0 < was
+
+
+@pytest.mark.parametrize(("seed", "was"), [(418, 0.17), (1103, 0.25)])
+def test_disagreeing_centres_widen_sigma(seed: int, was: float) -> None:
+    """Bases of the mat's colour under a figure, 1.66 and 0.86 mm off before the median of their centres, 1.43 and
+    1.00 mm after: their centres disagree, and the sigma says so (it was 0.25 and 0.17 mm)."""
+    photo, result = _analysed(seed)
+    far = [(math.hypot(b.x_mm - t.x_mm, b.y_mm - t.y_mm), b.sigma_mm) for b in result.bases for t in photo.bases
+           if math.hypot(b.x_mm - t.x_mm, b.y_mm - t.y_mm) <= t.diameter_mm / 4]
+    worst, sigma = max(far)
+    assert worst > 0.8 > 2 * was
+    assert worst <= 2 * sigma
+
+
+def test_area_fit_centres_a_faint_base_under_a_figure() -> None:
+    """A base barely darker than the mat, a bright figure over a third of it and past its rim: the area fit finds
+    its centre from 1.5 mm away, to within 0.2 mm; on bare mat it says nothing."""
+    from tabletop.photo.detect import _disc_centre, mat_model
+
+    s, cx, cy, r = 4.0, 60.0, 50.0, 14.0
+
+    def draw(img: np.ndarray, to_px: object) -> None:
+        px, py = to_px(cx, cy)  # type: ignore[operator]
+        _disc(img, px, py, r * s, (80.0, 106.0, 122.0))
+        fx, fy = to_px(cx + 6.0, cy - 3.0)  # type: ignore[operator]
+        _disc(img, fx, fy, 10.0 * s, (200.0, 80.0, 220.0))
+
+    rect = _top_down((120.0, 100.0), s, draw, seed=7)
+    mat = mat_model(rect.image)
+    colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]]), np.array([r * s]))[0]
+    for start in ((cx - 1.5, cy), (cx + 1.0, cy + 1.1), (cx, cy - 1.5)):
+        found = _disc_centre(rect, np.array(start), r, colour, mat.whiten)
+        assert found is not None
+        assert math.hypot(found[0] - cx, found[1] - cy) <= 0.2
+    assert _disc_centre(rect, np.array([25.0, 80.0]), r, colour, mat.whiten) is None
 
 
 def _dark_base_with_bright_figure(img: np.ndarray, to_px: object, cx: float, cy: float, r: float, s: float,
