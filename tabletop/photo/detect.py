@@ -29,8 +29,9 @@
    bar are re-scored with that fit's scatter. *A larger rim* (``_outer_rims``): round each detection, a larger
    catalogue rim seen all round is the base, and the detection its figure's outline.
 6. *Unsure ones* (``_median_centres``): the median of the centre found, an area fit of the catalogue disc
-   (``_disc_centre``: the base's colour against the mat's over its whole area, not its faint rim) and the half-level
-   fit started a size larger; how far they disagree goes into the sigma.
+   (``_disc_centre``: the base's colour against the mat's over its whole area, not its faint rim), the half-level
+   fit started a size larger and, where the half-level centre was taken, the rim fit's; how far they disagree
+   goes into the sigma.
 
 Lengths along the rays (the colour gates, smoothing, the expected scatter) grow with the photo's mm per
 pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken for two edges.
@@ -697,7 +698,7 @@ def _inner_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
 
 
 DISC_PX_PER_MM = 4.0
-"""Resolution of the patch the area fit (:func:`_disc_centres`) reads."""
+"""Resolution of the patch the area fit (:func:`_disc_centre`) reads."""
 DISC_REACH_MM = 3.0
 """The area fit looks for the disc's centre this far from where it starts."""
 DISC_MAT_GAP = 1.5
@@ -778,7 +779,7 @@ def _disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour:
 
 
 def _median_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                       scale: Scale, sizes: np.ndarray, fourth: np.ndarray | None = None) -> list[tuple[np.ndarray, float] | None]:
+                    scale: Scale, sizes: np.ndarray, fourth: np.ndarray | None = None) -> list[tuple[np.ndarray, float] | None]:
     """For unsure detections: the median (x and y apart) of three or four centres, and how far the furthest of them
     lies from it, or None where one of the three is missing.
 
