@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, start_xvfb, stop
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -86,10 +86,13 @@ def _wait_for_pixel(
 ) -> tuple[int, int, int]:
     """Screenshot the window until the probe pixel passes ``ok``; the last colour seen (the caller asserts)."""
     end = time.monotonic() + timeout
+    colour = (-1, -1, -1)
     while True:
-        _run(["import", "-window", wid, str(png)], env)
-        colour = _pixel(png, probe)
-        if ok(colour) or time.monotonic() > end:
+        if screenshot(wid, png, env):
+            colour = _pixel(png, probe)
+            if ok(colour):
+                return colour
+        if time.monotonic() > end:
             return colour
         time.sleep(0.1)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
 
 from tabletop.scenario_io import load
 
@@ -92,8 +92,7 @@ def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> No
 
         def list_drawn() -> bool:
             shot = tmp_path / "open.png"
-            _run(["import", "-window", wid, str(shot)], env)
-            return _dist(_pixel(shot, item), under_item) > 20
+            return screenshot(wid, shot, env) and _dist(_pixel(shot, item), under_item) > 20
 
         _wait(list_drawn, 20, "the drop-down's list over the table")
         _run(["xdotool", "mousemove", "--window", wid, str(item[0]), str(item[1]), "click", "1"], env)

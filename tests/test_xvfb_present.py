@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -44,15 +44,19 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
     app = None
     shots = iter(range(1000))
 
-    def shot() -> tuple[Path, str]:
+    def shot() -> tuple[Path, str] | None:
+        """The window's screenshot and its hash; None when the grab failed (the window was being
+        replaced): every caller waits on it, so it is simply asked again."""
         png = tmp_path / f"shot{next(shots)}.png"
-        _run(["import", "-window", window(), str(png)], env)
+        if not screenshot(window(), png, env):
+            return None
         return png, hashlib.sha1(pygame.image.tobytes(pygame.image.load(str(png)), "RGB")).hexdigest()
 
     def settled() -> tuple[Path, str] | None:
         """A full-screen screenshot equal to the one just before it: the presenter has stopped drawing something new."""
-        a, b = shot(), shot()
-        return b if a[1] == b[1] and pygame.image.load(str(b[0])).get_size() == SCREEN else None
+        a = shot()
+        b = shot() if a else None
+        return b if a and b and a[1] == b[1] and pygame.image.load(str(b[0])).get_size() == SCREEN else None
 
     def window() -> str:
         """Our window's id (SDL makes a new X window when it switches to or from full screen).

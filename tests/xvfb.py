@@ -35,6 +35,17 @@ def run(cmd: list[str], env: dict[str, str], timeout: float = 20) -> str:
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, check=True).stdout
 
 
+def screenshot(window_id: str, png: Path, env: dict[str, str], timeout: float = 10) -> bool:
+    """Whether ImageMagick's ``import`` saved that window to ``png``. False, not an error, when the
+    window went away during the grab or ``import`` hung on it (SDL replaces its X window when it
+    switches to or from full screen): the caller asks again, as it does for any unmet condition."""
+    try:
+        subprocess.run(["import", "-silent", "-window", window_id, str(png)], env=env, capture_output=True, timeout=timeout, check=True)
+    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
+        return False
+    return png.exists()
+
+
 def wait_until(condition: Callable[[], T], what: str, timeout: float = 30.0) -> T:
     """Poll ``condition`` until it returns something true (returned); fail after ``timeout`` s."""
     deadline = time.monotonic() + timeout
