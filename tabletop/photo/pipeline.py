@@ -48,7 +48,14 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
         if confidence < 0.3:
             notes.append(f"the table's outline is uncertain (confidence {confidence:.2f}): check the corners, or give them with --corners")
-    check_corners(work_corners, (width, height), where="table outline")
+    try:
+        check_corners(work_corners, (width, height), where="table outline")
+    except PhotoError as error:
+        if corners is not None:
+            raise
+        # Found unaided, so the user did nothing wrong: say what to do instead.
+        raise PhotoError(f"could not find the table's outline in the photo ({error}): "
+                         "give its corners with --corners, or click them in the app") from None
     h = homography_from_corners(work_corners, table_mm)
     calibration = calibration_rms_mm(h, work_corners, sigmas)
     rect = rectify(image, work_corners, table_mm, 1.0, calibration)

@@ -13,11 +13,20 @@ COARSE_SIDE_PX = 900
 """Long side of the downscaled copy the table's outline is first segmented in."""
 SIDE_SEARCH_DEPTH = 0.35
 """How far into the table, as a fraction of its depth across a side, that side's edge is looked for."""
+WIDE_SEARCH_DEPTH = 0.6
+"""How far along its neighbouring sides a weak side's edge is looked for again (see ``_side_across``)."""
 LEAK_RATIO = 0.25
 """A segmented side whose edge is weaker than this fraction of the strongest straight edge in its band is replaced."""
 BORDER_RATIO = 0.6
 """A side weaker than this fraction of the strongest edge in its band is replaced if what lies between them is a
 border round the mat (see ``_border_between``): the segmentation ran over it, and the side is its outer edge."""
+ACROSS_SUPPORT = 0.3
+"""A side with fewer outline points on it than this per pixel of its length was drawn through a leak's ragged
+outline, not along an edge (seed 1406's leaked right side: 0.13, seed 1651's left side, drawn over a border,
+0.18; sides along the table's edge: 0.45-0.96)."""
+ACROSS_RATIO = 0.5
+"""A weak side is replaced by the line between its neighbouring sides (``_side_across``) at least twice as strong:
+seed 1406's leaked side had 0.13 of its table edge's strength, seed 1651's side over a border 0.41."""
 OUTLINE_RUNS = 6
 """Straight runs of the mat's outline looked for (a table has four sides; a leak can split one in two)."""
 BORDER_MAX_WIDTH = 0.05
@@ -81,8 +90,9 @@ def _small_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.GaussianBlur(small, (0, 0), 2.0), f
 
 
-def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float]:
-    """The mat's quadrilateral (in ``small``'s pixels) from a colour segmentation, and its fill ratio."""
+def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """The mat's quadrilateral (in ``small``'s pixels) from a colour segmentation, its fill ratio, and each side's
+    support (see ``_quad_from_outline``)."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     sh, sw = lab.shape[:2]
     centre = lab[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)].reshape(-1, 3)
@@ -118,13 +128,14 @@ def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float]:
     hull_area = cv2.contourArea(hull)
     if hull_area < 0.05 * sh * sw:
         raise PhotoError("could not find the table in the photo (no large mat-coloured region): give its corners with --corners")
-    quad = _quad_from_outline(contour.reshape(-1, 2).astype(np.float64), max(sh, sw))
+    quad, support = _quad_from_outline(contour.reshape(-1, 2).astype(np.float64), max(sh, sw))
     fill = float(cv2.contourArea(contour)) / max(1.0, cv2.contourArea(quad.astype(np.float32)))
-    return quad, min(1.0, fill)
+    return quad, min(1.0, fill), support
 
 
-def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarray:
-    """The four straight runs of a region's outline (sequential RANSAC), intersected: a quadrilateral.
+def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The four straight runs of a region's outline (sequential RANSAC), intersected: a quadrilateral (LL, LR, UR,
+    UL), and each side's support: the outline points on its run per pixel of its length (LL-LR first).
 
     Where the segmentation leaked into the room or terrain bit into the mat, the outline is ragged;
     the table's sides are still its longest straight runs. A leak can also split one side into two
@@ -174,7 +185,10 @@ def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> np.ndarr
     for h_line, v_line in ((bottom, left), (bottom, right), (top, right), (top, left)):
         point, sine = _intersect(h_line[0], h_line[1], v_line[0], v_line[1])
         corners.append(point)
-    return np.array(corners)
+    quad = np.array(corners)
+    lengths = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    support = np.array([ln[2] for ln in (bottom, right, top, left)]) / np.maximum(1.0, lengths)
+    return quad, support
 
 
 def _opposite_pair(lines: list[tuple[np.ndarray, np.ndarray, int]], apart: float) -> list[tuple[np.ndarray, np.ndarray, int]]:
@@ -205,7 +219,27 @@ def _line_scores(strength: np.ndarray, slope_step: int) -> tuple[np.ndarray, np.
     return score, slopes
 
 
-def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tuple[np.ndarray, float]:
+def _strongest_line(small: np.ndarray, a: np.ndarray, b: np.ndarray, normal: np.ndarray, outside: int, inside: int,
+                    samples: int) -> tuple[float, float, np.ndarray, np.ndarray, float, float]:
+    """The strongest straight room-to-mat edge in the band along side ``a``-``b`` (``outside`` px out, ``inside`` px in):
+    (its mean strength, the side's own, the sample points along the side, the line's start and end, its offset at the
+    first point and its slope across the band)."""
+    t = np.linspace(0.04, 0.96, samples)
+    pts = a[None, :] + t[:, None] * (b - a)[None, :]
+    middle = 0.5 * (inside - outside)
+    offsets, strength = _sample_lines(small, pts + middle * normal, normal, 0.5 * (inside + outside), 1.0)
+    offsets = offsets + middle
+    score, slopes = _line_scores(strength, 4)
+    k, s = np.unravel_index(int(np.argmax(score)), score.shape)
+    at = int(np.argmin(np.abs(offsets)))
+    flat = int(np.argmin(np.abs(slopes)))
+    own = float(score[max(0, flat - 1):flat + 2, max(0, at - 3):at + 4].max())
+    start = pts[0] + offsets[s] * normal
+    end = pts[-1] + (offsets[s] + slopes[k]) * normal
+    return float(score[k, s]), own, pts, np.stack([start, end]), float(offsets[s]), float(slopes[k])
+
+
+def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None = None, samples: int = 40) -> tuple[np.ndarray, float]:
     """Each side of the segmented quad (LL, LR, UR, UL, ``small``'s pixels) against the strongest straight edge near it.
 
     Where the room's colour comes close to the mat's the segmentation can leak out into the room
@@ -213,6 +247,10 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tupl
     table's edge is still there, inside the region: the straight line, within the band from a
     little outside the side to ``SIDE_SEARCH_DEPTH`` into the table, along which the room-to-mat
     colour step is strongest on average. A side much weaker than that line is replaced by it.
+    Where the leak ran along the whole side its run can lie aslant, the table's edge leaving that band
+    (seed 1406: 30 px in at one end, 300 px at the other): a weak side not replaced, and with little of the
+    outline on it (``support``, under ``ACROSS_SUPPORT``), is looked for again among the lines between its
+    neighbouring sides (``_side_across``), replaced if under ``ACROSS_RATIO``.
     Returns the quad (the same array when no side changed) and the evidence: over the sides, the
     least ratio of the kept line's strength to the strongest (1 for a replaced side).
     """
@@ -226,23 +264,16 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tupl
         if np.dot(centre - a, normal) < 0:
             normal = -normal  # points into the table
         depth = min(float(np.dot(quad[(i + 2) % 4] - a, normal)), float(np.dot(quad[(i + 3) % 4] - a, normal)))
-        outside, inside = max(3, int(round(0.05 * depth))), max(6, int(round(SIDE_SEARCH_DEPTH * depth)))
-        t = np.linspace(0.04, 0.96, samples)
-        pts = a[None, :] + t[:, None] * (b - a)[None, :]
-        middle = 0.5 * (inside - outside)
-        offsets, strength = _sample_lines(small, pts + middle * normal, normal, 0.5 * (inside + outside), 1.0)
-        offsets = offsets + middle
-        score, slopes = _line_scores(strength, 4)
-        k, s = np.unravel_index(int(np.argmax(score)), score.shape)
-        best = float(score[k, s])
-        at = int(np.argmin(np.abs(offsets)))
-        flat = int(np.argmin(np.abs(slopes)))
-        own = float(score[max(0, flat - 1):flat + 2, max(0, at - 3):at + 4].max())
-        if best > 0 and (own < LEAK_RATIO * best
-                         or (own < BORDER_RATIO * best and _border_between(small, pts, normal, float(offsets[s]), float(slopes[k]), depth))):
-            start = pts[0] + offsets[s] * normal
-            end = pts[-1] + (offsets[s] + slopes[k]) * normal
-            lines.append((start, (end - start) / float(np.linalg.norm(end - start))))
+        outside = max(3, int(round(0.05 * depth)))
+        best, own, pts, line, offset, slope = _strongest_line(small, a, b, normal, outside, max(6, int(round(SIDE_SEARCH_DEPTH * depth))), samples)
+        replace = best > 0 and (own < LEAK_RATIO * best
+                                or (own < BORDER_RATIO * best and _border_between(small, pts, normal, offset, slope, depth)))
+        if not replace and best > 0 and own < BORDER_RATIO * best and support is not None and support[i] < ACROSS_SUPPORT:
+            across_best, across_own, across_line = _side_across(small, quad, i, normal, depth)
+            if across_best > 0 and across_own < ACROSS_RATIO * across_best:
+                replace, line = True, across_line
+        if replace:
+            lines.append((line[0], (line[1] - line[0]) / float(np.linalg.norm(line[1] - line[0]))))
             continue
         evidence = min(evidence, own / best if best > 0 else 0.0)
         lines.append((a, direction))
@@ -255,6 +286,59 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, samples: int = 40) -> tupl
             raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
         corners.append(point)
     return np.array(corners), evidence
+
+
+def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray, depth: float,
+                 steps: int = 121, samples: int = 60) -> tuple[float, float, np.ndarray]:
+    """The strongest straight room-to-mat edge from the side before side ``i`` to the side after it: (its mean
+    strength, side ``i``'s own, the line's two ends).
+
+    Every line whose ends lie on the two neighbouring sides, from a little outside side ``i``'s corners to
+    ``WIDE_SEARCH_DEPTH`` of the way along them (``steps`` apart, then ten times finer round the best), is scored
+    by the colour step across it (``normal`` points into the table), projected on the change from outside side
+    ``i`` to the table's inside: the median along the line, which the table's edge wins by being steady end to
+    end (a mean is won by lines through terrain and bases, steps here and there). Unlike a band along the side
+    this finds the edge however aslant the side lies to it.
+    """
+    a, b = quad[i], quad[(i + 1) % 4]
+    before, after = quad[(i - 1) % 4], quad[(i + 2) % 4]
+    t = np.linspace(0.05, 0.95, samples)
+
+    def colours(xy: np.ndarray) -> np.ndarray:
+        xy = xy.astype(np.float32)
+        return cv2.remap(small, xy[..., 0], xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+    side = a[None, :] + t[:, None] * (b - a)[None, :]
+    mat = np.median(colours(side[None] + 0.3 * depth * normal).reshape(-1, 3), axis=0)
+    room = np.median(colours(side[None] - 6.0 * normal).reshape(-1, 3), axis=0)
+    norm = float(np.linalg.norm(mat - room))
+    if norm < 4.0:
+        return 0.0, 0.0, np.stack([a, b])
+
+    def lines(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ends of the lines from ``u`` of the way along the side before to ``v`` along the side after."""
+        return a[None, :] + u[:, None] * (before - a)[None, :], b[None, :] + v[:, None] * (after - b)[None, :]
+
+    def scores(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        start, end = lines(u, v)
+        pts = start[:, None, :] + t[None, :, None] * (end - start)[:, None, :]
+        along = end - start
+        n = np.stack([-along[:, 1], along[:, 0]], axis=1) / np.maximum(1e-9, np.linalg.norm(along, axis=1))[:, None]
+        n *= np.sign(n @ normal)[:, None]  # into the table, as side i's normal
+        step = colours(pts + 2.0 * n[:, None, :]) - colours(pts - 2.0 * n[:, None, :])
+        return np.median(step @ ((mat - room) / norm), axis=1)
+
+    grid = np.linspace(-0.02, WIDE_SEARCH_DEPTH, steps)
+    u, v = np.repeat(grid, steps), np.tile(grid, steps)  # every start with every end
+    coarse = scores(u, v)
+    k = int(np.argmax(coarse))
+    fine = np.linspace(-1.0, 1.0, 21) * (grid[1] - grid[0])
+    u, v = u[k] + np.repeat(fine, len(fine)), v[k] + np.tile(fine, len(fine))
+    score = scores(u, v)
+    k = int(np.argmax(score))
+    own = float(scores(np.zeros(1), np.zeros(1))[0])
+    start, end = lines(u[k:k + 1], v[k:k + 1])
+    return float(score[k]), own, np.stack([start[0], end[0]])
 
 
 def _border_between(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offset: float, slope: float, depth: float) -> bool:
@@ -406,8 +490,10 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
 def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
     small, f = _small_copy(image)
-    quad, fill = _coarse_outline(small)
-    quad, evidence = _check_sides(small, _order_corners(quad))
+    quad, fill, support = _coarse_outline(small)
+    ordered = _order_corners(quad)
+    # The support is per side of the quad as found; a quad seen so aslant that its corners reorder has none.
+    quad, evidence = _check_sides(small, ordered, support if np.array_equal(ordered, quad) else None)
     # Small-image pixel centres to full-image pixel centres.
     coarse = _order_corners((quad + 0.5) / f - 0.5)
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
