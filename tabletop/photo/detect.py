@@ -574,6 +574,12 @@ OUTER_RMS_MM = 0.6
 """A larger rim's crossings may scatter about its circle by at most this much (0.5 missed seed 815's 50 mm base
 of the mat's colour, its rim crossed on 91 % of rays at 0.54-0.58 mm, reported as its figure's 40 mm outline
 3.6 mm off; at 0.6 nothing else changed on 155 photos)."""
+OUTER_DISC_RMS_MM = 0.4
+"""A larger rim found from an area fit's start may scatter by at most this much: the area fit starts near any
+disc of the base's colour, a shadow round a base too (seed 505: a 25 mm base taken for a 28 mm rim crossed at
+0.54 mm; seed 1647's true 50 mm rim: 0.21 mm)."""
+OUTER_DISC_PX_PER_MM = 2.0
+"""Resolution of the area fit that starts the larger-rim search (a start within a millimetre converges)."""
 OUTER_STAY_MM = 1.0
 """The larger rim's half-level radius must stay this close to the catalogue radius it was started at."""
 
@@ -608,6 +614,18 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     pairs = [(k, float(rc), dx, dy) for k in range(len(centres)) for rc in sizes / 2
              if radii[k] + OUTER_GAP_MM[0] <= rc <= radii[k] + OUTER_GAP_MM[1]
              for dx, dy in (shifts if unsure[k] and not coarse else shifts[:1])]
+    from_disc = len(pairs)  # pairs from here on start at an area fit
+    if not coarse:
+        # And round unsure ones from where the larger disc covers most of the base's colour: on a blotchy mat the
+        # fit converges from nearer than the grid's 2 mm (seed 1647: a 50 mm base, found as its figure's 40 mm
+        # outline 2.9 mm off; from the grid's nearest start, 1.7 mm off, 25 of 60 rays crossed; the area fit 0.13 mm off).
+        # Not round the loose ones: there a larger rim vetoes the detection, and the area fit's start can make one.
+        eligible = unsure if loose is None else unsure & ~loose
+        for k, rc in [(k, float(rc)) for k in np.nonzero(eligible)[0] for rc in sizes / 2
+                      if radii[k] + OUTER_GAP_MM[0] <= rc <= radii[k] + OUTER_GAP_MM[1]]:
+            disc = _disc_centre(rect, centres[k], rc, mat_colour[k], whiten, iterations=1, px_per_mm=OUTER_DISC_PX_PER_MM)
+            if disc is not None:
+                pairs.append((int(k), rc, float(disc[0] - centres[k][0]), float(disc[1] - centres[k][1])))
     if not pairs:
         return found
     rows, starts, moved = _starts(centres, pairs)
@@ -618,13 +636,13 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
                          & (np.abs(coarse_r - starts) <= OUTER_STAY_MM + 0.5))[0]
     if not len(hopeful):
         return found
-    rows, starts = rows[hopeful], starts[hopeful]
+    rows, starts, by_area = rows[hopeful], starts[hopeful], hopeful >= from_disc
     out_c, out_r, out_rms, out_rays, _ = _half_level_centres(rect, moved[hopeful], starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
                                                          passes=3)
     best: dict[int, tuple[float, tuple[np.ndarray, float, float, float, float]]] = {}
     for j, k in enumerate(rows.tolist()):
         lax = loose is not None and bool(loose[k])
-        if not (np.isfinite(out_rms[j]) and out_rms[j] <= (LOOSE_RMS_MM if lax else OUTER_RMS_MM)
+        if not (np.isfinite(out_rms[j]) and out_rms[j] <= (LOOSE_RMS_MM if lax else OUTER_DISC_RMS_MM if by_area[j] else OUTER_RMS_MM)
                 and out_rays[j] >= (LOOSE_SUPPORT if lax else OUTER_SUPPORT) * FIT_RAYS):
             continue
         if abs(out_r[j] - starts[j]) > OUTER_STAY_MM:
@@ -673,6 +691,13 @@ def _inner_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     if not pairs:
         return found
     rows, starts, moved = _starts(centres, pairs)
+    # Coarse first, as for the larger rims: most starts find nothing.
+    _, _, coarse_rms, coarse_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
+                                                           passes=3, rays=FIT_RAYS // 2, step=0.2)
+    hopeful = np.nonzero(np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * (FIT_RAYS // 2)))[0]
+    if not len(hopeful):
+        return found
+    rows, starts, moved = rows[hopeful], starts[hopeful], moved[hopeful]
     out_c, out_r, out_rms, out_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
                                                              passes=3)
     ok = np.nonzero(np.isfinite(out_rms) & (out_rms <= INNER_RMS_MM) & (out_rays >= OUTER_SUPPORT * FIT_RAYS))[0]
@@ -722,7 +747,7 @@ def _disc_kernel(radius_px: float) -> np.ndarray:
 
 
 def _disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: np.ndarray, whiten: np.ndarray,
-                 iterations: int = 2) -> np.ndarray | None:
+                 iterations: int = 2, px_per_mm: float = DISC_PX_PER_MM) -> np.ndarray | None:
     """Where a disc of the catalogue ``radius`` covers the most pixels of the base's colour and the fewest of the
     mat's, near ``centre``: an area fit for a base of nearly the mat's colour, or None without contrast.
 
@@ -730,9 +755,10 @@ def _disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour:
     each pixel scores +1 if of the base's colour, -1 if of the mat's (linearly between), 0 if neither (a miniature
     over the base, a weapon past its rim); the disc's score is the sum under it (a convolution), and its best
     position is refined by a parabola. The base's colour is the most common colour in a band inside the rim that is
-    not the mat's: the band's median would be the miniature's where it covers most of the band.
+    not the mat's: the band's median would be the miniature's where it covers most of the band. ``px_per_mm``: the
+    patch's resolution (a start for another fit needs less than a centre reported).
     """
-    s = DISC_PX_PER_MM
+    s = px_per_mm
     origin = np.asarray(centre, dtype=float)
     half = radius + DISC_REACH_MM + 3.0
     x0, y1 = origin[0] - half, origin[1] + half
@@ -867,6 +893,7 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         centres, radii, mat_colour = centres[unique], radii[unique], mat_colour[unique]
     if len(centres) == 0:
         return []
+    searched = radii.copy()
     for half in (1.5, 0.8):
         centres, free_r, support, rms, strength, spread = _fit(rect, centres, radii, mat_colour, mat.whiten, half, scale)
     # The size: the catalogue radius nearest the free fit; if it differs, fit again with it.
@@ -880,7 +907,8 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         for arr, new in zip((centres, free_r, support, rms, strength, spread), refit):
             arr[sub] = new
     if trace is not None:
-        trace.update(fit=(centres.copy(), radii.copy(), free_r.copy(), support.copy(), rms.copy(), strength.copy()), fit_spread=spread.copy())
+        trace.update(fit=(centres.copy(), radii.copy(), free_r.copy(), support.copy(), rms.copy(), strength.copy()), fit_spread=spread.copy(),
+                     searched=searched.copy())
     # Rims seen all round (most rays agree on one circle), whether or not confident enough to report: a ring
     # inside one is the miniature's outline or the top's border on that base, not a base (a base cannot
     # stand on a base), however clear it is. Better a base missed than one placed on its miniature.
@@ -1003,6 +1031,8 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     for item in measured:
         if all(math.hypot(*(item[2] - other[2])) > item[5] + other[5] - 2.0 for other in chosen):
             chosen.append(item)
+    if trace is not None:
+        trace.update(chosen=[(i, centre.copy(), radius, confidence) for confidence, i, centre, _, _, radius, _ in chosen])
     kept: list[Detection] = []
     for confidence, i, (cx, cy), e, centre_spread, radius, fitted in chosen:
         # Centre error of the circle fit along its loosest axis: rms * sqrt(2 / n) on a full circle of n rays; and
