@@ -131,6 +131,18 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.Capt
         assert "error:" in err, argv
 
 
+def test_a_photo_without_edges_asks_for_the_corners(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A black frame has no table edges: the line fits are undefined and once ended the command with "Singular
+    matrix" (exit 1). Unaided it is refused (exit 2, what to do); with corners it is used as given."""
+    path = tmp_path / "black.png"
+    assert cv2.imwrite(str(path), np.zeros((600, 800, 3), np.uint8))
+    assert photo_cli.main([str(path), "--table", "48x48in"]) == 2
+    err = capsys.readouterr().err
+    assert "give its corners with --corners" in err and "Traceback" not in err
+    assert photo_cli.main([str(path), "--table", "48x48in", "--corners", "20,580", "780,580", "780,20", "20,20", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["corners_px"] == [[20, 580], [780, 580], [780, 20], [20, 20]]
+
+
 def test_large_photo_is_downscaled_with_a_note(tmp_path: Path) -> None:
     path = _jpeg(tmp_path / "large.jpg", (1600, 1200))
     loaded = load_image(path, max_pixels=500_000)

@@ -420,10 +420,13 @@ def _fit_line(points: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, float]:
-    """Intersection of two lines and the sine of the angle between them."""
-    a = np.array([d1, -d2]).T
-    t = np.linalg.solve(a, p2 - p1)
-    return p1 + t[0] * d1, abs(d1[0] * d2[1] - d1[1] * d2[0])
+    """Intersection of two lines and the sine of the angle between them; PhotoError if they do not cross (parallel, or
+    undefined where the photo has no edges at all: a black frame)."""
+    sine = float(d1[0] * d2[1] - d1[1] * d2[0])
+    if not (np.all(np.isfinite([*p1, *d1, *p2, *d2])) and abs(sine) > 1e-9):
+        raise PhotoError("could not find the table's sides in the photo (two of them do not cross): give its corners with --corners")
+    t = np.linalg.solve(np.array([d1, -d2]).T, p2 - p1)
+    return p1 + t[0] * d1, abs(sine)
 
 
 def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12.0, samples: int = 240) -> TableFit:
