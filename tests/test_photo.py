@@ -143,6 +143,21 @@ def test_a_photo_without_edges_asks_for_the_corners(tmp_path: Path, capsys: pyte
     assert json.loads(capsys.readouterr().out)["corners_px"] == [[20, 580], [780, 580], [780, 20], [20, 20]]
 
 
+def test_given_corners_refined_out_of_the_photo_are_used_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corners given on the photo's edge may be refined a few px past it: the user's corners are valid, so they are
+    used as given, not refused as an outline outside the image."""
+    import tabletop.photo.pipeline as pipeline_module
+    from tabletop.photo.values import TableFit
+
+    given = ((0.0, 599.0), (799.0, 599.0), (799.0, 0.0), (0.0, 0.0))
+    past = TableFit(corners_px=((-3.0, 601.0), (801.0, 601.0), (801.0, -2.0), (-3.0, -2.0)), confidence=0.9,
+                    corner_sigma_px=(0.5,) * 4, edge_rms_px=(0.5,) * 4)
+    monkeypatch.setattr(pipeline_module, "refine_corners", lambda *args, **kwargs: past)
+    result = analyse_image(LoadedImage(np.full((600, 800, 3), 90, np.uint8), "edge.png", (800, 600)), (1219.2, 914.4), given)
+    assert result.corners_px == given
+    assert any("used as given" in note for note in result.notes)
+
+
 def test_large_photo_is_downscaled_with_a_note(tmp_path: Path) -> None:
     path = _jpeg(tmp_path / "large.jpg", (1600, 1200))
     loaded = load_image(path, max_pixels=500_000)
@@ -524,13 +539,13 @@ def test_table_found_where_the_outline_leaks_into_the_room(leaked_outline_photos
 
 
 @pytest.fixture(scope="module")
-def aslant_side_photos() -> dict[int, tuple[object, np.ndarray]]:
+def aslant_side_photos() -> dict[int, tuple[SynthPhoto, np.ndarray]]:
     """Photos of the fifth fresh set (1400-1799) whose corners were found tens to a thousand px off."""
     return {seed: (photo, _as_the_benchmark_reads_it(photo)) for seed in (1406, 1651) for photo in [synth_photo(seed)]}
 
 
 @pytest.mark.parametrize(("seed", "was"), [(1406, 1000.0), (1651, 20.0)])
-def test_a_side_off_its_edge_is_found_between_its_neighbours(aslant_side_photos: dict, seed: int, was: float,
+def test_a_side_off_its_edge_is_found_between_its_neighbours(aslant_side_photos: dict[int, tuple[SynthPhoto, np.ndarray]], seed: int, was: float,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """1406: the segmentation leaks into the room along the whole right side, whose run then lies 21 degrees
     aslant, the table's edge 30 px inside it at one end and 300 px at the other, out of the side's band. 1651:
@@ -543,19 +558,21 @@ def test_a_side_off_its_edge_is_found_between_its_neighbours(aslant_side_photos:
     photo, image = aslant_side_photos[seed]
     fit = rectify_module.find_table(image)
     assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() <= 4.0
-    monkeypatch.setattr(rectify_module, "ACROSS_RATIO", 0.0)
+    assert fit.confidence >= 0.3  # no "uncertain outline" warning
+    monkeypatch.setattr(rectify_module, "ACROSS_SUPPORT", 0.0)
     fit = rectify_module.find_table(image)
     assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() > was
 
 
-def test_an_outline_found_outside_the_photo_asks_for_the_corners(aslant_side_photos: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_outline_found_outside_the_photo_asks_for_the_corners(aslant_side_photos: dict[int, tuple[SynthPhoto, np.ndarray]],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A corner found unaided outside the photo is the finder's failure, not the user's: the message says what to do."""
     import tabletop.photo.rectify as rectify_module
 
-    monkeypatch.setattr(rectify_module, "ACROSS_RATIO", 0.0)
+    monkeypatch.setattr(rectify_module, "ACROSS_SUPPORT", 0.0)
     photo, image = aslant_side_photos[1406]
-    with pytest.raises(PhotoError, match=r"could not find the table's outline in the photo \(table outline: the upper-right corner .* is "
-                                         r"outside the 4000x3000 image\): give its corners with --corners, or click them in the app"):
+    with pytest.raises(PhotoError, match=r"could not find the table's outline in the photo \(what was found is not a four-sided table "
+                                         r"inside it\): give its corners with --corners, or click them in the app"):
         analyse_image(LoadedImage(image, "synthetic-1406.jpg", (4000, 3000)), photo.table_mm)
 
 

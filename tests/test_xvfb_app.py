@@ -83,10 +83,11 @@ def _wait_for_window(app: subprocess.Popen[bytes], env: dict[str, str], timeout:
 
 def _wait_for_pixel(
     wid: str, env: dict[str, str], png: Path, probe: tuple[int, int], ok: Callable[[tuple[int, int, int]], bool], timeout: float = 20.0
-) -> tuple[int, int, int]:
-    """Screenshot the window until the probe pixel passes ``ok``; the last colour seen (the caller asserts)."""
+) -> tuple[int, int, int] | None:
+    """Screenshot the window until the probe pixel passes ``ok``; the last colour seen (the caller asserts), or None
+    if no screenshot was taken at all."""
     end = time.monotonic() + timeout
-    colour = (-1, -1, -1)
+    colour: tuple[int, int, int] | None = None
     while True:
         if screenshot(wid, png, env):
             colour = _pixel(png, probe)
@@ -137,6 +138,7 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
         # Wait for the first frame: the base drawn in its "outside" colour.
         before_png = tmp_path / "before.png"
         before = _wait_for_pixel(wid, env, before_png, probe, lambda c: _dist(c, outside) < 40)
+        assert before is not None, "no screenshot of the first frame"
         assert _dist(before, outside) < 40, f"the first frame never showed the base as outside: {before}"
 
         steps = ["xdotool", "mousemove", "--window", wid, str(blast[0]), str(blast[1]), "mousedown", "1", "sleep", "0.2"]
@@ -148,6 +150,7 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
         # Wait for the outcome: the base redrawn as affected.
         after_png = tmp_path / "after.png"
         after = _wait_for_pixel(wid, env, after_png, probe, lambda c: _nearer(c, affected, outside))
+        assert after is not None, "no screenshot after the drag"
         if os.environ.get("TABLETOP_KEEP_SHOTS"):
             for png in (before_png, after_png):
                 shutil.copy(png, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / png.name)

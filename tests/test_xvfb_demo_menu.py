@@ -86,7 +86,7 @@ def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> No
         menu, item = _menu_geometry((int(geometry["WIDTH"]), int(geometry["HEIGHT"])))
 
         closed = tmp_path / "closed.png"
-        _run(["import", "-window", wid, str(closed)], env)
+        _wait(lambda: screenshot(wid, closed, env), 20, "a screenshot of the closed menu")
         under_item = _pixel(closed, item)
         _run(["xdotool", "mousemove", "--window", wid, str(menu[0]), str(menu[1]), "click", "1"], env)
 

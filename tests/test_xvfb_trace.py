@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
 import shapely
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,10 +85,7 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
 
         before_png = tmp_path / "before.png"
 
-        def shot(path: Path) -> bool:
-            return subprocess.run(["import", "-window", wid, str(path)], env=env, capture_output=True).returncode == 0
-
-        _wait(lambda: shot(before_png), "a first screenshot")
+        _wait(lambda: screenshot(wid, before_png, env), "a first screenshot")
         _run(["xdotool", "windowfocus", "--sync", wid], env)
         corners = [(6, 6), (12, 6), (12, 10), (8, 12)]
         steps = ["xdotool", "key", "--delay", "80", "8", "sleep", "0.3"]
@@ -114,7 +111,7 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
             assert math.hypot(got[0] - want[0], got[1] - want[1]) < 1e-3, (piece.points, expected)  # the file's 0.001 mm
 
         after_png = tmp_path / "after.png"
-        _wait(lambda: shot(after_png), "the screenshot after")
+        _wait(lambda: screenshot(wid, after_png, env), "the screenshot after")
         # a point inside the turned piece but outside where it was drawn now shows terrain
         probe_world = next(
             (x, y)

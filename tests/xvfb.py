@@ -11,6 +11,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -41,7 +42,9 @@ def screenshot(window_id: str, png: Path, env: dict[str, str], timeout: float = 
     switches to or from full screen): the caller asks again, as it does for any unmet condition."""
     try:
         subprocess.run(["import", "-silent", "-window", window_id, str(png)], env=env, capture_output=True, timeout=timeout, check=True)
-    except (subprocess.TimeoutExpired, subprocess.CalledProcessError):
+    except (subprocess.TimeoutExpired, subprocess.CalledProcessError) as error:
+        # Shown with the test's output if it then fails waiting: the cause, not only "timed out waiting for ...".
+        print(f"import -window {window_id}: {error}: {(error.stderr or b'').decode(errors='replace').strip()}", file=sys.stderr)
         return False
     return png.exists()
 

@@ -481,7 +481,7 @@ the mat's own colour 27 %."""
 
 def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
                         whiten: np.ndarray, scale: Scale, min_span: float | np.ndarray = 1e-6, passes: int = 2, rays: int = FIT_RAYS,
-                        step: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                        step: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-centre each rim where the colour is half-way from the base's to the mat's, ray by ray.
 
     The rim fit locates the steepest fall on each ray; where a bevel lies between the top and the mat
@@ -604,8 +604,10 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     finds that rim on most rays, with little scatter, and stays there; round a true rim it finds nothing
     larger (it is drawn back to the rim it knows, or crosses on few rays). A miniature need not stand in its
     base's middle: round the ``unsure`` detections the fit is also started from a grid of centres up to
-    ``OUTER_SHIFT_STEPS`` × ``OUTER_SHIFT_MM`` away (three passes converge from about 2 mm off). Round the
-    ``loose`` ones a rim seen on fewer rays, with more scatter, counts (``LOOSE_SUPPORT``, ``LOOSE_RMS_MM``).
+    ``OUTER_SHIFT_STEPS`` × ``OUTER_SHIFT_MM`` away (three passes converge from about 2 mm off), and from where
+    the larger disc covers most of the base's colour (:func:`_disc_centre`), a rim found from there scattering at
+    most ``OUTER_DISC_RMS_MM``. Round the ``loose`` ones a rim seen on fewer rays, with more scatter, counts
+    (``LOOSE_SUPPORT``, ``LOOSE_RMS_MM``), and is looked for from the grid only.
     """
     found: list[tuple[np.ndarray, float, float, float, float] | None] = [None] * len(centres)
     coarse = scale.coarse  # the grid's starts cost seconds there, and its bands blur past small bases

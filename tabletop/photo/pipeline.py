@@ -23,6 +23,11 @@ def _as_corners(points: np.ndarray) -> Corners:
     return (c[0], c[1], c[2], c[3])
 
 
+def _inside(corners: Corners, size: tuple[int, int]) -> bool:
+    """Whether every corner lies in an image of ``size`` (width, height)."""
+    return all(-0.5 <= x <= size[0] - 0.5 and -0.5 <= y <= size[1] - 0.5 for x, y in corners)
+
+
 def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: Corners | None = None,
                   base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) -> PhotoResult:
     """Everything about one loaded photo; ``corners`` in the file's pixels (LL, LR, UR, UL) or None to find them."""
@@ -37,7 +42,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1)))
         except PhotoError:
             fit, moved = None, float("inf")
-        if fit is not None and fit.confidence >= 0.3 and moved <= MAX_CORNER_MOVE_PX:
+        if fit is not None and fit.confidence >= 0.3 and moved <= MAX_CORNER_MOVE_PX and _inside(fit.corners_px, (width, height)):
             work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
             notes.append(f"corners refined on the table's edges (moved up to {moved:.1f} px)")
         else:
@@ -50,12 +55,11 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             notes.append(f"the table's outline is uncertain (confidence {confidence:.2f}): check the corners, or give them with --corners")
     try:
         check_corners(work_corners, (width, height), where="table outline")
-    except PhotoError as error:
-        if corners is not None:
-            raise
-        # Found unaided, so the user did nothing wrong: say what to do instead.
-        raise PhotoError(f"could not find the table's outline in the photo ({error}): "
-                         "give its corners with --corners, or click them in the app") from None
+    except PhotoError:
+        # Given corners were checked above and refined ones kept only inside the photo: this outline was found
+        # unaided, so the user did nothing wrong; say what to do instead.
+        raise PhotoError("could not find the table's outline in the photo (what was found is not a four-sided table "
+                         "inside it): give its corners with --corners, or click them in the app") from None
     h = homography_from_corners(work_corners, table_mm)
     calibration = calibration_rms_mm(h, work_corners, sigmas)
     rect = rectify(image, work_corners, table_mm, 1.0, calibration)

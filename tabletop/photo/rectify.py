@@ -294,7 +294,7 @@ def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray
     strength, side ``i``'s own, the line's two ends).
 
     Every line whose ends lie on the two neighbouring sides, from a little outside side ``i``'s corners to
-    ``WIDE_SEARCH_DEPTH`` of the way along them (``steps`` apart, then ten times finer round the best), is scored
+    ``WIDE_SEARCH_DEPTH`` of the way along them (``steps`` ends on each, then ten times finer round the best), is scored
     by the colour step across it (``normal`` points into the table), projected on the change from outside side
     ``i`` to the table's inside: the median along the line, which the table's edge wins by being steady end to
     end (a mean is won by lines through terrain and bases, steps here and there). Unlike a band along the side
@@ -420,8 +420,8 @@ def _fit_line(points: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) -> tuple[np.ndarray, float]:
-    """Intersection of two lines and the sine of the angle between them; PhotoError if they do not cross (parallel, or
-    undefined where the photo has no edges at all: a black frame)."""
+    """Intersection of two lines and the sine of the angle between them; PhotoError if they do not cross: parallel
+    (a black frame's side fits fall back to one direction), or not finite (a side of zero length)."""
     sine = float(d1[0] * d2[1] - d1[1] * d2[0])
     if not (np.all(np.isfinite([*p1, *d1, *p2, *d2])) and abs(sine) > 1e-9):
         raise PhotoError("could not find the table's sides in the photo (two of them do not cross): give its corners with --corners")
