@@ -225,6 +225,27 @@ def test_enter_takes_the_corners_found_and_escape_cancels(tmp_path: Path) -> Non
         p.close()
 
 
+def test_corners_found_outside_the_photo_are_not_offered(tmp_path: Path) -> None:
+    """An outline found with confidence but a corner outside the photo is not offered for Enter: the user clicks."""
+    from tabletop.photo.values import TableFit
+
+    image = tmp_path / "t.png"
+    cv2.imwrite(str(image), np.full((300, 400, 3), 90, np.uint8))
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    try:
+        assert p.app.start_photo_import(str(image))
+        job = p.app.photo_import
+        job.finder.join(60)
+        inside = ((10.0, 290.0), (390.0, 290.0), (390.0, 10.0), (10.0, 10.0))
+        job.auto = TableFit(corners_px=inside, confidence=0.9, corner_sigma_px=(0.5,) * 4, edge_rms_px=(0.5,) * 4)
+        assert job.auto_corners() == inside
+        job.auto = TableFit(corners_px=(inside[0], inside[1], (450.0, 10.0), inside[3]), confidence=0.9,
+                            corner_sigma_px=(0.5,) * 4, edge_rms_px=(0.5,) * 4)
+        assert job.auto_corners() is None
+    finally:
+        p.close()
+
+
 def test_an_absolute_backdrop_path_becomes_relative_when_saved(tmp_path: Path) -> None:
     image = tmp_path / "pics" / "a.jpg"
     s = Scenario(Table(TABLE, TABLE), backdrop=Backdrop(str(image), ((0.0, 9.0), (9.0, 9.0), (9.0, 0.0), (0.0, 0.0))))

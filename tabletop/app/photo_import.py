@@ -72,12 +72,18 @@ class PhotoImport:
         return (rect.left + p[0] * scale, rect.top + p[1] * scale)
 
     def auto_corners(self) -> tuple[tuple[float, float], ...] | None:
-        """``find_table``'s corners in file pixels when it is confident, else None."""
+        """``find_table``'s corners in file pixels when it is confident and they make a table inside the photo, else None."""
         if self.auto is None or self.auto.confidence < AUTO_CONFIDENCE:
             return None
-        from tabletop.photo.imageio import to_file
+        from tabletop.photo.imageio import check_corners, to_file
+        from tabletop.photo.values import PhotoError
 
-        return tuple((float(x), float(y)) for x, y in to_file(np.asarray(self.auto.corners_px), self.loaded.scale))
+        corners = tuple((float(x), float(y)) for x, y in to_file(np.asarray(self.auto.corners_px), self.loaded.scale))
+        try:
+            check_corners((corners[0], corners[1], corners[2], corners[3]), self.loaded.original_size)
+        except PhotoError:
+            return None  # the user clicks them
+        return corners
 
 
 def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
