@@ -576,6 +576,20 @@ def test_an_outline_found_outside_the_photo_asks_for_the_corners(aslant_side_pho
         analyse_image(LoadedImage(image, "synthetic-1406.jpg", (4000, 3000)), photo.table_mm)
 
 
+@pytest.mark.parametrize(("line", "meets"), [
+    (((90.0, 0.0), (90.0, 100.0)), True),     # upright, as the right side of a square
+    (((60.0, 0.0), (95.0, 100.0)), True),     # aslant, sine 0.94 with the top and bottom
+    (((0.0, 0.0), (100.0, 15.0)), False),     # nearly along the bottom side: sine 0.15
+])
+def test_a_side_found_across_must_meet_its_neighbours_at_a_corner(line: tuple, meets: bool) -> None:
+    """A line taken for side 1 (LR-UR) of a square must cross the bottom and top sides at sine >= 0.2, or the sides
+    would be refused as nearly parallel: then the side is kept as it was."""
+    from tabletop.photo.rectify import _meets_neighbours
+
+    square = np.array([[0.0, 0.0], [100.0, 0.0], [100.0, 100.0], [0.0, 100.0]])
+    assert _meets_neighbours(square, 1, np.array(line)) is meets
+
+
 @pytest.mark.parametrize("seed", [520, 540])
 def test_leaked_outline_gets_low_confidence(leaked_outline_photos: dict, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the side check the leak's outline is hundreds of px off: its confidence says so, well under the 0.3 warning."""

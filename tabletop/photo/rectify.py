@@ -270,7 +270,7 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
                                 or (own < BORDER_RATIO * best and _border_between(small, pts, normal, offset, slope, depth)))
         if not replace and best > 0 and own < BORDER_RATIO * best and support is not None and support[i] < ACROSS_SUPPORT:
             across_best, across_own, across_line = _side_across(small, quad, i, normal, depth)
-            if across_best > 0 and across_own < ACROSS_RATIO * across_best:
+            if across_best > 0 and across_own < ACROSS_RATIO * across_best and _meets_neighbours(quad, i, across_line):
                 replace, line = True, across_line
         if replace:
             lines.append((line[0], (line[1] - line[0]) / float(np.linalg.norm(line[1] - line[0]))))
@@ -286,6 +286,19 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
             raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
         corners.append(point)
     return np.array(corners), evidence
+
+
+def _meets_neighbours(quad: np.ndarray, i: int, line: np.ndarray) -> bool:
+    """Whether ``line`` (two ends) crosses the sides before and after side ``i`` at a corner-like angle (sine >= 0.2,
+    as ``_check_sides`` requires), so taking it for side ``i`` leaves a quadrilateral."""
+    along = line[1] - line[0]
+    before = quad[i] - quad[(i - 1) % 4]
+    after = quad[(i + 2) % 4] - quad[(i + 1) % 4]
+
+    def sine(u: np.ndarray, v: np.ndarray) -> float:
+        return abs(float(u[0] * v[1] - u[1] * v[0])) / max(1e-9, float(np.linalg.norm(u) * np.linalg.norm(v)))
+
+    return min(sine(along, before), sine(along, after)) >= 0.2
 
 
 def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray, depth: float,
