@@ -23,7 +23,7 @@ border round the mat (see ``_border_between``): the segmentation ran over it, an
 ACROSS_SUPPORT = 0.3
 """A side with fewer outline points on it than this per pixel of its length was drawn through a leak's ragged
 outline, not along an edge (seed 1406's leaked right side: 0.13, seed 1651's left side, drawn over a border,
-0.18; sides along the table's edge: 0.45-0.96)."""
+0.18; sides along the table's edge on the seeds looked at: 0.47-0.96)."""
 ACROSS_RATIO = 0.5
 """A weak side is replaced by the line between its neighbouring sides (``_side_across``) at least twice as strong:
 seed 1406's leaked side had 0.13 of its table edge's strength, seed 1651's side over a border 0.41."""
