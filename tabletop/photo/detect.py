@@ -592,6 +592,26 @@ def _starts(centres: np.ndarray, pairs: list[tuple[int, float, float, float]]) -
     return rows, radii, centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
 
 
+def _rim_search(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                scale: Scale, stay: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The half-level fit (``OUTER_MIN_SPAN``, three passes) from many starts of a rim search: coarse first (half the
+    rays, twice the step: most starts find nothing), then in full only the hopeful ones, crossing on ``OUTER_HOPE``
+    of the coarse rays (and, with ``stay``, ending that close to the radius they started at). Returns the hopeful
+    starts' indices and their full fits' centres, radii, rms and rays."""
+    _, coarse_r, coarse_rms, coarse_rays, _ = _half_level_centres(rect, centres, radii, mat_colour, whiten, scale, OUTER_MIN_SPAN,
+                                                               passes=3, rays=FIT_RAYS // 2, step=0.2)
+    hope = np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * (FIT_RAYS // 2))
+    if stay is not None:
+        hope &= np.abs(coarse_r - radii) <= stay
+    hopeful = np.nonzero(hope)[0]
+    if not len(hopeful):
+        empty = np.zeros(0)
+        return hopeful, np.zeros((0, 2)), empty, empty, empty
+    out_c, out_r, out_rms, out_rays, _ = _half_level_centres(rect, centres[hopeful], radii[hopeful], mat_colour[hopeful], whiten, scale,
+                                                             OUTER_MIN_SPAN, passes=3)
+    return hopeful, out_c, out_r, out_rms, out_rays
+
+
 def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
                 scale: Scale, sizes: np.ndarray, unsure: np.ndarray,
                 loose: np.ndarray | None = None) -> list[tuple[np.ndarray, float, float, float, float] | None]:
@@ -631,16 +651,10 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     if not pairs:
         return found
     rows, starts, moved = _starts(centres, pairs)
-    # Coarse first (half the rays, twice the step: most starts find nothing), then the hopeful ones in full.
-    _, coarse_r, coarse_rms, coarse_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
-                                                               passes=3, rays=FIT_RAYS // 2, step=0.2)
-    hopeful = np.nonzero(np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * (FIT_RAYS // 2))
-                         & (np.abs(coarse_r - starts) <= OUTER_STAY_MM + 0.5))[0]
+    hopeful, out_c, out_r, out_rms, out_rays = _rim_search(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_STAY_MM + 0.5)
     if not len(hopeful):
         return found
     rows, starts, by_area = rows[hopeful], starts[hopeful], hopeful >= from_disc
-    out_c, out_r, out_rms, out_rays, _ = _half_level_centres(rect, moved[hopeful], starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
-                                                         passes=3)
     best: dict[int, tuple[float, tuple[np.ndarray, float, float, float, float]]] = {}
     for j, k in enumerate(rows.tolist()):
         lax = loose is not None and bool(loose[k])
@@ -693,15 +707,10 @@ def _inner_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     if not pairs:
         return found
     rows, starts, moved = _starts(centres, pairs)
-    # Coarse first, as for the larger rims: most starts find nothing.
-    _, _, coarse_rms, coarse_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
-                                                           passes=3, rays=FIT_RAYS // 2, step=0.2)
-    hopeful = np.nonzero(np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * (FIT_RAYS // 2)))[0]
+    hopeful, out_c, out_r, out_rms, out_rays = _rim_search(rect, moved, starts, mat_colour[rows], whiten, scale)
     if not len(hopeful):
         return found
-    rows, starts, moved = rows[hopeful], starts[hopeful], moved[hopeful]
-    out_c, out_r, out_rms, out_rays, _ = _half_level_centres(rect, moved, starts, mat_colour[rows], whiten, scale, OUTER_MIN_SPAN,
-                                                             passes=3)
+    rows = rows[hopeful]
     ok = np.nonzero(np.isfinite(out_rms) & (out_rms <= INNER_RMS_MM) & (out_rays >= OUTER_SUPPORT * FIT_RAYS))[0]
     if not len(ok):
         return found

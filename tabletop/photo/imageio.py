@@ -52,13 +52,23 @@ def parse_corners(texts: list[str]) -> Corners:
     return (points[0], points[1], points[2], points[3])
 
 
+def corner_outside(corners: Corners, size: tuple[int, int]) -> int | None:
+    """The index of the first corner outside an image of ``size`` (width, height), or None if all lie in it."""
+    width, height = size
+    for i, (x, y) in enumerate(corners):
+        if not (-0.5 <= x <= width - 0.5 and -0.5 <= y <= height - 0.5):
+            return i
+    return None
+
+
 def check_corners(corners: Corners, size: tuple[int, int], where: str = "--corners") -> None:
     """Raise PhotoError unless the corners lie in the image and form a convex, non-crossing quadrilateral."""
     width, height = size
     names = ("lower-left", "lower-right", "upper-right", "upper-left")
-    for name, (x, y) in zip(names, corners):
-        if not (-0.5 <= x <= width - 0.5 and -0.5 <= y <= height - 0.5):
-            raise PhotoError(f"{where}: the {name} corner ({x:g}, {y:g}) is outside the {width}x{height} image")
+    outside = corner_outside(corners, size)
+    if outside is not None:
+        x, y = corners[outside]
+        raise PhotoError(f"{where}: the {names[outside]} corner ({x:g}, {y:g}) is outside the {width}x{height} image")
     pts = np.asarray(corners, dtype=float)
     crosses = []
     for i in range(4):

@@ -8,7 +8,7 @@ import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM
 from tabletop.photo.detect import detect_bases, photo_scale
-from tabletop.photo.imageio import MAX_PIXELS, check_corners, load_image, to_file, to_working
+from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.rectify import calibration_rms_mm, find_table, homography_from_corners, rectify, refine_corners
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult
 
@@ -21,11 +21,6 @@ MAX_CORNER_MOVE_PX = 10.0
 def _as_corners(points: np.ndarray) -> Corners:
     c = [(float(x), float(y)) for x, y in points]
     return (c[0], c[1], c[2], c[3])
-
-
-def _inside(corners: Corners, size: tuple[int, int]) -> bool:
-    """Whether every corner lies in an image of ``size`` (width, height)."""
-    return all(-0.5 <= x <= size[0] - 0.5 and -0.5 <= y <= size[1] - 0.5 for x, y in corners)
 
 
 def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: Corners | None = None,
@@ -42,7 +37,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1)))
         except PhotoError:
             fit, moved = None, float("inf")
-        if fit is not None and fit.confidence >= 0.3 and moved <= MAX_CORNER_MOVE_PX and _inside(fit.corners_px, (width, height)):
+        if fit is not None and fit.confidence >= 0.3 and moved <= MAX_CORNER_MOVE_PX and corner_outside(fit.corners_px, (width, height)) is None:
             work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
             notes.append(f"corners refined on the table's edges (moved up to {moved:.1f} px)")
         else:
