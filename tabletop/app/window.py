@@ -355,8 +355,11 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
 
     def _refresh_results(self, force: bool = False) -> None:
         adj = self.adjudication()
-        key = (id(adj), self.live.errors and tuple(self.live.errors.items()))
-        if not force and (key == self._results_key or self._now < self._results_due):
+        # The adjudication itself, held and compared by identity, not its id(): an id can be reused once the old
+        # object is freed, and the panel would then keep showing the previous answer.
+        key = (adj, self.live.errors and tuple(self.live.errors.items()))
+        if not force and ((self._results_key is not None and key[0] is self._results_key[0] and key[1] == self._results_key[1])
+                          or self._now < self._results_due):
             return
         self._results_key = key
         # Setting the text box's HTML costs tens of ms: at most a few times a second, and only when it changed.
