@@ -403,7 +403,7 @@ def _analysed(seed: int) -> tuple[SynthPhoto, PhotoResult]:
 
 @pytest.mark.parametrize(("seed", "was", "found"), [(100, 1.012, 38), (309, 1.317, 38), (600, 1.938, 38), (809, 1.702, 38),
                                                     (822, 1.849, 38), (909, 3.104, 38), (815, 1.342, 38), (911, 1.136, 36),
-                                                    (1647, 2.852, 37)])
+                                                    (1647, 2.852, 37), (1702, 2.024, 40)])
 def test_worst_benchmark_bases_within_1_mm(seed: int, was: float, found: int) -> None:
     """The benchmark photos whose worst base was over 1 mm off: a bevel the mat's colour, sized a step too small
     (100, 309); a base of the mat's colour under a bright figure, whose half-level crossings kept only half the
@@ -413,7 +413,9 @@ def test_worst_benchmark_bases_within_1_mm(seed: int, was: float, found: int) ->
     until the smaller-rim search (909); bases of nearly the mat's colour under a bright figure, until unsure
     detections took the median of three or four centres (815: a 28 mm base, 1.34 mm off, now 0.85; 911: 1.14 mm, now 0.13);
     a 50 mm base on a blotchy mat found as its figure's 40 mm outline, its rim missed from the larger-rim search's grid
-    of starts until one started where the 50 mm disc covers most of the base's colour (1647, from a fresh set)."""
+    of starts until one started where the 50 mm disc covers most of the base's colour (1647, from a fresh set); a 28 mm
+    circle round a 25 mm base and its weapon, surer than the base's own rim (0.41 against 0.35) but its centres 1.9 mm
+    apart, kept over it where the two overlapped until the overlap's choice weighed that disagreement (1702)."""
     photo, result = _analysed(seed)
     assert 0.4 < result.mm_per_px < COARSE_MM_PER_PX and not any("coarse" in note for note in result.notes)
     s = score(list(result.bases), photo.bases)
@@ -692,7 +694,8 @@ def test_a_coarse_photo_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_the_half_level_diameter_sets_the_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 702: a 28 mm base under a figure was sized 25 mm by the rim fit's free diameter (25.35 mm, pulled in
     where the figure crosses the rim); the half-level diameter, within 0.5 mm of 28, sizes it right, and another
-    base with it. With the rule off (a margin no diameter meets) two bases are sized wrong."""
+    base with it. With the rule off (a margin no diameter meets) the first is sized wrong (and another was, before
+    the overlap's choice weighed how far each detection's centres disagree)."""
     import tabletop.photo.detect as detect_module
 
     photo, result = _analysed(702)
@@ -701,7 +704,7 @@ def test_the_half_level_diameter_sets_the_size(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(detect_module, "HALF_SIZE_MARGIN_MM", -1.0)
     photo, result = _analysed(702)
     s = score(list(result.bases), photo.bases)
-    assert s.diameter_right <= s.matched - 2
+    assert s.diameter_right <= s.matched - 1
 
 
 def test_a_faint_50_mm_rim_round_a_figure_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
