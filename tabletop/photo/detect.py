@@ -468,6 +468,14 @@ HALF_MAX_MOVE_FINE_MM = 2.5
 """Elsewhere, this close: a rim fit at a size too large (a weapon past a 25 mm base's rim sized it 28 mm) can sit
 1.5-1.8 mm off, its half-level fit 0.04-0.13 mm. On 155 photos every half-level centre taken 1.5-3.5 mm from the
 rim fit's was the nearer to the truth (10 of 10)."""
+HALF_MAX_MOVE_SAME_MM = 3.5
+"""Elsewhere, and where the half-level diameter lies within ``HALF_SAME_SIZE_MM`` of the detection's catalogue size,
+this close. Over 630 photos every half-level centre 2.5-3.5 mm from the rim fit's was the nearer to the truth (17 of
+17), but one of another size can be a figure's outline still 1.1-1.2 mm off (1103, 1412: 21-22 mm circles in 28 mm
+bases). Seed 1818: a rim fit drawn 3.07 mm aside by a weapon and a dark patch of mat, reported with a sigma of
+0.23 mm, and its half-level fit 0.05 mm off (24.7 mm, rms 0.21 mm on 115 of 120 rays) refused for moving 3.1 mm;
+on the 630 photos it is the one detection this changed."""
+HALF_SAME_SIZE_MM = 1.0
 HALF_SIZE_MARGIN_MM = 0.5
 """Where the half-level centre is taken, its diameter sets the catalogue size if it lies this close to one. On
 155 photos its diameter was 0.03 mm too large in the median (5-95 %: -0.27 to +0.39 mm), the rim fit's free
@@ -974,7 +982,9 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     # miniature over a base of the mat's colour) scatter little but leave the centre loose along the arc's
     # axis, where the rim fit, its radius held at the catalogue size, stays tight.
     sharper = half_rms * np.sqrt(half_spread) <= rms[pick] * np.sqrt(spread[pick])
-    trusted = (np.isfinite(half_rms) & sharper & measurable & (moved <= (HALF_MAX_MOVE_MM if scale.coarse else HALF_MAX_MOVE_FINE_MM))
+    same_size = np.abs(half_radii - radii[pick]) <= HALF_SAME_SIZE_MM / 2
+    reach = HALF_MAX_MOVE_MM if scale.coarse else np.where(same_size, HALF_MAX_MOVE_SAME_MM, HALF_MAX_MOVE_FINE_MM)
+    trusted = (np.isfinite(half_rms) & sharper & measurable & (moved <= reach)
                & (half_centres[:, 0] >= 0) & (half_centres[:, 0] <= w) & (half_centres[:, 1] >= 0) & (half_centres[:, 1] <= d))
     keep = list(range(len(found)))  # rows of pick: the confident, then the faint ones lifted over the bar
     lifted: set[int] = set()
