@@ -27,6 +27,13 @@ outline, not along an edge (seed 1406's leaked right side: 0.13, seed 1651's lef
 ACROSS_RATIO = 0.5
 """A weak side is replaced by the line between its neighbouring sides (``_side_across``) at least twice as strong:
 seed 1406's leaked side had 0.13 of its table edge's strength, seed 1651's side over a border 0.41."""
+ACROSS_OUTSIDE = 0.3
+"""The lines between the neighbouring sides start and end up to this fraction of those sides' lengths outside the
+side's corners: a leak can carry one corner out past the table's and leave the other inside it (seed 1936: its
+left side crossed the table's edge, 80 px outside one corner and 141 px inside the other on the 900-px copy)."""
+ACROSS_INNER = 0.8
+"""Of the lines scoring at least this fraction of the best, the innermost is refined: past a border round the mat
+its outer edge, to the room, can score as high as the table's edge (seed 1651: 7.07 against 6.85)."""
 OUTLINE_RUNS = 6
 """Straight runs of the mat's outline looked for (a table has four sides; a leak can split one in two)."""
 BORDER_MAX_WIDTH = 0.05
@@ -113,9 +120,12 @@ def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mat_seed, connectivity=4)
     if n < 2:
         raise PhotoError("could not find the table in the photo: give its corners with --corners")
+    # The part at the photo's middle, unless a larger one dwarfs it: a building of nearly the mat's colour can
+    # stand on the middle (seed 1948: a 1,400 px piece of it against the mat's 161,000).
+    largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     label = labels[sh // 2, sw // 2]
-    if label == 0:
-        label = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    if label == 0 or stats[label, cv2.CC_STAT_AREA] < 0.5 * stats[largest, cv2.CC_STAT_AREA]:
+        label = largest
     markers[labels == label] = 2
     markers[:2, :] = markers[-2:, :] = 1
     markers[:, :2] = markers[:, -2:] = 1
@@ -268,7 +278,9 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
         best, own, pts, line, offset, slope = _strongest_line(small, a, b, normal, outside, max(6, int(round(SIDE_SEARCH_DEPTH * depth))), samples)
         replace = best > 0 and (own < LEAK_RATIO * best
                                 or (own < BORDER_RATIO * best and _border_between(small, pts, normal, offset, slope, depth)))
-        if not replace and best > 0 and own < BORDER_RATIO * best and support is not None and support[i] < ACROSS_SUPPORT:
+        # A side with little of the outline on it is looked for across even where its band holds no stronger line: the
+        # table's edge may leave the band (seed 1936: the band's best was the side itself, the edge 49 against 2.3 across).
+        if not replace and best > 0 and support is not None and support[i] < ACROSS_SUPPORT:
             across_best, across_own, across_line = _side_across(small, quad, i, normal, depth)
             if across_best > 0 and across_own < ACROSS_RATIO * across_best and _meets_neighbours(quad, i, across_line):
                 replace, line = True, across_line
@@ -306,8 +318,9 @@ def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray
     """The strongest straight room-to-mat edge from the side before side ``i`` to the side after it: (its mean
     strength, side ``i``'s own, the line's two ends).
 
-    Every line whose ends lie on the two neighbouring sides, from a little outside side ``i``'s corners to
-    ``WIDE_SEARCH_DEPTH`` of the way along them (``steps`` ends on each, then ten times finer round the best), is scored
+    Every line whose ends lie on the two neighbouring sides, from ``ACROSS_OUTSIDE`` outside side ``i``'s corners to
+    ``WIDE_SEARCH_DEPTH`` of the way along them (``steps`` ends on each, then ten times finer round the innermost of the
+    best, ``ACROSS_INNER``), is scored
     by the colour step across it (``normal`` points into the table), projected on the change from outside side
     ``i`` to the table's inside: the median along the line, which the table's edge wins by being steady end to
     end (a mean is won by lines through terrain and bases, steps here and there). Unlike a band along the side
@@ -341,10 +354,13 @@ def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray
         step = colours(pts + 2.0 * n[:, None, :]) - colours(pts - 2.0 * n[:, None, :])
         return np.median(step @ ((mat - room) / norm), axis=1)
 
-    grid = np.linspace(-0.02, WIDE_SEARCH_DEPTH, steps)
+    grid = np.linspace(-ACROSS_OUTSIDE, WIDE_SEARCH_DEPTH, steps)
     u, v = np.repeat(grid, steps), np.tile(grid, steps)  # every start with every end
     coarse = scores(u, v)
-    k = int(np.argmax(coarse))
+    start, end = lines(u, v)
+    inward = ((start + end) / 2 - a[None, :]) @ normal
+    top = float(np.max(coarse))
+    k = int(np.argmax(np.where(coarse >= ACROSS_INNER * top, inward, -np.inf))) if top > 0 else int(np.argmax(coarse))
     fine = np.linspace(-1.0, 1.0, 21) * (grid[1] - grid[0])
     u, v = u[k] + np.repeat(fine, len(fine)), v[k] + np.tile(fine, len(fine))
     score = scores(u, v)
