@@ -22,7 +22,7 @@
    give the position uncertainty.
 4. *Decide*: confidence from the fraction of rays on the rim, their scatter, the rim's strength and the
    size's fit; a ring inside a larger rim seen all round is dropped (a base cannot stand on a base: it is
-   the miniature's outline), then of overlapping detections the surer is kept.
+   the miniature's outline), then of overlapping detections the surer is kept (see 6).
 
 5. *Measure again* (``_half_level_centres``): where the colour is half-way from the base's to the mat's, the
    same level on every ray, so a bevel of the mat's colour cannot pull the centre; faint rims just under the
@@ -31,7 +31,8 @@
 6. *Unsure ones* (``_median_centres``): the median of the centre found, an area fit of the catalogue disc
    (``_disc_centre``: the base's colour against the mat's over its whole area, not its faint rim), the half-level
    fit started a size larger and, where the half-level centre was taken, the rim fit's; how far they disagree
-   goes into the sigma.
+   goes into the sigma, and into the choice between overlapping detections (a circle drawn round a base and
+   its weapon disagrees with itself by millimetres; the base's own rim does not).
 
 Lengths along the rays (the colour gates, smoothing, the expected scatter) grow with the photo's mm per
 pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken for two edges.
