@@ -477,6 +477,7 @@ bases). Seed 1818: a rim fit drawn 3.07 mm aside by a weapon and a dark patch of
 0.23 mm, and its half-level fit 0.05 mm off (24.7 mm, rms 0.21 mm on 115 of 120 rays) refused for moving 3.1 mm;
 on the 630 photos it is the one detection this changed."""
 HALF_SAME_SIZE_MM = 1.0
+"""A half-level fit "keeps the size" (see ``HALF_MAX_MOVE_SAME_MM``) where its diameter is this close to the detection's."""
 HALF_SIZE_MARGIN_MM = 0.5
 """Where the half-level centre is taken, its diameter sets the catalogue size if it lies this close to one. On
 155 photos its diameter was 0.03 mm too large in the median (5-95 %: -0.27 to +0.39 mm), the rim fit's free
@@ -863,6 +864,8 @@ def _median_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat
             tight = float(out_rms[j] * math.sqrt(out_spread[j]))
             if k not in larger or tight < larger[k][0]:
                 larger[k] = (tight, out_c[j])
+    # No size check on the carried fit, unlike HALF_MAX_MOVE_SAME_MM's: it is one opinion of three or four in a median,
+    # not a centre taken alone, and on seed 1702 a carried fit at 26.5 mm in a 25 mm base moved towards the truth.
     own = centres.copy()
     on_c, _, on_rms, on_rays, _ = _half_level_centres(rect, centres, radii, mat_colour, whiten, scale)
     carried = np.isfinite(on_rms) & (on_rays >= MEDIAN_MIN_RAYS) & (np.hypot(*(on_c - centres).T) <= DISC_REACH_MM)
@@ -1065,6 +1068,8 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                 disagreement[measured[k][1]] = median[1]
     # Bases cannot overlap: of two overlapping detections keep the surer, where "sure" is also of where it is: a
     # circle whose measurements disagree by millimetres (a weapon past the rim drew it) loses to the base's own rim.
+    # Only unsure detections with a median have a disagreement; the rest, sure or not cross-checked, are undiscounted,
+    # so an unsure one that could not be cross-checked can outrank one that was and disagreed (not seen to matter yet).
     measured.sort(key=lambda item: -item[0] * math.exp(-0.5 * (disagreement.get(item[1], 0.0) / OVERLAP_DISAGREEMENT_MM) ** 2))
     chosen: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
     for item in measured:

@@ -32,8 +32,9 @@ ACROSS_OUTSIDE = 0.3
 side's corners: a leak can carry one corner out past the table's and leave the other inside it (seed 1936: its
 left side crossed the table's edge, 80 px outside one corner and 141 px inside the other on the 900-px copy)."""
 ACROSS_INNER = 0.8
-"""Of the lines scoring at least this fraction of the best, the innermost is refined: past a border round the mat
-its outer edge, to the room, can score as high as the table's edge (seed 1651: 7.07 against 6.85)."""
+"""Of the lines scoring at least this fraction of the best and at most a border's width (``BORDER_MAX_WIDTH``) inside
+it, the innermost is refined: past a border round the mat its outer edge, to the room, can score as high as the
+table's edge (seed 1651: 7.07 against 6.85)."""
 OUTLINE_RUNS = 6
 """Straight runs of the mat's outline looked for (a table has four sides; a leak can split one in two)."""
 BORDER_MAX_WIDTH = 0.05
@@ -258,9 +259,9 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
     little outside the side to ``SIDE_SEARCH_DEPTH`` into the table, along which the room-to-mat
     colour step is strongest on average. A side much weaker than that line is replaced by it.
     Where the leak ran along the whole side its run can lie aslant, the table's edge leaving that band
-    (seed 1406: 30 px in at one end, 300 px at the other): a weak side not replaced, and with little of the
-    outline on it (``support``, under ``ACROSS_SUPPORT``), is looked for again among the lines between its
-    neighbouring sides (``_side_across``), replaced if under ``ACROSS_RATIO``.
+    (seed 1406: 30 px in at one end, 300 px at the other): a side not replaced with little of the outline on it
+    (``support``, under ``ACROSS_SUPPORT``), however it scores in its band, is looked for again among the lines
+    between its neighbouring sides (``_side_across``), replaced if under ``ACROSS_RATIO`` of the line found.
     Returns the quad (the same array when no side changed) and the evidence: over the sides, the
     least ratio of the kept line's strength to the strongest (1 for a replaced side).
     """
@@ -315,8 +316,8 @@ def _meets_neighbours(quad: np.ndarray, i: int, line: np.ndarray) -> bool:
 
 def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray, depth: float,
                  steps: int = 121, samples: int = 60) -> tuple[float, float, np.ndarray]:
-    """The strongest straight room-to-mat edge from the side before side ``i`` to the side after it: (its mean
-    strength, side ``i``'s own, the line's two ends).
+    """The table's straight room-to-mat edge from the side before side ``i`` to the side after it, the innermost of the
+    strongest within a border's width: (its median strength, side ``i``'s own, the line's two ends).
 
     Every line whose ends lie on the two neighbouring sides, from ``ACROSS_OUTSIDE`` outside side ``i``'s corners to
     ``WIDE_SEARCH_DEPTH`` of the way along them (``steps`` ends on each, then ten times finer round the innermost of the
@@ -359,8 +360,11 @@ def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray
     coarse = scores(u, v)
     start, end = lines(u, v)
     inward = ((start + end) / 2 - a[None, :]) @ normal
-    top = float(np.max(coarse))
-    k = int(np.argmax(np.where(coarse >= ACROSS_INNER * top, inward, -np.inf))) if top > 0 else int(np.argmax(coarse))
+    k = int(np.argmax(coarse))
+    if coarse[k] > 0:
+        # Innermost only within a border's width of the best: a strong line deep inside (terrain's edge) is not the table's.
+        border = (coarse >= ACROSS_INNER * coarse[k]) & (inward <= inward[k] + BORDER_MAX_WIDTH * depth)
+        k = int(np.argmax(np.where(border, inward, -np.inf)))
     fine = np.linspace(-1.0, 1.0, 21) * (grid[1] - grid[0])
     u, v = u[k] + np.repeat(fine, len(fine)), v[k] + np.tile(fine, len(fine))
     score = scores(u, v)
