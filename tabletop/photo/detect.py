@@ -867,9 +867,11 @@ def _median_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat
     # No size check on the carried fit, unlike HALF_MAX_MOVE_SAME_MM's: it is one opinion of three or four in a median,
     # not a centre taken alone, and on seed 1702 a carried fit at 26.5 mm in a 25 mm base moved towards the truth.
     own = centres.copy()
-    on_c, _, on_rms, on_rays, _ = _half_level_centres(rect, centres, radii, mat_colour, whiten, scale)
-    carried = np.isfinite(on_rms) & (on_rays >= MEDIAN_MIN_RAYS) & (np.hypot(*(on_c - centres).T) <= DISC_REACH_MM)
-    own[carried] = on_c[carried]
+    if larger:  # only where a median can be formed
+        rows = np.fromiter(larger, dtype=int)
+        on_c, _, on_rms, on_rays, _ = _half_level_centres(rect, centres[rows], radii[rows], mat_colour[rows], whiten, scale)
+        carried = np.isfinite(on_rms) & (on_rays >= MEDIAN_MIN_RAYS) & (np.hypot(*(on_c - centres[rows]).T) <= DISC_REACH_MM)
+        own[rows[carried]] = on_c[carried]
     for k in larger:
         disc = _disc_centre(rect, centres[k], float(radii[k]), mat_colour[k], whiten)
         if disc is None or math.hypot(*(disc - centres[k])) > DISC_REACH_MM:
