@@ -261,20 +261,17 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
     Where the leak ran along the whole side its run can lie aslant, the table's edge leaving that band
     (seed 1406: 30 px in at one end, 300 px at the other): a side not replaced with little of the outline on it
     (``support``, under ``ACROSS_SUPPORT``), however it scores in its band, is looked for again among the lines
-    between its neighbouring sides (``_side_across``), replaced if under ``ACROSS_RATIO`` of the line found.
+    between its neighbouring sides (``_side_across``), replaced if under ``ACROSS_RATIO`` of the line found; one
+    with little of the outline on it replaced by its band's line is looked for across again from that line.
     Returns the quad (the same array when no side changed) and the evidence: over the sides, the
     least ratio of the kept line's strength to the strongest (1 for a replaced side).
     """
     lines: list[tuple[np.ndarray, np.ndarray]] = []
     evidence = 1.0
-    centre = quad.mean(axis=0)
+    banded: list[int] = []  # sides replaced by their band's line, with little of the outline on them
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
-        direction = (b - a) / max(1e-9, float(np.linalg.norm(b - a)))
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot(centre - a, normal) < 0:
-            normal = -normal  # points into the table
-        depth = min(float(np.dot(quad[(i + 2) % 4] - a, normal)), float(np.dot(quad[(i + 3) % 4] - a, normal)))
+        direction, normal, depth = _side_frame(quad, i)
         outside = max(3, int(round(0.05 * depth)))
         best, own, pts, line, offset, slope = _strongest_line(small, a, b, normal, outside, max(6, int(round(SIDE_SEARCH_DEPTH * depth))), samples)
         replace = best > 0 and (own < LEAK_RATIO * best
@@ -285,6 +282,8 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
             across_best, across_own, across_line = _side_across(small, quad, i, normal, depth)
             if across_best > 0 and across_own < ACROSS_RATIO * across_best and _meets_neighbours(quad, i, across_line):
                 replace, line = True, across_line
+        elif replace and support is not None and support[i] < ACROSS_SUPPORT:
+            banded.append(i)
         if replace:
             lines.append((line[0], (line[1] - line[0]) / float(np.linalg.norm(line[1] - line[0]))))
             continue
@@ -292,13 +291,39 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
         lines.append((a, direction))
     if all(np.array_equal(p, quad[i]) for i, (p, _) in enumerate(lines)):
         return quad, evidence
+    corners = _corners_from_lines(lines)
+    # A leaked side's band holds only part of an aslant table edge: its best line can be a border's outer edge,
+    # the edge itself leaving the band at one end (seed 1956: 15-20 px outside). From the side so found the
+    # table's edge lies across, near and steady.
+    for i in banded:
+        _, normal, depth = _side_frame(corners, i)
+        across_best, across_own, across_line = _side_across(small, corners, i, normal, depth)
+        if across_best > 0 and across_own < ACROSS_RATIO * across_best and _meets_neighbours(corners, i, across_line):
+            lines[i] = (across_line[0], (across_line[1] - across_line[0]) / float(np.linalg.norm(across_line[1] - across_line[0])))
+            corners = _corners_from_lines(lines)
+    return corners, evidence
+
+
+def _side_frame(quad: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Side ``i`` of ``quad``: its unit direction, its unit normal into the table and the table's depth across it."""
+    a, b = quad[i], quad[(i + 1) % 4]
+    direction = (b - a) / max(1e-9, float(np.linalg.norm(b - a)))
+    normal = np.array([-direction[1], direction[0]])
+    if np.dot(quad.mean(axis=0) - a, normal) < 0:
+        normal = -normal  # points into the table
+    depth = min(float(np.dot(quad[(i + 2) % 4] - a, normal)), float(np.dot(quad[(i + 3) % 4] - a, normal)))
+    return direction, normal, depth
+
+
+def _corners_from_lines(lines: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The quad's corners where each side's line (point, direction) meets the next (LL is sides 3 and 0)."""
     corners = []
     for i in range(4):
         point, sine = _intersect(*lines[(i - 1) % 4], *lines[i])
         if sine < 0.2:
             raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
         corners.append(point)
-    return np.array(corners), evidence
+    return np.array(corners)
 
 
 def _meets_neighbours(quad: np.ndarray, i: int, line: np.ndarray) -> bool:
