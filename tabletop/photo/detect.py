@@ -28,7 +28,7 @@
    same level on every ray, so a bevel of the mat's colour cannot pull the centre; faint rims just under the
    bar are re-scored with that fit's scatter. *A larger rim* (``_outer_rims``): round each detection, a larger
    catalogue rim seen all round is the base, and the detection its figure's outline; one seen on most rays (a
-   figure hiding the rest) is too where the larger disc's area fit agrees, and their distance goes into the sigma.
+   figure hiding the rest) is too where the larger disc has an area fit, and their distance goes into the sigma.
 6. *Unsure ones* (``_median_centres``): the median of the centre found, an area fit of the catalogue disc
    (``_disc_centre``: the base's colour against the mat's over its whole area, not its faint rim), the half-level
    fit started a size larger and, where the half-level centre was taken, the rim fit's; how far they disagree
@@ -1092,8 +1092,9 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                 disagreement[measured[k][1]] = max(median[1], disagreement.get(measured[k][1], 0.0))
     # Bases cannot overlap: of two overlapping detections keep the surer, where "sure" is also of where it is: a
     # circle whose measurements disagree by millimetres (a weapon past the rim drew it) loses to the base's own rim.
-    # Only unsure detections with a median, and weakly seen larger rims, have a disagreement; the rest, sure or not cross-checked, are undiscounted,
-    # so an unsure one that could not be cross-checked can outrank one that was and disagreed (not seen to matter yet).
+    # Only unsure detections with a median, and weakly seen larger rims, have a disagreement; the rest, sure or not
+    # cross-checked, are undiscounted, so an unsure one that could not be cross-checked can outrank one that was and
+    # disagreed (not seen to matter yet).
     measured.sort(key=lambda item: -item[0] * math.exp(-0.5 * (disagreement.get(item[1], 0.0) / OVERLAP_DISAGREEMENT_MM) ** 2))
     chosen: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
     for item in measured:
