@@ -206,12 +206,13 @@ def test_built_app_opens_its_window_on_the_default_table(app_dir: Path, tmp_path
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:  # the first frames may still be black
             if not screenshot(wid, shot, env):
+                time.sleep(0.1)
                 continue  # a grab that hung or failed is asked for again, as in the other real-window tests
             grabbed = True
             fraction = _felt_fraction(shot, table)
             if fraction > 0.5:
                 break
-        assert grabbed, "no screenshot of the window could be taken in 60 s"
+        assert grabbed, f"no screenshot of the window could be taken in 60 s; app exit {app.poll()}"
         if os.environ.get("TABLETOP_KEEP_SHOTS"):
             shutil.copy(shot, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / "dist-window.png")
         assert fraction > 0.5, f"only {fraction:.1%} of the table area {table} is felt"
