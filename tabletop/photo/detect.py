@@ -132,8 +132,7 @@ def _blob_candidates(top: np.ndarray, mat: MatModel, r_min: float, r_max: float)
     z = cv2.transform(diff, mat.whiten)
     dist = np.sqrt(np.sum(z * z, axis=2))
     mask = cv2.morphologyEx((dist > NOT_MAT_SIGMAS).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    if BLOB_CLOSE_PX > 1:
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((BLOB_CLOSE_PX, BLOB_CLOSE_PX), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((BLOB_CLOSE_PX, BLOB_CLOSE_PX), np.uint8))
     dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
     peaks = (dt >= cv2.dilate(dt, np.ones((7, 7), np.uint8))) & (dt >= 0.6 * r_min) & (dt <= 1.1 * r_max)
     ys, xs = np.nonzero(peaks)
@@ -864,8 +863,8 @@ def _median_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat
     half-level fit started at the next larger catalogue sizes (the tightest of them), whose bands then lie
     outside the miniature on a small base. The fourth, where given (``fourth`` rows not NaN): the rim fit's
     centre where the half-level one was taken over it. An area fit that runs past ``DISC_REACH_MM`` is left out of
-    the median (of the other two, their mean) but counts in the disagreement (seed 2060: 1.36 mm off with a sigma of 0.29, now 0.85 mm, sigma 4.69;
-    the one detection of 830 photos it changed). On a base of nearly the mat's colour each is off by a
+    the median (of the other two, their mean) but counts in the disagreement (seed 2060: 1.36 mm off with a sigma
+    of 0.29, now 0.85 mm, sigma 4.69; the one detection of 830 photos it changed). On a base of nearly the mat's colour each is off by a
     millimetre now and then, seldom two at once. On 255 benchmark photos the detections over 0.8 mm off went
     from 11 to 5 and over 1 mm from 4 to 1; recall, precision and sizes did not change. How far the centres
     disagree goes into the detection's sigma.
@@ -897,17 +896,14 @@ def _median_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat
         disc = _disc_centre(rect, centres[k], float(radii[k]), mat_colour[k], whiten)
         if disc is None:
             continue
-        rest = [own[k], larger[k][1]] + ([fourth[k]] if fourth is not None and np.all(np.isfinite(fourth[k])) else [])
-        if math.hypot(*(disc - centres[k])) > DISC_REACH_MM:
-            # The area fit ran to the edge of its reach (seed 2060: to a dark patch of mat beside a dark base, 4.6 mm):
-            # not a centre, but a disagreement. The median of the rest, the sigma widened by it.
-            opinions = np.array(rest)
-            middle = np.median(opinions, axis=0)
-            found[k] = (middle, max(float(np.max(np.linalg.norm(opinions - middle, axis=1))), float(np.linalg.norm(disc - middle))))
-            continue
-        opinions = np.array([own[k], disc, *rest[1:]])
+        # An area fit run to the edge of its reach (seed 2060: to a dark patch of mat beside a dark base, 4.6 mm) is
+        # not a centre but a disagreement: the median of the rest, the sigma widened by it.
+        past_reach = math.hypot(*(disc - centres[k])) > DISC_REACH_MM
+        opinions = np.array([own[k], larger[k][1]] + ([] if past_reach else [disc])
+                            + ([fourth[k]] if fourth is not None and np.all(np.isfinite(fourth[k])) else []))
         middle = np.median(opinions, axis=0)
-        found[k] = (middle, float(np.max(np.linalg.norm(opinions - middle, axis=1))))
+        spread = float(np.max(np.linalg.norm(opinions - middle, axis=1)))
+        found[k] = (middle, max(spread, float(np.linalg.norm(disc - middle))) if past_reach else spread)
     return found
 
 
@@ -1053,7 +1049,8 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             measured.append((confidence, i, centre, float(e_half), float(h_spread), radius, float(h_radius)))
         else:
             measured.append((confidence, i, centres[i], float(rms[i]), float(spread[i]), float(radii[i]), float(free_r[i])))
-    weak_apart: dict[int, float] = {}  # detections replaced by a weakly seen larger rim: how far its area fit lies
+    # How far each detection's measurements disagree: a weakly seen larger rim and its area fit, the unsure ones' centres.
+    disagreement: dict[int, float] = {}
     if measured:
         unsure = [k for k, m in enumerate(measured) if m[0] < OUTER_UNSURE and m[1] not in lifted]
         if unsure:
@@ -1080,11 +1077,10 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                 centre, radius, fitted, e_out, n_out, apart = found_outer
                 if 0 <= centre[0] <= w and 0 <= centre[1] <= d:
                     if apart > 0:
-                        weak_apart[measured[k][1]] = apart
+                        disagreement[measured[k][1]] = apart
                     measured[k] = (measured[k][0], measured[k][1], centre, e_out, 2.0 / max(n_out, 1.0), radius, fitted)
     # Unsure ones, and the fairly sure ones the fits shrank: the median of three or four centres, and their
     # disagreement in the sigma.
-    disagreement: dict[int, float] = dict(weak_apart)
     unsure = [k for k, m in enumerate(measured) if m[0] < MEDIAN_UNSURE or (m[0] < MEDIAN_SHRUNK and searched[m[1]] > m[5])]
     if unsure:
         # The rim fit's centre is the fourth where the half-level one was taken over it (seed 418: a base of the mat's

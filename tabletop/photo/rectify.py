@@ -279,13 +279,13 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
         # A side with little of the outline on it is looked for across even where its band holds no stronger line: the
         # table's edge may leave the band (seed 1936: the band's best was the side itself, the edge 49 against 2.3 across).
         if not replace and best > 0 and support is not None and support[i] < ACROSS_SUPPORT:
-            across_best, across_own, across_line = _side_across(small, quad, i, normal, depth)
-            if across_best > 0 and across_own < ACROSS_RATIO * across_best and _meets_neighbours(quad, i, across_line):
-                replace, line = True, across_line
+            across = _across_replacement(small, quad, i)
+            if across is not None:
+                replace, line = True, across
         elif replace and support is not None and support[i] < ACROSS_SUPPORT:
             banded.append(i)
         if replace:
-            lines.append((line[0], (line[1] - line[0]) / float(np.linalg.norm(line[1] - line[0]))))
+            lines.append(_point_direction(line))
             continue
         evidence = min(evidence, own / best if best > 0 else 0.0)
         lines.append((a, direction))
@@ -296,12 +296,24 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
     # the edge itself leaving the band at one end (seed 1956: 15-20 px outside). From the side so found the
     # table's edge lies across, near and steady.
     for i in banded:
-        _, normal, depth = _side_frame(corners, i)
-        across_best, across_own, across_line = _side_across(small, corners, i, normal, depth)
-        if across_best > 0 and across_own < ACROSS_RATIO * across_best and _meets_neighbours(corners, i, across_line):
-            lines[i] = (across_line[0], (across_line[1] - across_line[0]) / float(np.linalg.norm(across_line[1] - across_line[0])))
+        across = _across_replacement(small, corners, i)
+        if across is not None:
+            lines[i] = _point_direction(across)
             corners = _corners_from_lines(lines)
     return corners, evidence
+
+
+def _across_replacement(small: np.ndarray, quad: np.ndarray, i: int) -> np.ndarray | None:
+    """The line across (``_side_across``) that replaces side ``i`` of ``quad``, or None: it must be at least
+    1 / ``ACROSS_RATIO`` times as strong as the side and meet its neighbours at a corner."""
+    _, normal, depth = _side_frame(quad, i)
+    best, own, line = _side_across(small, quad, i, normal, depth)
+    return line if best > 0 and own < ACROSS_RATIO * best and _meets_neighbours(quad, i, line) else None
+
+
+def _point_direction(line: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A line given by two ends as (its first end, its unit direction)."""
+    return line[0], (line[1] - line[0]) / float(np.linalg.norm(line[1] - line[0]))
 
 
 def _side_frame(quad: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray, float]:
