@@ -588,6 +588,22 @@ def test_a_side_off_its_edge_is_found_between_its_neighbours(aslant_side_photos:
     assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() > was
 
 
+def test_a_side_along_the_outline_is_kept_though_its_band_holds_a_stronger_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """2268: a sand mat in a light border, the light darkening the mat towards the near side to the border's lightness.
+    That side's step along the room-to-mat colour change (measured from deep inside the table, where the mat is lit)
+    scores a tenth of a line through bases and terrain 96 px in; the segmentation runs straight along the whole side
+    (support 0.98), so the side is the table's edge and is kept. Replaced, the near corners were 430 px off."""
+    import tabletop.photo.rectify as rectify_module
+
+    photo = synth_photo(2268)
+    image = _as_the_benchmark_reads_it(photo)
+    fit = rectify_module.find_table(image)
+    assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() <= 4.0
+    monkeypatch.setattr(rectify_module, "BAND_SUPPORT", 1.5)  # every side "with little of the outline on it"
+    fit = rectify_module.find_table(image)
+    assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() > 400.0
+
+
 def test_the_side_found_across_is_not_a_strong_line_deep_inside() -> None:
     """Of the strong lines across, the innermost is taken only within a border's width of the best: a mat with a
     road across it 150-175 px inside its near side (whose segmented run is tilted 15 px each way) keeps the table's
@@ -825,10 +841,14 @@ def test_one_side_split_in_two_runs_is_one_side(sand_mat_photos: dict) -> None:
 def test_a_terrain_edge_inside_a_side_is_not_a_border(sand_mat_photos: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 1017: a strong straight terrain edge 90 px inside the top side, with sand and terrain between, in a
     brown room. It is too wide and too like the mat to be a border round it, so the side stays; taken for a
-    border (any width, any contrast) the top corners move hundreds of px into the table."""
+    border (any width, any contrast) the top corners move hundreds of px into the table, unless the side is kept for
+    the outline running straight along it (``BAND_SUPPORT``)."""
     import tabletop.photo.rectify as rectify_module
 
     photo, image = sand_mat_photos[1017]
+    fit = rectify_module.find_table(image)
+    assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() <= 4.0
+    monkeypatch.setattr(rectify_module, "BAND_SUPPORT", 1.5)
     fit = rectify_module.find_table(image)
     assert np.linalg.norm(np.subtract(fit.corners_px, photo.corners_px), axis=1).max() <= 4.0
     monkeypatch.setattr(rectify_module, "BORDER_MAX_WIDTH", 1.0)
