@@ -366,6 +366,36 @@ def test_half_level_centre_of_a_base_with_a_mat_coloured_bevel(start: tuple[floa
     assert rays[0] >= 100  # the arm hides a few rays
 
 
+def test_half_level_passes_skip_circles_a_pass_left_where_they_were() -> None:
+    """Circles a pass did not move are not sampled again (a second look at the same place fails the same way): three
+    passes at once give exactly what three single passes give, each fed the last one's centres and radii, for starts
+    that converge on the base, starts on bare mat that fail at once, and a mixed span bar."""
+    from tabletop.photo.detect import _half_level_centres, mat_model, photo_scale
+
+    s, cx, cy, r = 4.0, 60.0, 50.0, 16.0
+
+    def draw(img: np.ndarray, to_px: object) -> None:
+        px, py = to_px(cx, cy)  # type: ignore[operator]
+        _disc(img, px, py, r * s, (45.0, 60.0, 80.0))
+
+    rect = _top_down((120.0, 100.0), s, draw, seed=4)
+    mat = mat_model(rect.image)
+    starts = np.array([[cx + 0.8, cy], [cx - 0.5, cy + 0.6], [25.0, 80.0], [95.0, 20.0], [cx + 2.5, cy - 1.0], [cx, cy]])
+    radii = np.array([r - 0.6, r + 0.4, 12.5, 20.0, r, r + 3.0])
+    colour = mat.at(np.column_stack([starts[:, 0] * s, (100.0 - starts[:, 1]) * s]), radii * s)
+    spans = np.array([1e-6, 1.0, 1.0, 1.0, 1e-6, 1e-6])
+    at_once = _half_level_centres(rect, starts, radii, colour, mat.whiten, photo_scale(rect), spans, passes=3)
+    centres, radius = starts, radii
+    for _ in range(3):
+        one_by_one = _half_level_centres(rect, centres, radius, colour, mat.whiten, photo_scale(rect), spans, passes=1)
+        centres, radius = one_by_one[0], one_by_one[1]
+    for got, want in zip(at_once, one_by_one):
+        np.testing.assert_array_equal(got, want)
+    moved = np.hypot(*(at_once[0] - starts).T)
+    assert (moved[:2] > 0.3).all() and (moved[2:4] == 0).all()  # both kinds of start are in the batch
+    assert np.isfinite(at_once[2][:2]).all() and np.isinf(at_once[2][2:4]).all()
+
+
 def test_half_level_refuses_a_circle_fitted_round_a_miniature() -> None:
     """A yellow figure on a base the photo cannot see (the mat's colour): a circle through its outline has
     "figure inside, mat outside" on the few rays where the outline meets it, not all round."""

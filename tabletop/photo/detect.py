@@ -527,36 +527,43 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
     outside = (offset >= out_near) & (offset <= out_far)
     radius = radii.astype(float).copy()
     centres = centres.copy()
+    span_min = np.broadcast_to(np.asarray(min_span, dtype=float), (n,))
     rms = np.full(n, np.inf)
     kept = np.zeros(n, dtype=int)
     spread = np.full(n, np.inf)
+    # A circle a pass did not move would be sampled where it was and fail again: only the moved ones go on.
+    active = np.arange(n)
     for _ in range(passes):
-        t = radius[:, None] + offset[None, :]
-        z = (_sample(rect, centres, t, angles) - mat_colour[:, None, None, :]) @ whiten.T  # [n, rays, m, 3]
-        z_in = np.median(z[:, :, inside].reshape(n, -1, z.shape[3]), axis=1)
-        z_out = np.median(z[:, :, outside].reshape(n, -1, z.shape[3]), axis=1)
+        if not len(active):
+            break
+        k = len(active)
+        t = radius[active, None] + offset[None, :]
+        z = (_sample(rect, centres[active], t, angles) - mat_colour[active, None, None, :]) @ whiten.T  # [k, rays, m, 3]
+        z_in = np.median(z[:, :, inside].reshape(k, -1, z.shape[3]), axis=1)
+        z_out = np.median(z[:, :, outside].reshape(k, -1, z.shape[3]), axis=1)
         span = z_in - z_out
         norm = np.linalg.norm(span, axis=1)
-        flat = norm < min_span
+        flat = norm < span_min[active]
         level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / np.where(flat, 1.0, norm * norm)[:, None, None]
         a, b = level[:, :, :-1], level[:, :, 1:]
         cross = (a >= 0.5) & (b < 0.5)
         pos = t[:, None, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
-        away = np.where(cross, np.abs(pos - radius[:, None, None]), np.inf)
+        away = np.where(cross, np.abs(pos - radius[active, None, None]), np.inf)
         j = np.argmin(away, axis=2)[..., None]
         ok = (np.take_along_axis(away, j, 2)[..., 0] <= reach) & ~flat[:, None]
         rho = np.where(ok, np.take_along_axis(pos, j, 2)[..., 0], 0.0)
-        params, weights = _tukey_circle(rho, ok, design, np.column_stack([radius, np.zeros(n), np.zeros(n)]))
+        params, weights = _tukey_circle(rho, ok, design, np.column_stack([radius[active], np.zeros(k), np.zeros(k)]))
         inlier = weights > 0.1
         count = inlier.sum(axis=1)
-        good = (count >= HALF_MIN_RAYS) & (np.abs(params[:, 0] - radius) <= reach)
+        good = (count >= HALF_MIN_RAYS) & (np.abs(params[:, 0] - radius[active]) <= reach)
         res = rho - params @ design.T
         with np.errstate(all="ignore"):
-            rms = np.where(good, np.sqrt(np.sum(np.where(inlier, res * res, 0.0), axis=1) / np.maximum(count, 1)), np.inf)
-        kept = count
-        spread = _centre_spread(inlier, design)
-        centres = centres + np.where(good[:, None], params[:, 1:], 0.0)
-        radius = np.where(good, params[:, 0], radius)
+            rms[active] = np.where(good, np.sqrt(np.sum(np.where(inlier, res * res, 0.0), axis=1) / np.maximum(count, 1)), np.inf)
+        kept[active] = count
+        spread[active] = _centre_spread(inlier, design)
+        centres[active] = centres[active] + np.where(good[:, None], params[:, 1:], 0.0)
+        radius[active] = np.where(good, params[:, 0], radius[active])
+        active = active[good]
     return centres, radius, rms, kept, spread
 
 
