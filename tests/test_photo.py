@@ -369,7 +369,8 @@ def test_half_level_centre_of_a_base_with_a_mat_coloured_bevel(start: tuple[floa
 def test_half_level_passes_skip_circles_a_pass_left_where_they_were() -> None:
     """Circles a pass did not move are not sampled again (a second look at the same place fails the same way): three
     passes at once give exactly what three single passes give, each fed the last one's centres and radii, for starts
-    that converge on the base, starts on bare mat that fail at once, and a mixed span bar."""
+    that converge on the base, fail at once on bare mat, or move in one or two passes and then stop; with a mixed
+    span bar."""
     from tabletop.photo.detect import _half_level_centres, mat_model, photo_scale
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 16.0
@@ -380,20 +381,22 @@ def test_half_level_passes_skip_circles_a_pass_left_where_they_were() -> None:
 
     rect = _top_down((120.0, 100.0), s, draw, seed=4)
     mat = mat_model(rect.image)
-    starts = np.array([[cx + 0.8, cy], [cx - 0.5, cy + 0.6], [25.0, 80.0], [95.0, 20.0], [cx + 2.5, cy - 1.0], [cx, cy]])
-    radii = np.array([r - 0.6, r + 0.4, 12.5, 20.0, r, r + 3.0])
+    starts = np.array([[cx + 0.8, cy], [cx - 0.5, cy + 0.6], [25.0, 80.0], [95.0, 20.0], [cx + 2.5, cy - 1.0], [cx, cy],
+                       [57.72, 50.24], [64.18, 50.1]])
+    radii = np.array([r - 0.6, r + 0.4, 12.5, 20.0, r, r + 3.0, 18.18, 12.64])
     colour = mat.at(np.column_stack([starts[:, 0] * s, (100.0 - starts[:, 1]) * s]), radii * s)
-    spans = np.array([1e-6, 1.0, 1.0, 1.0, 1e-6, 1e-6])
+    spans = np.array([1e-6, 1.0, 1.0, 1.0, 1e-6, 1e-6, 1e-6, 1e-6])
     at_once = _half_level_centres(rect, starts, radii, colour, mat.whiten, photo_scale(rect), spans, passes=3)
     centres, radius = starts, radii
+    moved = []
     for _ in range(3):
         one_by_one = _half_level_centres(rect, centres, radius, colour, mat.whiten, photo_scale(rect), spans, passes=1)
+        moved.append(tuple(np.hypot(*(one_by_one[0] - centres).T) > 0))
         centres, radius = one_by_one[0], one_by_one[1]
     for got, want in zip(at_once, one_by_one):
         np.testing.assert_array_equal(got, want)
-    moved = np.hypot(*(at_once[0] - starts).T)
-    assert (moved[:2] > 0.3).all() and (moved[2:4] == 0).all()  # both kinds of start are in the batch
-    assert np.isfinite(at_once[2][:2]).all() and np.isinf(at_once[2][2:4]).all()
+    paths = set(zip(*moved))  # per start, whether each pass moved it
+    assert {(True, True, True), (False, False, False), (True, False, False), (True, True, False)} <= paths, paths
 
 
 def test_half_level_refuses_a_circle_fitted_round_a_miniature() -> None:
@@ -738,20 +741,24 @@ def test_a_faint_base_is_lifted_over_the_bar_by_its_half_level_scatter() -> None
 
 def test_a_figure_off_the_middle_of_an_invisible_base_is_not_lifted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 415: a blue figure 5 mm off the middle of a 40 mm base of the mat's colour. Its outline is a faint
-    25 mm circle the half-level fit would lift over the bar; the base's rim round it, seen on ~70 % of rays,
-    vetoes it. Without the veto the larger-rim search from the area fit's start finds that rim too, and the
-    detection is measured on it; with neither, it is reported 5.4 mm off."""
-    photo, result = _analysed(415)
-    errors = score(list(result.bases), photo.bases).centre_errors_mm
-    assert max(errors) <= 1.0
+    25 mm circle the half-level fit lifts over the bar. From where the 40 mm disc covers most of the base's colour
+    the base's rim is found (84 of 120 rays), and the detection is measured on it, 0.34 mm off. Without that rim a
+    looser one round it (87 rays) vetoes the figure and the base is missed; with neither, the figure is reported as
+    the base, 5.2 mm off. (The loose rim, crossed on more rays, had hidden the other and the base was missed.)"""
     import tabletop.photo.detect as detect
 
-    monkeypatch.setattr(detect, "LOOSE_SUPPORT", 2.0)  # no larger rim can veto
-    photo, result = _analysed(415)
-    assert max(score(list(result.bases), photo.bases).centre_errors_mm) <= 1.0
-    monkeypatch.setattr(detect, "OUTER_WEAK_SUPPORT", 2.0)  # nor be found from the area fit's start
-    photo, result = _analysed(415)
-    assert max(score(list(result.bases), photo.bases).centre_errors_mm) > 5.0
+    def at_415() -> tuple[int, float]:
+        photo, result = _analysed(415)
+        s = score(list(result.bases), photo.bases)
+        return s.matched, max(s.centre_errors_mm)
+
+    matched, worst = at_415()
+    assert worst <= 1.0
+    monkeypatch.setattr(detect, "OUTER_WEAK_SUPPORT", 2.0)  # no rim found as round the others
+    vetoed, worst = at_415()
+    assert worst <= 1.0 and vetoed == matched - 1
+    monkeypatch.setattr(detect, "LOOSE_SUPPORT", 2.0)  # nor loosely
+    assert at_415()[1] > 5.0
 
 
 def test_outer_rim_reports_the_catalogue_size_nearest_its_fit() -> None:

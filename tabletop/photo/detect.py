@@ -509,9 +509,9 @@ def _half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray,
 
     ``min_span``: the least difference (whitened units) between the two bands' colours for the level to mean
     anything; below it a circle has no crossings. Returns centres, radii (where the level crosses), rms of
-    the kept rays' residuals (mm; inf where, in the last pass, fewer than ``HALF_MIN_RAYS`` rays crossed near
-    the rim or the radius ran off: that pass does not move the centre), the number of kept rays and the centres'
-    :func:`_centre_spread` (radius free).
+    the kept rays' residuals (mm; inf where, in a circle's last pass, fewer than ``HALF_MIN_RAYS`` rays crossed near
+    the rim or the radius ran off: that pass does not move the centre, and is the circle's last, as another would
+    look at the same place), the number of kept rays and the centres' :func:`_centre_spread` (radius free).
     """
     n = len(centres)
     angles = np.linspace(0, 2 * math.pi, rays, endpoint=False)
@@ -687,7 +687,9 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     if not len(hopeful):
         return found
     rows, starts, by_area = rows[hopeful], starts[hopeful], hopeful >= from_disc
-    best: dict[int, tuple[float, tuple[np.ndarray, float, float, float, float, float, bool]]] = {}
+    # Per detection the rim crossed on the most rays, one judged as round the others before any seen loosely: that one
+    # measures the base, a loose one can only veto (seed 415: a loose rim on 87 rays had hidden the base's own on 84).
+    best: dict[int, tuple[tuple[bool, float], tuple[np.ndarray, float, float, float, float, float, bool]]] = {}
     for j, k in enumerate(rows.tolist()):
         lax = loose is not None and bool(loose[k]) and not by_area[j]
         if not (np.isfinite(out_rms[j]) and out_rms[j] <= (LOOSE_RMS_MM if lax else OUTER_DISC_RMS_MM if by_area[j] else OUTER_RMS_MM)
@@ -699,7 +701,8 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
             continue  # what was found must stand on it (a figure may reach over the rim, not stand beside it)
         # Starts 1 mm apart (28, 30, 32 mm) can settle on one rim: it is the catalogue size nearest the fit.
         snapped = float(sizes[np.argmin(np.abs(sizes / 2 - out_r[j]))]) / 2
-        if snapped <= radii[k] or (k in best and out_rays[j] <= best[k][0]):
+        rank = (not lax, float(out_rays[j]))
+        if snapped <= radii[k] or (k in best and rank <= best[k][0]):
             continue
         apart = 0.0
         if not lax and out_rays[j] < OUTER_SUPPORT * FIT_RAYS:
@@ -707,7 +710,7 @@ def _outer_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
             if disc is None:
                 continue  # nothing of the base's colour inside it: a rim traced through the mat's texture
             apart = float(np.linalg.norm(disc - out_c[j]))
-        best[k] = (float(out_rays[j]), (out_c[j], snapped, float(out_r[j]), float(out_rms[j]), float(out_rays[j]), apart, lax))
+        best[k] = (rank, (out_c[j], snapped, float(out_r[j]), float(out_rms[j]), float(out_rays[j]), apart, lax))
     for k, (_, hit) in best.items():
         found[k] = hit
     return found
