@@ -14,25 +14,25 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from benchmarks.photogen import CONDITIONS, describe, render_photo
+from benchmarks.photogen import CONDITIONS, cached_photo, describe, render_photo
 
 
 def contact_sheet(seed: int, size: tuple[int, int] | None, columns: int = 3, thumb_width: int = 900, marks: bool = True) -> np.ndarray:
-    """One photo per condition, downscaled, labelled; truth drawn over it when ``marks``."""
+    """One photo per condition (from the cache), downscaled, labelled; truth drawn over it when ``marks``."""
     tiles = []
     for name in CONDITIONS:
-        photo = render_photo(name, seed, size)
-        img = photo.image
+        path, truth = cached_photo(name, seed, size)
+        img = cv2.imread(str(path))
         k = thumb_width / img.shape[1]
         thumb = cv2.resize(img, (thumb_width, int(round(img.shape[0] * k))), interpolation=cv2.INTER_AREA)
         if marks:
-            for x, y in photo.truth["corners_px"]:
+            for x, y in truth["corners_px"]:
                 cv2.circle(thumb, (int(round(x * k)), int(round(y * k))), 6, (0, 0, 255), 2, cv2.LINE_AA)
-            for b in photo.truth["bases"]:
+            for b in truth["bases"]:
                 x, y = b["footprint_centre_px"]
                 colour = (0, 200, 255) if b["occluded"] else (255, 255, 0)
                 cv2.drawMarker(thumb, (int(round(x * k)), int(round(y * k))), colour, cv2.MARKER_CROSS, 7, 1, cv2.LINE_AA)
-        label = f"{name} #{seed}  {photo.truth['image_size'][0]}x{photo.truth['image_size'][1]}  q{photo.truth['jpeg_quality']}"
+        label = f"{name} #{seed}  {truth['image_size'][0]}x{truth['image_size'][1]}  q{truth['jpeg_quality']}"
         cv2.rectangle(thumb, (0, 0), (thumb_width, 30), (0, 0, 0), -1)
         cv2.putText(thumb, label, (8, 22), cv2.FONT_HERSHEY_SIMPLEX, 0.65, (255, 255, 255), 1, cv2.LINE_AA)
         tiles.append(thumb)
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         args.output.write_bytes(photo.jpeg)
     if args.truth:
         args.truth.write_text(json.dumps(photo.truth, indent=1))
-    n = len(photo.truth["bases"])
+    n = len(truth["bases"])
     print(f"{args.condition} #{args.seed}: {photo.truth['image_size'][0]}x{photo.truth['image_size'][1]}, {n} bases, "
           f"{photo.seconds:.1f} s" + (f" -> {args.output}" if args.output else ""))
     return 0
