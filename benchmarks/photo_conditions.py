@@ -33,8 +33,9 @@ SEEN_ENOUGH = 0.5
 
 
 def _niced() -> None:
+    """Workers run at niceness 10 (not 10 more than a niced parent: at 19 a shared machine starves them)."""
     try:
-        os.nice(10)
+        os.nice(max(0, 10 - os.nice(0)))
     except OSError:
         pass
 
