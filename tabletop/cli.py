@@ -296,12 +296,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return {"explain": share_cli.explain_main, "present": share_cli.present_main, "animate": share_cli.animate_main}[args.command](args)
         return {"check": run_check, "render": run_render, "odds": run_odds}[args.command](args)
-    except SystemExit as exc:  # not argparse's (parsing is over): code the command ran ended the process
-        print(f"tabletop: stopped by sys.exit({exc.code!r}) in the code the command ran (set TABLETOP_DEBUG=1 for where)", file=sys.stderr)
-        if os.environ.get("TABLETOP_DEBUG"):
-            import traceback
-
-            traceback.print_exc()
+    except SystemExit as exc:  # parsing is over: not argparse's
+        where = _foreign_exit(exc)
+        if where is None:  # ours: its status stands
+            return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_FAILURE
+        print(f"tabletop: stopped by sys.exit({exc.code!r}) in {where}, code that is not Tabletop's (a plug-in?)", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         return 130
@@ -309,6 +308,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 — the boundary: readable messages, never a traceback for bad input
         return _report_exception(exc)
+
+
+def _foreign_exit(exc: SystemExit) -> str | None:
+    """``file:line`` of the code outside the tabletop package that raised ``exc``, or None when ours did."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    filename = tb.tb_frame.f_code.co_filename
+    package = Path(__file__).resolve().parent
+    try:
+        if Path(filename).resolve().is_relative_to(package):
+            return None
+    except OSError:
+        pass
+    return f"{filename}:{tb.tb_lineno}"
 
 
 def _command_guess(word: str) -> str | None:

@@ -231,3 +231,21 @@ def test_photo_of_a_degenerate_image_prints_no_numpy_warnings(tmp_path: Path) ->
     assert out.returncode == 2
     assert "Warning" not in out.stderr and ".py:" not in out.stderr
     assert out.stderr.startswith("tabletop photo: error: ") and out.stderr.count("\n") == 1
+
+
+def test_a_sys_exit_from_outside_tabletop_is_named_and_ours_keeps_its_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """After parsing, a SystemExit is not argparse's: from foreign code (a plug-in hook no guard
+    covers) it is named and exits 1 instead of passing for a clean exit 0; from our own code it stands."""
+    (tmp_path / "foreign_exit.py").write_text("import sys\ndef leave(*args, **kwargs):\n    sys.exit(0)\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import foreign_exit
+
+    monkeypatch.setattr(cli, "run_check", foreign_exit.leave)
+    assert cli.main(["check", str(DEFAULT)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"tabletop: stopped by sys.exit(0) in {tmp_path / 'foreign_exit.py'}:3, code that is not Tabletop's (a plug-in?)\n"
+
+    # Tabletop's own code raising SystemExit (here: its parser's error) keeps its status.
+    monkeypatch.setattr(cli, "run_check", cli._Parser(prog="tabletop").error)
+    assert cli.main(["check", str(DEFAULT)]) == 2
+    assert "stopped by" not in capsys.readouterr().err
