@@ -219,10 +219,19 @@ def _shown(beat: Beat, models: dict[str, Model]) -> list[str]:
     return [mid for mid in dict.fromkeys(ids) if mid in models]
 
 
-def draw_beat(surface: pygame.Surface, vp: Viewport, scenario: Scenario, beat: Beat, progress: float = 1.0, text_px: int = 20) -> None:
+def draw_beat(
+    surface: pygame.Surface,
+    vp: Viewport,
+    scenario: Scenario,
+    beat: Beat,
+    progress: float = 1.0,
+    text_px: int = 20,
+    earlier: Sequence[PlacedTemplate] = (),
+) -> None:
     """Highlight what ``beat`` touches over the scene already drawn in ``vp.rect``: the template where
     the step puts it, a scatter's path, the sight lines, and every base in its status after the step
-    (a ring on each the step is about, a second on each it changes). Its words are
+    (a ring on each the step is about, a second on each it changes). ``earlier``: where the template
+    was at the steps before (a chain's earlier explosions), outlined faintly. Its words are
     :func:`beat_words`, laid out and painted by the caller.
 
     ``progress`` (0..1) moves a scattering template from where it was to where it lands and grows an explosion.
@@ -240,8 +249,12 @@ def draw_beat(surface: pygame.Surface, vp: Viewport, scenario: Scenario, beat: B
             ring = _ring(placed, vp)
             if len(ring) >= 3:
                 pygame.draw.polygon(layer, (*ACCENT, 60), ring)
-        surface.blit(layer, clip.topleft, area=clip)
         px = max(2, text_px // 7)
+        for was in earlier:
+            ring = _ring(was, vp)
+            if len(ring) >= 3 and was != beat.previous:
+                pygame.draw.lines(layer, (*ACCENT, 150), True, ring, max(1, px - 1))
+        surface.blit(layer, clip.topleft, area=clip)
 
         # The explosion: rays out to the template's reach, growing with progress.
         if beat.explosion and placed is not None:

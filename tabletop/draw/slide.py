@@ -263,7 +263,9 @@ def _draw(
     scene = draw_scene(surface, viewport, scene_adjudication(adjudication, beat), options)
     if beat is not None and words is not None:
         pixels = _label_pixels(surface, scene.layout.placements, bands.table)
-        draw_beat(surface, viewport, adjudication.scenario, beat, progress, sizes["label"])
+        earlier = [b.placed for b in beats[:index] if b.template_id == beat.template_id and b.placed is not None]
+        earlier = [p for p in dict.fromkeys(earlier) if p != beat.placed]
+        draw_beat(surface, viewport, adjudication.scenario, beat, progress, sizes["label"], earlier)
         _restore_words(surface, pixels)
         old_clip = surface.get_clip()
         surface.set_clip(table)
