@@ -67,7 +67,6 @@ def type_sizes(height: int) -> dict[str, int]:
         "quote": max(14, round(height / 34)),
         "head": max(13, round(height / 42)),
         "label": max(13, round(height / 40)),
-        "mark": max(12, round(height / 48)),
     }
 
 
@@ -85,8 +84,9 @@ def table_scales(height: int) -> list[float]:
 def table_scale(size: tuple[int, int], adjudication: Adjudication, beats: list[Beat], bands: Layout, viewport: Viewport) -> float:
     """The UI scale of the table's words on these slides: the largest of :func:`table_scales` at which
     no template's result hides a label that scale 1 shows (a projector must not lose a damage box to
-    bigger type). Remembered for the size and view: a what-if drag keeps its type size."""
-    key = (tuple(size), tuple(bands.table), viewport)
+    bigger type). Remembered for the table, size and view: a what-if drag keeps its type size."""
+    scenario = adjudication.scenario
+    key = (tuple(size), tuple(bands.table), viewport, scenario.title, tuple(m.id for m in scenario.models), tuple(r.template.id for r in adjudication.results))
     got = _scales.get(key)
     if got is not None:
         return got
