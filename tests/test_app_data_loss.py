@@ -265,6 +265,73 @@ def test_a_recovered_table_then_lost_again_is_offered_once(table: Path) -> None:
     assert again.session == q.app.autosaver.session and differences(autosave.load_recovery(again), edited) == []
 
 
+def _resize(p: Pilot, size: tuple[int, int]) -> None:
+    """The window resized by the window manager (maximise, a tiling layout): SDL's events for it."""
+    p.post(pygame.VIDEORESIZE, size=size, w=size[0], h=size[1])
+    p.post(pygame.WINDOWSIZECHANGED, x=size[0], y=size[1], window=None)
+    p.step(2)
+    assert p.app.size == size
+
+
+def _titles(p: Pilot) -> list[str]:
+    return [w.window_display_title for w in p.app.ui.get_root_container().elements if hasattr(w, "window_display_title") and w.alive()]
+
+
+@pytest.mark.parametrize("question", ["recovery", "discard_recovery", "unsaved_changes", "save_as", "message"])
+def test_a_resize_asks_every_open_question_again(table: Path, question: str) -> None:
+    """Issue 37.3: rebuilding the widgets for a new window size keeps every pending question, at the
+    new window's centre, answerable as before (a resize used to drop them, and the next clean quit
+    deleted the crashed work)."""
+    from pygame_gui.windows import UIFileDialog
+
+    rec, copy = _crashed(table)
+    p = Pilot(DEFAULT, autosave=True, recovery=rec if "recovery" in question else None)
+    if question == "discard_recovery":
+        _press(p, windows(p, RecoveryDialog)[0].discard_button)
+    elif question == "unsaved_changes":
+        _drag_sergeant(p)
+        p.post(pygame.QUIT)
+        p.step()
+    elif question == "save_as":
+        p.key(pygame.K_s, CTRL | pygame.KMOD_LSHIFT)
+        windows(p, UIFileDialog)[0].file_path_text_line.set_text(str(table.parent / "typed.toml"))
+    elif question == "message":
+        assert not p.app.save(str(table.parent / "no such folder" / "x.toml"))
+    before = _titles(p)
+    assert len(before) == 1
+    _resize(p, (1000, 700))
+    assert _titles(p) == before, "the question was dropped by the resize"
+    [window] = [w for w in p.app.ui.get_root_container().elements if hasattr(w, "window_display_title") and w.alive()]
+    assert abs(window.rect.centerx - 500) <= 20 and abs(window.rect.centery - 350) <= 20  # centred in the new size
+    assert p.app._modal_open()  # the table still waits for the answer
+    if question == "recovery":
+        _press(p, window.recover_button)
+        assert p.app.state.path == str(table) and p.app.state.dirty
+    elif question == "discard_recovery":
+        _press(p, window.confirm_button)
+        assert not copy.exists() and autosave.find_recovery() is None
+    elif question == "unsaved_changes":
+        _press(p, window.cancel_button)
+        assert p.app.running and p.app.state.dirty
+    elif question == "save_as":
+        assert window.file_path_text_line.get_text() == str(table.parent / "typed.toml")  # what was typed is kept
+        _press(p, window.ok_button)
+        assert (table.parent / "typed.toml").exists() and not p.app.state.dirty
+    else:
+        assert "Could not save" in window.window_display_title
+        _press(p, window.dismiss_button)
+        assert not p.app._modal_open()
+    if question != "discard_recovery":
+        p.post(pygame.QUIT)
+        p.step()
+        if p.app.running:  # the recovered table is unsaved: discard it to quit
+            _press(p, windows(p, UnsavedChangesDialog)[0].discard_button)
+        assert not p.app.running
+        # Quitting took only this session's files: the crashed work is kept unless it was recovered.
+        assert (autosave.find_recovery() is None) is (question == "recovery")
+    p.close()
+
+
 # --------------------------------------------------------------------------- failures are messages
 
 
