@@ -332,6 +332,25 @@ def test_a_resize_asks_every_open_question_again(table: Path, question: str) -> 
     p.close()
 
 
+def test_a_resize_keeps_the_photo_imports_table_size_box(tmp_path: Path) -> None:
+    cv2 = pytest.importorskip("cv2")
+    from tabletop.photo.synth import synth_photo
+
+    image = tmp_path / "table.jpg"
+    cv2.imwrite(str(image), synth_photo(3, size=(800, 600), n_bases=3).image)
+    p = Pilot(DEFAULT)
+    assert p.app.start_photo_import(str(image))
+    p.app.photo_import.size_entry.set_text("120x90cm")  # typed, not yet entered
+    _resize(p, (1000, 700))
+    entry = p.app.photo_import.size_entry
+    assert entry.alive() and entry.get_text() == "120x90cm"
+    p.post(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=entry, text="120x90cm")
+    p.step()
+    assert p.app.photo_import.table_mm == pytest.approx((1200.0, 900.0))
+    p.app.cancel_photo_import()
+    p.close()
+
+
 # --------------------------------------------------------------------------- failures are messages
 
 
