@@ -132,7 +132,7 @@ class DocumentsMixin:
             title += f" ({total - len(self._recoveries) + 1} of {total})"
         dialog = RecoveryDialog(self._dialog_rect(560, 270), self.ui, text, lambda choice: self.answer_recovery(recovery, choice), title=title, can_recover=readable)
         self._confirms[dialog] = (lambda: None, None)  # a question open: the table waits (its close event is not an answer)
-        self._questions[dialog] = lambda old: self.offer_recovery(recovery)
+        self._remember_question(dialog, lambda old: self.offer_recovery(recovery))
 
     def answer_recovery(self, recovery: Recovery, choice: str) -> None:
         """The recovery dialog's answer: ``recover``, ``later`` or ``discard`` (which asks once more)."""

@@ -447,7 +447,13 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
     def _ask_unsaved(self, text: str, action: Callable[[], Any]) -> None:
         dialog = UnsavedChangesDialog(self._dialog_rect(460, 190), self.ui, text)
         self._unsaved[dialog] = action
-        self._questions[dialog] = lambda old: self._ask_unsaved(text, action)
+        self._remember_question(dialog, lambda old: self._ask_unsaved(text, action))
+
+    def _remember_question(self, dialog: Any, ask: Callable[[Any], Any]) -> None:
+        """``ask(old_dialog)`` opens ``dialog``'s question again (after a resize); answered ones are forgotten."""
+        for old in [d for d in self._questions if not d.alive()]:
+            del self._questions[old]
+        self._questions[dialog] = ask
 
     def _open_questions(self) -> list[Callable[[], Any]]:
         """How to ask again every question still open (oldest first), before the widgets are rebuilt;
@@ -495,7 +501,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
     def confirm(self, text: str, ok: str, action: Callable[[], Any], cancel: Callable[[], Any] | None = None, title: str = "Confirm") -> None:
         dialog = UIConfirmationDialog(self._dialog_rect(440, 200), html.escape(text), self.ui, window_title=title, action_short_name=ok)
         self._confirms[dialog] = (action, cancel)
-        self._questions[dialog] = lambda old: self.confirm(text, ok, action, cancel, title)
+        self._remember_question(dialog, lambda old: self.confirm(text, ok, action, cancel, title))
 
     def _dialog_rect(self, w: int, h: int) -> pygame.Rect:
         r = pygame.Rect(0, 0, min(w, self.size[0] - 20), min(h, self.size[1] - 20))
@@ -517,7 +523,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             typed = getattr(getattr(old, "file_path_text_line", None), "get_text", lambda: "")()
             self._file_dialog(title, action, typed or initial, existing, suffixes)  # what was typed or browsed to
 
-        self._questions[dialog] = again
+        self._remember_question(dialog, again)
 
     def show_problems(self, title: str, problems: list[Problem]) -> None:
         body = "<br>".join(html.escape(str(p)) for p in problems[:40])
@@ -530,7 +536,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         window = UIMessageWindow(self._dialog_rect(620, 320), html_text, self.ui, window_title=title)
         self._messages.append(window)
         self._message_titles[window] = title
-        self._questions[window] = lambda old: self.show_message(title, html_text)
+        self._remember_question(window, lambda old: self.show_message(title, html_text))
         self.flash(title, error=True)
 
     def message_closed(self, window: Any) -> None:
