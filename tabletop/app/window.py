@@ -143,6 +143,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self._recoveries: list[Recovery] = []  # crashed sessions' work still to offer, the one shown first
         self._recoveries_total = 0
         self._signal_stop = threading.Lock()
+        self._signal_result: tuple[bool, Path | None] | None = None  # what stop_on_signal did, once
         self._inspector: list[Any] = []
         self._inspector_key: Any = object()
         self._fields: dict[str, Any] = {}
@@ -417,8 +418,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         with self._signal_stop:
             self.running = False
             self.exit_code = 128 + signum
-            if getattr(self, "_signal_result", None) is not None:
-                return self._signal_result  # type: ignore[has-type, no-any-return]
+            if self._signal_result is not None:
+                return self._signal_result
             unsaved = self.state.dirty
             copy = self.autosaver.emergency(self.scenario, f"stopped by {signal_name(signum)}") if unsaved else None
             if not unsaved:
