@@ -67,10 +67,14 @@ def rescue(signum):
     Path(sys.argv[1]).write_text(f"rescued {signum}")
 
 with on_signals(rescue) as stopping:
-    print("ready", flush=True)
+    ready = False
     while True:  # a frame loop that swallows the stop (as a stuck or careless one would)
         try:
-            time.sleep(0.01)
+            if not ready:  # said from inside the try: the signal sent on it lands in here
+                print("ready", flush=True)
+                ready = True
+            while True:
+                time.sleep(0.01)
         except SignalStop:
             print("swallowed", flush=True)
 """
