@@ -25,7 +25,7 @@ from tabletop.app import autosave
 from tabletop.scenario_io import load
 
 from .conftest import ROOT, SCENARIOS
-from .xvfb import app_command, app_env, close_window, kill_group, popen_group, require, run, start_xvfb, stop, wait_until, window_of, window_size, window_title
+from .xvfb import app_command, app_env, close_window, kill_group, popen_group, require, run, start_xvfb, stop, wait_until, window_size, window_title
 
 TOOLS = ("Xvfb", "xdotool")
 DEFAULT = SCENARIOS / "default.toml"
@@ -96,8 +96,20 @@ class Desk:
                               preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None)
         self.apps.append(app)
         self.errors[app.pid] = err
-        wid = window_of(app, self.env)
-        wait_until(lambda: window_title(wid, self.env).endswith("Tabletop"), "the app's title", 60)
+        seen: dict[str, str] = {}
+
+        def titled() -> str | None:
+            # By title, not the first window found: under load SDL's first window can be replaced by another.
+            if app.poll() is not None:
+                pytest.fail(f"the app exited ({app.returncode}): {self.stderr(app)[-2000:]}")
+            found = subprocess.run(["xdotool", "search", "--onlyvisible", "--pid", str(app.pid)], env=self.env, capture_output=True, text=True, timeout=20)
+            seen.update({w: window_title(w, self.env) for w in found.stdout.split()})
+            return next((w for w in found.stdout.split() if seen[w].endswith("Tabletop")), None)
+
+        try:
+            wid = wait_until(titled, "the app's titled window", 120)  # generous: a loaded 2-core machine starts it slowly
+        except pytest.fail.Exception:
+            pytest.fail(f"no titled window after 120 s (seen {seen!r}); stderr: {self.stderr(app)[-2000:]}")
         return app, wid
 
     def stderr(self, app: subprocess.Popen[bytes]) -> str:
