@@ -35,14 +35,26 @@ straight-looking table is left as it is (the lens then adds only its uncertainty
 
 def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> tuple[Distortion, float, float]:
     """The photo's radial distortion from the straightness of the table's four sides (the plumb-line idea): the lens,
-    the sides' straightness left (px RMS) and k1's 1-sigma. Wide bands first (a bowed side leaves a narrow one), then,
-    if the sides bend, their edges refined through that lens and measured again."""
+    the sides' straightness left (px RMS) and k1's 1-sigma.
+
+    Two sets of edge points are tried: the sides followed in a wide band (a strongly bowed side leaves a narrow one),
+    and the narrow band's edge fit (``fit``'s, or one made here; a wide band can lock onto the foot of the table's
+    front face or the room's edges on part of a side). The set whose straightened sides are the straighter gives the
+    lens; if the sides bend, their edges are refined through that lens and measured once more."""
     size = (image.shape[1], image.shape[0])
-    sides = side_profiles(image, corners)
-    lens, rms, k_sigma = plumb_line(sides, size)
+    tries = [side_profiles(image, corners)]
+    narrow = fit
+    if narrow is None or not narrow.edge_points:
+        try:
+            narrow = refine_corners(image, corners, search_px=8.0)
+        except PhotoError:
+            narrow = None
+    if narrow is not None and narrow.edge_points:
+        tries.append(list(narrow.edge_points))
+    lens, rms, k_sigma = min((plumb_line(sides, size) for sides in tries), key=lambda found: found[1])
     if not (abs(lens.k1) > LENS_EVIDENCE * k_sigma):
         flat = no_distortion(size)
-        return flat, straightness(sides, flat), k_sigma
+        return flat, min(straightness(sides, flat) for sides in tries), k_sigma
     try:
         refined = refine_corners(image, corners, search_px=8.0, lens=lens)
     except PhotoError:
