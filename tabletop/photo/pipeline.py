@@ -15,6 +15,8 @@ from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, ho
 from tabletop.photo.rectify import calibration_rms_mm, find_table, rectify, refine_corners, side_profiles
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
+TABLE_CONFIDENT = 0.3
+"""Below this confidence a table outline found unaided is refused (the user is asked for the corners)."""
 CLICK_SIGMA_PX = 1.0
 """1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it."""
 MAX_CORNER_MOVE_PX = 3.0
@@ -99,8 +101,11 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     else:
         fit = find_table(image)
         work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
-        if confidence < 0.3:
-            notes.append(f"the table's outline is uncertain (confidence {confidence:.2f}): check the corners, or give them with --corners")
+        if confidence < TABLE_CONFIDENT:
+            # Never a silent wrong table: on the generator's photos every outline found this unsure was tens to
+            # thousands of pixels off (the table's front face, the floor, the wall taken for its edge).
+            raise PhotoError(f"could not find the table's outline with confidence ({confidence:.2f}; the table's front face, "
+                             "the floor or a wall may look like its edge): give its corners with --corners, or click them in the app")
     try:
         check_corners(work_corners, (width, height), where="table outline", allow_outside=corners is not None)
     except PhotoError:
@@ -122,8 +127,6 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             if (bent is not None and bent.confidence >= 0.3 and corner_outside(bent.corners_px, size) is None
                     and (corners is None or bent_moved <= MAX_CORNER_MOVE_PX)):
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
-                if corners is None:
-                    confidence = max(confidence, bent.confidence)
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
     camera = camera_from_corners(work_corners, table_mm, size, lens, sigmas, focal, lens_rms, k_sigma)
