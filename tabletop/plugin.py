@@ -24,7 +24,7 @@ from tabletop.model import At, Direct, Explosion, Impact, Model, PlacedTemplate,
 from tabletop.placement import FOCUS_AT_TIP, line_of_fire
 from tabletop.resolution import BatchOutcomes, BatchSampler, Context, PanelLine, Resolution, Ruleset, Step, with_statuses
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
-from tabletop.step_rules import RuleQuote, StepRule, rule_for, step_rule_hook
+from tabletop.step_rules import Rule, RuleQuote, rule_book, rule_for, step_rule_hook
 from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ __all__ = [
     # results panel
     "num", "display_names", "id_list",
     # the rule and seed quote of each step
-    "StepRule", "RuleQuote", "rule_for", "step_rule_hook",
+    "Rule", "RuleQuote", "rule_book", "rule_for", "step_rule_hook",
     # side view
     "ElevationProfile", "ProfileTrooper", "ProfileBlock", "terrain_blocks", "PAD_MIN_MM", "PAD_SHARE",
 ]  # fmt: skip
