@@ -30,6 +30,7 @@ from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 if TYPE_CHECKING:
     from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
     from tabletop.sight import line_of_fire as sight_between
+    from tabletop.sight.focus import FocusView, Piece, hidden_region, seen_part
     from tabletop.marks import (
         BLOCKED_FILL,
         BLOCKED_HATCH,
@@ -87,6 +88,8 @@ __all__ = [
     # sight (tabletop.sight; its line_of_fire is re-exported as sight_between: placement's line_of_fire is a heading)
     "Sight", "SightLine", "SpanFn", "sight_between", "base_line_of_sight", "point_line_of_sight",
     "structure_line_of_sight", "in_range", "DEFAULT_TOLERANCE_MM",
+    # what a blast focus at a height sees past terrain of limited height (tabletop.sight.focus)
+    "Piece", "FocusView", "seen_part", "hidden_region",
     # marks
     "Marks", "Stroke", "Arrow", "link", "Rose", "Cell", "Badge", "Tint", "Hatch", "Tag", "LegendEntry", "LEGEND_KINDS",
     "Colour", "Point", "FloatArray", "heat_colour", "mm", "num_text", "ring_top", "polygons_of", "terrain_point",
@@ -111,6 +114,10 @@ _LAZY: dict[str, str] = {
     "point_line_of_sight": "tabletop.sight",
     "structure_line_of_sight": "tabletop.sight",
     "sight_between": "tabletop.sight",
+    "Piece": "tabletop.sight.focus",
+    "FocusView": "tabletop.sight.focus",
+    "seen_part": "tabletop.sight.focus",
+    "hidden_region": "tabletop.sight.focus",
     "BLOCKED_FILL": "tabletop.marks",
     "BLOCKED_HATCH": "tabletop.marks",
     "CHAIN": "tabletop.marks",

@@ -265,7 +265,7 @@ def resolve(ctx: Context) -> Resolution:
     assert origin is not None
     blasts = [Blast(origin.id, t.rav, t.aoe, ctx.placed, ctx.coverage, None, t.martyr_bonus)]
     depth = {origin.id: 0}
-    bonus_text = " (+1: Martyr explosives)" if t.martyr_bonus else ""
+    bonus_text = ", +1: Martyr explosives" if t.martyr_bonus else ""
     how = "its current" if t.cause == SELF_DESTRUCT else "its"
     steps.append(Step("explode", f"{origin.label} explodes: RAV {t.rav}, AOE/{t.aoe} ({how} {t.tracks} damage tracks{bonus_text})", ctx.placed,
                       {"model": origin.id, "rav": t.rav, "aoe": t.aoe, "tracks": t.tracks}, rule=t.rule))
@@ -278,6 +278,7 @@ def resolve(ctx: Context) -> Resolution:
     details["chain_depth"] = max_depth
     stopped: list[str] = []
     would_chain: list[str] = []
+    judged: set[str] = set()
     k = 0
     while k < len(blasts):
         blast = blasts[k]
@@ -288,7 +289,7 @@ def resolve(ctx: Context) -> Resolution:
             steps.append(Step(
                 "note", f"Caught by {source}'s explosion (RAV {blast.rav}, AOE/{blast.aoe}), whatever their side: "
                 f"{', '.join(blast.caught)}",
-                blast.placed, {"models": list(blast.caught), "caused_by": blast.model}, rule="caught",
+                data={"models": list(blast.caught), "caused_by": blast.model}, rule="caught",
             ))
         for victim_id in fresh:
             data = caught_data.get(victim_id)
@@ -297,6 +298,9 @@ def resolve(ctx: Context) -> Resolution:
             victim = models[victim_id]
             go, why = _caught_explodes(victim, data, settings)
             if not go:
+                if victim_id in judged:
+                    continue  # said once, at the first explosion that caught it
+                judged.add(victim_id)
                 rule = "infantry" if "infantry" in victim.tags else "no_explosion"
                 steps.append(Step("note", f"{victim.label}, caught by {source}'s explosion, does not explode: {why}",
                                   data={"model": victim_id, "caused_by": blast.model}, rule=rule))
@@ -306,6 +310,8 @@ def resolve(ctx: Context) -> Resolution:
                 continue
             link = depth[blast.model] + 1
             if link > max_depth:
+                if victim_id in stopped:
+                    continue
                 stopped.append(victim_id)
                 steps.append(Step("note", f"{victim.label}, caught by {source}'s explosion ({why}), would explode as link {link} "
                                           f"of the chain: beyond the setting chain_depth = {max_depth}, the chain stops here",

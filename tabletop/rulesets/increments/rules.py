@@ -447,7 +447,7 @@ def resolve(ctx: Context) -> Resolution:
                 record.update({"save": enclosure.stats["save"], "roll": roll, "dc": save_dc(dc, save_rule), "holds": holds})
                 steps.append(Step(
                     "roll", f"{enclosure.id} Damage save {roll} vs {save_dc(dc, save_rule)}: {'holds' if holds else 'breached'}",
-                    rule="contained" if holds else "breached",
+                    rule="cover_save" if holds else "breached",
                 ))
             record["breached"] = breached
             contained = record
@@ -624,7 +624,7 @@ def resolve(ctx: Context) -> Resolution:
     measured = {
         "alternating": "as a radius, diagonals counted 1, 2, 1, 2",
         "euclidean": "as a radius, straight-line squares rounded up",
-    }.get(rule, "in squares, a diagonal step counting 1 (a square block)")
+    }.get(rule, "in squares, a diagonal step counting 1: a square block")
     steps.insert(0, Step(
         "place",
         f"Ground Zero {n}×{n} at squares [{c0}..{c0 + n - 1}, {r0}..{r0 + n - 1}] (origin [{oc}, {orow}]), "
@@ -638,11 +638,12 @@ def resolve(ctx: Context) -> Resolution:
     ))
     for ring in sorted(by_ring):
         ids = by_ring[ring]
+        amounts = "/".join(str(a) for a in sorted({damage[i] for i in ids}))
         if ring == 0:
-            steps.append(Step("note", f"In Ground Zero: {', '.join(ids)}: the full {blast.ring_damage(0)} damage",
+            steps.append(Step("note", f"In Ground Zero: {', '.join(ids)}: the full damage, {amounts}",
                               data={"models": ids, "ring": 0}, rule="ground_zero"))
         else:
-            steps.append(Step("note", f"Increment {ring} out from Ground Zero: {', '.join(ids)}: halved {ring} time(s)",
+            steps.append(Step("note", f"Increment {ring} out from Ground Zero: {', '.join(ids)}: halved {ring} time(s), {amounts} damage",
                               data={"models": ids, "ring": ring}, rule="halved"))
     steps.extend(model_steps)
 

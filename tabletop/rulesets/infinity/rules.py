@@ -45,11 +45,12 @@ from tabletop.plugin import (
     parse_length,
     polygon_min_sdf,
     sight_between,
+    Piece,
+    seen_part,
     template_polygon,
     to_local,
     with_statuses,
 )
-from tabletop.sight.focus import Piece, seen_part
 
 #: Silhouette templates: S -> (base diameter, height) in mm.
 SILHOUETTES: dict[int, tuple[float, float]] = {
@@ -246,12 +247,12 @@ def vertical_reach(placed: PlacedTemplate, model: Model, span: Span, focus_z: fl
         nearest = math.hypot(_plan_distance(placed, model), gap)
         if nearest <= radius + CONTACT_EPS_MM:
             return True, (
-                f"its silhouette ({where} the focus) comes within {nearest:.1f} mm of the Blast Focus, inside the "
-                f"{radius:.1f} mm the upright circle reaches turned about its centre"
+                f"its silhouette ({where} the focus) comes within {nearest:.1f} mm of the Blast Focus: inside the ball "
+                f"of radius {radius:.1f} mm the upright circle sweeps about its centre"
             )
         return False, (
-            f"its silhouette ({where} the focus) is {nearest:.1f} mm from the Blast Focus at its nearest, beyond "
-            f"the {radius:.1f} mm the upright circle reaches turned about its centre"
+            f"its silhouette ({where} the focus) is {nearest:.1f} mm from the Blast Focus at its nearest: the ball of "
+            f"radius {radius:.1f} mm the upright circle sweeps about its centre misses it by {nearest - radius:.1f} mm"
         )
     interval = _axis_interval(placed, model)
     if interval is None:

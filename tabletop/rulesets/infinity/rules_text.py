@@ -110,7 +110,12 @@ RULES: tuple[Rule, ...] = (
         ("friendly or Neutral trooper", "considered null"),
     ),
     Rule("main_target", "Impact Template: a main valid target", _MAIN_TARGET, ("main valid target",)),
-    Rule("speculative_circle_only", "Speculative Attack: Circular Impact Templates only", _SPECULATIVE, ("Speculative Attack",)),
+    Rule(
+        "speculative_circle_only", "A Teardrop Impact Template is laid on the main target's base edge",
+        "Place the narrow end of the Teardrop Template (Blast Focus) contacting the edge of the main target's base, "
+        "following the Line of Fire (see diagram).",
+        ("contacting the edge of the main target's base",),
+    ),
     Rule("aro_cancelled", "Direct Template ARO that misses its target: cancelled (FAQ)", "A: The Attack is cancelled.", ("cancelled",)),
     Rule("camouflage_bystander", "Camouflage Markers under a template (FAQ)", _CAMOUFLAGE, ("Camouflage Marker would be affected too",)),
     Rule("camouflage_target", "A Camouflage Marker is no valid target (FAQ)", _CAMOUFLAGE, ("enemy trooper not in Camouflaged state",)),

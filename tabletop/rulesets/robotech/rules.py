@@ -423,7 +423,7 @@ def _damage_steps(atk: _Attack, m: Missile, who: str, cases: Mapping[str, tuple[
         atk.steps.append(Step(
             "note",
             f"{who} (Strike {m.against_df}): {listed} {takes} {amount}: {_CASE_WORDS[rule]}",
-            m.placed,
+            None,
             {
                 "missile": m.index if atk.volley > 1 else None, "strike": m.against_df, "units": units,
                 "df": {u: _num(atk.df(u)) for u in units}, "damage": {u: cases[u][0] for u in units},
