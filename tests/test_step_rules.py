@@ -31,7 +31,7 @@ from tabletop.plugin import Rule, Step, rule_book, rule_for, step_rule_hook
 from tabletop.step_rules import DuplicateRule, missing_quotes, undecided
 
 from .conftest import ROOT
-from .golden_rulings import case_adjudication, cases
+from .golden_rulings import case_adjudication, case_path, cases
 
 
 def _seeds_folder() -> Path:
@@ -107,7 +107,13 @@ def _steps(adj: Adjudication) -> Iterator[tuple[TemplateResult, Step]]:
             yield r, step
 
 
-CASES = [k for k in cases() if not k.startswith("default") and "none" != _adjudication(k).scenario.ruleset]
+def _ruleset_of(key: str) -> str:
+    from tabletop.scenario_io import load
+
+    return load(case_path(key.partition("/")[0])).ruleset
+
+
+CASES = [k for k in cases() if _ruleset_of(k) != "none"]
 
 
 @needs_seeds
