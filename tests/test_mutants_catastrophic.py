@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tabletop import rulesets
 from tabletop.adjudicate import Adjudication, TemplateResult, adjudicate, resolve_template
 from tabletop.coverage import table_geometry
 from tabletop.dice import Dice
@@ -460,3 +461,19 @@ def test_marks_of_a_refused_self_destruct_and_of_a_long_reason() -> None:
     [badge] = marks(adjudicate(s)).badges
     # 71 characters: cut to 67 and "...".
     assert badge.lines[-1] == ("No Catastrophic Explosion: A has no damage tracks (stats.damage_tra...", TEXT_DIM)
+
+
+def test_a_martyr_among_several_sides_quotes_the_multi_side_sentence() -> None:
+    # Three sides: the Martyr's own points go to the owner of the closest model of another side (alan, 3" away);
+    # its step quotes the multi-side sentence, not the two-player one; what it catches scores for bruce.
+    martyr = model("m", side="bruce", tags=("martyr",), x=10, y=10, tracks=2, name="Bomber")
+    s = table(martyr, model("a", side="alan", x=11.5, y=10), model("c", side="cara", x=10, y=14),
+              weapon={"specialty_action": SELF})
+    res = ruling(s)
+    vp = [st for st in res.steps if st.text.startswith("Victory points")]
+    assert [(st.rule, st.text) for st in vp] == [
+        ("points_multi_side", "Victory points: Bomber counts as destroyed by alan (the owner of the closest model: several sides are playing)"),
+        ("points_caught", "Victory points: the models Bomber's explosion damages or destroys (a) score for bruce"),
+    ]
+    quote = rulesets.get("catastrophic").step_rule(vp[0])  # type: ignore[misc]
+    assert quote is not None and "multiple sides" in quote[1]
