@@ -121,43 +121,64 @@ def _reach_of(placed: PlacedTemplate) -> float:
     return placed.shape.reach * 1.1 + 1.0
 
 
+class Hiding:
+    """What the pieces hide of silhouettes topped at one height, and the template less it (bracketed).
+
+    Troopers of one height share it; the template's polygons less the hidden part are made once
+    for each number of segments asked for.
+    """
+
+    def __init__(self, placed: PlacedTemplate, regions: Sequence[tuple[str, BaseGeometry]]) -> None:
+        self.placed = placed
+        self.regions = tuple(regions)
+        self.union = shapely.union_all([r for _, r in self.regions]) if self.regions else None
+        self._left: dict[tuple[int, bool], BaseGeometry] = {}
+
+    def left(self, segments: int, outer: bool) -> BaseGeometry:
+        """The template (inscribed or circumscribed polygon at ``segments``) less what is hidden."""
+        key = (segments, outer)
+        if key not in self._left:
+            poly = template_polygon(self.placed, segments, outer=outer)
+            self._left[key] = poly if self.union is None else poly.difference(self.union)
+        return self._left[key]
+
+
+def hiding_regions(placed: PlacedTemplate, pieces: Sequence[Piece], focus_z: float, top: float) -> Hiding:
+    """What every piece hides from silhouettes topped at ``top`` (pieces that hide nothing left out)."""
+    far = _reach_of(placed)
+    regions = [(p.id, hidden_region(p, placed.focus, focus_z, top, far)) for p in pieces]
+    return Hiding(placed, [(i, r) for i, r in regions if r is not None and not r.is_empty])
+
+
 def seen_part(
     placed: PlacedTemplate,
     model: Model,
     top: float,
     focus_z: float,
     pieces: Sequence[Piece],
+    hiding: Hiding | None = None,
 ) -> FocusView:
     """Does the focus of ``placed`` see some point of ``model``'s silhouette inside the template?
 
-    ``top``: the silhouette's top (mm). Bracketed like the core's plan-view test: the template's
-    inscribed polygon proves "seen", the circumscribed one proves "hidden", and a finer pair
-    settles the rest; within about 1e-6 mm of grazing, grazing does not block.
+    ``top``: the silhouette's top (mm); ``hiding``: :func:`hiding_regions` for that top, when the
+    caller has it. Bracketed like the core's plan-view test: the template's inscribed polygon
+    proves "seen", the circumscribed one proves "hidden", and a finer pair settles the rest;
+    within about 1e-6 mm of grazing, grazing does not block.
     """
-    far = _reach_of(placed)
-    regions = [(p.id, hidden_region(p, placed.focus, focus_z, top, far)) for p in pieces]
-    regions = [(i, r) for i, r in regions if r is not None and not r.is_empty]
-    base = _base(model, outer=True)
-    if not regions:
+    if hiding is None:
+        hiding = hiding_regions(placed, pieces, focus_z, top)
+    if not hiding.regions:
         return FocusView(True, ())
-    hiding = shapely.union_all([r for _, r in regions])
-    inner_t = template_polygon(placed, DEFAULT_SEGMENTS, outer=False)
-    in_area = inner_t.intersection(base)
-    names = tuple(i for i, r in regions if r.intersects(in_area if not in_area.is_empty else base))
+    # Naming only (which pieces hide part of the base inside the template): a coarse outline is enough.
+    base = base_polygon(model, 64, outer=True)
+    near = base.intersection(template_polygon(placed, 64, outer=True))
+    names = tuple(i for i, r in hiding.regions if r.intersects(near if not near.is_empty else base))
     for segments in (DEFAULT_SEGMENTS, FINE_SEGMENTS):
-        inner = template_polygon(placed, segments, outer=False).difference(hiding)
-        outer = template_polygon(placed, segments, outer=True).difference(hiding)
-        if _meets(model, inner, outer=False):
+        if _meets(model, hiding.left(segments, False), outer=False):
             return FocusView(True, names)
-        if not _meets(model, outer, outer=True):
+        if not _meets(model, hiding.left(segments, True), outer=True):
             return FocusView(False, names)
     return FocusView(True, names)
-
-
-def _base(model: Model, outer: bool) -> BaseGeometry:
-    if model.base.is_round:
-        return shapely.Point(model.x, model.y).buffer(model.base.length / 2 * (1.0 / math.cos(math.pi / 256) if outer else 1.0), 64)
-    return base_polygon(model, 4096, outer)
 
 
 def _meets(model: Model, region: BaseGeometry, outer: bool) -> bool:

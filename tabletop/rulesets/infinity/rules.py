@@ -46,6 +46,7 @@ from tabletop.plugin import (
     polygon_min_sdf,
     sight_between,
     Piece,
+    hiding_regions,
     seen_part,
     template_polygon,
     to_local,
@@ -498,17 +499,25 @@ def resolve(ctx: Context) -> Resolution:
     in_area = [m for m in scenario.models if statuses[m.id] in ("affected", "total_cover")]
     hidden_by: dict[str, tuple[str, ...]] = {}
     seen_over: dict[str, tuple[str, ...]] = {}
-    for m in in_area:
+    regions: dict[tuple[bool, float], Any] = {}  # troopers of one height share what the pieces hide
+
+    def view_of(m: Model, flat: bool) -> Any:
         top = spans[m.id].top
+        key = (flat, top)
+        if key not in regions:
+            regions[key] = hiding_regions(placed, flat_pieces if flat else pieces, focus_z, top)
+        return seen_part(placed, m, top, focus_z, flat_pieces if flat else pieces, regions[key])
+
+    for m in in_area:
         if with_height:
-            view = seen_part(placed, m, top, focus_z, pieces)
+            view = view_of(m, flat=False)
             statuses[m.id] = "affected" if view.seen else "total_cover"
             if view.seen and coverage.models[m.id].status == "total_cover":
-                seen_over[m.id] = seen_part(placed, m, top, focus_z, flat_pieces).hidden_by
+                seen_over[m.id] = view_of(m, flat=True).hidden_by
             elif not view.seen:
                 hidden_by[m.id] = view.hidden_by
         elif statuses[m.id] == "total_cover":
-            hidden_by[m.id] = seen_part(placed, m, top, focus_z, flat_pieces).hidden_by
+            hidden_by[m.id] = view_of(m, flat=True).hidden_by
     top_words = {m.id: f"{spans[m.id].top:g} mm" for m in in_area}
     for mid, low in seen_over.items():
         model_details[mid]["why"] = f"terrain {', '.join(low)} is too low to hide it from the blast focus"
