@@ -72,7 +72,8 @@ def _swept(piece: Polygon, focus: Point, factor: float) -> BaseGeometry:
         a, b = ring[k], ring[(k + 1) % len(ring)]
         fa, fb = far_ring[k], far_ring[(k + 1) % len(ring)]
         quad = shapely.Polygon([a, b, fb, fa])
-        if quad.area > 0:
+        # An edge (nearly) on a ray from the focus sweeps a sliver that adds nothing: skip it (GEOS divides by ~0).
+        if quad.area > 1e-9:
             quads.append(shapely.make_valid(quad) if not quad.is_valid else quad)
     return shapely.union_all([piece, shapely.Polygon(far_ring), *quads])
 
@@ -100,13 +101,18 @@ def hidden_region(piece: Piece, focus: Point, focus_z: float, top: float, far: f
         if inside:
             return _everything(focus, far)  # the focus is inside the piece, below its top
         s_star = (h - focus_z) / (top - focus_z)
+        if piece.polygon.distance(shapely.Point(focus)) > s_star * far:
+            return None  # it would hide only points beyond the template's reach
         return _scaled(flat_shadow(), focus, 1.0 / s_star)
     if h >= focus_z:
         return flat_shadow()
     if h <= top:
         return None  # the line stays above the piece's top all the way down
     s_star = (focus_z - h) / (focus_z - top)
-    return _swept(piece.polygon, focus, 1.0 / s_star)
+    # Scales past the template's reach change nothing within it: cap them (a tiny s* would overflow).
+    nearest = piece.polygon.exterior.distance(shapely.Point(focus)) if inside else piece.polygon.distance(shapely.Point(focus))
+    factor = min(1.0 / s_star, 4.0 * far / max(nearest, 1e-6))
+    return _swept(piece.polygon, focus, max(factor, 1.0))
 
 
 @dataclass(frozen=True)
