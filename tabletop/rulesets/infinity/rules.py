@@ -546,7 +546,8 @@ def resolve(ctx: Context) -> Resolution:
     for mid, low in seen_over.items():
         steps.append(Step(
             "note",
-            f"{_names([mid], models)}: {_height_words(low, scenario)} is too low to hide it: a line from the Blast Focus "
+            f"{_names([mid], models)}: {_height_words(low, scenario)}, {'is' if len(low) == 1 else 'are'} too low to hide it: "
+            f"a line from the Blast Focus "
             f"({focus_at}) to the top of its silhouette ({top_words[mid]}) clears it.",
             data={"model": mid, "terrain": list(low)}, rule="focus_sees",
         ))
