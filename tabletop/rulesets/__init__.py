@@ -167,16 +167,23 @@ def _entry_points() -> dict[str, EntryPoint]:
 
 
 def names() -> tuple[str, ...]:
-    """Every registered ruleset name: the built-ins first, then plug-ins, then run-time ones."""
+    """Every registered ruleset name: the built-ins first, then plug-ins, installed rules files, run-time ones."""
+    from tabletop import rulesfile
+
     out = dict.fromkeys(BUILT_IN)
     out.update(dict.fromkeys(sorted(_entry_points())))
+    out.update(dict.fromkeys(rulesfile.installed()))
     out.update(dict.fromkeys(_REGISTERED))
     return tuple(out)
 
 
 def is_registered(name: str) -> bool:
-    """Whether ``name`` is a ruleset (without loading it)."""
-    return name in BUILT_IN or name in _REGISTERED or name in _entry_points()
+    """Whether ``name`` is a ruleset (without loading it): registered, a plug-in, an installed rules file."""
+    if name in BUILT_IN or name in _REGISTERED or name in _entry_points():
+        return True
+    from tabletop import rulesfile
+
+    return name in rulesfile.installed()
 
 
 def suggest(name: str) -> str | None:
@@ -203,6 +210,11 @@ def get(name: str) -> Ruleset:
     """The ruleset registered as ``name``."""
     ruleset = _LOADED.get(name)
     if ruleset is not None:
+        if name in _REGISTERED and name not in BUILT_IN:
+            from tabletop import rulesfile
+
+            if rulesfile.is_key(name):  # a rules file: compiled again when it changed
+                return _rules_file(lambda: rulesfile.refresh(name), name)
         return ruleset
     if name in BUILT_IN:
         # A built-in may also be listed in the metadata: same target, loaded directly.
@@ -217,10 +229,28 @@ def get(name: str) -> Ruleset:
         if isinstance(obj, Ruleset) and obj.name == name:
             obj = _guard(name, target, obj)
     else:
-        raise UnknownRuleset(name)
+        from tabletop import rulesfile
+
+        found = rulesfile.installed().get(name)
+        if found is None:
+            raise UnknownRuleset(name)
+        return _rules_file(lambda: rulesfile.ruleset_for(found, name), name)
     if not isinstance(obj, Ruleset):
         raise BadPlugin(f"ruleset plug-in {name!r} is a {type(obj).__name__}, not a tabletop.plugin.Ruleset")
     if obj.name != name:
         raise BadPlugin(f"ruleset plug-in registered as {name!r} calls itself {obj.name!r}")
     _LOADED[name] = obj
     return obj
+
+
+def _rules_file(compile_it: Callable[[], Ruleset | None], name: str) -> Ruleset:
+    """A rules file's Ruleset (``tabletop.rulesfile``); a file that no longer compiles is a BadPlugin."""
+    from tabletop.rulesfile import RulesFileError
+
+    try:
+        ruleset = compile_it()
+    except RulesFileError as exc:
+        raise BadPlugin(f"rules file {name!r} has problems:\n" + "\n".join(str(p) for p in exc.problems)) from None
+    if ruleset is None:
+        raise UnknownRuleset(name)
+    return ruleset

@@ -270,6 +270,7 @@ def scenario_from_data(
         report(loc, message)
     if report.problems:
         raise report.error()  # limits that make reading further unsafe or pointless
+    data, catalogue = _rules_file(data, name, catalogue, report)
 
     units = data.get("units", "in")
     if not isinstance(units, str) or units not in MM_PER_UNIT:
@@ -373,6 +374,27 @@ def scenario_from_data(
     if report.problems:
         raise report.error()
     return scenario, report.warnings
+
+
+def _rules_file(data: dict[str, Any], name: str, catalogue: Mapping[str, Entry] | None, report: _Report) -> tuple[dict[str, Any], Mapping[str, Entry] | None]:
+    """A ``ruleset`` naming a rules file (docs/rules-files.md): compiled, named by its key, its templates
+    added to the catalogue. A rules file with problems stops the reading: its problems (in its own
+    file and lines), then the scenario's ``ruleset`` line."""
+    from tabletop.rulesets import BUILT_IN
+
+    ruleset = data.get("ruleset")
+    if not isinstance(ruleset, str) or ruleset in BUILT_IN:
+        return data, catalogue
+    from tabletop import rulesfile
+
+    data, catalogue, found = rulesfile.for_scenario(data, name, catalogue)
+    if found:
+        elsewhere = [p for kind, value in found if kind == "problems" for p in value]
+        for kind, value in found:
+            if kind != "problems":
+                report(("ruleset",), value)
+        raise ScenarioError([*elsewhere, *report.problems])
+    return data, catalogue
 
 
 def backdrop_path(backdrop: Backdrop, scenario_path: Path | str | None) -> Path | None:

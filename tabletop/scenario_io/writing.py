@@ -271,6 +271,12 @@ def _json_default(value: Any) -> Any:
 def save(s: Scenario, path: Path | str) -> None:
     """Save as TOML atomically (a ``.json`` path gets JSON of the same structure)."""
     path = Path(path)
+    if s.ruleset.lower().endswith(".toml"):  # a rules file: written relative to the scenario (docs/rules-files.md)
+        from dataclasses import replace
+
+        from tabletop.rulesfile import relative_to
+
+        s = replace(s, ruleset=relative_to(s.ruleset, path))
     if path.suffix.lower() == ".json":
         data = json.dumps(scenario_to_data(s), indent=2, ensure_ascii=False, default=_json_default).encode("utf-8")
     else:
