@@ -15,7 +15,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
-COMMANDS = ("check", "render", "odds", "photo", "explain", "present", "animate")
+COMMANDS = ("check", "render", "odds", "photo", "explain", "present", "animate", "rules")
 SHARING = ("explain", "present", "animate")
 
 
@@ -120,6 +120,7 @@ def build_parser(include_photo: bool = True, include_sharing: bool = True) -> ar
         add_explain_parser(sub)
         add_present_parser(sub)
         add_animate_parser(sub)
+    sub.add_parser("rules", help="rules files: check, explain, install (tabletop rules --help)", add_help=False)
     return parser
 
 
@@ -275,7 +276,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     args: argparse.Namespace | None = None
     try:
-        if argv and argv[0] in COMMANDS:
+        if argv and argv[0] == "rules":  # rules files (docs/rules-files.md): their own parser
+            from tabletop.rulesfile.cli import build_parser as rules_parser
+
+            args = rules_parser().parse_args(argv[1:])
+            args.command = "rules"
+        elif argv and argv[0] in COMMANDS:
             args = build_parser(include_photo=argv[0] == "photo", include_sharing=argv[0] in SHARING).parse_args(argv)
         elif argv:
             guess = _command_guess(argv[0])
@@ -287,6 +293,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args is None:
             return run_app(argv[0] if argv else None)
+        if args.command == "rules":
+            from tabletop.rulesfile.cli import run as run_rules
+
+            return run_rules(args)
         if args.command == "photo":
             from tabletop.photo.cli import run as run_photo
 
