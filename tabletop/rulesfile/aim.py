@@ -140,8 +140,10 @@ def take_aim(rules: Rules, ctx: Context) -> Aim:
             at = (firer.x + reach * math.cos(math.radians(fire)), firer.y + reach * math.sin(math.radians(fire)))
         first, extent = lay(shape, ctx.placed.id, at, fire, pl.orient, pl.centre, written)
     n = max(1, ctx.template.battery) if spec.battery is not None else 1
+    # Laid from the firer's base, the template starts at its edge: the firer is its user, never under it.
+    user = firer.id if pl.on == "firer_edge" and firer is not None else ctx.placed.user
     if n == 1:
-        placed = [PlacedTemplate(first.id, first.shape, first.focus, first.heading, user=ctx.placed.user)]
+        placed = [PlacedTemplate(first.id, first.shape, first.focus, first.heading, user=user)]
         return Aim(firer, target, point, fire, placed, 0, bad_aim)
     b = spec.battery
     assert b is not None

@@ -329,7 +329,10 @@ class _Compiler:
         if e.structures is not None and e.structures not in self.spec.stats:
             self.where.add(("effect", "structures"), f"stat {e.structures!r} is not declared under [stats]")
         q = (("effect", "quote"), e.quote)
-        self.text("effect", f"What each model suffers ({e.kind})", q)
+        self.text("effect", f"What each model under it suffers: {e.kind}", q)
+        if e.halve_per_square:
+            self.text("effect_ground", "In the blast's square: in full", (("effect", "primary_quote"), e.primary_quote), q)
+            self.text("effect_square", "Halved for each square out", q)
         self.text("effect_primary", f"The target: {e.primary}", (("effect", "primary_quote"), e.primary_quote), q)
         self.text("effect_others", f"Everyone else under it: {e.others}", (("effect", "others_quote"), e.others_quote), q)
         self.text("effect_scattered", f"After a scatter: {e.scattered}", (("effect", "scattered_quote"), e.scattered_quote), q)

@@ -30,6 +30,8 @@ BAND_WORDS = {"full": "in full", "half": "half, rounded down", "none": "nothing"
 def band_of(rules: Rules, primary: bool, hit: bool, scattered: bool) -> tuple[str, str]:
     """(band, rule id) of one model: after a scatter, the scattered band; the aimed-at target of a hit, the primary's."""
     e = rules.spec.effect
+    if e.primary == e.others == e.scattered:
+        return e.others, "effect"
     if scattered:
         return e.scattered, "effect_scattered"
     if primary and hit:
@@ -88,7 +90,7 @@ def effects(rules: Rules, ctx: Context, aim: Aim, env: dict[str, Any], per: list
             assert rule.needs is not None
             needs = rule.needs(local)
             ok = bool(total >= needs)
-            out.steps.append(step("roll", f"{mid} is partly under it: rolls {face} against {_num(needs)}: {'hit' if ok else 'missed'}", "partial", model=mid, roll=face))
+            out.steps.append(step("roll", f"{mid} is partly under it: rolls {face}" + (f", {_num(total)} in all" if total != face else "") + f", needs {_num(needs)}: {'hit' if ok else 'missed'}", "partial", model=mid, roll=face))
             if not ok:
                 failed[mid] = face
 
@@ -125,14 +127,18 @@ def effects(rules: Rules, ctx: Context, aim: Aim, env: dict[str, Any], per: list
             continue
         band, rule_id = band_of(rules, mid == target_id, hit, scattered)
         amount = int(amount_e(local)) * k
+        how = [BAND_WORDS[band]] if band != "full" or rule_id != "effect" else []
+        if k > 1:
+            how.append(f"× {k} templates")
         if e.halve_per_square:
             amount = amount >> squares if squares < 63 else 0
+            rule_id = "effect_square" if squares else "effect_ground"
+            how.append(f"{squares} square{'s' if squares != 1 else ''} from the blast's: halved {squares} time{'s' if squares != 1 else ''}" if squares else "in the blast's square")
         value = amount_in_band(amount, band)
         suffers[mid], hit_by[mid], why[mid] = value, True, band
-        ring = f", {squares} square{'s' if squares != 1 else ''} out" if e.halve_per_square else ""
-        times = f" × {k} templates" if k > 1 else ""
         what = "structure " if structure else ""
-        out.steps.append(step("note", f"{what}{mid}: {value} {e.unit} ({BAND_WORDS[band]}{times}{ring})", rule_id, model=mid, amount=value))
+        detail = f" ({', '.join(how)})" if how else ""
+        out.steps.append(step("note", f"{what}{mid}: {value} {e.unit}{detail}", rule_id, model=mid, amount=value))
 
     final = dict(suffers)
     saves_report: dict[str, dict[str, Any]] = {}
@@ -171,7 +177,7 @@ def effects(rules: Rules, ctx: Context, aim: Aim, env: dict[str, Any], per: list
                 face, total = take(ctx, rule, local, f"{mid}: {key.replace('_', ' ')} (needs {_num(needs)})")
                 ok = bool(total >= needs)
                 entry.update(roll=face, total=_num(total))
-                shown = f"rolls {face}, {_num(total)} against {_num(needs)}"
+                shown = f"rolls {face}" + (f", {_num(total)} in all" if total != face else "") + f", needs {_num(needs)}"
             entry["success"] = ok
             before = final.get(mid, 0)
             if ok and sv.success == "none":
@@ -219,11 +225,20 @@ def effects(rules: Rules, ctx: Context, aim: Aim, env: dict[str, Any], per: list
         for u, n in per_unit.items():
             out.steps.append(step("note", f"unit {u}: {n} {e.unit} (only on {', '.join(covered[u])})", "effect", models=covered[u]))
     for mid in under:
-        out.model_details[mid] = {
-            "templates": counts[mid], "suffers": suffers.get(mid, 0), "final": final.get(mid, 0), "hit": hit_by.get(mid, False),
-            "whole": whole.get(mid, False), "in_cover": in_cover.get(mid, False), "why": why.get(mid),
-            **({"saves": saves_report[mid]} if mid in saves_report else {}),
-        }
+        got, kept = suffers.get(mid, 0), final.get(mid, 0)
+        words = [f"not hit ({why.get(mid)})" if not hit_by.get(mid, False) else f"{got} {e.unit}" + (f", {kept} after saves" if kept != got else "")]
+        if counts[mid] > 1:
+            words.append(f"under {counts[mid]} templates")
+        if not whole.get(mid, False):
+            words.append("partly under")
+        if in_cover.get(mid, False):
+            words.append("in cover")
+        md: dict[str, Any] = {"why": ", ".join(words), "suffers": got, "final": kept}
+        if spec.battery is not None or counts[mid] > 1:
+            md["templates"] = counts[mid]
+        if mid in saves_report:
+            md["saves"] = saves_report[mid]
+        out.model_details[mid] = md
     return out
 
 

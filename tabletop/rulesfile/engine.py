@@ -128,7 +128,8 @@ def resolve(rules: Rules, ctx: Context) -> Resolution:
         needs = rule.needs(env)
         hit, strike = bool(total >= needs), total
         details["to_hit"] = {"roll": face, "total": _num(total), "needs": _num(needs), "hit": hit}
-        steps.append(step("roll", f"To hit: rolls {face}, {_num(total)} against {_num(needs)}: {'hit' if hit else 'miss'}", "to_hit", aim.placed[0], roll=face, total=_num(total)))
+        shown = f"{rule.dice.label()} rolls {face}" + (f", {_num(total)} in all" if total != face else "")
+        steps.append(step("roll", f"To hit: {shown}, needs {_num(needs)}: {'hit' if hit else 'miss'}", "to_hit", aim.placed[0], roll=face, total=_num(total)))
     scattered, landing, dud = False, aim.placed[0], False
     sc = spec.scatter
     if sc is not None and (sc.when == "always" or not hit):
@@ -173,8 +174,8 @@ def _num(x: Any) -> Any:
 
 def scatter_heading(first: str, turn: str, sides: int, fire: float, face: int) -> float:
     """Heading (degrees) of direction ``face``: face 1 ``first``, the others ``360 / sides`` apart."""
-    base = {"away": fire, "towards": fire + 180.0, "north": 90.0}[first]
-    step_deg = 360.0 / sides * (face - 1)
+    base = {"away": fire, "towards": fire + 180.0, "north": 90.0, "clock": fire}[first]
+    step_deg = 360.0 / sides * (face if first == "clock" else face - 1)
     return base - step_deg if turn == "clockwise" else base + step_deg
 
 

@@ -141,7 +141,11 @@ class Direction(_Table):
     """Which way it scatters: faces numbered round a circle, evenly spaced."""
 
     roll: str = "d6"
-    first: Literal["away", "towards", "north"] = Field("away", description="Where face 1 points: away from the firer, towards it, or up the table.")
+    first: Literal["away", "towards", "north", "clock"] = Field(
+        "away",
+        description="Where face 1 points: away from the firer, towards it, or up the table; clock: the faces are hours, "
+        "the highest (12) pointing away from the firer.",
+    )
     turn: Literal["clockwise", "anticlockwise"] = "clockwise"
     name: RollName = "scatter_direction"
 

@@ -82,8 +82,11 @@ def explain(rules: Rules) -> str:
         if sc.die is not None:
             parts.append(f"roll the scatter die ({sc.die.roll.upper()}): {', '.join(map(str, sc.die.hit))} show HIT and it stays;")
         d = rules.rolls[sc.direction.name]
-        first = {"away": "away from the firer", "towards": "towards the firer", "north": "up the table"}[sc.direction.first]
-        parts.append(f"direction: {d.dice.label()}, face 1 pointing {first}, the others {360 / d.dice.sides:g}° apart {sc.direction.turn};")
+        if sc.direction.first == "clock":
+            parts.append(f"direction: {d.dice.label()} read as hours on a clock, {d.dice.sides} pointing away from the firer, {sc.direction.turn};")
+        else:
+            first = {"away": "away from the firer", "towards": "towards the firer", "north": "up the table"}[sc.direction.first]
+            parts.append(f"direction: {d.dice.label()}, face 1 pointing {first}, the others {360 / d.dice.sides:g}° apart {sc.direction.turn};")
         dist = sc.distance
         minus = f" minus {phrase(dist.minus)}" if dist.minus is not None else ""
         cap = f", at most {_length(rules, 'scatter.distance.max')}" if dist.max is not None else ""
