@@ -98,7 +98,8 @@ class _Compiler:
 
     # ------------------------------------------------------------------ helpers
 
-    def expr(self, loc: tuple[Any, ...], value: Any, *, dice: bool = False) -> Expr | None:
+    def expr(self, loc: tuple[Any, ...], value: Any, *, dice: bool = False, store: tuple[Any, ...] | None = None) -> Expr | None:
+        """Parse an expression found at ``loc`` (problems go there); filed under ``store`` (default ``loc``)."""
         text = str(value) if not isinstance(value, str) else value
         try:
             e = parse(text, dice=dice)
@@ -106,8 +107,9 @@ class _Compiler:
             self.where.add(loc, f"{text!r}: {exc}")
             return None
         self.check_refs(loc, e)
-        self.out.exprs[".".join(map(str, loc))] = e
-        self.out.lines[".".join(map(str, loc))] = self.where.line(loc)
+        key = ".".join(map(str, store if store is not None else loc))
+        self.out.exprs[key] = e
+        self.out.lines[key] = self.where.line(loc)
         return e
 
     def check_refs(self, loc: tuple[Any, ...], e: Expr) -> None:
@@ -154,8 +156,9 @@ class _Compiler:
             return None
         total = self.expr((*loc, "roll"), left, dice=True)
         needs_e = None
+        needs_loc = (*loc, "needs") if needs is not None else (*loc, "roll")
         if test is not None or needs is not None:
-            needs_e = self.expr((*loc, "needs"), test if test is not None else needs)
+            needs_e = self.expr(needs_loc, test if test is not None else needs, store=(*loc, "needs"))
         if total is None:
             return None
         if total.dice is None:
@@ -170,13 +173,13 @@ class _Compiler:
             if not total.dice.lowest <= face <= total.dice.highest:
                 self.where.add((*loc, "reroll"), f"{total.dice.label()} never totals {face}")
         rule = RollRule(name, total.dice, total, needs_e, tuple(mods), frozenset(reroll), meaning)
-        self.check_possible(loc, rule, roll_text)
+        self.check_possible(needs_loc, rule, roll_text)
         if name in self.out.rolls:
             self.where.add((*loc, "name"), f"two rolls are called {name!r}: give one of them another name")
         self.out.rolls[name] = rule
         return rule
 
-    def check_possible(self, loc: tuple[Any, ...], rule: RollRule, text: str) -> None:
+    def check_possible(self, needs_loc: tuple[Any, ...], rule: RollRule, text: str) -> None:
         """Refuse a roll that can never succeed (or always does, needing dice it never reads)."""
         if rule.needs is None or rule.total.refs or rule.needs.refs:
             return
@@ -186,9 +189,9 @@ class _Compiler:
         if low is None or high is None or not isinstance(need, (int, float)):
             return
         if need > high:
-            self.where.add((*loc, "needs"), f"{text!r} can never succeed: {rule.dice.label()} shows at most {high:g} against {need:g}")
+            self.where.add(needs_loc, f"{text!r} can never succeed: {rule.dice.label()} shows at most {high:g} against {need:g}")
         elif need <= low and need != 0:
-            self.where.add((*loc, "needs"), f"{text!r} always succeeds ({rule.dice.label()} shows at least {low:g}): write no roll", warning=True)
+            self.where.add(needs_loc, f"{text!r} always succeeds ({rule.dice.label()} shows at least {low:g}): write no roll", warning=True)
 
     def length(self, loc: tuple[Any, ...], value: Any, words: tuple[str, ...] = ()) -> Any:
         """A length field: mm for a number (the file's units) or a length with a unit; ``weapon.KEY`` or one of

@@ -152,8 +152,12 @@ def parse(raw: bytes, name: str) -> tuple[RulesFile, Located]:
     try:
         spec = RulesFile.model_validate(data)
     except ValidationError as exc:
-        for err in _dedupe(exc.errors()):
-            loc, message = _message(err)
+        errors = [_message(err) for err in _dedupe(exc.errors())]
+        # A misspelt key is also a missing one: say it once, as the misspelling.
+        meant = {(*loc[:-1], m.group(1)) for loc, message in errors if (m := re.search(r'did you mean "([^"]+)"', message)) and "unknown key" in message}
+        for loc, message in errors:
+            if message.startswith("required") and loc in meant:
+                continue
             where.add(loc, message)
         where.raise_if_any()
         raise  # pragma: no cover - a validation error always has errors

@@ -15,6 +15,13 @@ from tabletop.rulesfile.compile import Rules
 _SPECIAL = ("tags", "height")
 
 
+def _guess(name: str, options: list[str]) -> str | None:
+    """The option nearest ``name``, letter case aside (``Aim`` finds ``AIM``)."""
+    lowered = {o.lower(): o for o in options}
+    found = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.5)
+    return lowered[found[0]] if found else None
+
+
 def _where(rules: Rules, owner: str, name: str) -> str:
     """``house.rules.toml:14``: the first line of the file reading ``owner.name``."""
     file = rules.path.name if rules.path is not None else rules.name
@@ -44,8 +51,8 @@ def validate(rules: Rules, scenario: Scenario) -> list[tuple[str, str]]:
         if not lacking:
             continue
         if not any(name in m.stats for m in scenario.models):
-            guess = difflib.get_close_matches(name, sorted(have), n=1, cutoff=0.5)
-            hint = f' (did you mean "{guess[0]}"? the rules file says {name!r})' if guess else ""
+            guess = _guess(name, sorted(have))
+            hint = f' (did you mean "{guess}"? the rules file says {name!r})' if guess else ""
             problems.append(("model", f"no model on this table has stat {name!r}, which the rules read ({_where(rules, 'model', name)}){hint}; give the models one, or the stat a default in [stats]"))
             continue
         for k in lacking:
@@ -60,13 +67,13 @@ def validate(rules: Rules, scenario: Scenario) -> list[tuple[str, str]]:
                 continue
             for name in _needed(rules, owner):
                 if name not in who.stats:
-                    guess = difflib.get_close_matches(name, sorted(who.stats), n=1, cutoff=0.5)
-                    hint = f' (did you mean "{guess[0]}"?)' if guess else ""
+                    guess = _guess(name, sorted(who.stats))
+                    hint = f' (did you mean "{guess}"? the rules file says {name!r})' if guess else ""
                     problems.append((f"template[{i}].{loc}", f"{owner} {who.id!r} has no stat {name!r}, which the rules read ({_where(rules, owner, name)}){hint}"))
         for name in _needed(rules, "weapon"):
             if name not in t.weapon:
-                guess = difflib.get_close_matches(name, sorted(t.weapon), n=1, cutoff=0.5)
-                hint = f' (did you mean "{guess[0]}"?)' if guess else ""
+                guess = _guess(name, sorted(t.weapon))
+                hint = f' (did you mean "{guess}"?)' if guess else ""
                 problems.append((f"template[{i}].weapon", f"weapon.{name} is read by the rules ({_where(rules, 'weapon', name)}) and has no default{hint}"))
         for key, sv in rules.spec.saves.items():
             if sv.who.startswith("weapon."):
