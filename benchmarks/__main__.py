@@ -458,6 +458,12 @@ def main(argv: list[str] | None = None) -> int:
     odds_bench.main(["--quick"] if args.quick else [])
     print()
 
+    from benchmarks import rulesfile as rulesfile_bench
+
+    figures["rules_files"] = rulesfile_bench.run(10 if args.quick else 30)
+    rulesfile_bench.report(figures["rules_files"])  # type: ignore[arg-type]
+    print()
+
     from benchmarks import photo_conditions
 
     figures["photo_conditions"] = photo_conditions.quick(1 if args.quick else 2)
