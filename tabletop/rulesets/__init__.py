@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import importlib
+import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -179,11 +180,11 @@ def names() -> tuple[str, ...]:
 
 def is_registered(name: str) -> bool:
     """Whether ``name`` is a ruleset (without loading it): registered, a plug-in, an installed rules file."""
-    if name in BUILT_IN or name in _REGISTERED or name in _entry_points():
+    if name in BUILT_IN or name in _REGISTERED:
         return True
     from tabletop import rulesfile
 
-    return name in rulesfile.installed()
+    return rulesfile.is_key(name) or name in _entry_points() or name in rulesfile.installed()
 
 
 def suggest(name: str) -> str | None:
@@ -210,12 +211,11 @@ def get(name: str) -> Ruleset:
     """The ruleset registered as ``name``."""
     ruleset = _LOADED.get(name)
     if ruleset is not None:
-        if name in _REGISTERED and name not in BUILT_IN:
-            from tabletop import rulesfile
-
-            if rulesfile.is_key(name):  # a rules file: compiled again when it changed
-                return _rules_file(lambda: rulesfile.refresh(name), name)
         return ruleset
+    from tabletop import rulesfile
+
+    if rulesfile.is_key(name):  # a rules file compiled in this process: again when it changed
+        return _rules_file(lambda: rulesfile.refresh(name), name)
     if name in BUILT_IN:
         # A built-in may also be listed in the metadata: same target, loaded directly.
         obj = _load(BUILT_IN[name])
@@ -229,8 +229,8 @@ def get(name: str) -> Ruleset:
         if isinstance(obj, Ruleset) and obj.name == name:
             obj = _guard(name, target, obj)
     else:
-        from tabletop import rulesfile
-
+        if rulesfile.looks_like_path(name) and os.path.isabs(name) and os.path.isfile(name):
+            return _rules_file(lambda: rulesfile.ruleset_for(name), name)  # a rules file's key, first met here
         found = rulesfile.installed().get(name)
         if found is None:
             raise UnknownRuleset(name)

@@ -64,11 +64,10 @@ def _stamp(path: Path) -> tuple[int, int]:
 
 
 def ruleset_for(path: Path | str, key: str | None = None) -> Any:
-    """The Ruleset of the rules file at ``path``, registered under ``key`` (default: its absolute path).
+    """The Ruleset of the rules file at ``path``, known to the registry as ``key`` (default: its absolute path).
 
     Compiled once and again only when the file changes. Raises RulesFileError.
     """
-    from tabletop import rulesets
     from tabletop.rulesfile.ruleset import build
     from tabletop.scenario_io.problems import Problem
 
@@ -84,7 +83,6 @@ def ruleset_for(path: Path | str, key: str | None = None) -> Any:
     rules, _warnings = load(p)
     ruleset = build(rules, key)
     _CACHE[key] = (stamp, ruleset, rules)
-    rulesets.register(ruleset)
     return ruleset
 
 
@@ -148,11 +146,18 @@ def install(path: Path | str) -> Path:
 def for_scenario(data: Mapping[str, Any], scenario_name: str, catalogue: Any) -> tuple[dict[str, Any], Any, list[Any]]:
     """A scenario document whose ``ruleset`` names a rules file: (data naming it by key, catalogue with its
     templates, problems). Problems name the rules file's lines, then the scenario's ``ruleset`` field."""
-    from tabletop.catalogue import Entry, default_catalogue
-
     name = data.get("ruleset")
-    if not isinstance(name, str) or not looks_like_path(name):
+    if not isinstance(name, str):
         return dict(data), catalogue, []
+    if not looks_like_path(name):
+        found = installed().get(name)
+        if found is None:
+            return dict(data), catalogue, []  # a registered ruleset, or an unknown name the loader names
+        try:
+            ruleset = ruleset_for(found, name)
+        except RulesFileError as exc:
+            return dict(data), catalogue, [("problems", exc.problems), ("bad", f"installed rules file {name!r} has {len(exc.problems)} problem(s), listed above")]
+        return dict(data), _with_shapes(catalogue, rules_of(name), found), []
     p = Path(os.path.expanduser(name))
     if not p.is_absolute():
         base = Path.cwd() if scenario_name.startswith("<") else Path(scenario_name).parent
@@ -165,13 +170,19 @@ def for_scenario(data: Mapping[str, Any], scenario_name: str, catalogue: Any) ->
         return dict(data), catalogue, [("problems", exc.problems), ("bad", f"rules file {name!r} has {len(exc.problems)} problem(s), listed above")]
     out = dict(data)
     out["ruleset"] = ruleset.name
-    rules = rules_of(ruleset.name)
-    if rules.shapes:
-        merged = dict(catalogue if catalogue is not None else default_catalogue())
-        for shape_name, shape in rules.shapes.items():
-            merged[shape_name] = Entry(shape_name, shape, source=str(p), origin=str(p))
-        catalogue = merged
-    return out, catalogue, []
+    return out, _with_shapes(catalogue, rules_of(ruleset.name), p), []
+
+
+def _with_shapes(catalogue: Any, rules: Any, path: Path) -> Any:
+    """``catalogue`` (None: the default one) with the rules file's own templates added."""
+    from tabletop.catalogue import Entry, default_catalogue
+
+    if rules is None or not rules.shapes:
+        return catalogue
+    merged = dict(catalogue if catalogue is not None else default_catalogue())
+    for shape_name, shape in rules.shapes.items():
+        merged[shape_name] = Entry(shape_name, shape, source=str(path), origin=str(path))
+    return merged
 
 
 def relative_to(ruleset: str, scenario_path: Path | str) -> str:
