@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import html
 from dataclasses import replace
+from pathlib import Path
 
 from tabletop import rulesets
 from tabletop.adjudicate import Adjudication, AdjudicationError, adjudicate
 from tabletop.model import At, Direct, PlacedTemplate
 
+from .commands import SetSettings
 from .elevation import ElevationProfile, elevation_profile, has_side_view
 from .firing import Firing
 from .live import placed_templates
 from .odds_worker import OddsRequest
+from .rules_menu import SettingsWindow, option_meaning
 from .state import (
     DeleteItem,
     RotateTemplate,
@@ -94,6 +97,60 @@ class ActionsMixin:
             return
         if self.dispatch(DeleteItem(sel)):
             self.flash(f"Deleted {sel.kind} {sel.id} (Ctrl+Z brings it back)")
+
+    def ruleset_picked(self, text: str) -> None:
+        """The Ruleset drop-down: a ruleset, the rules file in use, "Open rules file…" or "Settings…"."""
+        what, name = option_meaning(text, self.scenario.ruleset)
+        if what == "set":
+            self.set_ruleset(name)
+            return
+        self._rebuild_dropdown("ruleset")  # an action, not a choice: the menu shows the ruleset in use again
+        if what == "open":
+            start = str(Path(self.state.path).parent) if self.state.path else None
+            self._file_dialog("Open rules file (*.rules.toml)", self.open_rules_file, start, True, {".toml"})
+        elif what == "settings":
+            self.open_settings()
+
+    def open_rules_file(self, path: str) -> bool:
+        """Put the table under the rules file at ``path``; a file with mistakes is shown, each with its line."""
+        from tabletop import rulesfile
+
+        try:
+            ruleset = rulesfile.ruleset_for(path)
+        except rulesfile.RulesFileError as exc:
+            self.show_problems(f"Rules file {Path(path).name}: {len(exc.problems)} problem(s)", exc.problems)
+            return False
+        if not self.dispatch(SetRuleset(ruleset.name)):
+            return False
+        self.flash(f"Ruleset: {ruleset.title} ({Path(path).name})")
+        return True
+
+    def open_settings(self) -> None:
+        """The ruleset's settings in a window (Apply sets the table's [settings])."""
+        declared = rulesets.get(self.scenario.ruleset).settings
+        window = SettingsWindow(self._dialog_rect(560, SettingsWindow.height_for(len(declared))), self.ui, self.scenario.ruleset, self.adjudication().settings)
+        self.settings_window = window
+        self._messages.append(window)
+
+    def settings_button(self, element: object) -> bool:
+        """Apply or Cancel of the settings window; whether ``element`` was one of them."""
+        window = getattr(self, "settings_window", None)
+        if window is None or not window.alive() or element not in (window.apply_button, window.cancel_button):
+            return False
+        if element is window.apply_button:
+            from tabletop.settings import SettingError, parse_pairs
+
+            ruleset = rulesets.get(window.ruleset_name)
+            try:
+                values = parse_pairs(window.pairs(), ruleset.settings, ruleset.name)
+            except SettingError as exc:
+                self.flash(f"Not applied: {exc}", error=True)
+                return True
+            if self.dispatch(SetSettings(values)):
+                self.flash("Settings applied (Ctrl+Z undoes them)")
+        window.kill()
+        self.settings_window = None
+        return True
 
     def set_ruleset(self, name: str) -> None:
         try:

@@ -96,6 +96,13 @@ class SetRuleset:
 
 
 @dataclass(frozen=True)
+class SetSettings:
+    """The table's ``[settings]`` for its ruleset (Ruleset ▸ Settings…)."""
+
+    values: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class SetTitle:
     title: str
 
@@ -274,7 +281,7 @@ class SetWhatIf:
 
 Edit = Union[
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
-    DeleteItem, SetRuleset, SetTitle, EditModel, EditTemplate, EditTerrain,
+    DeleteItem, SetRuleset, SetSettings, SetTitle, EditModel, EditTemplate, EditTerrain,
     MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
     ImportPhoto, AcceptProposed,
 ]
@@ -284,7 +291,7 @@ Command = Union[
 ]
 EDITS = (
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
-    DeleteItem, SetRuleset, SetTitle, EditModel, EditTemplate, EditTerrain,
+    DeleteItem, SetRuleset, SetSettings, SetTitle, EditModel, EditTemplate, EditTerrain,
     MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
     ImportPhoto, AcceptProposed,
 )

@@ -31,9 +31,11 @@ from tabletop.app.commands import (
     RotateTemplate,
     RotateTerrain,
     SetRuleset,
+    SetSettings,
     SetTerrainOutline,
     SetTitle,
 )
+from tabletop import rulesets
 from tabletop.model import RULESET_NAMES, At, Direct, Explosion, Impact, Scenario, Template, Terrain
 from tabletop.placement import PlacementError, line_of_fire, place
 
@@ -192,9 +194,11 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
             raise CommandError(f"no {command.ref.kind} {command.ref.id!r}")
         return _delete(s, command.ref)
     if isinstance(command, SetRuleset):
-        if command.name not in RULESET_NAMES:
+        if command.name not in RULESET_NAMES and not rulesets.is_registered(command.name):  # a rules file: by its key
             raise CommandError(f"unknown ruleset {command.name!r}")
         return replace(s, ruleset=command.name)
+    if isinstance(command, SetSettings):
+        return replace(s, extra={**s.extra, "settings": dict(command.values)})
     if isinstance(command, SetTitle):
         return replace(s, title=command.title)
     if isinstance(command, EditModel):

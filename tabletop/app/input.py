@@ -83,6 +83,8 @@ class InputMixin:
     def _handle_ui_event(self, event: pygame.event.Event) -> bool:
         t = event.type
         if t == pygame_gui.UI_BUTTON_PRESSED:
+            if self.settings_button(event.ui_element):
+                return True
             for dialog in list(self._unsaved):
                 choice = dialog.choice(event.ui_element)
                 if choice is not None:
@@ -92,7 +94,7 @@ class InputMixin:
             return True
         if t == pygame_gui.UI_DROP_DOWN_MENU_CHANGED:
             if event.ui_element is self.ruleset_menu:
-                self.set_ruleset(event.text)
+                self.ruleset_picked(event.text)
             elif event.ui_element is self.shape_menu:
                 self.dispatch(SetNewShape(event.text))
             elif event.ui_element is self.demo_menu:

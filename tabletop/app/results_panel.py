@@ -10,6 +10,7 @@ from tabletop.report import STATUS_WORDS, margin_text, model_sigmas, report_text
 
 from .advice import for_the_app
 from .results import ruleset_lines
+from .rules_menu import settings_line
 
 
 RESULT_COLOURS = {"head": "#ffd65a", "good": "#7bd88f", "bad": "#ff7b6b", "warn": "#ffb454", "note": "#c9ced6"}
@@ -37,6 +38,9 @@ def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None =
         out.append("<font color='#9aa4ae'>" + html.escape(f"Live, seed {adj.seed}, with the file's fixed rolls. Fire (Enter) {how} and animates.") + "</font>")
     else:
         out.append("<font color='#9aa4ae'>" + html.escape(f"Live, seed {adj.seed}. Fire (Enter) rolls the dice and animates.") + "</font>")
+    shown = settings_line(s.ruleset, adj.settings)
+    if shown is not None:  # the ruleset's settings as this table uses them (Ruleset ▸ Settings… changes them)
+        out.append("<font color='#9aa4ae'>" + html.escape(shown) + "</font>")
     for r in adj.results:
         res = r.resolution
         cov = res.coverage

@@ -30,7 +30,7 @@ from tabletop.draw import DrawOptions, draw_scene
 from tabletop.draw.style import auto_ui_scale
 from tabletop.label_layout import Overlay, dock_overlays
 from tabletop.draw_odds import draw_odds
-from tabletop.model import RULESET_NAMES, PlacedTemplate, Point, Scenario
+from tabletop.model import PlacedTemplate, Point, Scenario
 from tabletop.scenario_io import Problem, ScenarioError, load_with_warnings
 from tabletop.viewport import Viewport
 
@@ -52,6 +52,7 @@ from .present import PresenterMixin
 from .backdrop import Backdrops
 from .photo_import import PhotoImportMixin
 from tabletop.draw.backdrop import show_backdrop
+from .rules_menu import current_label, ruleset_options
 from .results_panel import results_html
 from .state import AppState, Command, CommandError, Ref, empty_scenario, format_numbers, new_state
 from .status_bar import StatusBarMixin
@@ -265,6 +266,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self._unsaved.clear()
         self.ui.clear_and_reset()
         self._messages: list[UIMessageWindow] = []
+        self.settings_window: Any = None  # Ruleset ▸ Settings… while it is open
         self._message_titles: dict[Any, str] = {}
         self._inspector = []
         self._inspector_key = object()
@@ -303,8 +305,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         iw = PANEL_W - 24
         y = 6
         UILabel(pygame.Rect(8, y, 90, 26), "Ruleset", self.ui, container=self.panel, object_id="#small")
-        rs = self.scenario.ruleset if self.scenario.ruleset in RULESET_NAMES else "none"
-        self.ruleset_menu = UIDropDownMenu(list(RULESET_NAMES), rs, pygame.Rect(100, y, iw - 92, 26), self.ui, container=self.panel)
+        self.ruleset_menu = UIDropDownMenu(ruleset_options(self.scenario.ruleset), current_label(self.scenario.ruleset), pygame.Rect(100, y, iw - 92, 26), self.ui, container=self.panel)
         y += 30
         UILabel(pygame.Rect(8, y, 90, 26), "New template", self.ui, container=self.panel, object_id="#small")
         names = list(self.catalogue) or ["large_blast"]
@@ -341,7 +342,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             undo.enable() if self.state.history.can_undo else undo.disable()
         if redo is not None:
             redo.enable() if self.state.history.can_redo else redo.disable()
-        if self.ruleset_menu.selected_option[0] != self.scenario.ruleset and self.scenario.ruleset in RULESET_NAMES:
+        if self.ruleset_menu.selected_option[0] != current_label(self.scenario.ruleset):
             self._rebuild_dropdown("ruleset")
         self._refresh_inspector()
 
@@ -349,7 +350,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         if which == "ruleset":
             rect = self.ruleset_menu.relative_rect.copy()
             self.ruleset_menu.kill()
-            self.ruleset_menu = UIDropDownMenu(list(RULESET_NAMES), self.scenario.ruleset, rect, self.ui, container=self.panel)
+            self.ruleset_menu = UIDropDownMenu(ruleset_options(self.scenario.ruleset), current_label(self.scenario.ruleset), rect, self.ui, container=self.panel)
         elif which == "demo":
             rect = self.demo_menu.relative_rect.copy()
             self.demo_menu.kill()
