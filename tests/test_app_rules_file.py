@@ -100,7 +100,7 @@ def test_open_rules_file_from_the_ruleset_menu(tmp_path: Path) -> None:
 def test_a_rules_file_with_mistakes_is_shown_with_its_lines(table: Path, tmp_path: Path) -> None:
     broken = tmp_path / "broken.rules.toml"
     text = table.with_name("club-blast.rules.toml").read_text(encoding="utf-8")
-    broken.write_text(text.replace("hit = [1, 2]", "hit = [7]").replace("[under]", "[undr]"), encoding="utf-8")
+    broken.write_text(text.replace("hit = [1, 2]", "hit = [7]").replace('needs = "model.Armour"', 'needs = "model.Armr"'), encoding="utf-8")
     p = Pilot(SCENARIOS / "default.toml")
     try:
         ruleset = p.app.scenario.ruleset
@@ -111,7 +111,7 @@ def test_a_rules_file_with_mistakes_is_shown_with_its_lines(table: Path, tmp_pat
         shown = message.text_block.html_text
         line = next(i for i, row in enumerate(broken.read_text(encoding="utf-8").splitlines(), start=1) if "hit = [7]" in row)
         assert f"broken.rules.toml:{line}: scatter.die.hit: a D6 has no face 7" in shown
-        assert "undr: unknown key &#x27;undr&#x27;" in shown or "undr: unknown key 'undr'" in shown
+        assert "saves.armour.needs: model.Armr: stat" in shown.replace("&#x27;", "'")
         assert "2 problem(s)" in p.app.message
     finally:
         p.close()

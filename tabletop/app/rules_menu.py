@@ -82,7 +82,7 @@ def settings_line(ruleset_name: str, values: Mapping[str, Any]) -> str | None:
 
 
 class SettingsWindow(UIWindow):
-    """One row per setting (its name, a field with the value, its explanation as the tooltip); Apply, Cancel."""
+    """One row per setting (its name, a field with its value), what each does below them; Apply, Cancel."""
 
     ROW = 34
 
@@ -97,19 +97,20 @@ class SettingsWindow(UIWindow):
         label_w = min(220, w // 2 - 8)
         for name, (default, why) in ruleset.settings.items():
             value = values.get(name, default)
-            UILabel(pygame.Rect(8, y, label_w, 28), name, manager, container=self, object_id="#small", tool_tip_text=why)
+            UILabel(pygame.Rect(8, y, label_w, 28), name, manager, container=self, object_id="#small")
             text = str(value).lower() if isinstance(value, bool) else str(value)
             self.fields[name] = UITextEntryLine(pygame.Rect(16 + label_w, y, w - label_w - 32, 28), manager, container=self, initial_text=text)
             y += self.ROW
-        hint = "Hover a name for what it does. Values as in a scenario's [settings]: true/false, numbers, words."
-        UITextBox(html.escape(hint), pygame.Rect(8, y, w - 16, max(40, h - y - 58)), manager, container=self)
+        whys = "<br>".join(f"<b>{html.escape(name)}</b>: {html.escape(why)}" for name, (_default, why) in ruleset.settings.items())
+        hint = "Values as in a scenario's [settings]: true/false, numbers, words."
+        UITextBox(f"{whys}<br><i>{html.escape(hint)}</i>", pygame.Rect(8, y, w - 16, max(40, h - y - 58)), manager, container=self)
         self.apply_button = UIButton(pygame.Rect(w - 216, h - 46, 100, 36), "Apply", manager, container=self, tool_tip_text="Use these settings (Ctrl+Z undoes it)")
         self.cancel_button = UIButton(pygame.Rect(w - 108, h - 46, 100, 36), "Cancel", manager, container=self)
         self.set_blocking(True)
 
     @staticmethod
     def height_for(count: int) -> int:
-        return 8 + count * SettingsWindow.ROW + 120
+        return 8 + count * SettingsWindow.ROW + 90 + 40 * count
 
     def pairs(self) -> list[str]:
         """``name=value`` for every field, as ``--set`` takes them."""
