@@ -110,7 +110,7 @@ class SettingsWindow(UIWindow):
 
     @staticmethod
     def height_for(count: int) -> int:
-        return 8 + count * SettingsWindow.ROW + 90 + 40 * count
+        return 8 + count * SettingsWindow.ROW + 150 + 44 * count
 
     def pairs(self) -> list[str]:
         """``name=value`` for every field, as ``--set`` takes them."""

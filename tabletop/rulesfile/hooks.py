@@ -59,7 +59,7 @@ def marks(adj: Adjudication) -> Marks:
         dice: list[tuple[str, Colour]] = []
         if "to_hit" in d:
             th = d["to_hit"]
-            dice.append((f"to hit {th['roll']} → {_num(th['total'])} vs {_num(th['needs'])}: {'hit' if th['hit'] else 'miss'}", TEXT))
+            dice.append((f"to hit {_num(th['total'])} (rolled {th['roll']}) vs {_num(th['needs'])}: {'hit' if th['hit'] else 'miss'}", TEXT))
         if "direction" in scatter:
             start, end = mm(scatter["from"], scenario), mm(scatter["to"], scenario)
             art.arrows.append(Arrow(start, end, ROSE_HOT, f"{scatter['distance']:g}"))
