@@ -103,7 +103,7 @@ class SettingsWindow(UIWindow):
             y += self.ROW
         whys = "<br>".join(f"<b>{html.escape(name)}</b>: {html.escape(why)}" for name, (_default, why) in ruleset.settings.items())
         hint = "Values as in a scenario's [settings]: true/false, numbers, words."
-        UITextBox(f"{whys}<br><i>{html.escape(hint)}</i>", pygame.Rect(8, y, w - 16, max(40, h - y - 58)), manager, container=self)
+        UITextBox(f"{whys}<br>{html.escape(hint)}", pygame.Rect(8, y, w - 16, max(40, h - y - 58)), manager, container=self)
         self.apply_button = UIButton(pygame.Rect(w - 216, h - 46, 100, 36), "Apply", manager, container=self, tool_tip_text="Use these settings (Ctrl+Z undoes it)")
         self.cancel_button = UIButton(pygame.Rect(w - 108, h - 46, 100, 36), "Cancel", manager, container=self)
         self.set_blocking(True)
