@@ -16,7 +16,6 @@ import pygame
 from pygame_gui.elements import UIButton, UILabel, UITextBox, UITextEntryLine, UIWindow
 
 from tabletop import rulesets
-from tabletop.model import RULESET_NAMES as _NAMES  # noqa: F401 - read through rulesets.names() below
 
 OPEN_RULES_FILE = "Open rules file…"
 SETTINGS = "Settings…"
