@@ -9,7 +9,6 @@ from tabletop.marks import (
     DAMAGE_TEXT,
     HIGHLIGHT,
     ROSE_HOT,
-    ROSE_MIN_PX,
     TEMPLATE_EDGE,
     TEXT,
     WARN,
@@ -74,9 +73,8 @@ def marks(adj: Adjudication) -> Marks:
             dice.append((f"new roll {scatter['strike']}", TEXT))
         if d.get("dud"):
             dice.append(("a dud", WARN))
-        if dice:
-            anchor = mm(scatter["from"], scenario) if "from" in scatter else placed.focus
-            art.badges.append(Badge(anchor, ((f"{result.template.id}", TEXT), *dice), ROSE_HOT, clear=placed.shape.reach * 0.62, prefer="left", clear_px=ROSE_MIN_PX + 24, leader=False))
+        if dice:  # the rolls that decided the template, beside where it landed
+            art.badges.append(Badge(placed.focus, ((f"{result.template.id}: dice", TEXT), *dice), ROSE_HOT, clear=placed.shape.reach, prefer="left", dice=True))
         members = [placed, *[p for p in res.also_drawn if "#" in p.id]]
         if len(members) > 1:
             foci = np.array([p.focus for p in sorted(members, key=lambda p: p.id)], dtype=float)
