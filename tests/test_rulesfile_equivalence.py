@@ -22,7 +22,6 @@ from tabletop import rulesfile
 from tabletop.adjudicate import Adjudication, adjudicate
 from tabletop.catalogue import default_catalogue
 from tabletop.model import At, Base, Impact, Model, RectSpec, Scenario, Table, Template, TemplateShape, Terrain
-from tabletop.resolution import Step
 from tabletop.scenario_io import load
 
 from .conftest import SCENARIOS
@@ -169,12 +168,6 @@ def robotech_tables(draw: st.DrawFn) -> tuple[Scenario, dict[str, Any], int]:
     return s, changed, draw(st.integers(1, 10_000))
 
 
-#: Issue 32's rulings (Step.rule; Robotech's shoot-down only of the missiles that would have hit) are what the
-#: rules file restates; before they are in the tree the built-in lets any mecha under a Blast Missile shoot at it.
-ISSUE_32 = "rule" in {f.name for f in dataclasses.fields(Step)}
-
-
-@pytest.mark.skipif(not ISSUE_32, reason="the built-in robotech before issue 32's shoot-down ruling (rulings branch)")
 @PROPERTY
 @given(robotech_tables())
 def test_random_robotech_tables_judged_alike(case: tuple[Scenario, dict[str, Any], int]) -> None:

@@ -145,7 +145,7 @@ def test_club_shell_worked_by_hand() -> None:
     assert statuses(adj)["edge"] == "outside"
     assert math.hypot(4.6 - 6.5, 8.4 - 6.5) == pytest.approx(2.687, abs=1e-3)
     assert adj.results[0].rolls == ()
-    steps = {st.data.get("model"): getattr(st, "rule", None) or st.data.get("rule") for st in res.steps if st.data.get("model")}
+    steps = {st.data.get("model"): st.rule for st in res.steps if st.data.get("model")}
     assert steps["gz"] == "effect_ground" and steps["n3"] == "effect_square"
 
 

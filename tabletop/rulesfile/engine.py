@@ -21,14 +21,9 @@ from tabletop.rulesfile.values import Stats, Weapon, judged_under
 from tabletop.rulesfile.cover import cover_rules
 from tabletop.units import MM_PER_UNIT, to_units
 
-_STEP_HAS_RULE = "rule" in {f.name for f in dataclasses.fields(Step)}
-
-
 def step(kind: str, text: str, rule: str | None, placed: PlacedTemplate | None = None, **data: Any) -> Step:
-    """A step naming the rule it applies (``Step.rule``)."""
-    if _STEP_HAS_RULE:
-        return Step(kind, text, placed, data, rule=rule)  # type: ignore[call-arg]
-    return Step(kind, text, placed, {**data, "rule": rule})
+    """A step naming the rule it applies (``Step.rule``: an id of the file's rules, see :class:`.compile.RuleText`)."""
+    return Step(kind, text, placed, data, rule=rule)
 
 
 def pt(p: tuple[float, float], units: str) -> list[float]:

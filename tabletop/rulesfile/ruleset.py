@@ -172,8 +172,7 @@ class CompiledRuleset:
         return engine.resolve(self.variant(ctx.settings), ctx)
 
     def step_rule(self, step: Step) -> tuple[str, str] | None:
-        rule_id = getattr(step, "rule", None) or step.data.get("rule")
-        text = self.base.texts.get(rule_id) if isinstance(rule_id, str) else None
+        text = self.base.texts.get(step.rule) if step.rule is not None else None
         if text is None or text.quote is None:
             return None
         return (text.title, text.quote)
