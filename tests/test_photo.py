@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 cv2 = pytest.importorskip("cv2")
 
 from tabletop.photo import cli as photo_cli  # noqa: E402
-from tabletop.photo.detect import fit_circle  # noqa: E402
+from tabletop.photo.rays import fit_circle  # noqa: E402
 from tabletop.photo.imageio import check_corners, load_image, parse_corners, parse_table_size, to_file, to_working  # noqa: E402
 from tabletop.photo.pipeline import analyse_image  # noqa: E402
 from tabletop.photo.rectify import homography_from_corners, rectify  # noqa: E402
@@ -345,7 +345,9 @@ def _disc(img: np.ndarray, cx: float, cy: float, r: float, colour: tuple[float, 
 def test_half_level_centre_of_a_base_with_a_mat_coloured_bevel(start: tuple[float, float]) -> None:
     """Top dark, bevel 1.5 mm wide nearly the mat's colour, a miniature over the middle and an arm over the rim:
     the centre is found from 1 mm away to within 0.1 mm, the radius between the two edges is accepted."""
-    from tabletop.photo.detect import _half_level_centres, mat_model, photo_scale
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.rimfit import half_level_centres
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 16.0
 
@@ -359,7 +361,7 @@ def test_half_level_centre_of_a_base_with_a_mat_coloured_bevel(start: tuple[floa
     rect = _top_down((120.0, 100.0), s, draw)
     mat = mat_model(rect.image)
     colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]]), np.array([r * s]))
-    centres, _, rms, rays, _ = _half_level_centres(rect, np.array([[cx + start[0], cy + start[1]]]), np.array([r - 0.6]),
+    centres, _, rms, rays, _ = half_level_centres(rect, np.array([[cx + start[0], cy + start[1]]]), np.array([r - 0.6]),
                                              colour, mat.whiten, photo_scale(rect))
     assert math.hypot(centres[0, 0] - cx, centres[0, 1] - cy) <= 0.1
     assert np.isfinite(rms[0]) and rms[0] < 0.3
@@ -371,7 +373,9 @@ def test_half_level_passes_skip_circles_a_pass_left_where_they_were() -> None:
     passes at once give exactly what three single passes give, each fed the last one's centres and radii, for starts
     that converge on the base, fail at once on bare mat, or move in one or two passes and then stop; with a mixed
     span bar."""
-    from tabletop.photo.detect import _half_level_centres, mat_model, photo_scale
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.rimfit import half_level_centres
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 16.0
 
@@ -386,11 +390,11 @@ def test_half_level_passes_skip_circles_a_pass_left_where_they_were() -> None:
     radii = np.array([r - 0.6, r + 0.4, 12.5, 20.0, r, r + 3.0, 18.18, 12.64])
     colour = mat.at(np.column_stack([starts[:, 0] * s, (100.0 - starts[:, 1]) * s]), radii * s)
     spans = np.array([1e-6, 1.0, 1.0, 1.0, 1e-6, 1e-6, 1e-6, 1e-6])
-    at_once = _half_level_centres(rect, starts, radii, colour, mat.whiten, photo_scale(rect), spans, passes=3)
+    at_once = half_level_centres(rect, starts, radii, colour, mat.whiten, photo_scale(rect), spans, passes=3)
     centres, radius = starts, radii
     moved = []
     for _ in range(3):
-        one_by_one = _half_level_centres(rect, centres, radius, colour, mat.whiten, photo_scale(rect), spans, passes=1)
+        one_by_one = half_level_centres(rect, centres, radius, colour, mat.whiten, photo_scale(rect), spans, passes=1)
         moved.append(tuple(np.hypot(*(one_by_one[0] - centres).T) > 0))
         centres, radius = one_by_one[0], one_by_one[1]
     for got, want in zip(at_once, one_by_one):
@@ -402,7 +406,9 @@ def test_half_level_passes_skip_circles_a_pass_left_where_they_were() -> None:
 def test_half_level_refuses_a_circle_fitted_round_a_miniature() -> None:
     """A yellow figure on a base the photo cannot see (the mat's colour): a circle through its outline has
     "figure inside, mat outside" on the few rays where the outline meets it, not all round."""
-    from tabletop.photo.detect import FIT_RAYS, HALF_MIN_SUPPORT, _half_level_centres, mat_model, photo_scale
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.rays import FIT_RAYS, photo_scale
+    from tabletop.photo.rimfit import HALF_MIN_SUPPORT, half_level_centres
 
     s, cx, cy = 4.0, 60.0, 50.0
     angles = np.linspace(0, 2 * math.pi, 60, endpoint=False)
@@ -417,7 +423,7 @@ def test_half_level_refuses_a_circle_fitted_round_a_miniature() -> None:
     mat = mat_model(rect.image)
     radius = float(np.median(reach))
     colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]]), np.array([radius * s]))
-    _, _, _, rays, _ = _half_level_centres(rect, np.array([[cx, cy]]), np.array([radius]), colour, mat.whiten, photo_scale(rect))
+    _, _, _, rays, _ = half_level_centres(rect, np.array([[cx, cy]]), np.array([radius]), colour, mat.whiten, photo_scale(rect))
     assert 0 < rays[0] < HALF_MIN_SUPPORT * FIT_RAYS, rays
 
 
@@ -491,7 +497,8 @@ def test_disagreeing_centres_widen_sigma(seed: int, at: tuple[float, float], was
 def test_area_fit_centres_a_faint_base_under_a_figure() -> None:
     """A base barely darker than the mat, a bright figure over a third of it and past its rim: the area fit finds
     its centre from 1.5 mm away, to within 0.2 mm; on bare mat it says nothing."""
-    from tabletop.photo.detect import _disc_centre, mat_model
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.uncertainty import disc_centre
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 14.0
 
@@ -505,10 +512,10 @@ def test_area_fit_centres_a_faint_base_under_a_figure() -> None:
     mat = mat_model(rect.image)
     colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]]), np.array([r * s]))[0]
     for start in ((cx - 1.5, cy), (cx + 1.0, cy + 1.1), (cx, cy - 1.5)):
-        found = _disc_centre(rect, np.array(start), r, colour, mat.whiten)
+        found = disc_centre(rect, np.array(start), r, colour, mat.whiten)
         assert found is not None
         assert math.hypot(found[0] - cx, found[1] - cy) <= 0.2
-    assert _disc_centre(rect, np.array([25.0, 80.0]), r, colour, mat.whiten) is None
+    assert disc_centre(rect, np.array([25.0, 80.0]), r, colour, mat.whiten) is None
 
 
 def _dark_base_with_bright_figure(img: np.ndarray, to_px: object, cx: float, cy: float, r: float, s: float,
@@ -526,14 +533,16 @@ def test_outer_rim_found_round_a_bright_figure_on_a_faint_base() -> None:
     """Detected at the figure's outline (28 mm), the base's own faint rim at 40 mm is found round it, centred;
     round the true rim nothing larger is claimed."""
     from tabletop.photo import BASE_SIZES_MM
-    from tabletop.photo.detect import _outer_rims, mat_model, photo_scale
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.sizesnap import outer_rims
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 20.0
     rect = _top_down((120.0, 100.0), s, lambda img, to_px: _dark_base_with_bright_figure(img, to_px, cx, cy, r, s), seed=2)
     mat = mat_model(rect.image)
     colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]] * 2), np.array([14.0 * s, r * s]))
     sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
-    outline, rim = _outer_rims(rect, np.array([[cx + 0.7, cy - 0.4], [cx, cy]]), np.array([14.0, r]), colour, mat.whiten,
+    outline, rim = outer_rims(rect, np.array([[cx + 0.7, cy - 0.4], [cx, cy]]), np.array([14.0, r]), colour, mat.whiten,
                                photo_scale(rect), sizes, np.array([False, False]))
     assert outline is not None
     centre, radius, _, rms, rays, apart, loosely = outline
@@ -547,7 +556,9 @@ def test_outer_rim_found_round_a_figure_off_the_base_s_middle() -> None:
     """The figure stands 5 mm off the middle of its faint 40 mm base: found at the figure's outline, the base's
     rim is found from shifted starts when the detection is unsure, and not from the figure's own centre."""
     from tabletop.photo import BASE_SIZES_MM
-    from tabletop.photo.detect import _outer_rims, mat_model, photo_scale
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.sizesnap import outer_rims
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 20.0
     offset = (4.6, -2.1)
@@ -557,12 +568,12 @@ def test_outer_rim_found_round_a_figure_off_the_base_s_middle() -> None:
     colour = mat.at(np.array([[at[0, 0] * s, (100.0 - at[0, 1]) * s]]), np.array([11.0 * s]))
     sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
     args = (rect, at, np.array([12.5]), colour, mat.whiten, photo_scale(rect), sizes)
-    (unsure,) = _outer_rims(*args, np.array([True]))
+    (unsure,) = outer_rims(*args, np.array([True]))
     assert unsure is not None
     centre, radius, *_ = unsure
     assert radius == r
     assert math.hypot(centre[0] - cx, centre[1] - cy) <= 0.2
-    (sure,) = _outer_rims(*args, np.array([False]))
+    (sure,) = outer_rims(*args, np.array([False]))
     assert sure is None
 
 
@@ -745,7 +756,7 @@ def test_a_figure_off_the_middle_of_an_invisible_base_is_not_lifted(monkeypatch:
     the base's rim is found (84 of 120 rays), and the detection is measured on it, 0.34 mm off. Without that rim a
     looser one round it (87 rays) vetoes the figure and the base is missed; with neither, the figure is reported as
     the base, 5.2 mm off. (The loose rim, crossed on more rays, had hidden the other and the base was missed.)"""
-    import tabletop.photo.detect as detect
+    import tabletop.photo.sizesnap as detect
 
     def at_415() -> tuple[int, float]:
         photo, result = _analysed(415)
@@ -765,14 +776,16 @@ def test_outer_rim_reports_the_catalogue_size_nearest_its_fit() -> None:
     """A faint 32 mm base round a white figure found at 25 mm: the fits started at 30 and 32 mm settle on the
     same rim; it is reported as 32 mm, the size nearest the fit (not the first start that reached it)."""
     from tabletop.photo import BASE_SIZES_MM
-    from tabletop.photo.detect import _outer_rims, mat_model, photo_scale
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.sizesnap import outer_rims
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 16.0
     rect = _top_down((120.0, 100.0), s, lambda img, to_px: _dark_base_with_bright_figure(img, to_px, cx, cy, r, s), seed=4)
     mat = mat_model(rect.image)
     colour = mat.at(np.array([[cx * s, (100.0 - cy) * s]]), np.array([12.5 * s]))
     sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
-    (outline,) = _outer_rims(rect, np.array([[cx, cy]]), np.array([12.5]), colour, mat.whiten, photo_scale(rect), sizes,
+    (outline,) = outer_rims(rect, np.array([[cx, cy]]), np.array([12.5]), colour, mat.whiten, photo_scale(rect), sizes,
                              np.array([False]))
     assert outline is not None
     assert outline[1] == r
@@ -781,16 +794,16 @@ def test_outer_rim_reports_the_catalogue_size_nearest_its_fit() -> None:
 def test_centre_spread_full_circle_and_short_arc() -> None:
     """2/n on a full circle of n rays, radius fixed or free; on a half circle a free radius trades off with the
     centre along the arc's axis (the loosest direction), a fixed one does not."""
-    from tabletop.photo.detect import _centre_spread
+    from tabletop.photo.rays import centre_spread
 
     angles = np.linspace(0, 2 * math.pi, 120, endpoint=False)
     design = np.column_stack([np.ones(120), np.cos(angles), np.sin(angles)])
     full = np.ones((1, 120), dtype=bool)
     half = (np.cos(angles) > 0)[None, :]
-    assert _centre_spread(full, design)[0] == pytest.approx(2 / 120)
-    assert _centre_spread(full, design[:, 1:])[0] == pytest.approx(2 / 120)
-    assert _centre_spread(half, design[:, 1:])[0] == pytest.approx(2 / 60, rel=0.05)
-    assert _centre_spread(half, design)[0] > 5 * _centre_spread(half, design[:, 1:])[0]
+    assert centre_spread(full, design)[0] == pytest.approx(2 / 120)
+    assert centre_spread(full, design[:, 1:])[0] == pytest.approx(2 / 120)
+    assert centre_spread(half, design[:, 1:])[0] == pytest.approx(2 / 60, rel=0.05)
+    assert centre_spread(half, design)[0] > 5 * centre_spread(half, design[:, 1:])[0]
 
 
 def test_a_coarse_photo_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -813,7 +826,7 @@ def test_a_half_level_fit_may_move_3_5_mm(monkeypatch: pytest.MonkeyPatch) -> No
     3 mm off again. 1412: its half-level fit traced its figure's 22 mm outline in a 28 mm base, 2.9 mm from the rim
     fit; taken, the larger-rim search finds the base round it (0.57 mm off; 1.00 mm while only fits of the
     detection's size could move that far)."""
-    import tabletop.photo.detect as detect_module
+    import tabletop.photo.rimfit as rimfit_module
 
     def the_base(result: PhotoResult, truth: tuple[float, float]) -> float:
         return min(math.hypot(b.x_mm - truth[0], b.y_mm - truth[1]) for b in result.bases)
@@ -825,7 +838,7 @@ def test_a_half_level_fit_may_move_3_5_mm(monkeypatch: pytest.MonkeyPatch) -> No
     photo_1412, result = _analysed(1412)
     base_1412 = min(photo_1412.bases, key=lambda t: math.hypot(t.x_mm - 1076.4, t.y_mm - 858.3))
     assert the_base(result, (base_1412.x_mm, base_1412.y_mm)) <= 0.7
-    monkeypatch.setattr(detect_module, "HALF_MAX_MOVE_FINE_MM", 2.5)
+    monkeypatch.setattr(rimfit_module, "HALF_MAX_MOVE_FINE_MM", 2.5)
     _, result = _analysed(1818)
     assert the_base(result, (base.x_mm, base.y_mm)) > 3.0
 
@@ -835,12 +848,12 @@ def test_the_half_level_diameter_sets_the_size(monkeypatch: pytest.MonkeyPatch) 
     where the figure crosses the rim); the half-level diameter, within 0.5 mm of 28, sizes it right, and another
     base with it. With the rule off (a margin no diameter meets) the first is sized wrong (and another was, before
     the overlap's choice weighed how far each detection's centres disagree)."""
-    import tabletop.photo.detect as detect_module
+    import tabletop.photo.rimfit as rimfit_module
 
     photo, result = _analysed(702)
     s = score(list(result.bases), photo.bases)
     assert s.diameter_right == s.matched >= 37
-    monkeypatch.setattr(detect_module, "HALF_SIZE_MARGIN_MM", -1.0)
+    monkeypatch.setattr(rimfit_module, "HALF_SIZE_MARGIN_MM", -1.0)
     photo, result = _analysed(702)
     s = score(list(result.bases), photo.bases)
     assert s.diameter_right <= s.matched - 1
@@ -849,7 +862,7 @@ def test_the_half_level_diameter_sets_the_size(monkeypatch: pytest.MonkeyPatch) 
 def test_a_faint_50_mm_rim_round_a_figure_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 815: a 50 mm base of the dark mat's colour under a green figure was reported as the figure's 40 mm
     outline, 3.6 mm off; the larger rim round it scatters 0.54-0.58 mm, over the old 0.5 mm bar."""
-    import tabletop.photo.detect as detect_module
+    import tabletop.photo.sizesnap as sizesnap_module
 
     def at_the_base(result: PhotoResult, truth: object) -> tuple[float, float]:
         d = min(result.bases, key=lambda b: math.hypot(b.x_mm - truth.x_mm, b.y_mm - truth.y_mm))  # type: ignore[attr-defined]
@@ -860,7 +873,7 @@ def test_a_faint_50_mm_rim_round_a_figure_is_found(monkeypatch: pytest.MonkeyPat
     assert truth.diameter_mm == 50
     diameter, err = at_the_base(result, truth)
     assert diameter == 50 and err <= 1.0
-    monkeypatch.setattr(detect_module, "OUTER_RMS_MM", 0.5)
+    monkeypatch.setattr(sizesnap_module, "OUTER_RMS_MM", 0.5)
     diameter, err = at_the_base(_analysed(815)[1], truth)
     assert diameter == 40 and err > 3
 
@@ -918,7 +931,9 @@ def test_inner_rim_found_inside_a_circle_round_base_and_weapon() -> None:
     smaller-rim search finds the base, centred; a round bright figure on a dark 40 mm base is not taken for a
     smaller base (outside it is the base, not the mat)."""
     from tabletop.photo import BASE_SIZES_MM
-    from tabletop.photo.detect import _inner_rims, mat_model, photo_scale
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.sizesnap import inner_rims
 
     s, cx, cy, r = 4.0, 60.0, 50.0, 12.5
     fx, fy, fr = 60.0, 50.0, 20.0
@@ -937,7 +952,7 @@ def test_inner_rim_found_inside_a_circle_round_base_and_weapon() -> None:
     at = np.array([[cx - 25 + 2.4, cy - 1.4], [fx + 25, fy]])
     colour = mat.at(np.array([[x * s, (100.0 - y) * s] for x, y in at]), np.array([15.0 * s, fr * s]))
     sizes = np.array(sorted(BASE_SIZES_MM), dtype=float)
-    base, figure = _inner_rims(rect, at, np.array([15.0, fr]), colour, mat.whiten, photo_scale(rect), sizes)
+    base, figure = inner_rims(rect, at, np.array([15.0, fr]), colour, mat.whiten, photo_scale(rect), sizes)
     assert base is not None
     centre, radius, _, rms, rays = base
     assert radius == r

@@ -9,8 +9,10 @@ import numpy as np
 from tabletop.photo import BASE_SIZES_MM
 from tabletop.photo.detect import detect_bases, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
-from tabletop.photo.rectify import calibration_rms_mm, find_table, homography_from_corners, rectify, refine_corners
-from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult
+from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
+                                   straightness, typical_focal)
+from tabletop.photo.rectify import calibration_rms_mm, find_table, rectify, refine_corners, side_profiles
+from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 CLICK_SIGMA_PX = 1.0
 """1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it."""
@@ -23,17 +25,53 @@ def _as_corners(points: np.ndarray) -> Corners:
     return (c[0], c[1], c[2], c[3])
 
 
+LENS_EVIDENCE = 3.0
+"""The table's sides must show a lens's bending this many of its own 1-sigmas before the photo is undistorted: a
+straight-looking table is left as it is (the lens then adds only its uncertainty to every sigma)."""
+
+
+def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> tuple[Distortion, float, float]:
+    """The photo's radial distortion from the straightness of the table's four sides (the plumb-line idea): the lens,
+    the sides' straightness left (px RMS) and k1's 1-sigma. Wide bands first (a bowed side leaves a narrow one), then,
+    if the sides bend, their edges refined through that lens and measured again."""
+    size = (image.shape[1], image.shape[0])
+    sides = side_profiles(image, corners)
+    lens, rms, k_sigma = plumb_line(sides, size)
+    if not (abs(lens.k1) > LENS_EVIDENCE * k_sigma):
+        flat = no_distortion(size)
+        return flat, straightness(sides, flat), k_sigma
+    try:
+        refined = refine_corners(image, corners, search_px=8.0, lens=lens)
+    except PhotoError:
+        return lens, rms, k_sigma
+    fine, fine_rms, fine_sigma = plumb_line(list(refined.edge_points), size)
+    if abs(fine.k1 - lens.k1) <= 3 * max(k_sigma, fine_sigma) + 0.01:
+        return fine, fine_rms, fine_sigma
+    return lens, rms, k_sigma
+
+
 def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: Corners | None = None,
-                  base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) -> PhotoResult:
-    """Everything about one loaded photo; ``corners`` in the file's pixels (LL, LR, UR, UL) or None to find them."""
+                  base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM, base_height_mm: float | None = None,
+                  lens_file: LensFile | None = None) -> PhotoResult:
+    """Everything about one loaded photo; ``corners`` in the file's pixels (LL, LR, UR, UL) or None to find them.
+
+    ``base_height_mm``: every base's height (0: flat discs); None: the catalogue's per size. ``lens_file``: the phone's
+    calibrated lens (``tabletop photo calibrate``); without it the lens is measured on the table's sides."""
     image = loaded.pixels
     notes = list(loaded.notes)
     height, width = image.shape[:2]
+    size = (width, height)
+    lens: Distortion | None = None
+    focal: float | None = None
+    if lens_file is not None:
+        lens, focal = lens_file.for_size(loaded.original_size)
+        if loaded.scale != 1.0:
+            lens, focal = lens_file.for_size(size)
     if corners is not None:
         check_corners(corners, loaded.original_size)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
         try:
-            fit = refine_corners(image, given, search_px=8.0)
+            fit = refine_corners(image, given, search_px=8.0, lens=lens)
             moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1)))
         except PhotoError:
             fit, moved = None, float("inf")
@@ -55,9 +93,24 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         # unaided, so the user did nothing wrong; say what to do instead.
         raise PhotoError("could not find the table's outline in the photo (what was found is not a four-sided table "
                          "inside it): give its corners with --corners, or click them in the app") from None
-    h = homography_from_corners(work_corners, table_mm)
-    calibration = calibration_rms_mm(h, work_corners, sigmas)
-    rect = rectify(image, work_corners, table_mm, 1.0, calibration)
+    lens_rms, k_sigma = 0.0, 0.0
+    if lens is None:
+        lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit)
+        if not lens.identity:
+            try:
+                bent = refine_corners(image, work_corners, search_px=8.0, lens=lens)
+            except PhotoError:
+                bent = None
+            if bent is not None and bent.confidence >= 0.3 and corner_outside(bent.corners_px, size) is None:
+                work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
+                if corners is None:
+                    confidence = max(confidence, bent.confidence)
+            k1, _ = lens.opencv(typical_focal(size))
+            notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
+    camera = camera_from_corners(work_corners, table_mm, size, lens, sigmas, focal, lens_rms, k_sigma)
+    h = homography_undistorted(work_corners, table_mm, lens)
+    calibration = calibration_rms_mm(h, _as_corners(lens.remove(np.asarray(work_corners))), sigmas)
+    rect = rectify(image, work_corners, table_mm, 1.0, calibration, camera=camera, base_height_mm=base_height_mm)
     bases = tuple(detect_bases(rect, base_sizes_mm))
     mm_per_px = photo_scale(rect).mm_per_px
     if mm_per_px > COARSE_MM_PER_PX:
@@ -75,10 +128,12 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         bases=bases,
         notes=tuple(notes),
         mm_per_px=mm_per_px,
+        camera=camera,
     )
 
 
 def analyse_photo(path: str | os.PathLike[str], table_mm: tuple[float, float], corners: Corners | None = None,
-                  base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM, max_pixels: int = MAX_PIXELS) -> PhotoResult:
+                  base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM, max_pixels: int = MAX_PIXELS,
+                  base_height_mm: float | None = None, lens_file: LensFile | None = None) -> PhotoResult:
     """Load the photo at ``path`` (validated; large photos downscaled) and analyse it. Raises PhotoError on bad input."""
-    return analyse_image(load_image(path, max_pixels), table_mm, corners, base_sizes_mm)
+    return analyse_image(load_image(path, max_pixels), table_mm, corners, base_sizes_mm, base_height_mm, lens_file)

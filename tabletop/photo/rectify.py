@@ -7,6 +7,7 @@ import math
 import cv2
 import numpy as np
 
+from tabletop.photo.camera import Camera, Distortion
 from tabletop.photo.values import Corners, PhotoError, Rectified, TableFit, apply_homography
 
 COARSE_SIDE_PX = 900
@@ -22,25 +23,25 @@ BORDER_RATIO = 0.6
 border round the mat (see ``_border_between``): the segmentation ran over it, and the side is its outer edge."""
 ACROSS_SUPPORT = 0.3
 """A side with fewer outline points on it than this per pixel of its length was drawn through a leak's ragged
-outline, not along an edge (seed 1406's leaked right side: 0.13, seed 1651's left side, drawn over a border,
-0.18; sides along the table's edge on the seeds looked at: 0.47-0.98)."""
+outline, not along an edge (leaked sides and sides drawn over a border had 0.13-0.18; sides along the table's
+edge 0.47-0.98)."""
 BAND_SUPPORT = 0.3
 """Only a side with less of the outline on it than this (as ``ACROSS_SUPPORT``) is replaced by a stronger line in its
 band (``LEAK_RATIO``, ``BORDER_RATIO``): one with more is a straight run of the segmentation along its whole length,
-the table's edge. On 1,030 photos the 21 sides rightly replaced so had 0.15-0.25, the one wrongly 0.98 (seed 2268:
-its bottom side 1.4 px from the table's edge, the mat there darkened by the light to its border's lightness, so its
-step along the room-to-mat colour change scored 0.24 against 2.17 for a line through bases and terrain 96 px in)."""
+the table's edge. On 1,030 photos the 21 sides rightly replaced so had 0.15-0.25, the one wrongly 0.98 (a side on
+the table's edge where the light had darkened the mat to its border's lightness, so its step scored far under a line
+through bases and terrain further in)."""
 ACROSS_RATIO = 0.5
 """A weak side is replaced by the line between its neighbouring sides (``_side_across``) at least twice as strong:
-seed 1406's leaked side had 0.13 of its table edge's strength, seed 1651's side over a border 0.41."""
+a leaked side had 0.13 of its table edge's strength, a side over a border 0.41."""
 ACROSS_OUTSIDE = 0.3
 """The lines between the neighbouring sides start and end up to this fraction of those sides' lengths outside the
-side's corners: a leak can carry one corner out past the table's and leave the other inside it (seed 1936: its
-left side crossed the table's edge, 80 px outside one corner and 141 px inside the other on the 900-px copy)."""
+side's corners: a leak can carry one corner out past the table's and leave the other inside it (a side crossing the
+table's edge 80 px outside one corner and 141 px inside the other on the 900-px copy)."""
 ACROSS_INNER = 0.8
 """Of the lines scoring at least this fraction of the best and at most a border's width (``BORDER_MAX_WIDTH``) inside
 it, the innermost is refined: past a border round the mat its outer edge, to the room, can score as high as the
-table's edge (seed 1651: 7.07 against 6.85)."""
+table's edge (7.07 against 6.85 on one border)."""
 OUTLINE_RUNS = 6
 """Straight runs of the mat's outline looked for (a table has four sides; a leak can split one in two)."""
 BORDER_MAX_WIDTH = 0.05
@@ -72,19 +73,33 @@ def homography_from_corners(corners_px: Corners, table_mm: tuple[float, float]) 
 
 
 def rectify(image: np.ndarray, corners_px: Corners, table_mm: tuple[float, float], px_per_mm: float = 1.0,
-            calibration_rms_mm: float = 0.0) -> Rectified:
-    """The table seen from straight above at ``px_per_mm``; row 0 is the far edge (y = depth)."""
-    h = homography_from_corners(corners_px, table_mm)
+            calibration_rms_mm: float = 0.0, camera: Camera | None = None, base_height_mm: float | None = 0.0) -> Rectified:
+    """The table seen from straight above at ``px_per_mm``; row 0 is the far edge (y = depth).
+
+    With a ``camera`` the table is mapped through its pose and lens (the corners then only say which photo it is);
+    without, through the homography of the four corners."""
+    # The table plane's own mapping is the four corners' homography (exact where they were measured; a pose fitted to
+    # them need not reproduce them); the camera adds the lens, and places what stands above the plane.
+    if camera is not None:
+        und = camera.distortion.remove(np.asarray(corners_px, dtype=np.float64))
+        h = homography_from_corners((tuple(und[0]), tuple(und[1]), tuple(und[2]), tuple(und[3])), table_mm)
+    else:
+        h = homography_from_corners(corners_px, table_mm)
     w_mm, d_mm = table_mm
     out_w, out_h = int(round(w_mm * px_per_mm)), int(round(d_mm * px_per_mm))
     # Rectified pixel (u, v) samples table (u / s, depth - v / s).
     to_table = np.array([[1 / px_per_mm, 0, 0], [0, -1 / px_per_mm, d_mm], [0, 0, 1]])
     m = h @ to_table
-    top_down = cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP
-                                   if px_per_mm < 0 else cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                   borderMode=cv2.BORDER_REPLICATE)
+    if camera is not None and not camera.distortion.identity:
+        u, v = np.meshgrid(np.arange(out_w, dtype=np.float64), np.arange(out_h, dtype=np.float64))
+        src = camera.distortion.apply(apply_homography(m, np.column_stack([u.ravel(), v.ravel()])))
+        mx, my = src[:, 0].reshape(out_h, out_w).astype(np.float32), src[:, 1].reshape(out_h, out_w).astype(np.float32)
+        top_down = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    else:
+        top_down = cv2.warpPerspective(image, m, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                       borderMode=cv2.BORDER_REPLICATE)
     return Rectified(source=image, homography=h, table_mm=(float(w_mm), float(d_mm)), px_per_mm=float(px_per_mm),
-                     image=top_down, calibration_rms_mm=float(calibration_rms_mm))
+                     image=top_down, calibration_rms_mm=float(calibration_rms_mm), camera=camera, base_height_mm=base_height_mm)
 
 
 def _order_corners(quad: np.ndarray) -> np.ndarray:
@@ -128,7 +143,7 @@ def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     if n < 2:
         raise PhotoError("could not find the table in the photo: give its corners with --corners")
     # The part at the photo's middle, unless a larger one dwarfs it: a building of nearly the mat's colour can
-    # stand on the middle (seed 1948: a 1,400 px piece of it against the mat's 161,000).
+    # stand on the middle (a 1,400 px piece of one against the mat's 161,000).
     largest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     label = labels[sh // 2, sw // 2]
     if label == 0 or stats[label, cv2.CC_STAT_AREA] < 0.5 * stats[largest, cv2.CC_STAT_AREA]:
@@ -158,7 +173,7 @@ def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> tuple[np
     the table's sides are still its longest straight runs. A leak can also split one side into two
     straight runs, offset: of the runs found (up to ``OUTLINE_RUNS``) each pair of opposite sides is the
     longest run of its direction and the longest lying at least a quarter of the photo's side from it
-    (seed 903: two runs of the right side were taken for both sides, a sliver 2,400 px off).
+    (else two runs of one side can be taken for both sides of the pair: a sliver, thousands of px off).
     """
     rng = np.random.default_rng(seed)
     remaining = points.copy()
@@ -266,7 +281,7 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
     colour step is strongest on average. A side much weaker than that line is replaced by it, unless much of
     the outline lies on it (``BAND_SUPPORT``).
     Where the leak ran along the whole side its run can lie aslant, the table's edge leaving that band
-    (seed 1406: 30 px in at one end, 300 px at the other): a side not replaced with little of the outline on it
+    (30 px in at one end, 300 px at the other): a side not replaced with little of the outline on it
     (``support``, under ``ACROSS_SUPPORT``), however it scores in its band, is looked for again among the lines
     between its neighbouring sides (``_side_across``), replaced if under ``ACROSS_RATIO`` of the line found; one
     with little of the outline on it replaced by its band's line is looked for across again from that line.
@@ -285,7 +300,7 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
         replace = best > 0 and not outlined and (own < LEAK_RATIO * best
                                                  or (own < BORDER_RATIO * best and _border_between(small, pts, normal, offset, slope, depth)))
         # A side with little of the outline on it is looked for across even where its band holds no stronger line: the
-        # table's edge may leave the band (seed 1936: the band's best was the side itself, the edge 49 against 2.3 across).
+        # table's edge may leave the band (the band's best can be the side itself while the edge, across, scores far higher).
         if not replace and best > 0 and support is not None and support[i] < ACROSS_SUPPORT:
             across = _across_replacement(small, quad, i)
             if across is not None:
@@ -301,7 +316,7 @@ def _check_sides(small: np.ndarray, quad: np.ndarray, support: np.ndarray | None
         return quad, evidence
     corners = _corners_from_lines(lines)
     # A leaked side's band holds only part of an aslant table edge: its best line can be a border's outer edge,
-    # the edge itself leaving the band at one end (seed 1956: 15-20 px outside). From the side so found the
+    # the edge itself leaving the band at one end (15-20 px outside). From the side so found the
     # table's edge lies across, near and steady.
     for i in banded:
         across = _across_replacement(small, corners, i)
@@ -424,7 +439,7 @@ def _border_between(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offs
     ``offset + slope`` at the last) is a border round the mat: narrow (``BORDER_MAX_WIDTH`` of the table's
     ``depth`` across the side) and coloured like what lies outside the side, not like the mat inside the line.
 
-    Seed 805's light wooden border: 8.5 px wide on the 900-px copy, its colour 7 times nearer the room's than
+    A light wooden border: 8.5 px wide on the 900-px copy, its colour 7 times nearer the room's than
     the mat's. Lines inside correct sides on a sand mat in a brown room: 75-102 px in, the strip's colour 0.7-1.6
     times nearer the room's (terrain and mat, in a room close to the mat's colour).
     """
@@ -444,10 +459,14 @@ def _border_between(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offs
     return float(np.linalg.norm(strip - mat)) > BORDER_CONTRAST * float(np.linalg.norm(strip - outside))
 
 
-def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float) -> tuple[np.ndarray, np.ndarray]:
-    """Colour-gradient strength along normals through ``points``: (offsets, strength[n_points, n_offsets])."""
+def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
+                  lens: Distortion | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Colour-gradient strength along normals through ``points``: (offsets, strength[n_points, n_offsets]). With a
+    ``lens`` the points and normals are undistorted pixels, sampled where the lens shows them."""
     offsets = np.arange(-half, half + step / 2, step)
     xy = points[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+    if lens is not None and not lens.identity:
+        xy = lens.apply(xy)
     mx, my = xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32)
     prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     if prof.ndim == 2:
@@ -507,9 +526,16 @@ def _intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) -
     return p1 + t[0] * d1, abs(sine)
 
 
-def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12.0, samples: int = 240) -> TableFit:
-    """Fit a line to each table side's edge near the given outline and intersect them; errors and support per side."""
+def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12.0, samples: int = 240,
+                   lens: Distortion | None = None) -> TableFit:
+    """Fit a line to each table side's edge near the given outline and intersect them; errors and support per side.
+
+    With a ``lens`` the sides are straight lines in undistorted pixels (sampled through the lens, so a bowed side is
+    followed); the corners and edge points returned are in the photo's own pixels either way."""
     quad = np.asarray(corners_px, dtype=np.float64)
+    if lens is not None:
+        quad = lens.remove(quad)
+    edge_points: list[np.ndarray] = []
     lines = []
     stats = []
     centre_of_quad = quad.mean(axis=0)
@@ -524,7 +550,7 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
         pts = a[None, :] + t[:, None] * (b - a)[None, :]
         first_step = max(0.5, search_px / 40)
         for half, step in ((search_px, first_step), (5.0, 0.5), (3.0, 0.25)):
-            offsets, strength = _sample_lines(image, pts, normal, half, step)
+            offsets, strength = _sample_lines(image, pts, normal, half, step, lens)
             pos, peak = subpixel_peaks(strength, offsets, lo=2)
             if step == first_step:
                 floor = np.median(strength, axis=1)
@@ -544,6 +570,7 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
         support = float(keep.mean())
         lines.append((p0, d0, length))
         stats.append((rms, support, contrast, int(keep.sum())))
+        edge_points.append(lens.apply(edge_pts[keep]) if lens is not None else edge_pts[keep])
     corners = []
     sigmas = []
     for i in range(4):
@@ -552,6 +579,8 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
         point, sine = _intersect(p1, d1, p2, d2)
         if sine < 0.2:
             raise PhotoError("the table's sides are nearly parallel at a corner: give the corners with --corners")
+        if lens is not None:
+            point = lens.apply(point)
         corners.append((float(point[0]), float(point[1])))
         # Edge samples are correlated along a side (texture, mat wear): count at most 25 independent ones.
         # A line's end moves by about twice its offset error; a corner combines two lines.
@@ -565,7 +594,51 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
     c = tuple(corners)
     return TableFit(corners_px=(c[0], c[1], c[2], c[3]), confidence=float(np.clip(confidence, 0.0, 1.0)),
                     corner_sigma_px=tuple(sigmas),  # type: ignore[arg-type]
-                    edge_rms_px=tuple(s[0] for s in stats))  # type: ignore[arg-type]
+                    edge_rms_px=tuple(s[0] for s in stats),  # type: ignore[arg-type]
+                    edge_points=tuple(edge_points))
+
+
+SIDE_BOW = 0.035
+"""How far (a fraction of the photo's diagonal) a side's edge is looked for either side of the straight line between
+its corners when the lens is measured: a strongly barrel-distorted phone photo (k1 = -0.1) bows a side by about 2 %."""
+SIDE_PROFILE_SAMPLES = 80
+
+
+def side_profiles(image: np.ndarray, corners_px: Corners) -> list[np.ndarray]:
+    """Edge points along each side of the table (photo pixels), looked for in a wide band round the straight line
+    between its corners so a side bowed by the lens is followed; per side, the points near a smooth (quadratic) curve
+    through them, the rest (bases, terrain, the table's front face) left out."""
+    quad = np.asarray(corners_px, dtype=np.float64)
+    h, w = image.shape[:2]
+    band = SIDE_BOW * math.hypot(w, h)
+    centre = quad.mean(axis=0)
+    sides = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        direction = (b - a) / length
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal
+        t = np.linspace(0.06, 0.94, SIDE_PROFILE_SAMPLES)
+        pts = a[None, :] + t[:, None] * (b - a)[None, :]
+        offsets, strength = _sample_lines(image, pts, normal, band, 1.0)
+        pos, peak = subpixel_peaks(strength, offsets, lo=2)
+        strong = peak > 0.3 * np.median(peak) + 1.0
+        x = (t - 0.5) * length
+        keep = strong.copy()
+        for _ in range(5):
+            if keep.sum() < 8:
+                break
+            coef = np.polyfit(x[keep], pos[keep], 2)
+            res = pos - np.polyval(coef, x)
+            mad = 1.4826 * float(np.median(np.abs(res[keep]))) + 0.3
+            new_keep = strong & (np.abs(res) <= 3.0 * mad)
+            if np.array_equal(new_keep, keep):
+                break
+            keep = new_keep
+        sides.append(pts[keep] + pos[keep, None] * normal[None, :])
+    return sides
 
 
 def find_table(image: np.ndarray) -> TableFit:
@@ -585,7 +658,7 @@ def find_table(image: np.ndarray) -> TableFit:
     agreement = math.exp(-((moved / (15 * scale)) ** 2))
     # A kept side with a much stronger straight edge beside it may be the wrong one of the two.
     confidence = fit.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / 0.5)
-    return TableFit(fit.corners_px, float(confidence), fit.corner_sigma_px, fit.edge_rms_px)
+    return TableFit(fit.corners_px, float(confidence), fit.corner_sigma_px, fit.edge_rms_px, fit.edge_points)
 
 
 def calibration_rms_mm(h: np.ndarray, corners_px: Corners, corner_sigma_px: tuple[float, ...]) -> float:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tabletop.photo.camera import Camera
 
 Point = tuple[float, float]
 Corners = tuple[Point, Point, Point, Point]
@@ -37,6 +41,8 @@ class TableFit:
     """1-sigma position error of each corner, image pixels."""
     edge_rms_px: tuple[float, float, float, float]
     """RMS distance of each side's edge points from its fitted line (bottom, right, top, left)."""
+    edge_points: tuple[np.ndarray, ...] = field(default=(), compare=False)
+    """The edge points each side's line was fitted to (photo pixels), for measuring the lens."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -52,13 +58,24 @@ class Rectified:
     image: np.ndarray
     """Top-down image, row 0 = far edge (y = depth), ``px_per_mm`` pixels per mm."""
     calibration_rms_mm: float = 0.0
+    camera: Camera | None = None
+    """The camera's lens and pose where known: then ``homography`` maps to undistorted pixels and the lens is applied
+    after it. None: the homography of the four corners alone (no lens, bases as flat discs)."""
+    base_height_mm: float | None = 0.0
+    """Every base's height (mm) where set; None: each catalogue size's own (``tabletop.photo.base_height_mm``)."""
 
-    def table_to_image(self, points_mm: np.ndarray) -> np.ndarray:
-        """Table mm (n, 2) to image pixels (n, 2)."""
+    def table_to_image(self, points_mm: np.ndarray, z: float = 0.0) -> np.ndarray:
+        """Table mm (n, 2), ``z`` mm above the mat, to image pixels (n, 2)."""
+        if self.camera is not None:
+            if z != 0.0:
+                return self.camera.project(np.asarray(points_mm, dtype=np.float64).reshape(-1, 2), z)
+            return self.camera.distortion.apply(apply_homography(self.homography, points_mm))
         return apply_homography(self.homography, points_mm)
 
     def image_to_table(self, points_px: np.ndarray) -> np.ndarray:
         """Image pixels (n, 2) to table mm (n, 2)."""
+        if self.camera is not None:
+            points_px = self.camera.distortion.remove(np.asarray(points_px, dtype=np.float64).reshape(-1, 2))
         return apply_homography(np.linalg.inv(self.homography), points_px)
 
 
@@ -108,6 +125,8 @@ class PhotoResult:
     notes: tuple[str, ...] = field(default=())
     mm_per_px: float = 0.0
     """Table millimetres per photo pixel where the photo is coarsest on the table (0: not measured)."""
+    camera: Camera | None = field(default=None, compare=False)
+    """The camera measured from the table (focal length, pose, lens), in working pixels."""
 
     @property
     def coarse(self) -> bool:

@@ -1,0 +1,258 @@
+"""Rays cast from a circle's centre on the table: sampling the photo along them, rim evidence, robust circle fits.
+
+Every measurement is made in the original photo: points on the table (mm) are mapped into it through the
+rectification's camera (its homography, and the lens where one is known), so the perspective is exact and a circle
+on the table is a circle in the sampling space."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tabletop.photo.values import Rectified, apply_homography
+
+FIT_RAYS = 120
+GATE_MM = 1.2
+"""Rim points are tested for mat colour this far outside and not-mat colour this far inside (at least)."""
+GATE_SIGMAS = 2.0
+EVIDENCE_UNIT = 1.0
+"""Rim evidence (whitened colour units per mm) that counts as a ray seeing the rim."""
+CORRELATION = 1.5
+"""Neighbouring rays see overlapping pixels (blur, JPEG blocks): inflate the fit's error by this much."""
+
+
+def fit_circle(points: np.ndarray) -> tuple[np.ndarray, float]:
+    """Algebraic (Kåsa) circle through points: centre, radius."""
+    x, y = points[:, 0], points[:, 1]
+    a = np.column_stack([x, y, np.ones_like(x)])
+    b = x * x + y * y
+    sol, *_ = np.linalg.lstsq(a, b, rcond=None)
+    cx, cy = sol[0] / 2, sol[1] / 2
+    return np.array([cx, cy]), float(math.sqrt(max(sol[2] + cx * cx + cy * cy, 1e-12)))
+
+
+def top_down(rect: Rectified, px_per_mm: float) -> np.ndarray:
+    """The table seen from straight above at ``px_per_mm`` (row 0 = far edge), through the rectification's camera."""
+    if abs(rect.px_per_mm - px_per_mm) < 1e-9:
+        return rect.image
+    from tabletop.photo.rectify import rectify
+
+    w, d = rect.table_mm
+    pts = apply_homography(rect.homography, np.array([[0, 0], [w, 0], [w, d], [0, d]], dtype=float))
+    c = tuple((float(x), float(y)) for x, y in pts)
+    return rectify(rect.source, (c[0], c[1], c[2], c[3]), rect.table_mm, px_per_mm, camera=rect.camera).image
+
+
+def to_photo(rect: Rectified, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Table points (any shape, mm) to the photo's pixels as float32 maps for ``cv2.remap``: the homography, then the
+    lens where the camera has one."""
+    h = rect.homography
+    w = h[2, 0] * px + h[2, 1] * py + h[2, 2]
+    ux = (h[0, 0] * px + h[0, 1] * py + h[0, 2]) / w
+    uy = (h[1, 0] * px + h[1, 1] * py + h[1, 2]) / w
+    lens = rect.camera.distortion if rect.camera is not None else None
+    if lens is not None and not lens.identity:
+        cx, cy = lens.centre
+        qx, qy = (ux - cx) / lens.scale, (uy - cy) / lens.scale
+        r2 = qx * qx + qy * qy
+        g = 1.0 + lens.k1 * r2 + lens.k2 * r2 * r2
+        ux, uy = cx + (ux - cx) * g, cy + (uy - cy) * g
+    return ux.astype(np.float32), uy.astype(np.float32)
+
+
+def remap_photo(rect: Rectified, ix: np.ndarray, iy: np.ndarray) -> np.ndarray:
+    """The photo's colours at pixel maps (any 2-D shape), float32, in pieces small enough for ``cv2.remap``."""
+    rows = 30000  # remap's maps must stay under 32767 rows
+    return np.concatenate([
+        cv2.remap(rect.source, ix[i:i + rows], iy[i:i + rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        for i in range(0, len(ix), rows)
+    ]).astype(np.float32)
+
+
+def sample_rays(rect: Rectified, centres: np.ndarray, t: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Photo colours at table points centre + t·(cos a, sin a): [n, rays, len(t) per row, 3] float32.
+
+    ``t`` is [n, m] (one radius list per centre) or [n, rays, m] (one per ray).
+    """
+    ux, uy = np.cos(angles), np.sin(angles)
+    tt = t if t.ndim == 3 else t[:, None, :]
+    px = centres[:, 0, None, None] + tt * ux[None, :, None]
+    py = centres[:, 1, None, None] + tt * uy[None, :, None]
+    ix, iy = to_photo(rect, px, py)
+    n, k, m = ix.shape
+    return remap_photo(rect, ix.reshape(n * k, m), iy.reshape(n * k, m)).reshape(n, k, m, -1)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Lengths along the rays that follow the photo's resolution on the table (its blur, in mm)."""
+
+    mm_per_px: float
+    """Table millimetres per photo pixel where the photo is coarsest on the table (the far edge)."""
+
+    @property
+    def gate_mm(self) -> float:
+        return max(GATE_MM, 2.0 * self.mm_per_px)
+
+    @property
+    def coarse(self) -> bool:
+        """Whether the blur is wide enough to spread the half-way level over millimetres (over 0.9 mm a pixel; the
+        user is told a photo is coarse from 0.85 mm, ``values.COARSE_MM_PER_PX``, where recall was seen to fall)."""
+        return self.gate_mm > 1.5 * GATE_MM
+
+    @property
+    def widen(self) -> float:
+        """How much wider than on a sharp photo the half-level bands are (the gate's growth with the blur)."""
+        return max(1.0, self.gate_mm / GATE_MM)
+
+    @property
+    def smooth_mm(self) -> float:
+        return max(0.25, 0.4 * self.mm_per_px)
+
+    @property
+    def rms_mm(self) -> float:
+        """Scatter of rim points expected on a faint rim: 120 of them still place the centre to ~0.1 mm."""
+        return max(0.8, 1.4 * self.mm_per_px)
+
+
+def photo_scale(rect: Rectified) -> Scale:
+    """Scale of the photo on the table: the largest mm per pixel over the table's corners and centre."""
+    w, d = rect.table_mm
+    inv = np.linalg.inv(rect.homography)
+    worst = 0.0
+    for x, y in ((0, 0), (w, 0), (w, d), (0, d), (w / 2, d / 2)):
+        p = apply_homography(rect.homography, np.array([[x, y]], dtype=float))[0]
+        q = apply_homography(inv, np.array([p, p + [1, 0], p + [0, 1]]))
+        worst = max(worst, 0.5 * (float(np.linalg.norm(q[1] - q[0])) + float(np.linalg.norm(q[2] - q[0]))))
+    return Scale(worst)
+
+
+def rim_evidence(samples: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray, step: float,
+              smooth: float, gate_mm: float) -> tuple[np.ndarray, np.ndarray]:
+    """[n, rays, m] twice: rim evidence (the whitened colour change per mm where just outside is mat and
+    just inside is not) and how fast the whitened distance from the mat falls per mm.
+
+    The evidence says which edge is the rim; the fall locates it (the gates lean the evidence's peak
+    outwards on a blurred edge).
+    """
+    z = (samples - mat_colour[:, None, None, :]) @ whiten.T
+    if smooth > 0:
+        k = max(1, int(math.ceil(2.5 * smooth / step)))
+        x = np.arange(-k, k + 1) * step
+        g = np.exp(-0.5 * (x / smooth) ** 2).astype(np.float32)
+        g /= g.sum()
+        n, r, m, c = z.shape
+        flat = np.ascontiguousarray(z.transpose(0, 1, 3, 2)).reshape(-1, m)
+        flat = cv2.filter2D(flat, -1, g[None, :], borderType=cv2.BORDER_REPLICATE)
+        z = flat.reshape(n, r, c, m).transpose(0, 1, 3, 2)
+    grad = np.zeros(z.shape[:3], np.float32)
+    grad[:, :, 1:-1] = np.linalg.norm(z[:, :, 2:] - z[:, :, :-2], axis=3) / (2 * step)
+    plain = np.linalg.norm(z, axis=3)
+    # How fast the colour approaches the mat's, going outwards: peaks where the rim's step is steepest,
+    # without the upward bias the norm of a noisy gradient has on a faint, blurred edge.
+    drop = np.zeros_like(grad)
+    drop[:, :, 1:-1] = (plain[:, :, :-2] - plain[:, :, 2:]) / (2 * step)
+    dist = plain / GATE_SIGMAS
+    g = int(round(gate_mm / step))
+    m = z.shape[2]
+    outside = np.full_like(dist, 10.0)
+    inside = np.zeros_like(dist)
+    outside[:, :, :m - g] = dist[:, :, g:]
+    inside[:, :, g:] = dist[:, :, :m - g]
+    return grad * np.exp(-0.5 * outside ** 2) * (1.0 - np.exp(-0.5 * inside ** 2)), drop
+
+
+def tukey_circle(rho: np.ndarray, usable: np.ndarray, design: np.ndarray, params: np.ndarray,
+                  iterations: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Rim distances ``rho`` [n, rays] (used where ``usable``) fitted as R + dx·cos a + dy·sin a by Tukey-weighted
+    least squares (IRLS from ``params`` [n, 3], all circles at once): the parameters and the last weights.
+
+    Rays through an overhanging miniature, a weapon or a neighbour end with weight 0.
+    """
+    weights = usable.astype(float)
+    for _ in range(iterations):
+        res = rho - params @ design.T
+        with np.errstate(all="ignore"), warnings.catch_warnings():  # a circle with no ray in use: NaN, handled below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            spread = np.nanmedian(np.where(usable & (weights > 0), np.abs(res), np.nan), axis=1)
+        spread = np.where(np.isfinite(spread), np.maximum(1.4826 * spread, 0.08), 1.0)
+        u = res / (4.685 * spread[:, None])
+        weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
+        ata = np.einsum("nk,ki,kj->nij", weights, design, design) + 1e-9 * np.eye(design.shape[1])
+        atb = np.einsum("nk,ki,nk->ni", weights, design, rho)
+        params = np.linalg.solve(ata, atb[..., None])[..., 0]
+    return params, weights
+
+
+def centre_spread(inlier: np.ndarray, design: np.ndarray) -> np.ndarray:
+    """The largest variance of a fitted centre per unit residual variance, for each circle fitted on the rays
+    ``inlier`` [n, rays] of ``design`` [rays, k] (the centre its last two columns): 2/n on a full circle of n
+    rays, far more on a short arc, where a free radius and the centre trade off along the arc's axis."""
+    ata = np.einsum("nk,ki,kj->nij", inlier.astype(float), design, design) + 1e-9 * np.eye(design.shape[1])
+    block = np.linalg.inv(ata)[:, -2:, -2:]
+    a, b, c = block[:, 0, 0], block[:, 0, 1], block[:, 1, 1]
+    return (a + c) / 2 + np.sqrt(((a - c) / 2) ** 2 + b * b)
+
+
+def shifted_starts(centres: np.ndarray, pairs: list[tuple[int, float, float, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Starts of a rim search from ``pairs`` (detection, start radius, shift x, shift y): the detections' rows,
+    the radii and the shifted centres."""
+    rows = np.array([k for k, *_ in pairs])
+    radii = np.array([rc for _, rc, _, _ in pairs])
+    return rows, radii, centres[rows] + np.array([(dx, dy) for *_, dx, dy in pairs])
+
+
+# --- a base's outline in the table plane -------------------------------------------------------------------------
+
+HULL_STEPS = 33
+"""Discs between a base's footprint and its top rim whose envelope is the outline (error well under 0.01 mm)."""
+
+
+def rim_geometry(rect: Rectified, centres: np.ndarray, radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each base's top rim is seen in the table plane: its centre's shift from the footprint's (n, 2; away from
+    the camera) and its radius (n). Zero shift and the footprint's radius where the camera or the height is unknown."""
+    from tabletop.photo import base_profile
+
+    n = len(centres)
+    radii = np.broadcast_to(np.asarray(radii, dtype=np.float64), (n,))
+    cam = rect.camera
+    if cam is None or n == 0:
+        return np.zeros((n, 2)), radii.copy()
+    height, bevel = base_profile(2 * radii, rect.base_height_mm)
+    if not np.any(height > 0):
+        return np.zeros((n, 2)), radii.copy()
+    shift = cam.rim_shift(np.asarray(centres, dtype=np.float64).reshape(-1, 2), height)
+    return shift, np.maximum(radii - bevel, 0.0) * cam.rim_scale(height)
+
+
+def outline_extra(angles: np.ndarray, radii: np.ndarray, shift: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """[n, rays]: how much further than the footprint's radius a base's outline lies along each ray from its footprint's
+    centre, in the table plane.
+
+    A base is a solid between its footprint (a disc of radius R on the mat) and its top rim (a smaller or equal disc,
+    seen in the table plane shifted away from the camera and slightly enlarged): the photo shows the outline of both,
+    the envelope of the discs between them. Towards the camera that is the footprint's edge; away from it, the top
+    rim's where it stands out past the footprint.
+    """
+    n = len(radii)
+    if n == 0 or not np.any(shift):
+        return np.zeros((n, len(angles)))
+    lam = np.linspace(0.0, 1.0, HULL_STEPS)
+    cx = shift[:, 0, None] * lam[None, :]  # [n, steps]
+    cy = shift[:, 1, None] * lam[None, :]
+    r = (1 - lam)[None, :] * radii[:, None] + lam[None, :] * top[:, None]
+    ux, uy = np.cos(angles), np.sin(angles)
+    proj = cx[:, None, :] * ux[None, :, None] + cy[:, None, :] * uy[None, :, None]  # [n, rays, steps]
+    disc = proj * proj - (cx * cx + cy * cy)[:, None, :] + (r * r)[:, None, :]
+    t = np.where(disc >= 0, proj + np.sqrt(np.maximum(disc, 0.0)), -np.inf)
+    return np.max(t, axis=2) - radii[:, None]
+
+
+def outline_of(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """[n, rays]: :func:`outline_extra` for footprints of ``radii`` at ``centres`` (mm) in this photo."""
+    shift, top = rim_geometry(rect, centres, radii)
+    return outline_extra(angles, np.broadcast_to(np.asarray(radii, dtype=np.float64), (len(centres),)), shift, top)
