@@ -9,6 +9,8 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	# OpenCV's contrib wheel (ximgproc's EdgeDrawing) replaces the plain one: the two must never be installed together.
+	$(BIN)/python -m pip uninstall -q -y opencv-python-headless opencv-python 2>/dev/null || true
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $(STAMP)
 

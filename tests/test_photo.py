@@ -221,7 +221,7 @@ def full_size_results() -> list[tuple[object, object]]:
     for seed in FULL_SIZE_SEEDS:
         photo = synth_photo(seed, size=(4000, 3000))
         loaded = LoadedImage(photo.image, f"synthetic-{seed}.jpg", (4000, 3000))
-        out.append((photo, analyse_image(loaded, photo.table_mm)))
+        out.append((photo, analyse_image(loaded, photo.table_mm, base_height_mm=0.0)))
     return out
 
 
@@ -437,7 +437,7 @@ def _as_the_benchmark_reads_it(photo: SynthPhoto) -> np.ndarray:
 def _analysed(seed: int) -> tuple[SynthPhoto, PhotoResult]:
     """A 4000x3000 synthetic photo of seed ``seed`` and the pipeline's result on it, as the benchmark reads it."""
     photo = synth_photo(seed)
-    return photo, analyse_image(LoadedImage(_as_the_benchmark_reads_it(photo), f"synthetic-{seed}.jpg", (4000, 3000)), photo.table_mm)
+    return photo, analyse_image(LoadedImage(_as_the_benchmark_reads_it(photo), f"synthetic-{seed}.jpg", (4000, 3000)), photo.table_mm, base_height_mm=0.0)
 
 
 @pytest.mark.parametrize(("seed", "was", "found"), [(100, 1.012, 38), (309, 1.317, 38), (600, 1.938, 38), (809, 1.702, 38),
@@ -692,7 +692,7 @@ def test_an_outline_found_outside_the_photo_asks_for_the_corners(aslant_side_pho
     photo, image = aslant_side_photos[1406]
     with pytest.raises(PhotoError, match=r"could not find the table's outline in the photo \(what was found is not a four-sided table "
                                          r"inside it\): give its corners with --corners, or click them in the app"):
-        analyse_image(LoadedImage(image, "synthetic-1406.jpg", (4000, 3000)), photo.table_mm)
+        analyse_image(LoadedImage(image, "synthetic-1406.jpg", (4000, 3000)), photo.table_mm, base_height_mm=0.0)
 
 
 @pytest.mark.parametrize(("line", "meets"), [
@@ -735,7 +735,7 @@ def test_a_coarse_photo_keeps_the_rim_fit_where_the_half_level_fit_is_blurred(se
                                                                               found: int, worst: float) -> None:
     """Coarse photos of a 48" table: the half-level fit does not move a centre the wrong way."""
     photo = synth_photo(seed, size=size, n_bases=n_bases)
-    result = analyse_image(LoadedImage(photo.image, f"coarse-{size[0]}.jpg", size), photo.table_mm)
+    result = analyse_image(LoadedImage(photo.image, f"coarse-{size[0]}.jpg", size), photo.table_mm, base_height_mm=0.0)
     s = score(list(result.bases), photo.bases)
     assert s.matched >= found
     assert max(s.centre_errors_mm) <= worst

@@ -17,8 +17,16 @@ from tabletop.photo.rays import top_down
 from tabletop.photo.values import Rectified
 
 CANDIDATE_PX_PER_MM = 1.0
-HOUGH_PX_PER_MM = 1.0
-MAX_CANDIDATES = 1500
+"""Resolution of the top-down image candidates are looked for in (every measurement is made in the photo itself)."""
+ED_MIN_PATH_PX = 20
+"""EdgeDrawing's shortest edge chain (px at 1 px/mm): a fifth of the smallest base's outline, so an outline broken by a
+figure still yields arcs."""
+NOT_MAT_GREY_PER_SIGMA = 20.0
+"""Grey levels per whitened sigma of the not-mat image EDCircles reads (the mat's own texture, about 1 sigma, stays
+dark; a base's colour, several sigmas off, saturates)."""
+EDGE_RADIUS_LOW, EDGE_RADIUS_HIGH, EDGE_RADIUS_SLACK_MM = 0.8, 1.25, 1.5
+"""Catalogue radii tried round an edge curve of radius r: from 0.8 r - 1.5 mm to 1.25 r + 1.5 mm (the curve may be the
+figure's outline or the top rim's inner border inside the base's own)."""
 NOT_MAT_SIGMAS = 4.0
 """A pixel is "not mat" beyond this whitened distance from the local mat colour."""
 BLOB_CLOSE_PX = 5
@@ -80,37 +88,39 @@ def _blob_candidates(top: np.ndarray, mat: MatModel, r_min: float, r_max: float)
     return np.column_stack([xs, ys, dt[ys, xs]]).astype(np.float64)
 
 
-def _hough_candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> np.ndarray:
-    """Circle candidates (x mm, y mm, r mm) from HoughCircles on a 1 px/mm top-down image."""
-    s = HOUGH_PX_PER_MM
-    top = top_down(rect, s)
-    gray = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY) if top.ndim == 3 else top
-    # A second image where the mat is dark and anything not mat-coloured is bright: a green base on a
-    # green mat has little contrast in grey but plenty in colour.
-    lab = cv2.cvtColor(top, cv2.COLOR_BGR2LAB)
-    small = cv2.resize(lab, (max(8, lab.shape[1] // 4), max(8, lab.shape[0] // 4)), interpolation=cv2.INTER_AREA)
-    mat = cv2.resize(cv2.medianBlur(small, 31), (lab.shape[1], lab.shape[0]), interpolation=cv2.INTER_LINEAR)
-    diff = lab.astype(np.float32) - mat.astype(np.float32)
-    distance = np.sqrt(0.5 * diff[..., 0] ** 2 + diff[..., 1] ** 2 + diff[..., 2] ** 2)
-    not_mat = np.clip(distance * 4.0, 0, 255).astype(np.uint8)
-    r_min, r_max = min(base_sizes_mm) / 2, max(base_sizes_mm) / 2
-    found = []
-    for img, canny, votes in ((gray, 60, 14), (not_mat, 150, 16)):
-        img = cv2.GaussianBlur(img, (0, 0), 1.0)
-        circles = cv2.HoughCircles(img, cv2.HOUGH_GRADIENT, dp=1, minDist=max(6.0, 0.6 * r_min * s), param1=canny, param2=votes,
-                                   minRadius=max(4, int(0.75 * r_min * s)), maxRadius=int(math.ceil(1.1 * r_max * s)))
-        if circles is not None:
-            found.append(circles[0, :MAX_CANDIDATES].astype(np.float64))
-    if not found:
-        return np.zeros((0, 3))
-    c = np.concatenate(found)
-    # The same circle from both images: keep one.
-    near = np.hypot(c[:, None, 0] - c[None, :, 0], c[:, None, 1] - c[None, :, 1]) <= 2.0 * s
-    similar = np.abs(c[:, None, 2] - c[None, :, 2]) <= 0.15 * c[None, :, 2]
-    duplicate = np.triu(near & similar, k=1).any(axis=0)
-    c = c[~duplicate]
-    d_mm = rect.table_mm[1]
-    return np.column_stack([c[:, 0] / s, d_mm - c[:, 1] / s, c[:, 2] / s])
+def _edge_drawing_image(image: np.ndarray) -> np.ndarray:
+    """EDCircles (OpenCV contrib's ``ximgproc`` EdgeDrawing) on a grey image: rows (x px, y px, r px, a px, b px, angle deg),
+    a circle's r or an ellipse's semi-axes and its angle (x towards y, in image pixels, y down)."""
+    ed = cv2.ximgproc.createEdgeDrawing()
+    params = cv2.ximgproc.EdgeDrawing.Params()
+    params.MinPathLength = ED_MIN_PATH_PX
+    ed.setParams(params)
+    ed.detectEdges(image)
+    found = ed.detectEllipses()
+    return np.zeros((0, 6)) if found is None else np.asarray(found, dtype=np.float64).reshape(-1, 6)
+
+
+def edge_candidates(top: np.ndarray, mat: MatModel, d_mm: float, s: float) -> tuple[np.ndarray, np.ndarray]:
+    """Closed curves of edges on the top-down image: round ones (x mm, y mm, r mm) and elliptical ones (x mm, y mm,
+    semi-axes a >= b mm, the long axis's angle in degrees counter-clockwise from the table's x axis).
+
+    EdgeDrawing links edge pixels into chains and EDCircles fits circles and ellipses to them, each kept only when its
+    number of false alarms on a random image would be below one (Desolneux, Moisan and Morel's a-contrario rule): no
+    threshold of ours decides which curve is a base's outline. It runs on the grey image and on the not-mat one (the
+    whitened colour distance from the mat: a base of the mat's lightness but another hue has an edge only there)."""
+    grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
+    z = cv2.transform(cv2.GaussianBlur(top.astype(np.float32) - mat.near, (0, 0), 1.0), mat.whiten)
+    not_mat = np.clip(np.sqrt(np.sum(z * z, axis=2)) * NOT_MAT_GREY_PER_SIGMA, 0, 255).astype(np.uint8)
+    rows = np.concatenate([_edge_drawing_image(grey), _edge_drawing_image(not_mat)])
+    circle = rows[:, 2] > 0
+    c = rows[circle]
+    circles = np.column_stack([c[:, 0] / s, d_mm - c[:, 1] / s, c[:, 2] / s])
+    e = rows[~circle]
+    a, b = np.maximum(e[:, 3], e[:, 4]) / s, np.minimum(e[:, 3], e[:, 4]) / s
+    # The long axis in image pixels (y down) turned into the table's frame (y up): the angle changes sign.
+    angle = np.where(e[:, 3] >= e[:, 4], e[:, 5], e[:, 5] + 90.0)
+    ellipses = np.column_stack([e[:, 0] / s, d_mm - e[:, 1] / s, a, b, (-angle) % 180.0])
+    return circles, ellipses
 
 
 def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.ndarray, MatModel]:
@@ -120,9 +130,16 @@ def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.nd
     mat = mat_model(top)
     r_min, r_max = min(base_sizes_mm) / 2, max(base_sizes_mm) / 2
     d_mm = rect.table_mm[1]
-    hough = _hough_candidates(rect, base_sizes_mm)  # x mm, y mm, r mm
+    circles, ellipses = edge_candidates(top, mat, d_mm, s)
+    # An ellipse seen as a base's outline may be a round base's (its top rim and foot make it longer towards the camera)
+    # or an oval's: as a round candidate it offers the radii between its two semi-axes.
+    edge = np.concatenate([np.column_stack([circles[:, 0], circles[:, 1], EDGE_RADIUS_LOW * circles[:, 2] - EDGE_RADIUS_SLACK_MM,
+                                            EDGE_RADIUS_HIGH * circles[:, 2] + EDGE_RADIUS_SLACK_MM]),
+                           np.column_stack([ellipses[:, 0], ellipses[:, 1], EDGE_RADIUS_LOW * ellipses[:, 3] - EDGE_RADIUS_SLACK_MM,
+                                            EDGE_RADIUS_HIGH * ellipses[:, 2] + EDGE_RADIUS_SLACK_MM])])
+    edge = edge[(edge[:, 3] >= r_min) & (edge[:, 2] <= r_max)]
     blobs = _blob_candidates(top, mat, r_min * s, r_max * s)
-    rows = [np.column_stack([hough[:, 0], hough[:, 1], 0.8 * hough[:, 2] - 1.5, 1.25 * hough[:, 2] + 1.5])] if len(hough) else []
+    rows = [edge] if len(edge) else []
     if len(blobs):
         r = blobs[:, 2] / s
         rows.append(np.column_stack([blobs[:, 0] / s, d_mm - blobs[:, 1] / s, r - 2.0, 2.2 * r + 6.0]))

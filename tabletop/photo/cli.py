@@ -1,4 +1,7 @@
-"""``tabletop photo IMAGE --table 48x48in [--corners X,Y X,Y X,Y X,Y] [--json] [-o OUT.toml]``.
+"""``tabletop photo IMAGE --table 48x48in [--corners X,Y X,Y X,Y X,Y] [--base-height MM] [--camera PHONE.toml] [--json] [-o OUT.toml]``.
+
+Also ``tabletop photo calibrate BOARD_PHOTO... -o PHONE.toml`` (a phone's lens from photos of the printed ChArUco
+board; ``--board BOARD.png`` writes the board to print) and ``tabletop photo --demo OUT.jpg`` (a synthetic test photo).
 
 Importing this module does not load OpenCV: ``run`` does, when the command runs.
 Exit status: 0 done, 2 bad input (one line on stderr), 1 anything else.
@@ -31,13 +34,24 @@ def add_parser(subparsers: Any) -> None:
 
 def configure(p: argparse.ArgumentParser) -> None:
     """The ``photo`` arguments on a parser (shared by ``add_parser`` and ``main``)."""
-    p.add_argument("image", help="the photo (JPEG, PNG, …)")
-    p.add_argument("--table", required=True, metavar="WxD", help="table size: 48x48in, 1220x1220mm, 120x90cm, or 48x48 (inches)")
-    p.add_argument("--corners", nargs=4, metavar="X,Y",
+    p.add_argument("image", nargs="*", metavar="IMAGE",
+                   help="the photo (JPEG, PNG, …); or `calibrate BOARD_PHOTO...` to measure a phone's lens")
+    p.add_argument("--table", metavar="WxD", help="table size: 48x48in, 1220x1220mm, 120x90cm, or 48x48 (inches)")
+    p.add_argument("--corners", nargs="+", metavar="X,Y",
                    help="image pixels of the table's lower-left, lower-right, upper-right and upper-left corners "
-                   "(default: find the table's outline)")
+                   "(default: find the table's outline). A negative coordinate (a corner outside the photo's left or top "
+                   'edge) must not start an argument: give all four as one, --corners "-326,2385 3900,2400 3500,300 400,300", '
+                   "or --corners=-326,2385,3900,2400,3500,300,400,300")
+    p.add_argument("--base-height", type=float, metavar="MM", dest="base_height",
+                   help="every base's height in mm (0: flat discs); default: each catalogue size's own (3.5-5 mm)")
+    p.add_argument("--camera", metavar="PHONE.toml", help="the phone's lens, from `tabletop photo calibrate` "
+                   "(default: measured from the straightness of the table's sides)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("-o", "--output", metavar="OUT.toml", help="write a scenario with one model per base and the photo as backdrop")
+    p.add_argument("-o", "--output", metavar="OUT", help="write a scenario (.toml) with one model per base and the photo as backdrop; "
+                   "with calibrate, the lens (.toml)")
+    p.add_argument("--board", metavar="BOARD.png", help="with calibrate: write the ChArUco board to print (A4, 100 %%)")
+    p.add_argument("--demo", metavar="OUT.jpg", help="write a synthetic test photo of a 48x48in table and say how to analyse it")
+    p.add_argument("--seed", type=int, default=1, help="with --demo: which synthetic photo (default 1)")
     p.set_defaults(run=run)
 
 
@@ -48,17 +62,31 @@ def scenario_dict(result: PhotoResult, out_path: Path) -> dict[str, Any]:
         rel = Path(os.path.relpath(image, out_path.resolve().parent)).as_posix()
     except ValueError:  # another drive (Windows)
         rel = image.as_posix()
-    return {
+    models: list[dict[str, Any]] = []
+    for i, b in enumerate(result.bases, start=1):
+        model: dict[str, Any] = {"id": f"b{i}", "x": round(b.x_mm, 2), "y": round(b.y_mm, 2)}
+        if b.shape == "oval":
+            model["base"] = {"shape": "oval", "length": b.diameter_mm, "width": b.width_mm}
+            model["facing"] = round(b.rotation_deg, 1)  # the length lies along the facing
+        else:
+            model["base"] = b.diameter_mm
+        model["sigma"] = round(b.sigma_mm, 3)
+        if not b.confident:
+            model["tags"] = ["check"]
+        models.append(model)
+    out: dict[str, Any] = {
         "format": 1,
         "title": f"Photo {Path(result.path).name}",
         "units": "mm",
         "table": {"width": round(result.table_mm[0], 3), "depth": round(result.table_mm[1], 3)},
-        "model": [
-            {"id": f"b{i}", "x": round(b.x_mm, 2), "y": round(b.y_mm, 2), "base": b.diameter_mm, "sigma": round(b.sigma_mm, 3)}
-            for i, b in enumerate(result.bases, start=1)
-        ],
+        "model": models,
         "backdrop": {"image": rel, "corners": [[round(x, 2), round(y, 2)] for x, y in result.corners_px]},
     }
+    if result.unfitted:
+        # Not bases: seen, but no catalogue shape fits. The loader ignores the key; a reader of the file sees them.
+        out["unfitted"] = [{"x": round(u.x_mm, 2), "y": round(u.y_mm, 2), "outline": [[round(x, 1), round(y, 1)] for x, y in u.outline_mm]}
+                           for u in result.unfitted]
+    return out
 
 
 def write_scenario(result: PhotoResult, out_path: Path) -> None:
@@ -80,42 +108,134 @@ def format_text(result: PhotoResult) -> str:
         f"corners ({how}, confidence {result.table_confidence:.2f}): "
         + ", ".join(f"{n} ({x:.1f}, {y:.1f})" for n, (x, y) in zip(names, result.corners_px)),
         f"calibration error ±{result.calibration_rms_mm:.2f} mm (RMS of the corners' 1-sigma error)",
-        f"{len(result.bases)} round base{'s' if len(result.bases) != 1 else ''} (table mm, origin lower-left, y up):",
     ]
+    cam = result.camera_json()
+    if cam:
+        lines.append(f"camera: focal length {cam['focal_px']} px ({'measured' if cam['focal_measured'] else 'assumed: a typical phone'}), "
+                     f"lens k1 {cam['k1']:+.3f}, {cam['elevation_deg']}° above the table's centre")
+    unsure = sum(not b.confident for b in result.bases)
+    lines.append(f"{len(result.bases)} base{'s' if len(result.bases) != 1 else ''} (table mm, origin lower-left, y up; footprint centres)"
+                 + (f", {unsure} to check" if unsure else "") + ":")
     for i, b in enumerate(result.bases, start=1):
-        lines.append(f"  b{i:<3} x {b.x_mm:8.2f}  y {b.y_mm:8.2f}  Ø {b.diameter_mm:g} mm (fitted {b.fitted_diameter_mm:.1f})"
-                     f"  ±{b.sigma_mm:.2f} mm  confidence {b.confidence:.2f}")
+        size = (f"oval {b.diameter_mm:g}x{b.width_mm:g} mm at {b.rotation_deg:.0f}°" if b.shape == "oval"
+                else f"Ø {b.diameter_mm:g} mm (fitted {b.fitted_diameter_mm:.1f})")
+        lines.append(f"  b{i:<3} x {b.x_mm:8.2f}  y {b.y_mm:8.2f}  {size}  ±{b.sigma_mm:.2f} mm  confidence {b.confidence:.2f}"
+                     + ("" if b.confident else "  check this base"))
+    for u in result.unfitted:
+        lines.append(f"  ?    x {u.x_mm:8.2f}  y {u.y_mm:8.2f}  something base-like, not fitted ({len(u.outline_mm)}-point outline)")
     return "\n".join(lines)
+
+
+def _error(message: str) -> int:
+    print(f"tabletop photo: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    """``--demo OUT.jpg``: a synthetic photo (``synth.py``) written as JPEG, and the command that analyses it."""
+    from tabletop.atomic import OutputError, check_output
+
+    try:
+        check_output(args.demo, [])
+    except OutputError as e:
+        return _error(str(e))
+    import cv2
+
+    from tabletop.atomic import atomic_write
+    from tabletop.photo.synth import synth_photo
+
+    photo = synth_photo(args.seed)
+    ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    if not ok:
+        return _error(f"cannot encode {args.demo}")
+    try:
+        atomic_write(args.demo, buf.tobytes())
+    except OSError as e:
+        return _error(f"cannot write {args.demo}: {e.strerror or e}")
+    h, w = photo.image.shape[:2]
+    print(f"wrote {args.demo}: a synthetic {w}x{h} photo of a 48x48in table with {len(photo.bases)} round bases "
+          f"(flat discs; seed {args.seed})")
+    print(f"analyse it with: tabletop photo {args.demo} --table 48x48in --base-height 0")
+    return EXIT_OK
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """``calibrate BOARD_PHOTO... -o PHONE.toml`` and ``calibrate --board BOARD.png``."""
+    from tabletop.photo import camera
+
+    photos = args.image[1:]
+    if args.board:
+        import cv2
+
+        ok, buf = cv2.imencode(".png", camera.board_image())
+        try:
+            from tabletop.atomic import atomic_write
+
+            atomic_write(args.board, buf.tobytes())
+        except OSError as e:
+            return _error(f"cannot write {args.board}: {e.strerror or e}")
+        print(f"wrote {args.board}: print it at 100 % on A4 (squares {camera.BOARD_SQUARE_MM:g} mm), lay it flat, and photograph it "
+              "5-10 times from different angles, filling much of the frame")
+        if not photos:
+            return EXIT_OK
+    if not photos:
+        return _error("calibrate: give the board photos (and -o PHONE.toml), or --board BOARD.png to write the board")
+    if not args.output:
+        return _error("calibrate: -o PHONE.toml is required (where to write the lens)")
+    from tabletop.photo.imageio import load_image
+
+    try:
+        images = [load_image(p, max_pixels=10**9).pixels for p in photos]
+        lens = camera.calibrate_board(images)
+        camera.save_lens(lens, args.output)
+    except PhotoError as e:
+        return _error(str(e))
+    except OSError as e:
+        return _error(f"cannot write {args.output}: {e.strerror or e}")
+    print(f"wrote {args.output}: {lens.size[0]}x{lens.size[1]}, focal length {lens.focal_px:.1f} px, k1 {lens.k1:+.4f}, "
+          f"k2 {lens.k2:+.4f}, reprojection error {lens.rms_px:.2f} px over {lens.photos} photos")
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``tabletop photo`` with parsed arguments; returns the exit status."""
+    if args.demo:
+        return run_demo(args)
+    if args.image and args.image[0] == "calibrate":
+        return run_calibrate(args)
+    if len(args.image) != 1:
+        return _error("give one photo (or `calibrate BOARD_PHOTO...`, or --demo OUT.jpg)" if not args.image
+                      else f"one photo at a time, got {len(args.image)}: {' '.join(args.image)}")
+    if not args.table:
+        return _error("--table WxD is required (the table's size, e.g. 48x48in)")
+    image = args.image[0]
+    if args.base_height is not None and not (0.0 <= args.base_height <= 50.0):
+        return _error(f"--base-height: expected 0 to 50 mm, got {args.base_height:g}")
     if args.output:
         from tabletop.atomic import OutputError, check_output
 
         try:
-            check_output(args.output, [args.image])  # before the work: never over the photo or a device
+            check_output(args.output, [image])  # before the work: never over the photo or a device
         except OutputError as e:
-            print(f"tabletop photo: error: {e}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return _error(str(e))
     try:
+        from tabletop.photo.camera import load_lens
         from tabletop.photo.imageio import parse_corners, parse_table_size
         from tabletop.photo.pipeline import analyse_photo
 
         table = parse_table_size(args.table)
         corners = parse_corners(args.corners) if args.corners else None
-        result = analyse_photo(args.image, table, corners)
+        lens = load_lens(args.camera) if args.camera else None
+        result = analyse_photo(image, table, corners, base_height_mm=args.base_height, lens_file=lens)
     except PhotoError as e:
-        print(f"tabletop photo: error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _error(str(e))
     for note in result.notes:
         print(f"tabletop photo: note: {note}", file=sys.stderr)
     if args.output:
         try:
             write_scenario(result, Path(args.output))
         except OSError as e:
-            print(f"tabletop photo: error: cannot write {args.output}: {e.strerror or e}", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            return _error(f"cannot write {args.output}: {e.strerror or e}")
     if args.json:
         from tabletop.jsonfmt import readable_json
 

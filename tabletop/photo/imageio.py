@@ -34,7 +34,15 @@ def parse_table_size(text: str) -> tuple[float, float]:
 
 
 def parse_corners(texts: list[str]) -> Corners:
-    """Four ``X,Y`` strings (image pixels) to corners: lower-left, lower-right, upper-right, upper-left."""
+    """Four ``X,Y`` strings (image pixels) to corners: lower-left, lower-right, upper-right, upper-left.
+
+    Also one string holding all four, separated by spaces or semicolons (``"-326,2385 3900,2400 ..."``: a negative
+    first number cannot start an argument of its own), or eight numbers separated by commas."""
+    joined = " ".join(texts).replace(";", " ").split()
+    if len(joined) == 1 and joined[0].count(",") == 7:
+        numbers = joined[0].split(",")
+        joined = [f"{numbers[i]},{numbers[i + 1]}" for i in range(0, 8, 2)]
+    texts = joined
     if len(texts) != 4:
         raise PhotoError(f"--corners: expected 4 points X,Y (lower-left, lower-right, upper-right, upper-left), got {len(texts)}")
     points = []

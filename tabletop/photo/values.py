@@ -81,26 +81,49 @@ class Rectified:
 
 @dataclass(frozen=True)
 class Detection:
-    """A round base found on the table, in table millimetres (origin lower-left, y up)."""
+    """A base found on the table, in table millimetres (origin lower-left, y up): its footprint's centre."""
 
     x_mm: float
     y_mm: float
     diameter_mm: float
-    """Snapped to the nearest catalogue size."""
+    """Snapped to the nearest catalogue size (an oval's: its length)."""
     fitted_diameter_mm: float
     confidence: float
     sigma_mm: float
-    """1-sigma position uncertainty per axis: rim-fit error and calibration error combined."""
+    """1-sigma position uncertainty per axis: the rim fit's, the corners', the lens's and the base height's combined."""
+    confident: bool = False
+    """Whether the position can be trusted unchecked (``sigma_mm`` honest and small); false: "check this base"."""
+    shape: str = "round"
+    """``"round"`` or ``"oval"``."""
+    width_mm: float = 0.0
+    """An oval's width (its length is ``diameter_mm``); 0 for a round base."""
+    rotation_deg: float = 0.0
+    """An oval's long axis, counter-clockwise from the table's x axis, 0-180 degrees."""
+    rotation_sigma_deg: float = 0.0
 
-    def as_json(self) -> dict[str, float]:
+    def as_json(self) -> dict[str, object]:
         """The ``bases`` entry of ``tabletop photo --json``."""
-        return {
-            "x_mm": round(self.x_mm, 3),
-            "y_mm": round(self.y_mm, 3),
-            "diameter_mm": self.diameter_mm,
-            "confidence": round(self.confidence, 3),
-            "sigma_mm": round(self.sigma_mm, 3),
-        }
+        out: dict[str, object] = {"x_mm": round(self.x_mm, 3), "y_mm": round(self.y_mm, 3), "shape": self.shape}
+        if self.shape == "oval":
+            out.update(length_mm=self.diameter_mm, width_mm=self.width_mm, rotation_deg=round(self.rotation_deg, 2),
+                       rotation_sigma_deg=round(self.rotation_sigma_deg, 2))
+        else:
+            out["diameter_mm"] = self.diameter_mm
+        out.update(confidence=round(self.confidence, 3), sigma_mm=round(self.sigma_mm, 3), confident=bool(self.confident))
+        return out
+
+
+@dataclass(frozen=True)
+class Unfitted:
+    """Something on the table that looks like a base but fits no catalogue shape: where, and its outline (table mm)."""
+
+    x_mm: float
+    y_mm: float
+    outline_mm: tuple[tuple[float, float], ...]
+
+    def as_json(self) -> dict[str, object]:
+        return {"x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
+                "outline_mm": [[round(x, 2), round(y, 2)] for x, y in self.outline_mm]}
 
 
 COARSE_MM_PER_PX = 0.85
@@ -127,6 +150,8 @@ class PhotoResult:
     """Table millimetres per photo pixel where the photo is coarsest on the table (0: not measured)."""
     camera: Camera | None = field(default=None, compare=False)
     """The camera measured from the table (focal length, pose, lens), in working pixels."""
+    unfitted: tuple[Unfitted, ...] = ()
+    """Things seen that look like bases but fit no catalogue shape."""
 
     @property
     def coarse(self) -> bool:
@@ -140,7 +165,20 @@ class PhotoResult:
             "corners_px": [[round(x, 2), round(y, 2)] for x, y in self.corners_px],
             "calibration_rms_mm": round(self.calibration_rms_mm, 3),
             "bases": [b.as_json() for b in self.bases],
+            "unfitted": [u.as_json() for u in self.unfitted],
+            "camera": self.camera_json(),
         }
+
+    def camera_json(self) -> dict[str, object]:
+        """What was measured of the camera: focal length (file pixels), OpenCV's k1, elevation at the table's centre."""
+        cam = self.camera
+        if cam is None:
+            return {}
+        scale = self.image_size[0] / max(1.0, 2 * cam.centre[0] + 1)
+        k1, _ = cam.distortion.opencv(cam.focal_px)
+        w, d = self.table_mm
+        return {"focal_px": round(cam.focal_px * scale, 1), "focal_measured": cam.focal_measured, "k1": round(k1, 4),
+                "elevation_deg": round(float(cam.elevation_deg(np.array([[w / 2, d / 2]]))[0]), 1)}
 
 
 def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
