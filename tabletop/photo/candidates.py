@@ -123,8 +123,9 @@ def edge_candidates(top: np.ndarray, mat: MatModel, d_mm: float, s: float) -> tu
     return circles, ellipses
 
 
-def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.ndarray, MatModel]:
-    """Circle candidates (x mm, y mm, r_lo mm, r_hi mm): where to look, and which catalogue radii to try there."""
+def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.ndarray, MatModel, np.ndarray]:
+    """Circle candidates (x mm, y mm, r_lo mm, r_hi mm): where to look, and which catalogue radii to try there; the mat;
+    and the elliptical edge curves (x mm, y mm, a mm, b mm, angle degrees) where an oval base may be."""
     s = CANDIDATE_PX_PER_MM
     top = top_down(rect, s)
     mat = mat_model(top)
@@ -144,5 +145,5 @@ def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.nd
         r = blobs[:, 2] / s
         rows.append(np.column_stack([blobs[:, 0] / s, d_mm - blobs[:, 1] / s, r - 2.0, 2.2 * r + 6.0]))
     if not rows:
-        return np.zeros((0, 4)), mat
-    return np.concatenate(rows), mat
+        return np.zeros((0, 4)), mat, ellipses
+    return np.concatenate(rows), mat, ellipses

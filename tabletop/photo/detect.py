@@ -46,14 +46,35 @@ import math
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, rimfit, sizesnap, uncertainty
-from tabletop.photo.candidates import CANDIDATE_PX_PER_MM, candidates
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, photo_scale
+from tabletop.photo.candidates import CANDIDATE_PX_PER_MM, MatModel, candidates
+from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
+from tabletop.photo.footprint import fit_footprints
+from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
 from tabletop.photo.rimfit import CONTAINING_SUPPORT, fit_rims, half_level_centres, half_level_fits, search_circles
 from tabletop.photo.sizesnap import inner_rims, outer_rims
 from tabletop.photo.uncertainty import confidence_of_rim, median_centres
-from tabletop.photo.values import Detection, Rectified
+from tabletop.photo.values import Detection, Rectified, Unfitted
 
 MIN_CONFIDENCE = 0.2
+CONFIDENT_MIN = 0.6
+"""A base is reported confident only above this confidence (its rim seen on most rays, with little scatter) ..."""
+CONFIDENT_MAX_SIGMA_MM = 0.35
+"""... with a sigma under this (so an error over 1 mm is outside 3 sigma: one the sigma would not have warned of) ..."""
+CONFIDENT_MAX_DISAGREEMENT_MM = 0.3
+"""... where its centre was cross-checked, its measurements agreeing to this ..."""
+CONFIDENT_RAYS, CONFIDENT_RMS_MM = 0.75, 0.3
+"""... and its footprint fit (on a tall base) of the size the rim fit found, on this fraction of the rays, with its
+outline this close to the fitted profile: a size changed at the end, or an outline the profile explains badly (a
+figure, a shadow, a neighbour against it), is a base to check."""
+PROFILE_SIGMA_MM = 0.15
+"""The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of
+footprint and top rim, not the rounded edges and contact shadows of a real base."""
+COARSE_SIGMA_PX = 1.5
+"""On a coarse photo a position is no better than this many of its pixels (blur and JPEG blocks span several)."""
+OVAL_MODEL_SIGMA_MM = 0.6
+"""An oval's position error beyond its fit's own (1-sigma): on the generator's oval photos the fits' sigmas were
+0.1-0.3 mm and their errors up to 1.8 mm (figures and neighbours over the rim bend an ellipse's fit more than a
+circle's). So an oval is always "check this base", its sigma saying how far to look."""
 SEARCH_MIN_SCORE = 0.3
 FAINT_FLOOR = 0.05
 """Rims under the confidence bar but above this are measured by the half-level fit too: a faint base's rim
@@ -61,6 +82,66 @@ fit scatters by about a millimetre (its steepest fall wanders on a weak edge) wh
 scatters a third of that, and with that scatter such a base clears the bar. One so lifted is dropped if a
 larger rim round it is seen on 60 % of rays (``LOOSE_SUPPORT``), and on as many as its own: it may be a figure on
 an invisible base."""
+
+
+def detect(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) -> tuple[list[Detection], list[Unfitted]]:
+    """Round and oval bases on the table (sorted by y then x) and what looks like a base but fits no catalogue shape."""
+    trace: dict = {}
+    rounds = detect_bases(rect, base_sizes_mm, trace=trace)
+    ellipses = trace.get("ellipses", np.zeros((0, 5)))
+    mat = trace.get("mat")
+    if mat is None or not len(ellipses):
+        return rounds, []
+    return find_ovals(rect, rounds, ellipses, mat, photo_scale(rect))
+
+
+def find_ovals(rect: Rectified, rounds: list[Detection], ellipses: np.ndarray, mat: MatModel,
+               scale: Scale) -> tuple[list[Detection], list[Unfitted]]:
+    """Ovals fitted from the elongated edge curves: a catalogue oval replaces the round detections on it (its figure,
+    or a round circle fitted into it); one of no catalogue size is reported unfitted."""
+    w, d = rect.table_mm
+    longest = max(length for length, _ in OVAL_SIZES_MM) / 2
+    shortest = min(width for _, width in OVAL_SIZES_MM) / 2
+    seeds = ellipses[(ellipses[:, 2] >= MIN_ELONGATION * ellipses[:, 3]) & (ellipses[:, 2] <= 1.2 * longest)
+                     & (ellipses[:, 3] >= 0.8 * shortest) & (ellipses[:, 0] > 0) & (ellipses[:, 0] < w)
+                     & (ellipses[:, 1] > 0) & (ellipses[:, 1] < d)]
+    if len(seeds) > 1:  # the same curve from the grey and the not-mat image: fit it once
+        near = np.hypot(seeds[:, None, 0] - seeds[None, :, 0], seeds[:, None, 1] - seeds[None, :, 1]) < 3.0
+        seeds = seeds[~np.triu(near, k=1).any(axis=0)]
+    if not len(seeds):
+        return rounds, []
+    s = CANDIDATE_PX_PER_MM
+    colour = mat.at(np.column_stack([seeds[:, 0] * s, (d - seeds[:, 1]) * s]), seeds[:, 2] * s)
+    fits = [f for f in fit_ovals(rect, seeds, colour, mat.whiten, scale) if f is not None]
+    ovals: list[Detection] = []
+    unfitted: list[Unfitted] = []
+    kept: list = []
+    for f in sorted(fits, key=lambda f: -f.rays):
+        if any(o.contains(f.x_mm, f.y_mm) for o in kept):
+            continue
+        kept.append(f)
+        if f.size is None:
+            if f.a_mm >= MIN_ELONGATION * f.b_mm:
+                unfitted.append(Unfitted(f.x_mm, f.y_mm, f.outline()))
+            continue
+        support = f.rays / FIT_RAYS
+        confidence = float(np.clip((support - uncertainty.SUPPORT_NONE) / (uncertainty.SUPPORT_FULL - uncertainty.SUPPORT_NONE), 0, 1)
+                           * math.exp(-0.5 * (f.rms_mm / scale.rms_mm) ** 2))
+        sigma = math.sqrt(f.centre_sigma_mm ** 2 + rect.calibration_rms_mm ** 2 + OVAL_MODEL_SIGMA_MM ** 2)
+        sure = False  # see OVAL_MODEL_SIGMA_MM: an oval's place is good to a millimetre or two, not to its fit's sigma
+        ovals.append(Detection(f.x_mm, f.y_mm, f.size[0], 2 * f.a_mm, confidence, sigma, sure, "oval", f.size[1], f.angle_deg,
+                               f.angle_sigma_deg))
+    outside = [r for r in rounds if not any(o.shape == "oval" and _inside(o, r) for o in ovals)]
+    both = outside + ovals
+    both.sort(key=lambda det: (det.y_mm, det.x_mm))
+    return both, unfitted
+
+
+def _inside(oval: Detection, other: Detection) -> bool:
+    phi = math.radians(oval.rotation_deg)
+    dx, dy = other.x_mm - oval.x_mm, other.y_mm - oval.y_mm
+    u, v = dx * math.cos(phi) + dy * math.sin(phi), -dx * math.sin(phi) + dy * math.cos(phi)
+    return (u / (oval.diameter_mm / 2 + 2.0)) ** 2 + (v / (oval.width_mm / 2 + 2.0)) ** 2 <= 1.0
 
 
 def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM,
@@ -71,7 +152,9 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     """
     sizes = np.asarray(sorted(base_sizes_mm), dtype=float)
     w, d = rect.table_mm
-    cand, mat = candidates(rect, tuple(sizes))
+    cand, mat, ellipses = candidates(rect, tuple(sizes))
+    if trace is not None:
+        trace.update(ellipses=ellipses, mat=mat)
     if len(cand):
         cand = cand[(cand[:, 0] > 0) & (cand[:, 0] < w) & (cand[:, 1] > 0) & (cand[:, 1] < d)]
     if len(cand) == 0:
@@ -246,13 +329,51 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             chosen.append(item)
     if trace is not None:
         trace.update(chosen=[(i, centre.copy(), radius, confidence) for confidence, i, centre, _, _, radius, _ in chosen])
+    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes)
+
+
+def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
+            mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray) -> list[Detection]:
+    """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
+    every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
+    confident."""
+    if not chosen:
+        return []
+    centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
+    radii = np.array([r for *_, r, _ in chosen], dtype=float)
+    footprints = fit_footprints(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes)
+    if footprints is not None:
+        centres, radii = footprints.centres, footprints.radii
+    pixels = rect.table_to_image(centres)
+    h, w = rect.source.shape[:2]
+    lens_mm = np.zeros(len(chosen))
+    if rect.camera is not None:
+        lens_mm = rect.camera.lens_error_px(pixels) * mm_per_px_at(rect, centres)
     kept: list[Detection] = []
-    for confidence, i, (cx, cy), e, centre_spread, radius, fitted in chosen:
+    for k, (confidence, i, _, e, centre_spread, _, fitted) in enumerate(chosen):
+        cx, cy = centres[k]
+        radius = radii[k]
+        px, py = pixels[k]
+        if not (0 <= px <= w - 1 and 0 <= py <= h - 1):
+            continue  # beyond the photo's edge (a table cut by the frame): sampled from its border, not seen
         # Centre error of the circle fit along its loosest axis: rms * sqrt(2 / n) on a full circle of n rays; and
         # where the unsure ones' measurements disagree, or a weakly seen larger rim's area fit lies apart, at least
         # how far they do.
-        sigma_fit = math.hypot(CORRELATION * e * math.sqrt(centre_spread), disagreement.get(i, 0.0))
-        sigma = math.hypot(sigma_fit, rect.calibration_rms_mm)
-        kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma)))
+        sigma_rim = CORRELATION * e * math.sqrt(centre_spread)
+        if footprints is not None and footprints.taken[k]:
+            # The footprint fit's loosest axis, the height's and bevel's uncertainty included.
+            sigma_rim = max(sigma_rim, float(math.sqrt(np.max(np.linalg.eigvalsh(footprints.covariance[k])))))
+        disagree = disagreement.get(i, 0.0)
+        sigma_fit = math.hypot(sigma_rim, disagree)
+        profile = PROFILE_SIGMA_MM if footprints is not None else 0.0
+        sigma = math.sqrt(sigma_fit ** 2 + rect.calibration_rms_mm ** 2 + float(lens_mm[k]) ** 2 + profile ** 2)
+        if scale.coarse:
+            sigma = max(sigma, COARSE_SIGMA_PX * float(mm_per_px_at(rect, centres[k:k + 1])[0]))
+        footprint_clean = footprints is None or bool(
+            footprints.taken[k] and footprints.radii[k] == chosen[k][5] and footprints.rays[k] >= CONFIDENT_RAYS * FIT_RAYS
+            and footprints.rms[k] <= CONFIDENT_RMS_MM)
+        sure = bool(confidence >= CONFIDENT_MIN and sigma <= CONFIDENT_MAX_SIGMA_MM and not scale.coarse
+                    and disagree <= CONFIDENT_MAX_DISAGREEMENT_MM and footprint_clean)
+        kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma), sure))
     kept.sort(key=lambda det: (det.y_mm, det.x_mm))
     return kept

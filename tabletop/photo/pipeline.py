@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM
-from tabletop.photo.detect import detect_bases, photo_scale
+from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
@@ -16,8 +16,10 @@ from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoE
 
 CLICK_SIGMA_PX = 1.0
 """1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it."""
-MAX_CORNER_MOVE_PX = 10.0
-"""A given corner is replaced by the edge fit only if the fit lands this close to it."""
+MAX_CORNER_MOVE_PX = 3.0
+"""A given corner is replaced by the edge fit only if the fit lands this close to it: a corner clicked with the app's
+loupe is within a pixel or two, and a fit further off has locked onto another straight edge near the table's (a line
+printed on the mat, the foot of the table's front face)."""
 
 
 def _as_corners(points: np.ndarray) -> Corners:
@@ -111,7 +113,8 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     h = homography_undistorted(work_corners, table_mm, lens)
     calibration = calibration_rms_mm(h, _as_corners(lens.remove(np.asarray(work_corners))), sigmas)
     rect = rectify(image, work_corners, table_mm, 1.0, calibration, camera=camera, base_height_mm=base_height_mm)
-    bases = tuple(detect_bases(rect, base_sizes_mm))
+    found, unfitted = detect(rect, base_sizes_mm)
+    bases = tuple(found)
     mm_per_px = photo_scale(rect).mm_per_px
     if mm_per_px > COARSE_MM_PER_PX:
         notes.append(f"the photo is coarse: up to {mm_per_px:.2f} mm of table per pixel (above {COARSE_MM_PER_PX} mm some bases "
@@ -129,6 +132,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         notes=tuple(notes),
         mm_per_px=mm_per_px,
         camera=camera,
+        unfitted=tuple(unfitted),
     )
 
 

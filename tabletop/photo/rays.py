@@ -119,6 +119,16 @@ class Scale:
         return max(0.8, 1.4 * self.mm_per_px)
 
 
+def mm_per_px_at(rect: Rectified, points_mm: np.ndarray) -> np.ndarray:
+    """Table millimetres per photo pixel at table points (n, 2): the mean of the two axes' local scales."""
+    p = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
+    q = apply_homography(rect.homography, p)
+    inv = np.linalg.inv(rect.homography)
+    dx = np.linalg.norm(apply_homography(inv, q + [1.0, 0.0]) - p, axis=1)
+    dy = np.linalg.norm(apply_homography(inv, q + [0.0, 1.0]) - p, axis=1)
+    return 0.5 * (dx + dy)
+
+
 def photo_scale(rect: Rectified) -> Scale:
     """Scale of the photo on the table: the largest mm per pixel over the table's corners and centre."""
     w, d = rect.table_mm

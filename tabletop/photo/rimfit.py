@@ -90,23 +90,24 @@ LOCATE_INWARD, LOCATE_OUTWARD_MM = 0.85, 0.4
 CONTAINING_SUPPORT = 0.85
 
 
-def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-         half: float, scale: Scale) -> tuple[np.ndarray, ...]:
-    """One fine pass: rim points on FIT_RAYS rays within ±half of each circle; fixed- and free-radius fits.
+def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+               half: float, scale: Scale, extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """On FIT_RAYS rays from each centre, the base's outline within ±half of where ``extra`` (its reach past the
+    footprint's radius, [n, rays]; the catalogue profile's by default) puts it: (distance along each ray, the rim
+    evidence there, the rays' angles).
 
-    Returns centres (fixed radius), free radii, inlier fractions, residual RMS (mm), median rim evidence and
-    the centres' :func:`centre_spread`.
-    """
+    On each ray the evidence's peak says which edge is the outline and the steepest fall towards the mat's colour
+    near it (sub-sample, by a parabola) says where."""
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     step = 0.1
     g = scale.gate_mm + 0.5
     m = int(round((2 * half + 2 * g) / step)) + 1
-    extra = outline_of(rect, centres, radii, angles)  # [n, rays]: the outline's reach past the footprint
+    if extra is None:
+        extra = outline_of(rect, centres, radii, angles)  # [n, rays]: the outline's reach past the footprint
     t = (radii - half - g)[:, None, None] + extra[:, :, None] + step * np.arange(m)[None, None, :]
     ev, grad = rim_evidence(sample_rays(rect, centres, t, angles), mat_colour, whiten, step, scale.smooth_mm, scale.gate_mm)
     j_lo = int(round(g / step))
     window = ev[:, :, j_lo:m - j_lo]
-    n = len(centres)
     k_ev = np.argmax(window, axis=2) + j_lo
     b = np.take_along_axis(ev, k_ev[..., None], 2)[..., 0]
     # Locate the edge by the steepest fall towards the mat's colour near the evidence's peak, looking further
@@ -121,8 +122,22 @@ def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     e = np.take_along_axis(grad, (k + 1)[..., None], 2)[..., 0]
     denom = a - 2 * c + e
     shift = np.where(denom < -1e-9, 0.5 * (a - e) / np.where(denom < -1e-9, denom, -1.0), 0.0)
+    return t[:, :, 0] + (k + np.clip(shift, -0.5, 0.5)) * step, b, angles
+
+
+def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+         half: float, scale: Scale) -> tuple[np.ndarray, ...]:
+    """One fine pass: rim points on FIT_RAYS rays within ±half of each circle; fixed- and free-radius fits.
+
+    Returns centres (fixed radius), free radii, inlier fractions, residual RMS (mm), median rim evidence and
+    the centres' :func:`centre_spread`.
+    """
+    n = len(centres)
+    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    extra = outline_of(rect, centres, radii, angles)
+    outline, b, _ = rim_points(rect, centres, radii, mat_colour, whiten, half, scale, extra)
     # The footprint's edge on each ray: where the outline is, less its reach past the footprint.
-    rho = t[:, :, 0] + (k + np.clip(shift, -0.5, 0.5)) * step - extra  # [n, rays]
+    rho = outline - extra  # [n, rays]
     ux, uy = np.cos(angles), np.sin(angles)
     usable = (b > 0.3 * EVIDENCE_UNIT) & (b > 0.25 * np.median(b, axis=1, keepdims=True))
     # Rays from a centre within a millimetre of the true one: rho_i = R + dx·cos a_i + dy·sin a_i + noise,

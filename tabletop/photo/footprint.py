@@ -1,0 +1,179 @@
+"""Stage 5, the footprint: each base's height and bevel measured on its own outline, and its footprint's centre with an
+uncertainty that includes theirs.
+
+A base is a short solid: its footprint (a disc of the catalogue radius R on the mat) and its top rim (R less the bevel,
+``height`` mm up). Seen from the camera, the top rim lies shifted away from it by height x cot(elevation) and the
+outline is the envelope of the two (``rays.outline_extra``): the footprint's edge towards the camera, the top rim's
+away from it where it reaches past the footprint. Bases differ in height (3-5 mm) and bevel (none to 2.5 mm), and an
+error of a millimetre in height moves a centre fitted with the wrong one by up to half the shift, about 0.7 mm at 35°.
+So both are fitted per base, with the catalogue's as priors (Gauss-Newton on the outline's distance along 120 rays,
+Tukey-weighted): the footprint's centre is then measured where the outline shows the footprint itself, and its
+covariance, with the height and bevel marginalised, is the centre's uncertainty.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabletop.photo import base_profile
+from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra
+from tabletop.photo.rimfit import rim_points
+from tabletop.photo.values import Rectified
+
+HEIGHT_PRIOR_SIGMA_MM = 1.0
+"""How far a base's height may be from its catalogue size's (1-sigma): plastic bases stand 3-5 mm."""
+BEVEL_PRIOR_SIGMA_MM = 0.8
+"""How far its bevel may be from the catalogue's (1-sigma): flat-sided to 2.5 mm slopes."""
+GIVEN_HEIGHT_SIGMA_MM = 0.2
+"""The height's 1-sigma when the user gave it (``--base-height``): measured with a ruler, on a base or two."""
+FOOTPRINT_HALF_MM = 1.5
+"""The outline is looked for this far either side of where the catalogue's profile puts it."""
+PROFILE_STEP_MM = 0.05
+"""Finite-difference step for the outline's change with height and bevel."""
+ITERATIONS = 5
+MEASUREMENTS = 2
+"""How many times the outline is measured: about the catalogue's profile, then about the one fitted."""
+MIN_RAYS = 40
+LOSS_SCALE_MM = 0.6
+"""Residual (mm) past which a ray counts fully against a fitted profile when sizes are compared (a few times a sharp
+rim's scatter)."""
+"""A footprint fit on fewer rays than this leaves the detection as the earlier stages measured it."""
+MAX_MOVE_MM = 2.5
+"""A footprint fit that would move the centre further than this (a figure's outline drew it) is not taken."""
+SCATTER_FLOOR_MM = 0.08
+"""The least residual scatter the Tukey weights assume (a sharp rim's sub-pixel edges still scatter this much)."""
+
+
+@dataclass(frozen=True, eq=False)
+class FootprintFit:
+    """Per detection: the footprint's centre (mm), its 2x2 covariance (mm²; rim fit, height and bevel), the fitted height
+    and bevel (mm), the residual RMS (mm), the rays used, and whether the fit was taken."""
+
+    centres: np.ndarray
+    covariance: np.ndarray
+    heights: np.ndarray
+    bevels: np.ndarray
+    rms: np.ndarray
+    rays: np.ndarray
+    taken: np.ndarray
+    loss: np.ndarray
+    radii: np.ndarray
+    """The catalogue radius each was fitted at."""
+
+
+def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.ndarray, bevels: np.ndarray,
+           angles: np.ndarray) -> np.ndarray:
+    cam = rect.camera
+    assert cam is not None
+    shift = cam.rim_shift(centres, heights)
+    top = np.maximum(radii - bevels, 0.0) * cam.rim_scale(heights)
+    return outline_extra(angles, radii, shift, top)
+
+
+def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                   scale: Scale, sizes: np.ndarray | None = None) -> FootprintFit | None:
+    """Height, bevel and footprint centre of each base from its outline, at its catalogue radius (``radii``) or, given
+    the catalogue's ``sizes`` (diameters), at whichever of it and its neighbouring sizes the outline fits best; None
+    where the photo has no camera or the bases are flat discs (``--base-height 0``): the earlier stages measured the
+    footprint then.
+
+    The size is chosen here again because the earlier stages fitted the outline with the catalogue's profile: a base
+    taller or less bevelled than that reaches further from the camera, and its free radius came out a size too large."""
+    n = len(centres)
+    if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
+        return None
+    if sizes is None:
+        return _fit_at(rect, centres, radii, mat_colour, whiten, scale)
+    catalogue = np.sort(np.asarray(sizes, dtype=float)) / 2
+    at = np.array([int(np.argmin(np.abs(catalogue - r))) for r in radii])
+    options = [(k, catalogue[j]) for k in range(n) for j in (at[k] - 1, at[k], at[k] + 1) if 0 <= j < len(catalogue)]
+    rows = np.array([k for k, _ in options])
+    fit = _fit_at(rect, centres[rows], np.array([r for _, r in options]), mat_colour[rows], whiten, scale)
+    best: dict[int, int] = {}
+    for j, k in enumerate(rows.tolist()):
+        if fit.taken[j] and (k not in best or fit.loss[j] < fit.loss[best[k]]):
+            best[k] = j
+    pick = np.array([best.get(k, next(j for j, kk in enumerate(rows.tolist()) if kk == k and options[j][1] == radii[k]))
+                     for k in range(n)])
+    return FootprintFit(fit.centres[pick], fit.covariance[pick], fit.heights[pick], fit.bevels[pick], fit.rms[pick],
+                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick])
+
+
+def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+            scale: Scale) -> FootprintFit:
+    n = len(centres)
+    h0, b0 = base_profile(2 * radii, rect.base_height_mm)
+    h_sigma = GIVEN_HEIGHT_SIGMA_MM if rect.base_height_mm is not None else HEIGHT_PRIOR_SIGMA_MM
+    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    prior = np.zeros((4, 4))
+    prior[2, 2], prior[3, 3] = 1 / h_sigma ** 2, 1 / BEVEL_PRIOR_SIGMA_MM ** 2
+    origin = centres.copy()
+    params = np.column_stack([np.zeros(n), np.zeros(n), h0, b0])  # dx, dy, height, bevel
+    for sweep in range(MEASUREMENTS):
+        # Measured about the profile fitted so far: a base far from the catalogue's profile is found on the second look.
+        if sweep:
+            origin = origin + params[:, :2]
+            params[:, :2] = 0.0
+        extra_now = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
+        outline, evidence, _ = rim_points(rect, origin, radii, mat_colour, whiten, FOOTPRINT_HALF_MM, scale, extra_now)
+        usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
+        weights = usable.astype(float)
+        params, weights, sigma2, cov = _gauss_newton(rect, origin, radii, outline, usable, weights, params, prior,
+                                                     np.column_stack([h0, b0]), angles)
+    rays = (weights > 0.1).sum(axis=1)
+    rms = np.sqrt(sigma2)
+    # Neighbouring rays see overlapping pixels (blur, JPEG blocks): the fit's own covariance is too small by that much.
+    centre_cov = cov[:, :2, :2] * CORRELATION ** 2
+    final = origin + params[:, :2]
+    moved = np.hypot(*(final - centres).T)
+    taken = (rays >= MIN_RAYS) & (moved <= MAX_MOVE_MM) & np.all(np.isfinite(params), axis=1)
+    # How badly the outline misses the fitted profile on all the rays that saw an edge (Tukey's loss at a fixed scale,
+    # so fits of different sizes compare: a ray the profile misses by more than a few scatters costs the same, 1).
+    extra = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
+    res = outline - (radii[:, None] + params[:, 0, None] * np.cos(angles) + params[:, 1, None] * np.sin(angles) + extra)
+    u = np.minimum(np.abs(res) / LOSS_SCALE_MM, 1.0)
+    loss = np.sum(np.where(usable, 1 - (1 - u * u) ** 3, 1.0), axis=1)
+    return FootprintFit(np.where(taken[:, None], final, centres), centre_cov, params[:, 2], params[:, 3], rms, rays, taken,
+                        loss, radii.copy())
+
+
+def _gauss_newton(rect: Rectified, centres: np.ndarray, radii: np.ndarray, outline: np.ndarray, usable: np.ndarray,
+                  weights: np.ndarray, params: np.ndarray, prior: np.ndarray, prior_mean: np.ndarray,
+                  angles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tukey-weighted Gauss-Newton of (dx, dy, height, bevel) on the outline distances, the priors on height and bevel:
+    the parameters, the last weights, the residual variance and the parameters' covariance."""
+    n = len(centres)
+    cos, sin = np.cos(angles), np.sin(angles)
+    params = params.copy()
+    sigma2 = np.full(n, 0.25)
+    cov = np.zeros((n, 4, 4))
+    for _ in range(ITERATIONS):
+        h, b = params[:, 2], params[:, 3]
+        e = _extra(rect, centres, radii, h, b, angles)
+        de_h = (_extra(rect, centres, radii, h + PROFILE_STEP_MM, b, angles) - e) / PROFILE_STEP_MM
+        de_b = (_extra(rect, centres, radii, h, b + PROFILE_STEP_MM, angles) - e) / PROFILE_STEP_MM
+        model = radii[:, None] + params[:, 0, None] * cos + params[:, 1, None] * sin + e
+        res = outline - model
+        with np.errstate(all="ignore"), warnings.catch_warnings():  # a base with no ray in use: NaN, handled below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mad = np.nanmedian(np.where(usable & (weights > 0), np.abs(res), np.nan), axis=1)
+        spread = np.where(np.isfinite(mad), np.maximum(1.4826 * mad, SCATTER_FLOOR_MM), 1.0)
+        u = res / (4.685 * spread[:, None])
+        weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
+        jac = np.stack([np.broadcast_to(cos, res.shape), np.broadcast_to(sin, res.shape), de_h, de_b], axis=2)  # [n, rays, 4]
+        sigma2 = np.sum(weights * res * res, axis=1) / np.maximum(np.sum(weights, axis=1), 1e-9) + 1e-6
+        jtwj = np.einsum("nr,nri,nrj->nij", weights, jac, jac) / sigma2[:, None, None]
+        jtwr = np.einsum("nr,nri,nr->ni", weights, jac, res) / sigma2[:, None]
+        pull = (prior_mean - params[:, 2:]) * np.diag(prior)[2:]
+        rhs = jtwr + np.column_stack([np.zeros((n, 2)), pull])
+        normal = jtwj + prior[None] + 1e-9 * np.eye(4)
+        step = np.linalg.solve(normal, rhs[..., None])[..., 0]
+        params = params + step
+        params[:, 2] = np.clip(params[:, 2], 0.0, 3 * prior_mean[:, 0].max() + 1.0)
+        params[:, 3] = np.clip(params[:, 3], 0.0, radii / 3)
+        cov = np.linalg.inv(normal)
+    return params, weights, sigma2, cov
