@@ -404,22 +404,29 @@ def load_lens(path: str | os.PathLike[str]) -> LensFile:
     if not isinstance(cam, dict):
         raise PhotoError(f"--camera {name}: no [camera] table (write one with `tabletop photo calibrate`)")
 
-    def number(key: str, lo: float, hi: float) -> float:
-        v = cam.get(key)
+    problems: list[str] = []
+
+    def number(key: str, lo: float, hi: float, default: float | None = None) -> float:
+        v = cam.get(key, default)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not (lo <= float(v) <= hi):
-            raise PhotoError(f"--camera {name}: [camera] {key} must be a number from {lo:g} to {hi:g}, got {v!r}")
+            problems.append(f"{key} must be a number from {lo:g} to {hi:g}, got {v!r}")
+            return 1.0
         return float(v)
 
     def pair(key: str, lo: float, hi: float) -> tuple[float, float]:
         v = cam.get(key)
         if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) and lo <= x <= hi for x in v)):
-            raise PhotoError(f"--camera {name}: [camera] {key} must be two numbers from {lo:g} to {hi:g}, got {v!r}")
+            problems.append(f"{key} must be two numbers from {lo:g} to {hi:g}, got {v!r}")
+            return 1.0, 1.0
         return float(v[0]), float(v[1])
 
     size = pair("image_size", 16, 100_000)
-    return LensFile((int(size[0]), int(size[1])), number("focal_px", 1, 1e6), pair("centre_px", -1e5, 1e5),
-                    number("k1", -2, 2), number("k2", -5, 5), number("rms_px", 0, 1e3) if "rms_px" in cam else 0.0,
+    lens = LensFile((int(size[0]), int(size[1])), number("focal_px", 1, 1e6), pair("centre_px", -1e5, 1e5),
+                    number("k1", -2, 2), number("k2", -5, 5), number("rms_px", 0, 1e3, 0.0),
                     int(cam.get("photos", 0)) if isinstance(cam.get("photos", 0), int) else 0)
+    if problems:
+        raise PhotoError(f"--camera {name}: [camera] " + "; ".join(problems))
+    return lens
 
 
 # --- ChArUco board --------------------------------------------------------------------------------------------------

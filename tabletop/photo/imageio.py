@@ -69,11 +69,22 @@ def corner_outside(corners: Corners, size: tuple[int, int]) -> int | None:
     return None
 
 
-def check_corners(corners: Corners, size: tuple[int, int], where: str = "--corners") -> None:
-    """Raise PhotoError unless the corners lie in the image and form a convex, non-crossing quadrilateral."""
+def check_corners(corners: Corners, size: tuple[int, int], where: str = "--corners", allow_outside: bool = False) -> None:
+    """Raise PhotoError unless the corners lie in the image and form a convex, non-crossing quadrilateral.
+
+    ``allow_outside``: a corner may lie beyond the photo's edge (a table cut by the frame, its corner placed by the user
+    from the sides that are seen), by at most the photo's own width or height; the bases beyond the edge are not seen.
+    """
     width, height = size
     names = ("lower-left", "lower-right", "upper-right", "upper-left")
-    outside = corner_outside(corners, size)
+    if allow_outside:
+        for i, (x, y) in enumerate(corners):
+            if not (-width <= x <= 2 * width and -height <= y <= 2 * height):
+                raise PhotoError(f"{where}: the {names[i]} corner ({x:g}, {y:g}) is further outside the {width}x{height} image "
+                                 "than the image is wide or tall")
+        outside = None
+    else:
+        outside = corner_outside(corners, size)
     if outside is not None:
         x, y = corners[outside]
         raise PhotoError(f"{where}: the {names[outside]} corner ({x:g}, {y:g}) is outside the {width}x{height} image")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -70,7 +71,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         if loaded.scale != 1.0:
             lens, focal = lens_file.for_size(size)
     if corners is not None:
-        check_corners(corners, loaded.original_size)
+        check_corners(corners, loaded.original_size, allow_outside=True)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
         try:
             fit = refine_corners(image, given, search_px=8.0, lens=lens)
@@ -89,7 +90,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         if confidence < 0.3:
             notes.append(f"the table's outline is uncertain (confidence {confidence:.2f}): check the corners, or give them with --corners")
     try:
-        check_corners(work_corners, (width, height), where="table outline")
+        check_corners(work_corners, (width, height), where="table outline", allow_outside=corners is not None)
     except PhotoError:
         # Given corners were checked above and refined ones kept only inside the photo: this outline was found
         # unaided, so the user did nothing wrong; say what to do instead.
@@ -103,7 +104,11 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
                 bent = refine_corners(image, work_corners, search_px=8.0, lens=lens)
             except PhotoError:
                 bent = None
-            if bent is not None and bent.confidence >= 0.3 and corner_outside(bent.corners_px, size) is None:
+            bent_moved = (float(np.max(np.linalg.norm(np.asarray(bent.corners_px) - np.asarray(work_corners), axis=1)))
+                          if bent is not None else math.inf)
+            # Given corners move no further through the lens than without it (``MAX_CORNER_MOVE_PX``).
+            if (bent is not None and bent.confidence >= 0.3 and corner_outside(bent.corners_px, size) is None
+                    and (corners is None or bent_moved <= MAX_CORNER_MOVE_PX)):
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
                 if corners is None:
                     confidence = max(confidence, bent.confidence)

@@ -1,0 +1,311 @@
+"""The camera behind a photo (issue 34): focal length and pose from the table's corners, the lens from its sides or a
+ChArUco board, a tall base's footprint from its outline, ovals, the local fit, and the command's new options."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from tabletop.photo import BASE_SIZES_MM  # noqa: E402
+from tabletop.photo import cli as photo_cli  # noqa: E402
+from tabletop.photo.camera import (Camera, Distortion, board, calibrate_board, camera_from_corners, plumb_line,  # noqa: E402
+                                   pose_from_homography)
+from tabletop.photo.imageio import parse_corners  # noqa: E402
+from tabletop.photo.rays import outline_extra  # noqa: E402
+from tabletop.photo.values import Rectified  # noqa: E402
+
+SIZE = (4032, 3024)
+TABLE = (1219.2, 1219.2)
+
+
+def _look_at(eye: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation (table to camera: x right, y down, z forward) and translation of a camera at ``eye`` looking at ``target``."""
+    z = target - eye
+    z /= np.linalg.norm(z)
+    x = np.cross(z, [0.0, 0.0, 1.0])
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    r = np.stack([x, y, z])
+    return r, -r @ eye
+
+
+def _true_camera(k1: float = 0.0, eye: tuple[float, float, float] = (609.6, -500.0, 900.0)) -> Camera:
+    f = 3100.0
+    centre = ((SIZE[0] - 1) / 2, (SIZE[1] - 1) / 2)
+    r, t = _look_at(np.array(eye), np.array([TABLE[0] / 2, TABLE[1] / 2, 0.0]))
+    lens = Distortion.from_opencv(k1, 0.0, f, centre, 0.5 * math.hypot(*SIZE))
+    return Camera(f, centre, r, t, lens)
+
+
+def _corners(cam: Camera) -> tuple[tuple[float, float], ...]:
+    w, d = TABLE
+    return tuple(tuple(p) for p in cam.project(np.array([[0, 0], [w, 0], [w, d], [0, d]], dtype=float)))
+
+
+def test_focal_length_and_pose_from_the_four_corners() -> None:
+    """A phone 900 mm up and 500 mm in front of a 48" table (about 40° above it), no lens distortion: the corners alone
+    give its focal length to 0.1 % and its position to a millimetre."""
+    cam = _true_camera()
+    found = camera_from_corners(_corners(cam), TABLE, SIZE)  # type: ignore[arg-type]
+    assert found.focal_measured
+    assert found.focal_px == pytest.approx(3100.0, rel=1e-3)
+    assert np.allclose(found.position, [609.6, -500.0, 900.0], atol=1.0)
+    point = np.array([[300.0, 400.0]])
+    assert np.allclose(found.project(point, 4.0), cam.project(point, 4.0), atol=0.05)
+
+
+def test_a_view_straight_down_assumes_a_typical_focal_length() -> None:
+    """Straight down the corners fix no focal length: a typical phone's is assumed, and said to be."""
+    w, d = TABLE
+    quad = ((500.0, 2500.0), (3500.0, 2500.0), (3500.0, 500.0), (500.0, 500.0))
+    found = camera_from_corners(quad, (w, w * 2000 / 3000), SIZE)
+    assert not found.focal_measured and found.focal_sigma >= 0.2
+
+
+def test_plumb_line_measures_barrel_distortion() -> None:
+    """The table's sides seen through a lens with k1 = -0.08 (a phone's main camera at its worst): the straightness of
+    the four sides gives k1 back to 0.005, with a 1-sigma that covers the error."""
+    cam = _true_camera(k1=-0.08)
+    w, d = TABLE
+    rng = np.random.default_rng(0)
+    sides = []
+    for a, b in (((0, 0), (w, 0)), ((w, 0), (w, d)), ((w, d), (0, d)), ((0, d), (0, 0))):
+        t = np.linspace(0.04, 0.96, 240)[:, None]
+        points = np.asarray(a) + t * (np.asarray(b) - np.asarray(a))
+        sides.append(cam.project(points) + rng.normal(0, 0.3, (240, 2)))
+    lens, rms, sigma = plumb_line(sides, SIZE)
+    k1, _ = lens.opencv(3100.0)
+    assert k1 == pytest.approx(-0.08, abs=0.005)
+    assert rms < 0.5 and abs(k1 + 0.08) <= 3 * max(sigma * (3100.0 / lens.scale) ** 2, 1e-4)
+    flat, _, _ = plumb_line([cam.distortion.remove(s) for s in sides], SIZE)
+    assert abs(flat.k1) < 0.003
+
+
+def test_distortion_round_trip() -> None:
+    lens = Distortion((2000.0, 1500.0), 2500.0, -0.06, 0.01)
+    p = np.array([[10.0, 20.0], [2000.0, 1500.0], [4000.0, 3000.0]])
+    assert np.allclose(lens.apply(lens.remove(p)), p, atol=1e-6)
+
+
+def test_pose_from_homography_puts_the_camera_above_the_table() -> None:
+    cam = _true_camera()
+    r, t = pose_from_homography(cam.homography(0.0), cam.focal_px, cam.centre)
+    assert (-r.T @ t)[2] == pytest.approx(900.0, abs=0.5)
+
+
+def _board_view(rvec: np.ndarray, tvec: np.ndarray, k: np.ndarray, dist: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The printed board photographed by an OpenCV camera: each photo pixel looks up the board image through the lens."""
+    from tabletop.photo.camera import BOARD_SQUARE_MM, BOARD_SQUARES
+
+    px_per_mm = 6.0
+    margin = 10.0
+    image = board().generateImage((int((BOARD_SQUARES[0] * BOARD_SQUARE_MM + 2 * margin) * px_per_mm),
+                                   int((BOARD_SQUARES[1] * BOARD_SQUARE_MM + 2 * margin) * px_per_mm)), marginSize=int(margin * px_per_mm))
+    w, h = size
+    u, v = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    und = cv2.undistortPoints(np.column_stack([u.ravel(), v.ravel()])[:, None, :], k, dist)[:, 0, :]
+    r, _ = cv2.Rodrigues(rvec)
+    # The ray through each pixel meets the board's plane z = 0 (board mm, origin at the first square's corner).
+    rays = np.column_stack([und, np.ones(len(und))]) @ r  # directions in board coordinates
+    origin = -r.T @ tvec
+    s = -origin[2] / rays[:, 2]
+    pts = origin[None, :2] + s[:, None] * rays[:, :2]
+    mx = ((pts[:, 0] + margin) * px_per_mm - 0.5).reshape(h, w).astype(np.float32)
+    my = ((pts[:, 1] + margin) * px_per_mm - 0.5).reshape(h, w).astype(np.float32)
+    return cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=255)
+
+
+def test_charuco_calibration_recovers_focal_length_and_k1() -> None:
+    """Five photos of the printed board from different angles (1600x1200, f = 1300 px, k1 = -0.07): the calibration
+    gives the focal length to 2 % and k1 to 0.02."""
+    size = (1600, 1200)
+    k = np.array([[1300.0, 0, 799.5], [0, 1300.0, 599.5], [0, 0, 1]])
+    dist = np.array([-0.07, 0.0, 0.0, 0.0, 0.0])
+    views = []
+    for rx, ry, z in ((0.0, 0.0, 330.0), (0.35, 0.0, 350.0), (-0.3, 0.25, 340.0), (0.2, -0.35, 360.0), (-0.25, -0.2, 330.0)):
+        rvec = np.array([rx, ry, 0.05])
+        tvec = np.array([-122.0, -87.0, z])
+        views.append(_board_view(rvec, tvec, k, dist, size))
+    lens = calibrate_board(views)
+    assert lens.photos >= 4
+    assert lens.focal_px == pytest.approx(1300.0, rel=0.02)
+    assert lens.k1 == pytest.approx(-0.07, abs=0.02)
+
+
+def test_outline_of_a_tall_base() -> None:
+    """A cylinder (no bevel) whose top rim is seen 3 mm further from the camera, along +x: its outline reaches 3 mm past
+    the footprint away from the camera, none towards it, and follows the footprint sideways (a stadium)."""
+    angles = np.radians([0.0, 90.0, 180.0, 270.0, 45.0])
+    extra = outline_extra(angles, np.array([16.0]), np.array([[3.0, 0.0]]), np.array([16.0]))[0]
+    assert extra[0] == pytest.approx(3.0, abs=1e-6)
+    assert extra[1] == pytest.approx(0.0, abs=1e-3) and extra[3] == pytest.approx(0.0, abs=1e-3)
+    assert extra[2] == pytest.approx(0.0, abs=1e-9)
+    assert 0.0 < extra[4] < 3.0
+    # Bevelled by more than the shift: the footprint is the outline all round.
+    assert np.allclose(outline_extra(angles, np.array([16.0]), np.array([[1.0, 0.0]]), np.array([14.0]))[0], 0.0, atol=1e-9)
+
+
+def _tall_base_photo(cam: Camera, centre: tuple[float, float], radius: float, height: float, bevel: float) -> np.ndarray:
+    """A plain mat with one dark base (a bevelled cylinder) drawn by its outline: the envelope of footprint and top rim."""
+    img = np.full((SIZE[1], SIZE[0], 3), (70, 110, 60), np.uint8)
+    angles = np.radians(np.arange(0.0, 360.0, 0.5))
+    shift = cam.rim_shift(np.array([centre]), np.array([height]))
+    top = np.array([(radius - bevel) * float(cam.rim_scale(np.array([height]))[0])])
+    reach = radius + outline_extra(angles, np.array([radius]), shift, top)[0]
+    pts = np.column_stack([centre[0] + reach * np.cos(angles), centre[1] + reach * np.sin(angles)])
+    px = cam.project(pts)
+    # Drawn 8 times finer and area-averaged: OpenCV fills a polygon's edge pixels whole, half a pixel too wide.
+    k = 8
+    x0, y0 = np.floor(px.min(axis=0)).astype(int) - 4
+    x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 4
+    fine = np.zeros(((y1 - y0) * k, (x1 - x0) * k), np.uint8)
+    cv2.fillPoly(fine, [np.round((px - [x0, y0] + 0.5) * k - 0.5).astype(np.int32)], 255)
+    cover = cv2.resize(fine, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
+    patch = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.round(patch * (1 - cover) + np.array([30.0, 30.0, 34.0]) * cover).astype(np.uint8)
+    return cv2.GaussianBlur(img, (0, 0), 0.8)
+
+
+@pytest.mark.parametrize(("height", "bevel"), [(5.0, 0.0), (3.0, 2.0)])
+def test_footprint_of_a_tall_base_from_its_outline(height: float, bevel: float) -> None:
+    """A 32 mm base 5 mm tall with straight sides, and one 3 mm tall with a 2 mm bevel, seen at about 40°: their top
+    rims reach up to 6 mm past the footprint. Started 1 mm off with the catalogue's profile (4 mm, 1.5 mm bevel), the
+    footprint fit finds the centre within 0.15 mm, and its sigma covers the error."""
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.footprint import fit_footprints
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.rectify import rectify
+
+    cam = _true_camera()
+    centre = (600.0, 700.0)
+    image = _tall_base_photo(cam, centre, 16.0, height, bevel)
+    rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
+    mat = mat_model(rect.image)
+    colour = np.array([[70.0, 110.0, 60.0]], dtype=np.float32)
+    fit = fit_footprints(rect, np.array([[centre[0] + 0.8, centre[1] - 0.6]]), np.array([16.0]), colour, mat.whiten,
+                         photo_scale(rect), np.array(BASE_SIZES_MM))
+    assert fit is not None and fit.taken[0] and fit.radii[0] == 16.0
+    err = math.hypot(*(fit.centres[0] - centre))
+    assert err <= 0.15
+    assert err <= 3 * math.sqrt(np.max(np.linalg.eigvalsh(fit.covariance[0]))) + 0.05
+
+
+def test_an_oval_base_is_fitted_and_snapped() -> None:
+    """A 90x52 oval at 30° on a plain mat, seen straight down: fitted to its catalogue size, its angle within 1°."""
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.ovals import fit_ovals
+    from tabletop.photo.rays import photo_scale
+
+    s = 4.0
+    w, d = 200.0, 160.0
+    img = np.full((int(d * s), int(w * s), 3), (60, 105, 70), np.uint8)
+    cv2.ellipse(img, ((int(100 * s * 16), int((d - 80) * s * 16))), (int(45 * s * 16), int(26 * s * 16)), -30.0, 0, 360,
+                (40, 40, 45), -1, cv2.LINE_AA, shift=4)
+    img = cv2.GaussianBlur(img, (0, 0), 1.0)
+    h = np.array([[s, 0, 0], [0, -s, d * s], [0, 0, 1]])
+    rect = Rectified(source=img, homography=h, table_mm=(w, d), px_per_mm=s, image=img)
+    mat = mat_model(cv2.resize(img, (int(w), int(d)), interpolation=cv2.INTER_AREA))
+    (fit,) = fit_ovals(rect, np.array([[101.0, 79.0, 43.0, 27.0, 25.0]]), np.array([[60.0, 105.0, 70.0]], dtype=np.float32),
+                       mat.whiten, photo_scale(rect))
+    assert fit is not None and fit.size == (90.0, 52.0)
+    assert abs((fit.angle_deg - 30.0 + 90) % 180 - 90) <= 1.0
+    assert math.hypot(fit.x_mm - 100.0, fit.y_mm - 80.0) <= 0.3
+
+
+@pytest.mark.parametrize("texts", [
+    ["-326,2385 3900,2400 3500,300 400,300"],
+    ["-326,2385;3900,2400;3500,300;400,300"],
+    ["-326,2385,3900,2400,3500,300,400,300"],
+    ["-326,2385", "3900,2400", "3500,300", "400,300"],
+])
+def test_a_corner_with_a_negative_coordinate(texts: list[str]) -> None:
+    assert parse_corners(texts) == ((-326.0, 2385.0), (3900.0, 2400.0), (3500.0, 300.0), (400.0, 300.0))
+
+
+def test_the_command_reads_a_negative_corner() -> None:
+    """``--corners=-326,…`` and one quoted argument are read, not taken for an option."""
+    import argparse
+
+    p = argparse.ArgumentParser()
+    photo_cli.configure(p)
+    args = p.parse_args(["x.jpg", "--table", "48x48in", "--corners=-326,2385,3900,2400,3500,300,400,300"])
+    assert parse_corners(args.corners)[0] == (-326.0, 2385.0)
+    args = p.parse_args(["x.jpg", "--table", "48x48in", "--corners", "-326,2385 3900,2400 3500,300 400,300"])
+    assert parse_corners(args.corners)[0] == (-326.0, 2385.0)
+
+
+def test_demo_writes_a_photo_and_says_how_to_analyse_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo.jpg"
+    assert photo_cli.main(["--demo", str(out), "--seed", "3"]) == 0
+    text = capsys.readouterr().out
+    assert out.stat().st_size > 100_000
+    assert f"tabletop photo {out} --table 48x48in --base-height 0" in text
+
+
+def test_calibrate_writes_the_board_and_refuses_too_few_photos(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "board.png"
+    assert photo_cli.main(["calibrate", "--board", str(png)]) == 0
+    assert png.stat().st_size > 1000
+    assert photo_cli.main(["calibrate", str(png), "-o", str(tmp_path / "phone.toml")]) == 2
+    assert "at least 3" in capsys.readouterr().err
+
+
+def test_lens_file_round_trip_and_bad_file(tmp_path: Path) -> None:
+    from tabletop.photo.camera import LensFile, load_lens, save_lens
+    from tabletop.photo.values import PhotoError
+
+    lens = LensFile((4032, 3024), 3100.0, (2015.5, 1511.5), -0.05, 0.01, 0.4, 6)
+    save_lens(lens, tmp_path / "phone.toml")
+    back = load_lens(tmp_path / "phone.toml")
+    assert back == lens
+    distortion, focal = back.for_size((2016, 1512))
+    assert focal == pytest.approx(1550.0) and distortion.opencv(focal)[0] == pytest.approx(-0.05)
+    (tmp_path / "bad.toml").write_text("[camera]\nfocal_px = -3\n")
+    with pytest.raises(PhotoError, match="focal_px"):
+        load_lens(tmp_path / "bad.toml")
+
+
+def test_local_fit_finds_the_base_under_a_click() -> None:
+    """The review's click: on a synthetic photo, a point 4 mm from a base's centre fits that base (its size, within
+    0.5 mm)."""
+    from tabletop.photo.local import fit_base_at, rectified_for
+    from tabletop.photo.pipeline import analyse_image
+    from tabletop.photo.synth import synth_photo
+    from tabletop.photo.values import LoadedImage
+    import tabletop.photo.pipeline as pipeline
+
+    photo = synth_photo(5, size=(2400, 1800), n_bases=10)
+    loaded = LoadedImage(photo.image, "local.jpg", (2400, 1800))
+    real = pipeline.detect
+    try:
+        pipeline.detect = lambda rect, sizes: ([], [])  # type: ignore[assignment]
+        result = analyse_image(loaded, photo.table_mm, photo.corners_px, base_height_mm=0.0)
+    finally:
+        pipeline.detect = real  # type: ignore[assignment]
+    rect = rectified_for(loaded, result, base_height_mm=0.0)
+    hits = 0
+    for b in photo.bases[:5]:
+        found = fit_base_at(rect, b.x_mm + 3.0, b.y_mm - 2.6)
+        if found is not None and found.diameter_mm == b.diameter_mm and math.hypot(found.x_mm - b.x_mm, found.y_mm - b.y_mm) <= 0.5:
+            hits += 1
+    assert hits >= 4
+
+
+def test_json_has_the_honest_fields(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop.photo.synth import synth_photo
+
+    photo = synth_photo(6, size=(2400, 1800), n_bases=8)
+    path = tmp_path / "t.jpg"
+    cv2.imwrite(str(path), photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    corners = " ".join(f"{x:.2f},{y:.2f}" for x, y in photo.corners_px)
+    assert photo_cli.main([str(path), "--table", "48x48in", "--corners", corners, "--base-height", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {"unfitted", "camera"} <= set(out)
+    for b in out["bases"]:
+        assert b["shape"] == "round" and isinstance(b["confident"], bool) and "diameter_mm" in b
