@@ -265,15 +265,15 @@ def small_photo(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, Path]
 def test_cli_json_contract(small_photo: tuple, capsys: pytest.CaptureFixture[str]) -> None:
     photo, path = small_photo
     corners = [f"{x:.2f},{y:.2f}" for x, y in photo.corners_px]
-    assert photo_cli.main([str(path), "--table", "48x48in", "--corners", *corners, "--json"]) == 0
+    assert photo_cli.main([str(path), "--table", "48x48in", "--corners", *corners, "--base-height", "0", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"table_mm", "corners_px", "calibration_rms_mm", "bases"}
+    assert set(out) == {"table_mm", "corners_px", "calibration_rms_mm", "bases", "unfitted", "camera"}
     assert out["table_mm"] == pytest.approx([1219.2, 1219.2])
     assert np.abs(np.subtract(out["corners_px"], photo.corners_px)).max() <= 2.0
     assert out["calibration_rms_mm"] > 0
     assert out["bases"], "no bases found"
     for b in out["bases"]:
-        assert set(b) == {"x_mm", "y_mm", "diameter_mm", "confidence", "sigma_mm"}
+        assert set(b) == {"x_mm", "y_mm", "shape", "diameter_mm", "confidence", "sigma_mm", "confident"}
     s = score([photo_cli_detection(b) for b in out["bases"]], photo.bases)
     assert s.precision >= 0.9 and s.recall >= 0.6
 
@@ -292,9 +292,9 @@ def test_cli_writes_a_scenario_that_check_loads(small_photo: tuple, tmp_path: Pa
     photo, path = small_photo
     out = tmp_path / "sub" / "table.toml"
     out.parent.mkdir()
-    assert photo_cli.main([str(path), "--table", "1219.2x1219.2mm", "-o", str(out)]) == 0
+    assert photo_cli.main([str(path), "--table", "1219.2x1219.2mm", "--base-height", "0", "-o", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "round base" in text and "calibration error" in text
+    assert "bases (table mm" in text and "calibration error" in text
     data = tomllib.loads(out.read_text())
     assert data["format"] == 1 and data["units"] == "mm"
     assert data["table"] == {"width": 1219.2, "depth": 1219.2}
@@ -306,7 +306,7 @@ def test_cli_writes_a_scenario_that_check_loads(small_photo: tuple, tmp_path: Pa
 
 
 def test_photo_cli_does_not_load_opencv_until_run() -> None:
-    code = "import sys, tabletop.photo.cli, tabletop.photo.values\nprint('cv2' in sys.modules)"
+    code = "import sys, tabletop.photo.cli, tabletop.photo.values, tabletop.photo.camera\nprint('cv2' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
@@ -813,10 +813,10 @@ def test_a_coarse_photo_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[st
     path = tmp_path / "coarse.jpg"
     cv2.imwrite(str(path), photo.image)
     corners = [f"{x:.2f},{y:.2f}" for x, y in photo.corners_px]
-    assert photo_cli.main([str(path), "--table", "48x48in", "--corners", *corners, "--json"]) == 0
+    assert photo_cli.main([str(path), "--table", "48x48in", "--corners", *corners, "--base-height", "0", "--json"]) == 0
     captured = capsys.readouterr()
     assert "note: the photo is coarse: up to 1." in captured.err and "mm of table per pixel" in captured.err
-    assert set(json.loads(captured.out)) == {"table_mm", "corners_px", "calibration_rms_mm", "bases"}
+    assert set(json.loads(captured.out)) == {"table_mm", "corners_px", "calibration_rms_mm", "bases", "unfitted", "camera"}
 
 
 def test_a_half_level_fit_may_move_3_5_mm(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -26,6 +26,9 @@ from . import overlays
 from .backdrop import OPACITY_STEP
 from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
 
+CHECK_TAG = "check"
+"""A proposed base the photo analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it."""
+
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
 CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")
 #: ``find_table``'s confidence from which Enter accepts its corners without clicks: the
@@ -94,12 +97,16 @@ def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
 
 
 def proposed_models(scenario: Scenario, bases: Any) -> tuple[Model, ...]:
-    """One round-based model per detection, tagged ``proposed``, carrying its 1-sigma error."""
+    """One model per detection (round, or oval along its long axis), tagged ``proposed`` (and ``check`` where the
+    analysis is not confident of it), carrying its 1-sigma error."""
     out: list[Model] = []
     s = scenario
     for b in bases:
         model_id = fresh_id(s, "p")
-        m = Model(model_id, float(b.x_mm), float(b.y_mm), Base.round(float(b.diameter_mm)), tags=(PROPOSED_TAG,),
+        oval = getattr(b, "shape", "round") == "oval"
+        base = Base("oval", float(b.diameter_mm), float(b.width_mm)) if oval else Base.round(float(b.diameter_mm))
+        tags = (PROPOSED_TAG,) if getattr(b, "confident", True) else (PROPOSED_TAG, CHECK_TAG)
+        m = Model(model_id, float(b.x_mm), float(b.y_mm), base, facing=float(b.rotation_deg) if oval else 90.0, tags=tags,
                   sigma=round(float(b.sigma_mm), 3))
         out.append(m)
         s = Scenario(s.table, s.models + (m,), s.terrain)

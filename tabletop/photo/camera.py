@@ -135,18 +135,18 @@ def plumb_line(sides: list[np.ndarray], size: tuple[int, int], trim: float = 3.0
 
     def cost(k: float, pts: list[np.ndarray]) -> float:
         lens = replace(base, k1=k)
-        return sum(float(np.sum(_line_residuals(lens.remove(p)) ** 2)) for p in pts)
+        return sum(float(np.sum(_line_residuals(lens.remove(p, iterations=6)) ** 2)) for p in pts)
 
     def search(pts: list[np.ndarray]) -> float:
         lo, hi = -MAX_KAPPA, MAX_KAPPA
-        ks = np.linspace(lo, hi, 41)
+        ks = np.linspace(lo, hi, 21)
         costs = [cost(float(k), pts) for k in ks]
         i = int(np.argmin(costs))
         lo, hi = float(ks[max(0, i - 1)]), float(ks[min(len(ks) - 1, i + 1)])
         golden = (math.sqrt(5) - 1) / 2
         a, b = hi - golden * (hi - lo), lo + golden * (hi - lo)
         fa, fb = cost(a, pts), cost(b, pts)
-        for _ in range(40):
+        for _ in range(30):
             if fa < fb:
                 hi, b, fb = b, a, fa
                 a = hi - golden * (hi - lo)

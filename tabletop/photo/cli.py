@@ -82,11 +82,17 @@ def scenario_dict(result: PhotoResult, out_path: Path) -> dict[str, Any]:
         "model": models,
         "backdrop": {"image": rel, "corners": [[round(x, 2), round(y, 2)] for x, y in result.corners_px]},
     }
-    if result.unfitted:
-        # Not bases: seen, but no catalogue shape fits. The loader ignores the key; a reader of the file sees them.
-        out["unfitted"] = [{"x": round(u.x_mm, 2), "y": round(u.y_mm, 2), "outline": [[round(x, 1), round(y, 1)] for x, y in u.outline_mm]}
-                           for u in result.unfitted]
     return out
+
+
+def unfitted_comment(result: PhotoResult) -> str:
+    """What was seen but fits no catalogue shape, as TOML comments: for a reader of the file, not a model the loader
+    would take for a base."""
+    lines = []
+    for u in result.unfitted:
+        outline = " ".join(f"{x:.1f},{y:.1f}" for x, y in u.outline_mm)
+        lines.append(f"# unfitted: something base-like at x {u.x_mm:.1f}, y {u.y_mm:.1f} mm fits no catalogue shape; outline {outline}")
+    return "\n".join(["", "# Seen in the photo but not fitted (check these by eye):", *lines, ""]) if lines else ""
 
 
 def write_scenario(result: PhotoResult, out_path: Path) -> None:
@@ -95,7 +101,7 @@ def write_scenario(result: PhotoResult, out_path: Path) -> None:
 
     from tabletop.atomic import atomic_write
 
-    atomic_write(out_path, tomli_w.dumps(scenario_dict(result, out_path)).encode("utf-8"))
+    atomic_write(out_path, (tomli_w.dumps(scenario_dict(result, out_path)) + unfitted_comment(result)).encode("utf-8"))
 
 
 def format_text(result: PhotoResult) -> str:

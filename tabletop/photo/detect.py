@@ -53,7 +53,7 @@ from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_
 from tabletop.photo.rimfit import CONTAINING_SUPPORT, fit_rims, half_level_centres, half_level_fits, search_circles
 from tabletop.photo.sizesnap import inner_rims, outer_rims
 from tabletop.photo.uncertainty import confidence_of_rim, median_centres
-from tabletop.photo.values import Detection, Rectified, Unfitted
+from tabletop.photo.values import COARSE_MM_PER_PX, Detection, Rectified, Unfitted
 
 MIN_CONFIDENCE = 0.2
 CONFIDENT_MIN = 0.6
@@ -70,7 +70,8 @@ PROFILE_SIGMA_MM = 0.15
 """The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of
 footprint and top rim, not the rounded edges and contact shadows of a real base."""
 COARSE_SIGMA_PX = 1.5
-"""On a coarse photo a position is no better than this many of its pixels (blur and JPEG blocks span several)."""
+"""Where the photo is coarse (over ``values.COARSE_MM_PER_PX`` at the base) a position is no better than this many of
+its pixels (blur and JPEG blocks span several), and the base is not confident."""
 OVAL_MODEL_SIGMA_MM = 0.6
 """An oval's position error beyond its fit's own (1-sigma): on the generator's oval photos the fits' sigmas were
 0.1-0.3 mm and their errors up to 1.8 mm (figures and neighbours over the rim bend an ellipse's fit more than a
@@ -367,12 +368,14 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         sigma_fit = math.hypot(sigma_rim, disagree)
         profile = PROFILE_SIGMA_MM if footprints is not None else 0.0
         sigma = math.sqrt(sigma_fit ** 2 + rect.calibration_rms_mm ** 2 + float(lens_mm[k]) ** 2 + profile ** 2)
-        if scale.coarse:
-            sigma = max(sigma, COARSE_SIGMA_PX * float(mm_per_px_at(rect, centres[k:k + 1])[0]))
+        here = float(mm_per_px_at(rect, centres[k:k + 1])[0])
+        coarse_here = here > COARSE_MM_PER_PX
+        if coarse_here:
+            sigma = max(sigma, COARSE_SIGMA_PX * here)
         footprint_clean = footprints is None or bool(
             footprints.taken[k] and footprints.radii[k] == chosen[k][5] and footprints.rays[k] >= CONFIDENT_RAYS * FIT_RAYS
             and footprints.rms[k] <= CONFIDENT_RMS_MM)
-        sure = bool(confidence >= CONFIDENT_MIN and sigma <= CONFIDENT_MAX_SIGMA_MM and not scale.coarse
+        sure = bool(confidence >= CONFIDENT_MIN and sigma <= CONFIDENT_MAX_SIGMA_MM and not coarse_here
                     and disagree <= CONFIDENT_MAX_DISAGREEMENT_MM and footprint_clean)
         kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma), sure))
     kept.sort(key=lambda det: (det.y_mm, det.x_mm))
