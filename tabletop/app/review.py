@@ -14,8 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tabletop.model import Base, Model, Scenario
+from tabletop.viewport import Viewport
 
 from .state import PROPOSED_TAG
+
+PANEL_SIZE = (270, 372)
+"""The review panel over the table view's top-left corner (screen px)."""
+PANEL_GAP = 16
 
 CHECK_TAG = "check"
 """A proposed base the analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it."""
@@ -69,6 +74,19 @@ def manual_model(model_id: str, x: float, y: float, size: tuple[float, float], s
     length, width = size
     base = Base.round(length) if abs(length - width) < 1e-9 else Base("oval", length, width)
     return Model(model_id, float(x), float(y), base, tags=(PROPOSED_TAG,), sigma=round(sigma_mm, 3))
+
+
+def review_viewport(view: tuple[int, int, int, int], table_mm: tuple[float, float], margin_px: int = 24) -> Viewport | None:
+    """The whole table shown in the part of the view ``view`` (left, top, width, height) the review panel leaves free:
+    the panel sits over the view's left side."""
+    left, top, width, height = view
+    free = width - PANEL_SIZE[0] - PANEL_GAP
+    w, d = table_mm
+    scale = min((free - 2 * margin_px) / w, (height - 2 * margin_px) / d)
+    if scale <= 0:
+        return None
+    shift = (PANEL_SIZE[0] + PANEL_GAP) / 2  # the free part's centre lies this far right of the view's
+    return Viewport((w / 2 - shift / scale, d / 2), scale, view)
 
 
 def point_in_polygon(x: float, y: float, polygon: tuple[tuple[float, float], ...]) -> bool:

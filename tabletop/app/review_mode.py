@@ -32,12 +32,12 @@ from tabletop.viewport import MAX_SCALE, Viewport
 
 from . import overlays, review_draw
 from .hit import item_at
-from .review import CHECK_TAG, PhotoReview, manual_model, model_for, parse_size_label, size_label, size_options
+from .review import (CHECK_TAG, PANEL_GAP, PANEL_SIZE, PhotoReview, manual_model, model_for, parse_size_label, review_viewport,
+                     size_label, size_options)
 from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
 
 CLICK_SLOP_PX = 4
 """A press and release this close together on the photo is a click (fit a base there), not a pan."""
-PANEL_SIZE = (270, 372)
 FOCUS_BASES_ACROSS = 5.0
 """``N`` zooms so the view's shorter side spans this many of the base's diameters (at least)."""
 DUPLICATE_MM = 3.0
@@ -67,15 +67,10 @@ class ReviewMixin:
 
     def fit_beside_review_panel(self) -> None:
         """Show the whole table in the part of the view the review panel leaves free (the panel sits over its left)."""
-        view = self.view_rect
-        free = view.width - PANEL_SIZE[0] - 16
         t = self.scenario.table
-        margin = 24
-        scale = min((free - 2 * margin) / t.width, (view.height - 2 * margin) / t.depth)
-        if scale <= 0:
-            return
-        shift = (PANEL_SIZE[0] + 16) / 2  # the free part's centre lies this far right of the view's
-        self.viewport = Viewport((t.width / 2 - shift / scale, t.depth / 2), scale, self.viewport.rect)
+        vp = review_viewport(tuple(self.view_rect), (t.width, t.depth))  # type: ignore[arg-type]
+        if vp is not None:
+            self.viewport = vp
 
     def end_review(self, say: bool = True) -> None:
         if self.review is None:
@@ -287,7 +282,7 @@ class ReviewMixin:
         view = self.view_rect
         scale = min(view.width, view.height) / (FOCUS_BASES_ACROSS * max(size_mm, 10.0))
         scale = min(MAX_SCALE, max(self.viewport.scale, scale))
-        shift = (PANEL_SIZE[0] + 16) / 2 if self._review_ui is not None else 0.0
+        shift = (PANEL_SIZE[0] + PANEL_GAP) / 2 if self._review_ui is not None else 0.0
         self.viewport = Viewport((x - shift / scale, y), scale, self.viewport.rect)
 
     def _fit(self, x: float, y: float, shape: str = "any", sizes: tuple[float, ...] | None = None) -> tuple[Any, float]:
@@ -317,6 +312,7 @@ class ReviewMixin:
     def _kill_review_ui(self) -> None:
         if self._review_ui is not None:
             self._review_ui["panel"].kill()
+            self._review_ui["size"].kill()
         self._review_ui = None
         self._review_list_key = None
 
@@ -368,8 +364,11 @@ class ReviewMixin:
         assert review is not None
         options = size_options()
         start = size_label(*review.manual_size) if size_label(*review.manual_size) in options else options[3]
-        size = UIDropDownMenu(options, start, pygame.Rect(iw // 2 + 6, y, iw // 2 - 2, 30), self.ui, container=panel,
-                              expansion_height_limit=260)
+        # On the window's overlay layer, over the panel: inside it the open list was clipped and the buttons below it
+        # took its clicks.
+        inner = panel.get_container().get_rect()
+        size = UIDropDownMenu(options, start, pygame.Rect(inner.left + iw // 2 + 6, inner.top + y, iw // 2 - 2, 30), self.ui,
+                              container=self.overlay, expansion_height_limit=260)
         size.set_tooltip("The selected base's catalogue size (it is fitted again at it), and the size M lays by hand")
         y += 34
         manual = UIButton(pygame.Rect(4, y, iw, 30), "Add circle where no rim (M)", self.ui, container=panel,
