@@ -611,7 +611,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
             import cv2
 
             grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        found = _corner_from_sides(grey, cam, corners, k, float(sigmas[k]))
+        found = corner_from_sides(grey, cam.distortion, corners, k, float(sigmas[k]))
         if found is not None:
             # The sides' corner and the camera's, each weighed by its own uncertainty.
             point, sigma = found
@@ -715,18 +715,20 @@ def _line_through(anchor: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, f
     return direction, angle_sigma, abs(float((anchor - centre) @ np.array([-direction[1], direction[0]])))
 
 
-def _corner_from_sides(grey: np.ndarray, cam: Camera, corners: np.ndarray, k: int, predicted_sigma: float) -> tuple[np.ndarray, float] | None:
-    """Corner ``k`` (not seen) as the meeting of the table's two sides that run to it, each a straight line (through
-    the fitted lens) from the corner at its other end, which a marker placed; None where either side cannot be followed
-    (hidden, or its edge does not pass through that corner: it is then not the table's edge)."""
-    lens = cam.distortion
+def corner_from_sides(grey: np.ndarray, lens: Distortion, corners: np.ndarray, k: int, predicted_sigma: float,
+                      anchor_px: float = 0.0) -> tuple[np.ndarray, float] | None:
+    """Corner ``k`` (photo pixels; a guess, ``predicted_sigma`` px off) as the meeting of the table's two sides that run
+    to it, each a straight line (through ``lens``) from the corner at its other end, which is sure (a marker's, or a
+    click with the loupe); None where either side cannot be followed (hidden, or its edge does not pass through that
+    corner: it is then not the table's edge; ``anchor_px`` more is allowed for a clicked corner). Also the corner's
+    1-sigma (px)."""
     und = lens.remove(np.asarray(corners, dtype=np.float64))
     half = float(np.clip(3 * predicted_sigma, SIDE_SEARCH_MIN_PX, SIDE_SEARCH_MAX_PX))  # at the corner
     lines = []
     for other in ((k - 1) % 4, (k + 1) % 4):
         points = _side_points(grey, lens, und[other], und[k], half)
         fit = _line_through(und[other], points) if len(points) else None
-        if fit is None or fit[2] > SIDE_ANCHOR_PX:
+        if fit is None or fit[2] > SIDE_ANCHOR_PX + anchor_px:
             return None
         lines.append((und[other], fit[0], fit[1], float(np.linalg.norm(und[k] - und[other]))))
     (p1, d1, s1, l1), (p2, d2, s2, l2) = lines

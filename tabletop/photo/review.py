@@ -44,6 +44,11 @@ def size_text(d: Detection) -> str:
     return f"Ø {d.diameter_mm:g} mm"
 
 
+def caption_size(d: Detection) -> str:
+    """``size_text`` in the contact sheet's font, which has no "Ø"."""
+    return size_text(d).replace("Ø ", "round ")
+
+
 def unfitted_size_mm(u: Unfitted) -> tuple[float, float]:
     """An unfitted outline's extent: its longest chord and the width across it (mm)."""
     pts = np.asarray(u.outline_mm, dtype=np.float64)
@@ -147,7 +152,7 @@ def contact_sheet(loaded: LoadedImage, result: PhotoResult, rect: Rectified | No
         outlines += [(np.array([[d.x_mm - cross, d.y_mm], [d.x_mm + cross, d.y_mm]]), RING_COLOUR, 1),
                      (np.array([[d.x_mm, d.y_mm - cross], [d.x_mm, d.y_mm + cross]]), RING_COLOUR, 1)]
         tiles.append((_tile(loaded.pixels, rect, outlines, box),
-                      [f"{n}. b{i}  {size_text(d).replace('Ø ', 'round ')}",  # the sheet's font has no Ø f"±{d.sigma_mm:.2f} mm  confidence {d.confidence:.2f}"]))
+                      [f"{n}. b{i}  {caption_size(d)}", f"±{d.sigma_mm:.2f} mm  confidence {d.confidence:.2f}"]))
     for u in result.unfitted:
         pts = np.asarray(u.outline_mm, dtype=np.float64)
         lo, hi = pts.min(axis=0) - CROP_MARGIN_MM, pts.max(axis=0) + CROP_MARGIN_MM
