@@ -458,6 +458,11 @@ def main(argv: list[str] | None = None) -> int:
     odds_bench.main(["--quick"] if args.quick else [])
     print()
 
+    from benchmarks import review as review_bench
+
+    review_bench.main([])
+    print()
+
     mem = bench_memory()
     figures["peak_rss_mib"] = mem
     if mem is not None:
