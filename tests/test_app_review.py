@@ -99,6 +99,16 @@ def test_review_lists_fits_refits_deletes_and_undoes(tmp_path: Path, photo: tupl
             sx, sy = vp.to_screen(sure.x, sure.y)
             assert _colour_near(p.screen, (sx + sure.base.length / 2 * vp.scale, sy), SURE_COLOUR, radius=3)
 
+        # T (or the panel's button, clicked): the judged table's bases over the photo, or the photo under the rings.
+        probe = tuple(round(v) for v in vp.to_screen(worst.x + 0.25 * worst.base.length, worst.y - 0.1 * worst.base.length))
+        photo_there = tuple(p.screen.get_at(probe))[:3]
+        assert review.show_photo
+        p.key(pygame.K_t)
+        assert not review.show_photo and tuple(p.screen.get_at(probe))[:3] != photo_there
+        p.click(ui["photo"].rect.center)
+        p.step(2)
+        assert review.show_photo and tuple(p.screen.get_at(probe))[:3] == photo_there
+
         # N: the most doubtful one is selected and zoomed to; Shift+N goes back round the list.
         before_scale = app.viewport.scale
         p.key(pygame.K_n)

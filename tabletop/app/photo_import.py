@@ -230,12 +230,12 @@ class PhotoImportMixin(ReviewMixin):
             return [f"Finding the bases… {self._now - job.started:.1f} s"]
         n = len(job.clicks)
         if n < 4:
-            lines = [f"Click the table's {CORNER_NAMES[n]} corner ({n + 1}/4); one cut off by the frame: click it in the grey "
-                     "beyond the photo, the sides running to it place it"]
+            lines = [f"Click the table's {CORNER_NAMES[n]} corner ({n + 1}/4) · cut off by the frame? Click it beyond the photo"]
         else:
             out = job.outside()
-            lines = ["Enter: find the bases · drag a corner to adjust it (the loupe follows)"
-                     + (f" · the {CORNER_NAMES[out[0]]} corner, outside the photo, is placed from its two sides" if len(out) == 1 else "")]
+            lines = ["Enter: find the bases · drag a corner to adjust it (the loupe follows)"]
+            if len(out) == 1:
+                lines.append(f"The {CORNER_NAMES[out[0]]} corner lies outside the photo: the two sides running to it place it")
             if len(out) > 1:
                 lines = [f"Only one corner may lie outside the photo ({len(out)} do): drag them onto the table's corners, "
                          "or photograph the whole table"]

@@ -115,6 +115,9 @@ class PhotoReview:
     cursor: str | None = None
     """The model ``N`` last went to."""
     last_fit_ms: float = 0.0
+    show_photo: bool = True
+    """Under each proposal the photo itself (its real base, the fitted ring over it); off (T): the judged table's
+    bases drawn over the photo."""
 
     def rectified(self) -> Any:
         if self.rect is None:

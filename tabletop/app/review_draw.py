@@ -85,6 +85,14 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
     """Every proposal with its sigma band; the ones to check orange, dashed, badged; open unfitted outlines with "?";
     the spot where a click found no rim."""
     proposed = [m for m in scenario.models if PROPOSED_TAG in m.tags]
+    if review is not None and review.show_photo:
+        # The photo over the drawn bases again, so the ring lies on the real base it was fitted to.
+        from tabletop.draw.backdrop import draw_backdrop
+
+        for m in proposed:
+            cx, cy = vp.to_screen(m.x, m.y)
+            r = m.base.bounding_radius * vp.scale + 3
+            draw_backdrop(surface, vp, pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1).clip(view))
     if show_bands and proposed:
         layer = pygame.Surface(view.size, pygame.SRCALPHA)
         for m in proposed:
@@ -123,7 +131,7 @@ def review_legend(review: PhotoReview, scenario: Scenario) -> list[str]:
     unfitted = len(review.open_unfitted(scenario))
     lines = [f"Review: {unsure} base{'s' if unsure != 1 else ''} to check (orange, dashed, !)"
              + (f", {unfitted} seen but not fitted (?)" if unfitted else "")
-             + " · N: next to check",
+             + " · N: next to check · T: " + ("the judged bases over the photo" if review.show_photo else "the photo under the rings"),
              "Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one · A: accept all · Esc: finish"]
     if review.offer is not None:
         lines.append(f"No base rim found there: M adds a {review_size_text(review.manual_size)} circle (size menu to change)")

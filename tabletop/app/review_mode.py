@@ -126,6 +126,8 @@ class ReviewMixin:
             self.review_next(-1 if shift else 1)
         elif event.key == pygame.K_m:
             self.review_manual()
+        elif event.key == pygame.K_t:
+            self.review_toggle_photo()
         elif event.key == pygame.K_ESCAPE:
             if self.review.offer is not None:
                 self.review.offer = None
@@ -145,7 +147,7 @@ class ReviewMixin:
         element = event.ui_element
         if event.type == pygame_gui.UI_BUTTON_PRESSED:
             actions = {"next": lambda: self.review_next(1), "manual": self.review_manual, "accept": self.accept_proposed,
-                       "finish": self.end_review}
+                       "finish": self.end_review, "photo": self.review_toggle_photo}
             for key, action in actions.items():
                 if element is ui.get(key):
                     action()
@@ -256,6 +258,18 @@ class ReviewMixin:
         base = Base.round(length) if not oval else Base("oval", length, width)
         if self.dispatch(EditModel(m.id, {"base": base})):
             self.flash(f"{m.id} is now {review_draw.review_size_text(size)} (no rim of that size found: its place is unchanged)")
+
+    def review_toggle_photo(self) -> None:
+        """T: the photo under the fitted rings, or the judged table's bases drawn over it."""
+        review = self.review
+        assert review is not None
+        review.show_photo = not review.show_photo
+        if review.show_photo and not self.backdrops.visible:
+            self.backdrops.visible = True
+        self.flash("The photo under each proposal: its ring on the real base (T: the judged table)" if review.show_photo
+                   else "The judged table's bases drawn over the photo (T: the photo under the rings)")
+        if self._review_ui is not None:
+            self._review_ui["photo"].set_text("Judged table (T)" if review.show_photo else "Photo under rings (T)")
 
     def review_next(self, step: int = 1) -> None:
         """N: select the next base to check and zoom to it."""
@@ -371,8 +385,11 @@ class ReviewMixin:
                               container=self.overlay, expansion_height_limit=260)
         size.set_tooltip("The selected base's catalogue size (it is fitted again at it), and the size M lays by hand")
         y += 34
-        manual = UIButton(pygame.Rect(4, y, iw, 30), "Add circle where no rim (M)", self.ui, container=panel,
+        manual = UIButton(pygame.Rect(4, y, iw // 2 - 2, 30), "Circle (M)", self.ui, container=panel,
                           tool_tip_text="Lay a base of the menu's size where the last click found no rim")
+        photo = UIButton(pygame.Rect(iw // 2 + 6, y, iw // 2 - 2, 30), "Judged table (T)" if review.show_photo else "Photo under rings (T)",
+                         self.ui, container=panel, tool_tip_text="Show the judged table's bases over the photo, or the photo "
+                         "under each fitted ring (B hides the photo altogether)")
         y += 34
         accept = UIButton(pygame.Rect(4, y, iw, 30), "Accept the proposals (A)", self.ui, container=panel,
                           tool_tip_text="Make the proposals ordinary bases (the selected one only, when one is selected)")
@@ -380,7 +397,7 @@ class ReviewMixin:
         finish = UIButton(pygame.Rect(4, y, iw, 30), "Finish the review (Esc)", self.ui, container=panel,
                           tool_tip_text="Close this panel; the photo stays as the table's backdrop (B shows or hides it)")
         self._review_ui = {"panel": panel, "title": title, "list": lst, "next": nxt, "size": size, "manual": manual,
-                           "accept": accept, "finish": finish}
+                           "photo": photo, "accept": accept, "finish": finish}
         self._review_list_key = None
 
     # ------------------------------------------------------------------ drawing

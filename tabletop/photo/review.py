@@ -166,7 +166,8 @@ def contact_sheet(loaded: LoadedImage, result: PhotoResult, rect: Rectified | No
     sheet = Image.new("RGB", (cols * (TILE_PX + gap) + gap, head + rows * (TILE_PX + CAPTION_PX + gap) + gap), (250, 250, 248))
     draw = ImageDraw.Draw(sheet)
     font, small = ImageFont.load_default(size=17), ImageFont.load_default(size=14)
-    draw.text((gap, 10), f"{Path(result.path).name}: {len(unsure)} base(s) to check, {len(result.unfitted)} seen but not fitted",
+    draw.text((gap, 10), f"{Path(result.path).name}: {len(unsure)} base{'s' if len(unsure) != 1 else ''} to check, "
+              f"{len(result.unfitted)} seen but not fitted",
               fill=(20, 20, 20), font=font)
     for k, (tile, caption) in enumerate(tiles):
         r, c = divmod(k, cols)
