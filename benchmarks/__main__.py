@@ -458,6 +458,11 @@ def main(argv: list[str] | None = None) -> int:
     odds_bench.main(["--quick"] if args.quick else [])
     print()
 
+    from benchmarks import photo_conditions
+
+    figures["photo_conditions"] = photo_conditions.quick(1 if args.quick else 2)
+    print()
+
     from benchmarks import review as review_bench
 
     review_bench.main([])

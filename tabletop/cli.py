@@ -64,12 +64,14 @@ def _samples(text: str) -> int:
 
 
 def _seed_arg(text: str) -> int:
+    from tabletop.scenario_io.limits import MAX_SEED  # the range a file's `seed` has too
+
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError("must be a whole number 0 <= N < 2**63")
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError("must be a whole number 0 <= N <= 2**63-1")
     return value
 
 
@@ -271,12 +273,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(settings_epilog())
         print("\nWith no COMMAND: `tabletop [FILE]` opens the desktop app (the bundled default table without FILE).")
         return EXIT_OK
+    args: argparse.Namespace | None = None
     try:
-        if not argv or argv[0] not in COMMANDS:
-            if len(argv) > 1 or (argv and argv[0].startswith("-")):
-                build_parser().error(f"unknown command {argv[0]!r}; try `tabletop --help`")
+        if argv and argv[0] in COMMANDS:
+            args = build_parser(include_photo=argv[0] == "photo", include_sharing=argv[0] in SHARING).parse_args(argv)
+        elif argv:
+            guess = _command_guess(argv[0])
+            if len(argv) > 1 or argv[0].startswith("-") or guess:
+                hint = f"did you mean {guess!r}? " if guess else ""
+                build_parser().error(f"unknown command {argv[0]!r}; {hint}try `tabletop --help`")
+    except SystemExit as exc:  # argparse's: usage errors and --help
+        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    try:
+        if args is None:
             return run_app(argv[0] if argv else None)
-        args = build_parser(include_photo=argv[0] == "photo", include_sharing=argv[0] in SHARING).parse_args(argv)
         if args.command == "photo":
             from tabletop.photo.cli import run as run_photo
 
@@ -286,14 +296,45 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return {"explain": share_cli.explain_main, "present": share_cli.present_main, "animate": share_cli.animate_main}[args.command](args)
         return {"check": run_check, "render": run_render, "odds": run_odds}[args.command](args)
-    except SystemExit as exc:
-        return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    except SystemExit as exc:  # parsing is over: not argparse's
+        where = _foreign_exit(exc)
+        if where is None:  # ours: its status stands
+            return int(exc.code or 0) if isinstance(exc.code, int) else EXIT_FAILURE
+        print(f"tabletop: stopped by sys.exit({exc.code!r}) in {where}, code that is not Tabletop's (a plug-in?)", file=sys.stderr)
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # noqa: BLE001 — the boundary: readable messages, never a traceback for bad input
         return _report_exception(exc)
+
+
+def _foreign_exit(exc: SystemExit) -> str | None:
+    """``file:line`` of the code outside the tabletop package that raised ``exc``, or None when ours did."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    filename = tb.tb_frame.f_code.co_filename
+    package = Path(__file__).resolve().parent
+    try:
+        if Path(filename).resolve().is_relative_to(package):
+            return None
+    except OSError:
+        pass
+    return f"{filename}:{tb.tb_lineno}"
+
+
+def _command_guess(word: str) -> str | None:
+    """The command ``word`` is a misspelling of, unless it names a file (``tabletop FILE`` opens the app)."""
+    import difflib
+
+    if Path(word).suffix or os.path.exists(word):
+        return None
+    close = difflib.get_close_matches(word.lower(), COMMANDS, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _report_exception(exc: Exception) -> int:
@@ -304,6 +345,15 @@ def _report_exception(exc: Exception) -> int:
     from tabletop.scenario_io import ScenarioError
     from tabletop.settings import SettingError
 
+    from tabletop.rulesets import BadPlugin
+
+    if isinstance(exc, BadPlugin):  # an installed plug-in's fault, not the file's nor ours
+        print(f"tabletop: {escape_text(str(exc))}", file=sys.stderr)
+        if os.environ.get("TABLETOP_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        return EXIT_FAILURE
     if isinstance(exc, ScenarioError):
         for problem in exc.problems:
             print(escape_text(str(problem)), file=sys.stderr)

@@ -40,6 +40,7 @@ class Beat:
     changed: tuple[str, ...]  # model ids whose status changes at this step
     statuses: Mapping[str, str] = field(default_factory=dict)  # every model's status as of this step
     dice: tuple[int, ...] = ()
+    dice_names: tuple[str, ...] = ()  # what each die of ``dice`` was rolled for ("Strike", "direction"), "" if not known
     explosion: bool = False
     sight_from: Point | None = None  # the blast focus, when sight lines decide who is hit
 
@@ -60,29 +61,41 @@ def _names_in(text: str, scenario: Scenario) -> list[str]:
     return out
 
 
-_DICE_TEXT = re.compile(r"(?:Strike|save|roll|direction)\s+(\d+)")
+_DICE_TEXT = re.compile(r"(Strike|save|roll|direction)\s+(\d+)")
 _DICE_SUM = re.compile(r"\((\d+(?:\s*\+\s*\d+)+)\)")
 
 
-def _dice(step: Step) -> tuple[int, ...]:
-    """Dice faces a roll or scatter step shows (from its data, else its text)."""
+#: A step's data keys that hold dice, and what each was rolled for.
+_DICE_KEYS = {"direction": "direction", "distance_rolled": "distance", "strike_roll": "Strike"}
+
+
+def _dice(step: Step) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Dice faces a roll or scatter step shows (from its data, else its text), and what each was for."""
     if step.kind not in ("roll", "scatter"):
-        return ()
+        return (), ()
     faces: list[int] = []
-    for key in ("direction", "distance_rolled", "strike_roll"):
+    names: list[str] = []
+    for key, name in _DICE_KEYS.items():
         value = step.data.get(key)
         if isinstance(value, bool):
             continue
         if isinstance(value, int):
             faces.append(value)
+            names.append(name)
         elif isinstance(value, (list, tuple)):
-            faces.extend(int(v) for v in value if isinstance(v, int) and not isinstance(v, bool))
+            got = [int(v) for v in value if isinstance(v, int) and not isinstance(v, bool)]
+            faces.extend(got)
+            names.extend([name] * len(got))
     if faces:
-        return tuple(faces)
+        return tuple(faces), tuple(names)
     summed = _DICE_SUM.search(step.text)
     if summed:
-        return tuple(int(v) for v in re.findall(r"\d+", summed.group(1)))
-    return tuple(int(v) for v in _DICE_TEXT.findall(step.text)[:1])
+        got = tuple(int(v) for v in re.findall(r"\d+", summed.group(1)))
+        return got, ("",) * len(got)
+    found = _DICE_TEXT.search(step.text)
+    if found is None:
+        return (), ()
+    return (int(found.group(2)),), (found.group(1),)
 
 
 def _coverage_statuses(placed: PlacedTemplate, geometry: TableGeometry, uses_visibility: bool, tolerance_mm: float) -> dict[str, str]:
@@ -118,15 +131,17 @@ def template_beats(
     statuses = dict(base)
     current: PlacedTemplate | None = None
     out: list[Beat] = []
+    # Where the template finally rests; a placement a later step scatters it away from, and that is
+    # none of these, is only where it was aimed: nobody under it is affected there (a missed Strike).
+    rests = (res.placed, *res.also_drawn)
+    last_scatter = max((k for k, st in enumerate(steps) if st.kind == "scatter" and st.placed is not None), default=-1)
     for k, step in enumerate(steps):
         previous = current
         after = dict(statuses)
         if step.placed is not None:
-            here = _coverage_statuses(step.placed, geometry, uses_visibility, adj.tolerance_mm)
-            if step.kind == "scatter":
-                after = {**base, **here}  # the template left its aim: only where it landed counts
-            else:
-                for mid, s in here.items():
+            aim_only = step.kind != "scatter" and k < last_scatter and step.placed not in rests
+            if not aim_only:
+                for mid, s in _coverage_statuses(step.placed, geometry, uses_visibility, adj.tolerance_mm).items():
                     if _RANK.get(s, 0) > _RANK.get(after.get(mid, "outside"), 0):
                         after[mid] = s
             current = step.placed
@@ -139,6 +154,7 @@ def template_beats(
         if not touched and step.placed is not None:
             touched = [mid for mid, s in after.items() if s in ("affected", "total_cover")]
         rule_quote = hook(step) if hook is not None else None
+        faces, names = _dice(step)
         focus = current.focus if current is not None and uses_visibility and touched else None
         out.append(
             Beat(
@@ -154,7 +170,8 @@ def template_beats(
                 touched=tuple(touched),
                 changed=changed,
                 statuses=after,
-                dice=_dice(step),
+                dice=faces,
+                dice_names=names,
                 explosion=step.kind == "explode",
                 sight_from=focus,
             )

@@ -139,6 +139,7 @@ class Badge:
     clear_px: float = 0.0  # and at least this many pixels (a rose)
     leader: bool = True  # a line back to the anchor when the badge had to move away
     priority: int = 0
+    dice: bool = False  # the rolls that decided a template: placed before other badges, styled as dice
 
 
 class Tint(NamedTuple):

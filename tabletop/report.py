@@ -57,15 +57,19 @@ def point_in_units(p: tuple[float, float], units: str) -> list[float]:
     return [_num(to_units(p[0], units), 6), _num(to_units(p[1], units), 6)]
 
 
-def shape_summary(shape: TemplateShape) -> str:
-    """E.g. ``circle Ø 5.00"`` or ``teardrop 8.00" × 0.60"/2.50"``."""
+def shape_summary(shape: TemplateShape, units: str = "in") -> str:
+    """In the table's units, e.g. ``circle Ø 5.00"``, ``circle Ø 40.00 mm`` or ``teardrop 8.00" long, ends 0.60"/2.50"``."""
+
+    def L(mm: float) -> str:
+        return format_length(mm, units)
+
     if shape.kind == "circle":
-        return f"circle Ø {format_length(shape.diameter)}"
+        return f"circle Ø {L(shape.diameter)}"
     if shape.kind == "teardrop":
-        return f"teardrop {format_length(shape.length)} long, ends {format_length(shape.tip_width)}/{format_length(shape.end_width)}"
+        return f"teardrop {L(shape.length)} long, ends {L(shape.tip_width)}/{L(shape.end_width)}"
     if shape.kind == "rect":
-        return f"rect {format_length(shape.length)} × {format_length(shape.width)}"
-    return f"cone {format_length(shape.length)} long, {shape.angle:g}°"
+        return f"rect {L(shape.length)} × {L(shape.width)}"
+    return f"cone {L(shape.length)} long, {shape.angle:g}°"
 
 
 def template_json(result: TemplateResult, units: str, sigmas: Mapping[str, float] | None = None) -> dict[str, Any]:
@@ -130,20 +134,41 @@ def dumps(adj: Adjudication) -> str:
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    """A text table, every cell whole: the last column wraps onto lines of its own (:func:`_wrap`)."""
+    wrapped = [(r[:-1], _wrap(r[-1], _SUMMARY_WIDTH)) for r in rows]
+    widths = [max([len(header[i]), *(len(r[i]) for r, _ in wrapped)]) for i in range(len(header) - 1)]
+    widths.append(max([len(header[-1]), *(len(line) for _, lines in wrapped for line in lines)]))
     fmt = "  ".join("{:<%d}" % w for w in widths)
     out = ["  " + fmt.format(*header).rstrip(), "  " + "  ".join("-" * w for w in widths)]
-    out += ["  " + fmt.format(*r).rstrip() for r in rows]
+    for cells, lines in wrapped:
+        out.append("  " + fmt.format(*cells, lines[0]).rstrip())
+        out += ["  " + fmt.format(*([""] * len(cells)), more).rstrip() for more in lines[1:]]
     return out
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of about ``width`` characters, broken after a comma (or a space): never cut."""
+    lines: list[str] = []
+    line = ""
+    for part in text.split(", "):
+        candidate = f"{line}, {part}" if line else part
+        if line and len(candidate) > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line = candidate
+    lines.append(line)
+    return lines
+
+
+#: Width of the ruleset column before it wraps.
 _SUMMARY_WIDTH = 56
 #: Per-model details players look for first.
 _FIRST = ("dodge", "damage", "final_damage", "explodes", "templates", "count", "caught_by", "silhouette")
 
 
 def _detail_summary(details: Mapping[str, Any]) -> str:
-    """A ruleset's per-model details squeezed into one column (the JSON has them all)."""
+    """A ruleset's per-model details for one column (the JSON has them all); :func:`_table` wraps it."""
     if isinstance(details.get("summary"), str):
         return details["summary"]
     parts: list[str] = []
@@ -157,8 +182,7 @@ def _detail_summary(details: Mapping[str, Any]) -> str:
         if len(text) > 24:
             continue  # sentences belong in the steps below the table
         parts.append(f"{key} {text}")
-    out = ", ".join(parts)
-    return out if len(out) <= _SUMMARY_WIDTH else out[: _SUMMARY_WIDTH - 1] + "…"
+    return ", ".join(parts)
 
 
 def report_text(adj: Adjudication) -> str:
@@ -167,6 +191,8 @@ def report_text(adj: Adjudication) -> str:
     lines = [f"{s.title or 'Untitled table'} — ruleset {s.ruleset}, seed {adj.seed}, tolerance {adj.tolerance_mm:g} mm"]
     names = {m.id: m.label for m in s.models}
     sigmas = model_sigmas(s)
+    if not adj.results:
+        lines += ["", "No templates on this table: nothing to adjudicate (add a [[template]] to the file)."]
     for result in adj.results:
         res = result.resolution
         placed = res.placed
@@ -174,7 +200,7 @@ def report_text(adj: Adjudication) -> str:
         shape_name = f"{result.template.shape_name}: " if result.template.shape_name else ""
         lines.append("")
         lines.append(
-            f"Template {result.template.id} — {shape_name}{shape_summary(placed.shape)}, "
+            f"Template {result.template.id} — {shape_name}{shape_summary(placed.shape, s.units)}, "
             f"focus ({fx:g}, {fy:g}) {s.units}, heading {placed.heading:.1f}°"
             + (f", size ± {placed.shape.size_uncertainty:.1f} mm (an estimate)" if placed.shape.size_uncertainty else "")
         )

@@ -74,3 +74,34 @@ def test_animate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     with pytest.raises(SystemExit):  # argparse: bad input, before any work
         parser.parse_args(["animate", str(SCENARIOS / "increments-wall.toml"), "-o", str(tmp_path / "x.mp4")])
     assert "extension must be one of .gif" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["robotech-scatter", "catastrophic-chain"])
+def test_every_frame_keeps_the_steps_words_off_the_tables(name: str) -> None:
+    """The issue: ``animate`` step 2 of robotech-scatter drew "Battlepod: affected" over the "Battlepod"
+    name and "Officer's Pod: affected" over the "0 MD" box. In every frame of every step (a scatter
+    sliding, an explosion growing) the step's words and the table's are one layout: none overlaps
+    another or a base, one away from its anchor has a leader."""
+    import pygame
+
+    from tabletop.draw.slide import draw_slide, layout, slide_viewport
+    from tabletop.explain import beats
+    from tabletop.label_layout import check_layout
+
+    pygame.font.init()
+    adj = adjudicate(load(SCENARIOS / f"{name}.toml"))
+    shown = beats(adj)
+    size = (800, 500)
+    bands = layout(size, shown)
+    vp = slide_viewport(adj.scenario, shown, bands.table)
+    surface = pygame.Surface(size)
+    words = 0
+    for i in range(len(shown)):
+        for progress in (0.25, 0.5, 1.0):
+            frame = draw_slide(surface, adj, shown, i, bands, vp, progress)
+            assert frame.scene is not None
+            assert not check_layout(frame.scene.to_json()), (i, progress, check_layout(frame.scene.to_json())[:3])
+            words += len(frame.words)
+            for p in frame.words:
+                assert all(not pygame.Rect(p.rect).colliderect(q.rect) for q in frame.scene.layout.placements), p.text
+    assert words >= 6

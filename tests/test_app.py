@@ -547,25 +547,24 @@ def test_demo_menu_opens_a_bundled_table(pilot: Pilot) -> None:
 
 
 def test_autosave_after_edits_and_recovery_dialog(copy_of_default: Path) -> None:
+    from tabletop.app.recovery_dialog import RecoveryDialog
+
     p = Pilot(copy_of_default, autosave=True)
     sgt = p.app.scenario.model("sgt")
     start = p.screen_of(sgt.centre)
     p.drag(start, (start[0] + 40, start[1]))
     edited = p.app.scenario
     p.step(int(2.2 * 60))
-    assert autosave.autosave_path().exists()
-    assert differences(load(autosave.autosave_path()), edited) == []
-    # Pretend the process died: the marker stays, another start finds the autosave.
-    marker = autosave.marker_path().read_text().replace(str(__import__("os").getpid()), "999999999")
-    autosave.marker_path().write_text(marker)
-    past = __import__("time").time() - 30
-    __import__("os").utime(autosave.marker_path(), (past, past))
+    assert p.app.autosaver.autosave_path.exists()
+    assert differences(load(p.app.autosaver.autosave_path), edited) == []
+    # Pretend the process died: its lock goes with it, the marker and the autosave stay; another start finds the autosave.
+    p.close()
     rec = autosave.find_recovery()
     assert rec is not None
     q = Pilot(DEFAULT, recovery=rec)
-    dialogs = windows(q, UIConfirmationDialog)
+    dialogs = windows(q, RecoveryDialog)
     assert dialogs
-    q.post(pygame_gui.UI_CONFIRMATION_DIALOG_CONFIRMED, ui_element=dialogs[0], ui_object_id="#confirmation_dialog")
+    q.click(dialogs[0].recover_button.rect.center)
     q.step()
     assert differences(q.app.scenario, edited) == []
     assert q.app.state.dirty and q.app.state.path == str(copy_of_default)

@@ -388,7 +388,9 @@ def test_the_odds_worker_and_the_resource_tracker_die_with_a_killed_app(state: s
 
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
     scenario = SCENARIOS / "robotech-volley.toml"
-    app = subprocess.Popen([sys.executable, "-c", APP_WITH_ODDS, str(scenario), str(samples), state], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    from .xvfb import kill_group, popen_group
+
+    app = popen_group([sys.executable, "-c", APP_WITH_ODDS, str(scenario), str(samples), state], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert app.stdout is not None
         line = app.stdout.readline().strip()
@@ -405,9 +407,7 @@ def test_the_odds_worker_and_the_resource_tracker_die_with_a_killed_app(state: s
             time.sleep(0.1)
         assert not [c for c in children if _running(c)], "left behind after the app was killed"
     finally:
-        if app.poll() is None:
-            app.kill()
-            app.wait(10)
+        kill_group(app)  # the app and whatever it left in its group, whatever happened
 
 
 # --------------------------------------------------------------------------- stale display

@@ -562,10 +562,8 @@ def test_terrain_corners_rotation_circle_and_autosave(tmp_path) -> None:  # type
         assert app.scenario.terrain_piece(tri.id).height == pytest.approx(2 * IN)
         # autosaved: the autosave file holds the edited table
         app.update(10.0)
-        from tabletop.app.autosave import autosave_path
-
         assert app.autosaver.failures == 0
-        assert differences(load(autosave_path()), app.scenario) == []  # files hold lengths to 0.001 mm
+        assert differences(load(app.autosaver.autosave_path), app.scenario) == []  # files hold lengths to 0.001 mm
     finally:
         pygame.key.set_mods(0)
         p.close()

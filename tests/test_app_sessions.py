@@ -9,14 +9,13 @@ import tempfile
 from pathlib import Path
 
 import pygame
-import pygame_gui
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
-from pygame_gui.windows import UIConfirmationDialog
 
 from tabletop.app import autosave
 from tabletop.app.pilot import Pilot
+from tabletop.app.recovery_dialog import RecoveryDialog
 from tabletop.app.state import parse_numbers
 from tabletop.app.validate import check_seed, document_problem
 from tabletop.scenario_io import load
@@ -121,10 +120,10 @@ class AppSession(RuleBasedStateMachine):
         rec = autosave.find_recovery()
         assert rec is not None and rec.emergency == copy
         self.p = Pilot(DEFAULT, autosave=True, recovery=rec)
-        dialogs = [w for w in self.p.app.ui.get_root_container().elements if isinstance(w, UIConfirmationDialog) and w.alive()]
+        dialogs = [w for w in self.p.app.ui.get_root_container().elements if isinstance(w, RecoveryDialog) and w.alive()]
         assert dialogs
-        self.p.post(pygame_gui.UI_CONFIRMATION_DIALOG_CONFIRMED, ui_element=dialogs[0], ui_object_id="#confirmation_dialog")
-        self.p.step()
+        self.p.click(dialogs[0].recover_button.rect.center)
+        self.p.step(2)  # the button's event
         assert differences(self.p.app.scenario, last) == []  # the last edit came back (lengths to 0.001 mm)
         assert self.p.app.state.path == str(self.path)
 
@@ -134,7 +133,8 @@ class AppSession(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         self.p.close()
-        autosave.discard_recovery()
+        for rec in autosave.find_recoveries(claim=False):
+            autosave.discard_recovery(rec)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -251,34 +251,29 @@ def test_closest_contact_is_exact_for_round_bases() -> None:
 def test_autosave_debounce_and_clean_exit(state) -> None:
     saver = autosave.Autosaver(debounce_s=2.0)
     saver.start(state.path)
-    assert autosave.marker_path().exists()
+    assert saver.marker_path.exists()
     s2 = apply(state, MoveModel("sgt", 10.0, 10.0))
     saver.changed(s2.scenario, now=100.0)
     assert not saver.tick(101.0)
     assert saver.tick(102.5)
-    assert load(autosave.autosave_path()) == s2.scenario
+    assert load(saver.autosave_path) == s2.scenario
     saver.stop()
-    assert not autosave.marker_path().exists() and not autosave.autosave_path().exists()
+    assert not saver.marker_path.exists() and not saver.autosave_path.exists() and not saver.folder.exists()
 
 
 def test_recovery_offered_only_after_a_crash(state, tmp_path: Path) -> None:
-    autosave.state_dir().mkdir(parents=True, exist_ok=True)
-    # A run still going: no offer.
-    autosave.marker_path().write_text(json.dumps({"pid": os.getppid(), "path": "x.toml"}))
-    save(state.scenario, autosave.autosave_path())
+    saver = autosave.Autosaver()
+    saver.start("x.toml")
+    save(state.scenario, saver.autosave_path)
+    # A run still going (it holds its lock): no offer.
     assert autosave.find_recovery() is None
-    # A run that died (its pid is gone): offer, with the file it was editing.
-    dead = subprocess.Popen([sys.executable, "-c", "pass"])
-    dead.wait()
-    autosave.marker_path().write_text(json.dumps({"pid": dead.pid, "path": "x.toml"}))
-    past = time.time() - 60
-    os.utime(autosave.marker_path(), (past, past))
-    save(state.scenario, autosave.autosave_path())
+    # A run that is over (its lock released, as when its process dies): offer, with the file it was editing.
+    saver.release()
     rec = autosave.find_recovery()
-    assert rec is not None and rec.original_path == "x.toml"
+    assert rec is not None and rec.original_path == "x.toml" and rec.session == saver.session
     assert autosave.load_recovery(rec) == state.scenario
-    autosave.discard_recovery()
-    assert autosave.find_recovery() is None
+    autosave.discard_recovery(rec)
+    assert autosave.find_recovery() is None and not saver.folder.exists()
 
 
 # --------------------------------------------------------------------------- Infinity side elevation

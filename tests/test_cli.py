@@ -158,3 +158,94 @@ def test_odds_text_says_which_dice_are_free_and_names_models_as_check_does(capsy
     assert "Officer's Pod (officer)" in out
     assert cli.main(["odds", path, "--keep-fixed-rolls"]) == 0
     assert "the rolls the file fixes are kept" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- messages of the command line (issue 33)
+
+
+@pytest.mark.parametrize(("typed", "meant"), [("chek", "check"), ("rendr", "render"), ("Odds", "odds"), ("explian", "explain")])
+@pytest.mark.parametrize("with_file", [True, False])
+def test_a_misspelt_command_gets_a_did_you_mean(typed: str, meant: str, with_file: bool, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # no file named like the typo here
+    monkeypatch.setattr(cli, "run_app", lambda path: pytest.fail(f"opened the app on {path!r}"))
+    assert cli.main([typed, str(DEFAULT)] if with_file else [typed]) == 2
+    err = capsys.readouterr().err
+    assert f"tabletop: error: unknown command {typed!r}; did you mean {meant!r}? try `tabletop --help`" in err
+
+
+def test_a_file_named_like_a_command_opens_in_the_app(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "chek").write_text("format = 1\n")
+    opened: list[str | None] = []
+    monkeypatch.setattr(cli, "run_app", lambda path: opened.append(path) or 0)
+    assert cli.main(["chek"]) == 0 and cli.main(["table.toml"]) == 0
+    assert opened == ["chek", "table.toml"]
+
+
+def test_a_table_in_mm_reports_its_templates_in_mm(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "mm.toml"
+    path.write_text(
+        'format = 1\nunits = "mm"\n[table]\nwidth = 600\ndepth = 600\n[[model]]\nid = "a"\nx = 100\ny = 100\nbase = 25\n'
+        '[[template]]\nid = "t"\nshape = { kind = "circle", diameter = 40 }\nat = [100, 100]\n'
+        '[[template]]\nid = "u"\nshape = { kind = "teardrop", length = 200, tip_width = 10, end_width = 60 }\nat = [100, 100]\n',
+        encoding="utf-8",
+    )
+    assert cli.main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Template t — circle Ø 40.00 mm, focus (100, 100) mm" in out
+    assert "Template u — teardrop 200.00 mm long, ends 10.00 mm/60.00 mm, focus (100, 100) mm" in out
+    assert '"' not in out
+
+
+def test_the_text_table_never_cuts_a_cell(capsys: pytest.CaptureFixture[str]) -> None:
+    # Infinity's details are longer than the column: every one is printed whole, the column wraps.
+    assert cli.main(["check", str(SCENARIOS / "infinity-hellcat.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "…" not in out
+    rows = out.split("Template shot1")[1].split("affected:")[0]
+    for detail in ("dodge PH-3", "can_shoot_back False", "dodge_target 7", "change_facing PH-3"):
+        assert detail in rows
+    lines = rows.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Fusilier 2 (fus2)" in line)
+    column = lines[start].index("dodge PH-3")
+    assert lines[start + 1][:column].strip() == "" and lines[start + 1][column:].startswith("dodge_target 7")
+
+
+def test_a_table_without_templates_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "empty.toml"
+    path.write_text('format = 1\ntitle = "Setup"\n[table]\nwidth = 24\ndepth = 24\n', encoding="utf-8")
+    assert cli.main(["check", str(path)]) == 0
+    assert capsys.readouterr().out == (
+        "Setup — ruleset none, seed 1, tolerance 1 mm\n\nNo templates on this table: nothing to adjudicate (add a [[template]] to the file).\n"
+    )
+
+
+def test_photo_of_a_degenerate_image_prints_no_numpy_warnings(tmp_path: Path) -> None:
+    """A 20000x64 photo: numpy warned of empty slices with its source paths; the user gets one line."""
+    import numpy as np
+    from PIL import Image
+
+    image = tmp_path / "strip.png"
+    Image.fromarray(np.full((64, 20000, 3), 128, np.uint8)).save(image)
+    out = subprocess.run([sys.executable, "-m", "tabletop.cli", "photo", str(image), "--table", "48x48in"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "Warning" not in out.stderr and ".py:" not in out.stderr
+    assert out.stderr.startswith("tabletop photo: error: ") and out.stderr.count("\n") == 1
+
+
+def test_a_sys_exit_from_outside_tabletop_is_named_and_ours_keeps_its_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """After parsing, a SystemExit is not argparse's: from foreign code (a plug-in hook no guard
+    covers) it is named and exits 1 instead of passing for a clean exit 0; from our own code it stands."""
+    (tmp_path / "foreign_exit.py").write_text("import sys\ndef leave(*args, **kwargs):\n    sys.exit(0)\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import foreign_exit
+
+    monkeypatch.setattr(cli, "run_check", foreign_exit.leave)
+    assert cli.main(["check", str(DEFAULT)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"tabletop: stopped by sys.exit(0) in {tmp_path / 'foreign_exit.py'}:3, code that is not Tabletop's (a plug-in?)\n"
+
+    # Tabletop's own code raising SystemExit (here: its parser's error) keeps its status.
+    monkeypatch.setattr(cli, "run_check", cli._Parser(prog="tabletop").error)
+    assert cli.main(["check", str(DEFAULT)]) == 2
+    assert "stopped by" not in capsys.readouterr().err

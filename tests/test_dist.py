@@ -24,7 +24,7 @@ import numpy as np
 import pygame
 import pytest
 
-from .xvfb import require, screenshot
+from .xvfb import popen_group, require, screenshot, stop
 
 from tabletop import resources
 from tabletop.draw import TABLE_FILL
@@ -187,7 +187,7 @@ def test_built_app_opens_its_window_on_the_default_table(app_dir: Path, tmp_path
             time.sleep(0.05)
         else:
             pytest.fail("Xvfb did not start")
-        app = subprocess.Popen([str(app_dir / "tabletop")], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        app = popen_group([str(app_dir / "tabletop")], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         # SDL 2.32 windows do not match `xdotool search --name`: find ours by its class.
         found = subprocess.run(["xdotool", "search", "--sync", "--onlyvisible", "--class", WM_CLASS], env=env, capture_output=True, text=True, timeout=60)
         assert found.returncode == 0 and found.stdout.split(), f"no window; app exit {app.poll()}"
@@ -220,11 +220,4 @@ def test_built_app_opens_its_window_on_the_default_table(app_dir: Path, tmp_path
         assert _felt_fraction(shot, (max(0, table[0] - 30), table[1], table[0] - 2, table[3])) < 0.05
         assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
     finally:
-        if app is not None:
-            app.terminate()
-            try:
-                app.wait(10)
-            except subprocess.TimeoutExpired:
-                app.kill()
-        xvfb.terminate()
-        xvfb.wait(5)
+        stop(app, xvfb)  # the app with its process group, whatever happened

@@ -127,4 +127,4 @@ def test_huge_numbers_and_infinities(tmp_path: Path, capsys: Any, bad: str, show
         js = tmp_path / "s.json"
         js.write_text(f'{{"format": 1, "table": {{"width": {"1e400" if bad == "1e400" else "-1e400"}, "depth": 48}}}}')
         assert cli.main(["check", str(js)]) == 2
-        assert capsys.readouterr().err == f"{js}: table.width: length must be finite, got {shown}\n"
+        assert capsys.readouterr().err == f"{js}:1: table.width: length must be finite, got {shown}\n"

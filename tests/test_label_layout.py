@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tabletop.label_layout import (
+    AWAY,
     LEADER_RINGS,
     NEAR_GAP,
     SIDES,
@@ -135,11 +136,16 @@ def assert_guarantees(scene: Scene, layout: Layout) -> None:
         assert (pw, ph) == r.wh
         assert 0 <= x and 0 <= y and x + pw <= w and y + ph <= h, f"{p.id} outside the canvas"
         assert not any(meets(p.rect, b) for b in fixed), f"{p.id} on a base, focus or region"
-        if p.leader:
-            assert r.leader
+        # How far the label lies from the round region it belongs to (a base, a template's reach).
+        off_circle = rect_box_gap(p.rect, (*r.anchor, *r.anchor)) - max(r.clear, 0.0)
+        if p.slot >= 12:
+            assert p.leader and r.leader, f"{p.id} on a leader ring without a leader"
+        elif p.leader:
+            assert off_circle > AWAY, f"{p.id} next to its anchor with a leader"
         else:
             clear = (r.anchor[0] - r.clear, r.anchor[1] - r.clear, r.anchor[0] + r.clear, r.anchor[1] + r.clear)
             assert rect_box_gap(p.rect, clear) <= NEAR_GAP, f"{p.id} without a leader is far from its anchor"
+            assert off_circle <= AWAY, f"{p.id} without a leader lies {off_circle:.1f} px from its anchor's circle"
     boxes = [as_box(p.rect) for p in placed]
     for i in range(len(placed)):
         for j in range(i + 1, len(placed)):
@@ -668,3 +674,25 @@ def test_a_label_touching_an_obstacle_or_the_canvas_edge_is_placed_there() -> No
     # One pixel more of either and "below" is taken: the next side, right, is used.
     (q,) = layout_labels((0, 0, 400, 127), [name], [(60, 105, 81, 125)]).placements
     assert q.slot == 1
+
+
+def test_a_label_at_the_corner_of_a_large_clear_region_gets_a_leader() -> None:
+    # A dice box beside a template 60 px in radius, its preferred side below-left: the corner of the
+    # clear square is (200 - 61, 200 + 61), hypot(61, 61) - 60 = 26.3 px off the template's rim, more
+    # than AWAY (12): a leader shows what it belongs to. Below (1 px off the rim) needs none; nor does
+    # the corner of a small base's square (hypot(11, 11) - 10 = 5.6 px).
+    box = LabelRequest("dice", (200.0, 200.0), (80, 20), sides=("below_left",), clear=60.0, leader=False, kind="dice")
+    (p,) = layout_labels((600, 400), [box]).placements
+    assert p.rect == (59, 261, 80, 20) and p.slot == 0
+    assert p.leader
+    start, end = p.leader_line()
+    assert abs(math.dist(start, (200, 200)) - 60) < 1e-9 and end == (139, 261)
+    (q,) = layout_labels((600, 400), [dataclasses.replace(box, sides=("below",))]).placements
+    assert q.rect == (160, 261, 80, 20) and not q.leader
+    (n,) = layout_labels((600, 400), [dataclasses.replace(box, clear=10.0)]).placements
+    assert n.rect[:2] == (109, 211) and not n.leader
+    doc = layout_json((600, 400), [p, q._replace(id="q")], [], 0)
+    assert check_layout(doc) == []
+    doc["labels"][0]["leader"] = False
+    (problem,) = check_layout(doc)
+    assert "has no leader but lies 26.3 px from its anchor's clear circle" in problem

@@ -89,6 +89,42 @@ def test_catastrophic_chain_troopers_is_named_and_uncovered() -> None:
         assert not _meets(p.rect, troopers.box), p.text
 
 
+@pytest.mark.parametrize("stem", ["robotech-scatter", "robotech-hit", "robotech-volley"])
+@pytest.mark.parametrize("size", [(1600, 1000), (1000, 700)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_dice_box_sits_at_its_template_or_has_a_leader_to_it(stem: str, size: tuple[int, int], tmp_path: Path) -> None:
+    """The issue: ``render`` put the dice boxes of robotech-scatter (by the aim's rose, away from the
+    template that landed) and robotech-hit (at a corner of the template's clear square, 20 px off its
+    rim) far from their template with no leader. Each dice box belongs to the template where it
+    landed: it touches its rim (within 12 px) or has a leader line from that rim."""
+    from tabletop import cli
+
+    out, layout = tmp_path / "t.png", tmp_path / "t.json"
+    assert cli.main(["render", str(ROOT / "scenarios" / f"{stem}.toml"), "-o", str(out), "--size", f"{size[0]}x{size[1]}", "--layout-json", str(layout)]) == 0
+    doc = json.loads(layout.read_text())
+    _assert_sound(doc, stem)
+    adj = adjudicate(scenario_io.load(ROOT / "scenarios" / f"{stem}.toml"))
+    _, vp, _ = render_frame(adj, size)
+    dice = [lab for lab in doc["labels"] if lab["kind"] == "dice"]
+    assert len(dice) == len(adj.results) == 1
+    (lab,) = dice
+    placed = adj.results[0].resolution.placed
+    cx, cy = vp.to_screen(*placed.focus)
+    rim = placed.shape.reach * vp.scale
+    assert abs(lab["anchor"][0] - cx) < 0.01 and abs(lab["anchor"][1] - cy) < 0.01, "anchored at the template where it landed"
+    x, y, w, h = lab["rect"]
+    nearest = (min(max(cx, x), x + w), min(max(cy, y), y + h))
+    off_rim = ((nearest[0] - cx) ** 2 + (nearest[1] - cy) ** 2) ** 0.5 - rim
+    assert off_rim > -0.5, "not over its template"
+    assert lab["leader"] or off_rim <= 12.0, f"{stem}: the dice box is {off_rim:.1f} px off its template with no leader"
+    if lab["leader"]:
+        # The line is drawn: from the template's rim to the box, in light ink over the table.
+        image = pygame.image.load(str(out))
+        start = (cx + (nearest[0] - cx) * rim / (off_rim + rim), cy + (nearest[1] - cy) * rim / (off_rim + rim))
+        mid = (round((start[0] + nearest[0]) / 2), round((start[1] + nearest[1]) / 2))
+        lit = [sum(image.get_at((mid[0] + dx, mid[1] + dy))[:3]) for dx in (-1, 0, 1) for dy in (-1, 0, 1)]
+        assert max(lit) > 600, "the leader is painted"
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_crowded_tables(size: tuple[int, int], seed: int) -> None:

@@ -171,7 +171,7 @@ def test_marks_single_strike_without_gn() -> None:
     art = marks(given(adj, {"details": {"strike": 5, "hit": True}, "steps": (), "also_drawn": ()}))
     placed = adj.results[0].resolution.placed
     assert art.badges == [Badge(placed.focus, (("blast: dice", TEXT), ("Strike 5 + GN 0 = 5 vs DF 5: hit", TEXT)), ROSE,
-                                clear=placed.shape.reach, prefer="left")]
+                                clear=placed.shape.reach, prefer="left", dice=True)]
 
 
 def scatter(placed: Any, data: dict[str, Any], id_: str | None = None) -> Step:
@@ -218,6 +218,8 @@ def test_marks_of_scatters_given_in_the_steps() -> None:
         ("Scatter Strike ? + 1 = ?", TEXT_DIM),
     )
     assert badge.accent == ROSE_HOT
+    # Beside the template where it landed (not the first rose), clear of its reach, as dice.
+    assert (badge.anchor, badge.clear, badge.prefer, badge.dice, badge.leader) == (placed.focus, placed.shape.reach, "left", True, True)
 
 
 def test_marks_of_a_volley() -> None:

@@ -238,11 +238,12 @@ def test_the_pure_drawing_steps_load_without_pygame() -> None:
     assert out.stdout.strip() == "False"
 
 
-def test_a_broken_plugin_in_a_scenario_is_a_clean_problem(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_broken_plugin_in_a_scenario_is_named_as_the_plugins_fault(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Not a problem of the file (exit 2) but of the installed plug-in (exit 1): the file may be right.
     monkeypatch.setattr(rulesets, "_plugins", {"odd": EntryPoint("odd", "no_such_module_here:RULESET", rulesets.GROUP)})
-    with pytest.raises(scenario_io.ScenarioError) as err:
+    with pytest.raises(rulesets.BadPlugin) as err:
         scenario_io.loads('format = 1\nruleset = "odd"\n[table]\nwidth = 24\ndepth = 24\n', "odd.toml")
-    assert str(err.value).startswith("odd.toml:2: ruleset: ruleset plug-in 'odd' (no_such_module_here:RULESET) failed to load: No module named")
+    assert str(err.value).startswith("ruleset plug-in 'odd' (no_such_module_here:RULESET) failed to load: No module named")
 
 
 def test_no_module_outside_the_rulesets_names_a_ruleset() -> None:
@@ -259,3 +260,96 @@ def test_no_module_outside_the_rulesets_names_a_ruleset() -> None:
         if names.search(line)
     ]
     assert found == []
+
+
+# --------------------------------------------------------------------------- a plug-in's fault is named (issue 37.9)
+
+_TABLE = 'format = 1\nruleset = "rogue"\n[table]\nwidth = 24\ndepth = 24\n[[model]]\nid = "a"\nx = 12\ny = 12\nbase = 1\n[[template]]\nid = "t"\nshape = { kind = "circle", diameter = 3 }\nat = [12, 12]\n'
+
+#: Plug-in modules that misbehave: at import, or in resolve.
+ROGUES = {
+    "exit0-at-import": "import sys\nsys.exit(0)\n",
+    "exit-msg-at-import": "import sys\nsys.exit('plug-in says bye')\n",
+    "raises-in-resolve": "def resolve(ctx):\n    raise KeyError('md')\n",
+    "exits-in-resolve": "import sys\ndef resolve(ctx):\n    sys.exit(0)\n",
+    "returns-none": "def resolve(ctx):\n    return None\n",
+    "returns-bad-affected": "from tabletop.plugin import Resolution\ndef resolve(ctx):\n    return Resolution(ctx.coverage, affected=(1, 2))\n",
+    "validate-exits": "import sys\nfrom tabletop.plugin import Resolution\ndef resolve(ctx):\n    return Resolution(ctx.coverage, ())\ndef validate(s):\n    sys.exit(3)\n",
+}
+EXPECTED = {
+    "exit0-at-import": "failed to load: it called sys.exit(0)",
+    "exit-msg-at-import": "failed to load: it called sys.exit('plug-in says bye')",
+    "raises-in-resolve": "failed in resolve: KeyError: 'md'",
+    "exits-in-resolve": "failed in resolve: it called sys.exit(0)",
+    "returns-none": "returned from resolve a NoneType, not a Resolution",
+    "returns-bad-affected": "returned from resolve a Resolution whose affected is not a list of model ids: (1, 2)",
+    "validate-exits": "failed in validate: it called sys.exit(3)",
+}
+
+
+def _rogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> Path:
+    """A plug-in named ``rogue`` (module ``rogue_<kind>``) and a table that uses it."""
+    module = f"rogue_{kind.replace('-', '_')}"
+    body = ROGUES[kind]
+    if "def resolve" in body:
+        hooks = ", validate=validate" if "def validate" in body else ""
+        body += f"from tabletop.plugin import Ruleset\nRULESET = Ruleset(name='rogue', title='Rogue', resolve=resolve{hooks})\n"
+    (tmp_path / f"{module}.py").write_text(body, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(rulesets, "_plugins", {"rogue": EntryPoint("rogue", f"{module}:RULESET", rulesets.GROUP)})
+    monkeypatch.setattr(rulesets, "_LOADED", {})
+    table = tmp_path / "rogue.toml"
+    table.write_text(_TABLE, encoding="utf-8")
+    return table
+
+
+@pytest.mark.parametrize("kind", sorted(ROGUES))
+@pytest.mark.parametrize("command", ["check", "odds", "explain", "render"])
+def test_a_misbehaving_plugin_is_named_and_exits_1(kind: str, command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop import cli
+
+    table = _rogue(tmp_path, monkeypatch, kind)
+    module = f"rogue_{kind.replace('-', '_')}"
+    argv = [command, str(table)] + (["-o", str(tmp_path / "out.png")] if command == "render" else [])
+    assert cli.main(argv) == 1
+    out = capsys.readouterr()
+    assert out.err == f"tabletop: ruleset plug-in 'rogue' ({module}:RULESET) {EXPECTED[kind]}\n"
+    assert out.out == "" and "internal error" not in out.err
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_a_plugin_exiting_at_import_does_not_stop_other_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from tabletop import cli
+
+    _rogue(tmp_path, monkeypatch, "exit0-at-import")
+    assert cli.main(["check", str(ROOT / "scenarios" / "default.toml")]) == 0
+    assert "ruleset none" in capsys.readouterr().out
+
+
+def test_the_dice_own_errors_still_pass_through_a_guarded_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fixed roll out of range is the file's fault (bad input), not the plug-in's."""
+    from tabletop.adjudicate import AdjudicationError
+
+    body = "from tabletop.dice import DiceError\nfrom tabletop.plugin import Ruleset\ndef resolve(ctx):\n    raise DiceError('roll strike fixed at 9, a D6 has 1-6')\nRULESET = Ruleset(name='rogue', title='Rogue', resolve=resolve)\n"
+    (tmp_path / "rogue_dice.py").write_text(body, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(rulesets, "_plugins", {"rogue": EntryPoint("rogue", "rogue_dice:RULESET", rulesets.GROUP)})
+    monkeypatch.setattr(rulesets, "_LOADED", {})
+    with pytest.raises(AdjudicationError, match="template 't': roll strike fixed at 9"):
+        adjudicate(scenario_io.loads(_TABLE, "x.toml"))
+
+
+def test_a_plugin_that_exits_at_import_in_a_real_process(tmp_path: Path) -> None:
+    """The installed case, end to end: a dist-info entry point whose module calls sys.exit(0)."""
+    site = tmp_path / "site"
+    info = site / "rogue-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rogue\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[tabletop.rulesets]\nrogue = rogue_exit:RULESET\n", encoding="utf-8")
+    (site / "rogue_exit.py").write_text("import sys\nsys.exit(0)\n", encoding="utf-8")
+    table = tmp_path / "rogue.toml"
+    table.write_text(_TABLE, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), str(ROOT)]))
+    out = subprocess.run([sys.executable, "-m", "tabletop.cli", "check", str(table)], env=env, capture_output=True, text=True, timeout=120)
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == "tabletop: ruleset plug-in 'rogue' (rogue_exit:RULESET) failed to load: it called sys.exit(0)\n"

@@ -125,7 +125,12 @@ def test_round_trip(tmp_path: Path, suffix: str) -> None:
     s = _sample()
     path = tmp_path / f"s{suffix}"
     scenario_io.save(s, path)
-    assert scenario_io.load(path) == s
+    # Lengths typed in mm that are whole inches (1219.2 mm) come back as inches: the same to the float's last digit.
+    assert differences(scenario_io.load(path), s, tolerance=1e-9) == []
+    once, twice = tmp_path / f"once{suffix}", tmp_path / f"twice{suffix}"
+    scenario_io.save(scenario_io.load(path), once)
+    scenario_io.save(scenario_io.load(once), twice)
+    assert twice.read_bytes() == once.read_bytes()  # saving a saved file changes nothing
 
 
 @settings(max_examples=40, deadline=None)
@@ -293,3 +298,24 @@ def test_a_bundled_scenario_saved_unchanged_keeps_every_number(tmp_path: Path) -
                 assert same, (f.name, where, value, after[where])
                 compared += 1
     assert compared > 300
+
+
+def test_a_saved_inch_table_keeps_inches_for_what_is_inches() -> None:
+    """Issue 33: a rebuilt table was saved with x = "838.2mm" beside y = 32. Lengths that are short
+    decimals of the file's unit, up to float noise (a centre snapped to 0.1 mm, 6 in computed in mm),
+    are written in it; only a whole-mm size with no short inch form (a 40 mm base) stays "40mm"."""
+    s = Scenario(
+        Table(48 * 25.4, 48 * 25.4),
+        (Model("a", 838.2, 812.8, Base.round(40.0)), Model("b", 33 * 25.4, round(32 * 25.4, 1), Base.round(25.4))),
+        (Terrain("house", rect=RectSpec(round(10.5 * 25.4, 1), 304.8, 152.4, 101.6, 0.0)),),
+        (Template("t", TemplateShape.circle(203.2), At(457.2, 609.6)),),
+        units="in",
+    )
+    text = scenario_io.dumps(s)
+    assert '[[model]]\nid = "a"\nx = 33\ny = 32\nbase = "40mm"\n' in text
+    assert '[[model]]\nid = "b"\nx = 33\ny = 32\nbase = 1\n' in text
+    assert "[terrain.rect]\nx = 10.5\ny = 12\nlength = 6\nwidth = 4\n" in text
+    assert 'at = [18, 24]\n\n[template.shape]\nkind = "circle"\ndiameter = 8\n' in text
+    assert text.count("mm") == 1  # the 40 mm base alone
+    assert differences(scenario_io.loads(text), s, tolerance=1e-9) == []
+    assert scenario_io.dumps(scenario_io.loads(text)) == text

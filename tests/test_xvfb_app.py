@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, popen_group, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -116,7 +116,7 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
             time.sleep(0.05)
         else:
             pytest.fail("Xvfb did not start")
-        app = subprocess.Popen(
+        app = popen_group(  # its own process group: stop() kills the app with its odds worker
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(scenario)],
             env=env,
             cwd=tmp_path,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, popen_group, stop, wait_until
 
 from tabletop.scenario_io import load
 
@@ -72,7 +72,7 @@ def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> No
     env = app_env(display, "tabletop-xvfb-demo", tmp_path)
     app = None
     try:
-        app = subprocess.Popen(
+        app = popen_group(  # its own process group: stop() kills the app with its odds worker
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(SCENARIOS / "default.toml")],
             env=env,
             cwd=tmp_path,

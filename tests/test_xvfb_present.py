@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, popen_group, stop, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -77,7 +77,7 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
 
     try:
         code = "import sys; from tabletop.app.window import run; sys.exit(run(sys.argv[1], size=(1000, 700)))"
-        app = subprocess.Popen(
+        app = popen_group(  # its own process group: stop() kills the app with its odds worker
             [sys.executable, "-c", code, str(ROOT / "scenarios" / "robotech-scatter.toml")],
             env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )

@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
+from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, popen_group, stop, wait_until
 import shapely
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +58,7 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
     env = app_env(display, "tabletop-xvfb-trace", tmp_path)
     app = None
     try:
-        app = subprocess.Popen(
+        app = popen_group(  # its own process group: stop() kills the app with its odds worker
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(scenario)],
             env=env,
             cwd=tmp_path,

@@ -7,13 +7,14 @@ them sleeps for a fixed time: each waits for a condition, with a deadline. ``xdo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -109,11 +110,152 @@ def app_env(display: str, wm_class: str, home: Path) -> dict[str, str]:
 
 
 def stop(*processes: subprocess.Popen[bytes] | None) -> None:
-    """End the app and Xvfb started by a test, whatever state they are in."""
+    """End the app and Xvfb started by a test, whatever state they are in (each with its process
+    group, when it was started by ``popen_group``: the app's odds worker goes too)."""
     for p in processes:
-        if p is not None and p.poll() is None:
-            p.terminate()
+        kill_group(p)
+
+
+# --------------------------------------------------------------------------- starting and ending the app
+
+
+def kill_group(process: subprocess.Popen | None, grace_s: float = 3.0) -> None:  # type: ignore[type-arg]
+    """End ``process`` and every process of its group (the odds worker, multiprocessing's tracker),
+    whatever state they are in: SIGTERM, then SIGKILL after ``grace_s`` (at once when it is 0: a
+    crash); then reap it.
+
+    ``process`` must have been started with ``start_new_session=True`` (its pid is its group's id);
+    otherwise only the process itself is ended."""
+    if process is None:
+        return
+    import signal
+
+    group = process.pid if _leads_group(process) else None
+    try:
+        if process.poll() is None and grace_s > 0:
+            if group is not None:
+                _signal_group(group, signal.SIGTERM)
+            else:
+                process.terminate()
             try:
-                p.wait(timeout=10)
+                process.wait(timeout=grace_s)
             except subprocess.TimeoutExpired:
-                p.kill()
+                pass
+    finally:
+        if group is not None:
+            _signal_group(group, signal.SIGKILL)  # the leader's children too, even when the leader already exited
+        if process.poll() is None:
+            process.kill()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+
+
+def _leads_group(process: subprocess.Popen) -> bool:  # type: ignore[type-arg]
+    return getattr(process, "_tabletop_group", False)
+
+
+def _signal_group(group: int, sig: int) -> None:
+    try:
+        os.killpg(group, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def popen_group(cmd: list[str], **kwargs: object) -> subprocess.Popen:  # type: ignore[type-arg]
+    """``subprocess.Popen`` in a process group of its own, for ``kill_group``/``stop``/``started``."""
+    process = subprocess.Popen(cmd, start_new_session=True, **kwargs)  # type: ignore[call-overload]
+    process._tabletop_group = True  # type: ignore[attr-defined]
+    return process
+
+
+@contextlib.contextmanager
+def started(cmd: list[str], **kwargs: object) -> Iterator[subprocess.Popen]:  # type: ignore[type-arg]
+    """The app (or any program) running in its own process group; the group is killed on leaving,
+    whatever happened: a failed assertion, a timeout, an interrupted test run."""
+    process = popen_group(cmd, **kwargs)
+    try:
+        yield process
+    finally:
+        kill_group(process)
+
+
+def app_command(*args: str) -> list[str]:
+    """The app as the ``tabletop`` command starts it, from this checkout."""
+    return [sys.executable, "-c", "import sys; from tabletop.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+
+
+def window_of(app: subprocess.Popen, env: dict[str, str], timeout: float = 60.0) -> str:  # type: ignore[type-arg]
+    """The id of ``app``'s mapped window (by pid: SDL 2.32 windows do not match ``--name``); fails
+    at once if the app exits first."""
+
+    def find() -> str | None:
+        if app.poll() is not None:
+            pytest.fail(f"the app exited ({app.returncode}) before showing a window")
+        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--pid", str(app.pid)], env=env, capture_output=True, text=True, timeout=20)
+        return found.stdout.split()[0] if found.returncode == 0 and found.stdout.split() else None
+
+    return wait_until(find, "the app's window", timeout)
+
+
+def window_title(window_id: str, env: dict[str, str]) -> str:
+    """The window's title as the window manager reads it ("" if the window is gone)."""
+    done = subprocess.run(["xdotool", "getwindowname", window_id], env=env, capture_output=True, timeout=20)
+    return done.stdout.decode("utf-8", errors="replace").strip() if done.returncode == 0 else ""
+
+
+def window_size(window_id: str, env: dict[str, str]) -> tuple[int, int]:
+    size = dict(line.split("=") for line in run(["xdotool", "getwindowgeometry", "--shell", window_id], env).split())
+    return int(size["WIDTH"]), int(size["HEIGHT"])
+
+
+def close_window(window_id: str, display: str) -> None:
+    """Ask the window to close as a window manager's close button does: a ``WM_DELETE_WINDOW``
+    client message (``xdotool windowclose`` would destroy the window instead)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("X11") or "libX11.so.6"
+    try:
+        x11 = ctypes.CDLL(name)
+    except OSError:
+        pytest.fail("needs libX11 to send WM_DELETE_WINDOW") if os.environ.get("CI") else pytest.skip("needs libX11")
+
+    class ClientMessage(ctypes.Structure):
+        _fields_ = [
+            ("type", ctypes.c_int), ("serial", ctypes.c_ulong), ("send_event", ctypes.c_int), ("display", ctypes.c_void_p),
+            ("window", ctypes.c_ulong), ("message_type", ctypes.c_ulong), ("format", ctypes.c_int), ("data", ctypes.c_long * 5),
+        ]
+
+    class Event(ctypes.Union):
+        _fields_ = [("xclient", ClientMessage), ("pad", ctypes.c_long * 24)]
+
+    x11.XOpenDisplay.restype = ctypes.c_void_p
+    x11.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x11.XInternAtom.restype = ctypes.c_ulong
+    x11.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+    x11.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.POINTER(Event)]
+    x11.XFlush.argtypes = [ctypes.c_void_p]
+    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    dpy = x11.XOpenDisplay(display.encode())
+    if not dpy:
+        pytest.fail(f"cannot open display {display}")
+    try:
+        event = Event()
+        event.xclient.type = 33  # ClientMessage
+        event.xclient.window = int(window_id)
+        event.xclient.message_type = x11.XInternAtom(dpy, b"WM_PROTOCOLS", 0)
+        event.xclient.format = 32
+        event.xclient.data[0] = x11.XInternAtom(dpy, b"WM_DELETE_WINDOW", 0)
+        event.xclient.data[1] = 0  # CurrentTime
+        x11.XSendEvent(dpy, int(window_id), 0, 0, ctypes.byref(event))
+        x11.XFlush(dpy)
+    finally:
+        x11.XCloseDisplay(dpy)

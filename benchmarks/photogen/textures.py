@@ -138,9 +138,10 @@ def make_mat(kind: str, size_mm: tuple[float, float], px_per_mm: float, rng: np.
             other = base * np.array([1.08, 1.05, 0.95], np.float32)
         else:
             other = np.array([0.55, 0.52, 0.28], np.float32)
-        img = base[None, None, :] * (1 - 0.45 * dry) + other[None, None, :] * 0.45 * dry
-        flock = 0.16 if kind == "grass" else 0.07
-        img *= (1.0 + flock * grain + 0.10 * detail)[..., None]
+        mix = 0.45 if kind == "grass" else 0.25
+        img = base[None, None, :] * (1 - mix * dry) + other[None, None, :] * mix * dry
+        flock = 0.16 if kind == "grass" else 0.05
+        img *= (1.0 + flock * grain + (0.10 if kind == "grass" else 0.04) * detail)[..., None]
         if kind == "grass":
             dirt = fbm(shape, 60 * s, 3, rng) > 1.6
             img[dirt] = img[dirt] * 0.4 + np.array([0.38, 0.28, 0.18], np.float32) * 0.6

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import io
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from tabletop.draw import draw_scene
 from tabletop.scenario_io import ScenarioError, atomic_write, load_with_warnings, rebase_backdrop, save
 from tabletop.viewport import Viewport
 
-from .autosave import Recovery, discard_recovery, load_recovery
+from .autosave import Recovery, adopt_recovery, describe_recovery, discard_recovery, load_recovery, release_recovery
 from .layout import SCENARIOS
 from .state import MarkSaved, Open, empty_scenario
 from .validate import document_problem
@@ -57,6 +57,8 @@ class DocumentsMixin:
         self._refresh_widgets()
         self._title()
         self.autosaver.set_path(self.state.path)
+        if not self.state.dirty:
+            self.autosaver.clean()  # a table as its file holds it: no autosave of the one before to offer
 
     def save(self, path: str | None = None) -> bool:
         """Save to ``path`` (or the current file; without one, ask where)."""
@@ -96,25 +98,72 @@ class DocumentsMixin:
         self.flash(f"Exported {path}")
         return True
 
+    # ------------------------------------------------------------------ crash recovery
+
+    def offer_recoveries(self, recoveries: Sequence[Recovery]) -> None:
+        """Offer the work of each crashed session, one after the other (Recover, Later, Discard…)."""
+        self._recoveries = list(recoveries)
+        self._recoveries_total = len(self._recoveries)
+        self._offer_next_recovery()
+
+    def _offer_next_recovery(self) -> None:
+        if self._recoveries:
+            self.offer_recovery(self._recoveries[0])
+
     def offer_recovery(self, recovery: Recovery) -> None:
+        """The "Recover unsaved work" dialog for ``recovery``: what it is, what it holds, and when."""
+        from .recovery_dialog import RecoveryDialog
+
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(recovery.saved_at))
         name = Path(recovery.original_path).name if recovery.original_path else "an unsaved table"
         if recovery.emergency is not None:
             text = (
-                f"Tabletop stopped on an error ({recovery.error or 'unknown'}). Your work on {name} was kept "
-                f"in the emergency copy {recovery.emergency} ({when}). Recover it?"
+                f"Tabletop stopped ({recovery.error or 'unknown error'}). Your work on {name} was kept "
+                f"in the emergency copy {recovery.emergency} ({when})."
             )
         else:
-            text = f"Tabletop did not close cleanly. Recover the unsaved work on {name} autosaved at {when}?"
-        self.confirm(
-            text,
-            "Recover",
-            lambda: self.recover(recovery),
-            discard_recovery,
-            title="Recover unsaved work",
-        )
+            text = f"Tabletop did not close cleanly. The unsaved work on {name} was autosaved at {when}."
+        holds = describe_recovery(recovery)
+        text += f"\nIt holds {holds}\nRecover it? Later keeps it for the next start; only Discard deletes it."
+        readable = not holds.startswith("It cannot be read")
+        title = "Recover unsaved work"
+        total = getattr(self, "_recoveries_total", 1)
+        if total > 1 and recovery in self._recoveries:
+            title += f" ({total - len(self._recoveries) + 1} of {total})"
+        dialog = RecoveryDialog(self._dialog_rect(560, 270), self.ui, text, lambda choice: self.answer_recovery(recovery, choice), title=title, can_recover=readable)
+        self._confirms[dialog] = (lambda: None, None)  # a question open: the table waits (its close event is not an answer)
+        self._remember_question(dialog, lambda old: self.offer_recovery(recovery))
+
+    def answer_recovery(self, recovery: Recovery, choice: str) -> None:
+        """The recovery dialog's answer: ``recover``, ``later`` or ``discard`` (which asks once more)."""
+        if choice == "discard":
+            name = Path(recovery.original_path).name if recovery.original_path else "an unsaved table"
+            self.confirm(
+                f"Delete the unsaved work on {name} for good? It cannot be brought back.",
+                "Delete",
+                lambda: self._recovery_done(recovery, discard=True),
+                lambda: self.offer_recovery(recovery),  # Cancel or ×: asked again
+                title="Discard unsaved work",
+            )
+        elif choice == "recover":
+            self.confirm_discard(lambda: self._recovery_done(recovery, recover=True), "recover the crashed work")
+        else:
+            self._recovery_done(recovery)
+            self.flash("The crashed work is kept: it is offered again at the next start")
+
+    def _recovery_done(self, recovery: Recovery, recover: bool = False, discard: bool = False) -> None:
+        if recovery in self._recoveries:
+            self._recoveries.remove(recovery)
+        if discard:
+            discard_recovery(recovery)
+            self.flash("The crashed work was deleted")
+        elif not (recover and self.recover(recovery)):
+            release_recovery(recovery)
+        self._offer_next_recovery()
 
     def recover(self, recovery: Recovery) -> bool:
+        """Open the crashed work (unsaved, on its file's path). Once this session's autosave holds it,
+        the crashed session's files go; until then (or if it cannot be read) they stay."""
         try:
             scenario = load_recovery(recovery)
         except ScenarioError as exc:
@@ -127,7 +176,11 @@ class DocumentsMixin:
         self.dispatch(Open(scenario, recovery.original_path, dirty=True))
         self.fit()
         self._after_open()
-        self.autosaver.changed(scenario, self._now)
+        self.autosaver.changed(self.scenario, self._now)
+        if self.autosaver.enabled and self.autosaver.flush():
+            adopt_recovery(recovery)  # the work is in this session's autosave now
+        else:
+            release_recovery(recovery)
         self.flash("Recovered the autosaved table: save it to keep it")
         return True
 

@@ -33,7 +33,7 @@ __all__ = ["CHECK_TAG", "PhotoImport", "PhotoImportMixin", "proposed_models"]
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
 CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")
 #: ``find_table``'s confidence from which Enter accepts its corners without clicks: the
-#: pipeline's own line (below it ``tabletop photo`` says the outline is uncertain).
+#: pipeline's own line (below it ``tabletop photo`` refuses an outline found unaided).
 AUTO_CONFIDENCE = 0.3
 LOUPE_SIZE = 180
 LOUPE_ZOOM = 4.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,9 @@ class Pilot:
         *,
         autosave: bool = False,
         recovery: Recovery | None = None,
+        recoveries: Sequence[Recovery] = (),
     ) -> None:
+        """``recovery`` (one) or ``recoveries`` (several): crashed sessions' work the app offers at start."""
         pygame.init()
         self.screen = pygame.display.set_mode(size)
         path: str | None = None
@@ -43,7 +46,7 @@ class Pilot:
         elif isinstance(scenario, (str, Path)):
             path = str(scenario)
             scenario = load(scenario)
-        self.app = TabletopApp(scenario, path, size, autosave=autosave, problems=problems, recovery=recovery, set_caption=False)
+        self.app = TabletopApp(scenario, path, size, autosave=autosave, problems=problems, recoveries=[recovery] if recovery is not None else recoveries, set_caption=False)
         pygame.event.clear()
         self.mouse: tuple[int, int] = self.app.view_rect.center
         self.step()

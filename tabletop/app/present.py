@@ -216,10 +216,20 @@ class PresenterMixin:
 
 def run_presenter(adjudication: Adjudication, size: tuple[int, int] | None = None) -> int:
     """``tabletop present FILE``: presenter mode until Esc; ``size`` opens a window instead of full screen."""
+    import sys
+
+    from .lifecycle import NoDisplay, check_display
+
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     pygame.init()
     try:
-        screen = pygame.display.set_mode(size, pygame.RESIZABLE) if size else full_screen()
+        try:
+            check_display()
+            screen = pygame.display.set_mode(size, pygame.RESIZABLE) if size else full_screen()
+        except (NoDisplay, pygame.error) as exc:
+            message = str(exc) if isinstance(exc, NoDisplay) else f"no display: {exc}"
+            print(f"tabletop: {message}", file=sys.stderr)
+            return 2
         pygame.display.set_caption(f"{adjudication.scenario.title or 'Tabletop'} — presenter")
         presenter = Presenter(adjudication)
         clock = pygame.time.Clock()

@@ -12,8 +12,9 @@ from __future__ import annotations
 import html
 import os
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,11 +38,12 @@ from . import overlays
 from .advice import for_the_app
 from .actions import ActionsMixin
 from .build import BuildMixin
-from .autosave import Autosaver, Recovery, find_recovery
+from .autosave import Autosaver, Recovery, find_recoveries, release_recovery
 from .documents import DocumentsMixin
 from .elevation import ElevationProfile
 from .firing import Firing, STEP_SECONDS
 from .input import InputMixin
+from .lifecycle import NoDisplay, SignalStop, on_signals, open_display, signal_name
 from .inspector import InspectorMixin
 from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, THEME, demo_tables, toolbar_layout, view_rect_for
 from .live import LiveAdjudicator, placed_templates
@@ -100,7 +102,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         *,
         autosave: bool = True,
         problems: list[Problem] | None = None,
-        recovery: Recovery | None = None,
+        recoveries: Sequence[Recovery] = (),
         set_caption: bool = True,
     ) -> None:
         self.size = size
@@ -137,6 +139,11 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self._dialogs: dict[Any, Callable[[str], None]] = {}
         self._confirms: dict[Any, tuple[Callable[[], None], Callable[[], None] | None]] = {}
         self._unsaved: dict[UnsavedChangesDialog, Callable[[], Any]] = {}
+        self._questions: dict[Any, Callable[[Any], Any]] = {}  # every open dialog: how to ask it again (given the old one)
+        self._recoveries: list[Recovery] = []  # crashed sessions' work still to offer, the one shown first
+        self._recoveries_total = 0
+        self._signal_stop = threading.Lock()
+        self._signal_result: tuple[bool, Path | None] | None = None  # what stop_on_signal did, once
         self._inspector: list[Any] = []
         self._inspector_key: Any = object()
         self._fields: dict[str, Any] = {}
@@ -149,8 +156,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             errors = [p for p in problems if not p.warning]
             if errors:
                 self.show_problems("Could not open the file", problems)
-        if recovery is not None:
-            self.offer_recovery(recovery)
+        self.offer_recoveries(recoveries)
         self._title()
 
     # ------------------------------------------------------------------ state
@@ -253,10 +259,11 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self._build_ui()
 
     def _build_ui(self) -> None:
-        self.ui.clear_and_reset()
+        again = self._open_questions()  # a resize rebuilds every widget: the questions are asked again
         self._dialogs.clear()
         self._confirms.clear()
         self._unsaved.clear()
+        self.ui.clear_and_reset()
         self._messages: list[UIMessageWindow] = []
         self._message_titles: dict[Any, str] = {}
         self._inspector = []
@@ -318,6 +325,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self._results_key = None
         self._results_text: str | None = None
         self._refresh_widgets()
+        self._ask_again(again)
 
     # ------------------------------------------------------------------ widgets that follow the state
 
@@ -385,10 +393,15 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
     # ------------------------------------------------------------------ events
 
     def shutdown(self) -> None:
-        """Stop the background work (the odds worker). The autosave stays: only ``quit``
-        (after the user saved or chose to discard) removes it."""
+        """Stop the background work (the odds worker) and let go of the session's lock and of the
+        crashed sessions still offered. The autosave stays: only ``quit`` (after the user saved or
+        chose to discard) removes it, and only this session's."""
         self.odds_worker.shutdown()
         show_backdrop(None)  # the drawing layer is process-wide: a later render must not inherit the photo
+        for recovery in self._recoveries:
+            release_recovery(recovery)  # kept for the next start
+        self._recoveries = []
+        self.autosaver.release()
 
     def crash(self, error: BaseException) -> Path | None:
         """The loop is stopping on an unexpected error (or Ctrl+C): keep the autosave and the
@@ -396,6 +409,23 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self.running = False
         self.exit_code = 130 if isinstance(error, KeyboardInterrupt) else 1
         return self.autosaver.emergency(self.scenario, error)
+
+    def stop_on_signal(self, signum: int) -> tuple[bool, Path | None]:
+        """A signal (SIGINT, SIGTERM, SIGHUP) stops the app now, never asking: unsaved work goes to an
+        emergency copy offered at the next start; with nothing unsaved it is a clean quit (only this
+        session's files go). Returns (whether there was unsaved work, the copy). Runs once, from the
+        loop or from the stop watchdog when the loop is stuck."""
+        with self._signal_stop:
+            self.running = False
+            self.exit_code = 128 + signum
+            if self._signal_result is not None:
+                return self._signal_result
+            unsaved = self.state.dirty
+            copy = self.autosaver.emergency(self.scenario, f"stopped by {signal_name(signum)}") if unsaved else None
+            if not unsaved:
+                self.autosaver.stop()
+            self._signal_result = (unsaved, copy)
+            return self._signal_result
 
     def request_quit(self) -> None:
         self.confirm_discard(self.quit, "quit")
@@ -413,9 +443,43 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             return
         if self._unsaved:
             return  # already asking
-        text = f"The table has unsaved changes. Save them before you {doing}?"
+        self._ask_unsaved(f"The table has unsaved changes. Save them before you {doing}?", action)
+
+    def _ask_unsaved(self, text: str, action: Callable[[], Any]) -> None:
         dialog = UnsavedChangesDialog(self._dialog_rect(460, 190), self.ui, text)
         self._unsaved[dialog] = action
+        self._remember_question(dialog, lambda old: self._ask_unsaved(text, action))
+
+    def _remember_question(self, dialog: Any, ask: Callable[[Any], Any]) -> None:
+        """``ask(old_dialog)`` opens ``dialog``'s question again (after a resize); answered ones are forgotten."""
+        for old in [d for d in self._questions if not d.alive()]:
+            del self._questions[old]
+        self._questions[dialog] = ask
+
+    def _open_questions(self) -> list[Callable[[], Any]]:
+        """How to ask again every question still open (oldest first), before the widgets are rebuilt;
+        forgets them, so the windows' close events that follow do not count as answers."""
+        again: list[Callable[[], Any]] = []
+        for dialog, ask in self._questions.items():
+            if dialog.alive():
+                again.append(lambda ask=ask, dialog=dialog: ask(dialog))
+        self._questions.clear()
+        job = getattr(self, "photo_import", None)
+        entry = getattr(job, "size_entry", None)
+        if entry is not None and entry.alive():
+            text = entry.get_text()
+
+            def size_entry_again() -> None:
+                if self.photo_import is job:
+                    job.size_entry = self._size_entry(job.table_mm)  # type: ignore[union-attr]
+                    job.size_entry.set_text(text)  # type: ignore[union-attr]
+
+            again.append(size_entry_again)
+        return again
+
+    def _ask_again(self, again: list[Callable[[], Any]]) -> None:
+        for ask in again:
+            ask()
 
     def answer_unsaved(self, dialog: UnsavedChangesDialog, choice: str) -> None:
         """The unsaved-changes dialog's button: ``save``, ``discard`` or ``cancel``."""
@@ -438,6 +502,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
     def confirm(self, text: str, ok: str, action: Callable[[], Any], cancel: Callable[[], Any] | None = None, title: str = "Confirm") -> None:
         dialog = UIConfirmationDialog(self._dialog_rect(440, 200), html.escape(text), self.ui, window_title=title, action_short_name=ok)
         self._confirms[dialog] = (action, cancel)
+        self._remember_question(dialog, lambda old: self.confirm(text, ok, action, cancel, title))
 
     def _dialog_rect(self, w: int, h: int) -> pygame.Rect:
         r = pygame.Rect(0, 0, min(w, self.size[0] - 20), min(h, self.size[1] - 20))
@@ -455,6 +520,12 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         )
         self._dialogs[dialog] = action
 
+        def again(old: Any) -> None:
+            typed = getattr(getattr(old, "file_path_text_line", None), "get_text", lambda: "")()
+            self._file_dialog(title, action, typed or initial, existing, suffixes)  # what was typed or browsed to
+
+        self._remember_question(dialog, again)
+
     def show_problems(self, title: str, problems: list[Problem]) -> None:
         body = "<br>".join(html.escape(str(p)) for p in problems[:40])
         if len(problems) > 40:
@@ -466,6 +537,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         window = UIMessageWindow(self._dialog_rect(620, 320), html_text, self.ui, window_title=title)
         self._messages.append(window)
         self._message_titles[window] = title
+        self._remember_question(window, lambda old: self.show_message(title, html_text))
         self.flash(title, error=True)
 
     def message_closed(self, window: Any) -> None:
@@ -638,43 +710,74 @@ def apply_command(state: AppState, command: Command) -> AppState:
 
 
 def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
-    """Open the window and run until the user quits; returns the exit code."""
+    """Open the window and run until the user quits; returns the exit code.
+
+    0 after a quit; 2 without a display; 128 + n after signal n (the unsaved table kept in an
+    emergency copy, never a question); 1 (130 for a KeyboardInterrupt) after an unexpected error,
+    the table kept likewise.
+    """
     os.environ.setdefault("SDL_WINDOWS_DPI_AWARENESS", "permonitorv2")  # crisp on high-DPI Windows
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    recovery = find_recovery()
-    pygame.init()
+    os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")  # SDL would turn SIGTERM into a quit that asks: lifecycle's handlers stop instead
     app: TabletopApp | None = None
-    try:
-        flags = pygame.RESIZABLE
-        screen = pygame.display.set_mode(size, flags)
-        scenario, opened, problems = startup_scenario(path)
-        app = TabletopApp(scenario, opened, screen.get_size(), problems=problems, recovery=recovery)
-        clock = pygame.time.Clock()
-        while app.running:
-            dt_ms = clock.tick(60)
-            t0 = time.perf_counter()
-            for event in pygame.event.get():
-                app.process_events(event)
-            app.update(dt_ms / 1000.0)
-            if tuple(screen.get_size()) != app.size:
-                app.resize(screen.get_size())
-            app.draw(screen)
-            pygame.display.flip()
-            app.frame_ms = (time.perf_counter() - t0) * 1000
-        return app.exit_code
-    except (Exception, KeyboardInterrupt) as exc:
-        if app is None:
-            raise
-        # Not a quit: the autosave and the marker stay, and an emergency copy is offered at the next start.
-        copy = app.crash(exc)
-        where = f"; your table was kept in {copy}" if copy is not None else ""
-        print(f"tabletop: stopped on {type(exc).__name__}: {exc}{where}", file=sys.stderr)
-        if not isinstance(exc, KeyboardInterrupt):
-            import traceback
 
-            traceback.print_exception(exc, file=sys.stderr)
-        return app.exit_code
-    finally:
+    def rescue(signum: int) -> None:  # the stop watchdog, when the loop did not get to it
         if app is not None:
-            app.shutdown()
-        pygame.quit()
+            app.stop_on_signal(signum)
+
+    with on_signals(rescue) as stopping:
+        try:
+            pygame.init()
+            screen = open_display(size, pygame.RESIZABLE)
+            scenario, opened, problems = startup_scenario(path)
+            app = TabletopApp(scenario, opened, screen.get_size(), problems=problems, recoveries=find_recoveries())
+            clock = pygame.time.Clock()
+            while app.running:
+                dt_ms = clock.tick(60)
+                t0 = time.perf_counter()
+                for event in pygame.event.get():
+                    app.process_events(event)
+                app.update(dt_ms / 1000.0)
+                if tuple(screen.get_size()) != app.size:
+                    app.resize(screen.get_size())
+                app.draw(screen)
+                pygame.display.flip()
+                app.frame_ms = (time.perf_counter() - t0) * 1000
+            stopping.shielded = True
+            return app.exit_code
+        except SignalStop as stop:
+            stopping.shielded = True
+            if app is None:
+                return stop.exit_code
+            unsaved, copy = app.stop_on_signal(stop.signum)
+            stopping.saved.set()
+            if copy is not None:
+                print(f"tabletop: stopped by {signal_name(stop.signum)}; your unsaved table was kept in {copy}", file=sys.stderr)
+            elif unsaved:
+                print(f"tabletop: stopped by {signal_name(stop.signum)}; the emergency copy could not be written ({app.autosaver.last_error}); "
+                      "the autosave is kept", file=sys.stderr)
+            return app.exit_code
+        except NoDisplay as exc:
+            stopping.shielded = True
+            print(f"tabletop: {exc}", file=sys.stderr)
+            return 2
+        except (Exception, KeyboardInterrupt) as exc:
+            stopping.shielded = True
+            if app is None:
+                raise
+            # Not a quit: the autosave and the marker stay, and an emergency copy is offered at the next start.
+            copy = app.crash(exc)
+            stopping.saved.set()
+            where = f"; your table was kept in {copy}" if copy is not None else ""
+            print(f"tabletop: stopped on {type(exc).__name__}: {exc}{where}", file=sys.stderr)
+            if not isinstance(exc, KeyboardInterrupt):
+                import traceback
+
+                traceback.print_exception(exc, file=sys.stderr)
+            return app.exit_code
+        finally:
+            stopping.shielded = True
+            stopping.saved.set()
+            if app is not None:
+                app.shutdown()
+            pygame.quit()

@@ -298,6 +298,7 @@ def _draw_static(
     labels += _template_labels(vp, scene, view)
     if scene.art is not None:
         labels += _badge_labels(vp, scene, scene.art)
+    regions += list(options.reserved)  # a slide's step words, laid out first
     panels: list[tuple[Overlay, pygame.Surface]] = []
     if options.show_title:
         title = _title_surface(scene)

@@ -1,21 +1,26 @@
 """What one explained step touches, drawn over the normal scene (pygame): the template where the
-step puts it, the scatter arrow and its dice, the bases whose status changes, the sight lines from
-the blast focus and the explosion. Presenter mode and the animation draw it on top of
-:func:`tabletop.draw.draw_scene`.
+step puts it, the scatter arrow, every base in its status after the step, the sight lines from the
+blast focus and the explosion; and its words (each changed status, its dice, each die named), which
+go through the table's label layout (:func:`beat_words`). Presenter mode and the animation draw it
+on top of :func:`tabletop.draw.draw_scene`.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pygame
 
+from tabletop.draw.labels import BASE_PAD, Label, paint_leaders
 from tabletop.draw.style import STATUS_COLOURS, status_colour
 from tabletop.explain import Beat
-from tabletop.model import PlacedTemplate, Scenario
+from tabletop.label_layout import LabelRequest, Layout, Placement, base_boxes, layout_labels
+from tabletop.model import Model, PlacedTemplate, Scenario
 from tabletop.shapes import base_outline, template_polygon
 from tabletop.viewport import Viewport
 
@@ -90,55 +95,150 @@ def _arrow(surface: pygame.Surface, a: tuple[float, float], b: tuple[float, floa
     pygame.draw.polygon(surface, colour, [tip, left, right])
 
 
-def _die(surface: pygame.Surface, centre: tuple[float, float], face: int, side: int) -> pygame.Rect:
-    rect = pygame.Rect(0, 0, side, side)
-    rect.center = (round(centre[0]), round(centre[1]))
-    pygame.draw.rect(surface, INK, rect.inflate(4, 4), border_radius=max(3, side // 6))
-    pygame.draw.rect(surface, (250, 250, 245), rect, border_radius=max(3, side // 6))
-    img = font(max(10, int(side * 0.62)), bold=True).render(str(face), True, INK)
-    surface.blit(img, img.get_rect(center=rect.center))
-    return rect.inflate(4, 4)
+#: Priorities among a step's own words (laid out apart from the table's, before them).
+STATUS_PRIORITY = 90.0
+DICE_PRIORITY = 80.0
+_STATUS_SIDES = ("right", "left", "below", "above", "below_right", "above_right", "below_left", "above_left")
+_DICE_SIDES = ("right", "above_right", "below_right", "left", "above", "below", "above_left", "below_left")
+_KIND_WORDS = {"roll": "Roll", "scatter": "Scatter"}
 
 
-def _label(surface: pygame.Surface, text: str, around: pygame.Rect, size: int, colour: tuple[int, int, int], avoid: list[pygame.Rect]) -> pygame.Rect:
-    """A text pill beside ``around`` (right, left, below, above: the first spot clear of ``avoid``), kept on the clip."""
+def ring_radius(base_px: float, text_px: int) -> float:
+    """Screen radius of the outer ring drawn round a base the step changes (its words keep outside it)."""
+    return base_px + 3 * max(2, text_px // 7) + 8
+
+
+def dice_text(beat: Beat) -> str:
+    """What the step rolled, in words: ``Scatter: direction 2 · distance 6 · Strike 4``."""
+    names = beat.dice_names if len(beat.dice_names) == len(beat.dice) else ("",) * len(beat.dice)
+    rolled = " · ".join(f"{name} {face}" if name else str(face) for name, face in zip(names, beat.dice))
+    return f"{_KIND_WORDS.get(beat.kind, 'Dice')}: {rolled}"
+
+
+def _die_face(face: int, side: int) -> pygame.Surface:
+    die = pygame.Surface((side + 4, side + 4), pygame.SRCALPHA)
+    radius = max(3, side // 6)
+    pygame.draw.rect(die, INK, die.get_rect(), border_radius=radius)
+    pygame.draw.rect(die, (250, 250, 245), die.get_rect().inflate(-4, -4), border_radius=radius)
+    img = font(max(10, int(side * 0.68)), bold=True).render(str(face), True, INK)
+    die.blit(img, img.get_rect(center=die.get_rect().center))
+    return die
+
+
+def dice_surface(beat: Beat, text_px: int) -> pygame.Surface:
+    """The step's dice as one panel: what was rolled (the step's kind), then each die's name and face,
+    in type of ``text_px`` px with dice a little taller."""
+    names = beat.dice_names if len(beat.dice_names) == len(beat.dice) else ("",) * len(beat.dice)
+    side = round(text_px * 1.45)
+    gap = max(4, text_px // 3)
+    pad = max(5, text_px // 3)
+    parts: list[tuple[pygame.Surface, int]] = [(font(text_px, bold=True).render(_KIND_WORDS.get(beat.kind, "Dice"), True, ACCENT), gap * 2)]
+    for name, face in zip(names, beat.dice):
+        if name:
+            parts.append((font(text_px).render(name, True, (225, 228, 232)), gap // 2 + 2))
+        parts.append((_die_face(face, side), gap * 2))
+    width = sum(p.get_width() + g for p, g in parts) - parts[-1][1] + 2 * pad
+    height = max(p.get_height() for p, _ in parts) + 2 * pad
+    out = pygame.Surface((width, height), pygame.SRCALPHA)
+    pygame.draw.rect(out, (16, 18, 22, 235), out.get_rect(), border_radius=max(4, text_px // 3))
+    pygame.draw.rect(out, ACCENT, out.get_rect(), 2, border_radius=max(4, text_px // 3))
+    x = pad
+    for part, g in parts:
+        out.blit(part, (x, (height - part.get_height()) // 2))
+        x += part.get_width() + g
+    return out
+
+
+def _pill(text: str, size: int, colour: tuple[int, int, int]) -> pygame.Surface:
     img = font(size, bold=True).render(text, True, colour)
-    clip = surface.get_clip()
-    gap = 6
-    w, h = img.get_width() + 10, img.get_height() + 6
-    spots = [
-        (around.right + gap, around.centery - h // 2),
-        (around.left - gap - w, around.centery - h // 2),
-        (around.centerx - w // 2, around.bottom + gap),
-        (around.centerx - w // 2, around.top - gap - h),
-        (around.right + gap, around.bottom + gap),
-        (around.left - gap - w, around.top - gap - h),
-    ]
-    best = None
-    for x, y in spots:
-        r = pygame.Rect(x, y, w, h)
-        r.clamp_ip(clip)
-        if r.collidelist(avoid) < 0:
-            best = r
-            break
-    if best is None:
-        best = pygame.Rect(spots[0][0], spots[0][1], w, h).clamp(clip)
-    back = pygame.Surface(best.size, pygame.SRCALPHA)
-    back.fill((16, 18, 22, 215))
-    surface.blit(back, best.topleft)
-    surface.blit(img, (best.x + 5, best.y + 3))
-    return best
+    pad_x, pad_y = max(5, size // 3), max(3, size // 6)
+    out = pygame.Surface((img.get_width() + 2 * pad_x, img.get_height() + 2 * pad_y), pygame.SRCALPHA)
+    pygame.draw.rect(out, (16, 18, 22, 225), out.get_rect(), border_radius=max(3, size // 4))
+    out.blit(img, (pad_x, pad_y))
+    return out
 
 
-def draw_beat(surface: pygame.Surface, vp: Viewport, scenario: Scenario, beat: Beat, progress: float = 1.0, text_px: int = 20) -> list[pygame.Rect]:
-    """Highlight what ``beat`` touches over the scene already drawn in ``vp.rect``; returns the rects of its text and dice.
+@dataclass(frozen=True)
+class BeatWords:
+    """A step's words as label requests, and what they keep off: the bases on screen (``bases``, (N, 4)
+    boxes), the rings drawn round the bases the step is about (``regions``, x, y, w, h) and the
+    template's focus (``foci``)."""
+
+    labels: tuple[Label, ...]
+    bases: np.ndarray
+    regions: tuple[tuple[int, int, int, int], ...]
+    foci: tuple[tuple[float, float], ...]
+
+    def layout(self, canvas: Sequence[int]) -> Layout:
+        """The words laid out on ``canvas`` (x, y, w, h) by the table's label layout."""
+        return layout_labels(canvas, [lab.request for lab in self.labels], bases=self.bases, foci=self.foci or None, regions=self.regions)
+
+
+def beat_words(vp: Viewport, scenario: Scenario, beat: Beat, text_px: int) -> BeatWords:
+    """What ``beat`` writes on the table: each base whose status it changes, named with its status
+    after the step, and its dice (what was rolled, each die named) beside the template where the step
+    puts it. Sized from ``text_px``; a label away from its anchor gets a leader like any other."""
+    models = {m.id: m for m in scenario.models}
+    labels: list[Label] = []
+    regions: list[tuple[int, int, int, int]] = []
+    for mid in _shown(beat, models):
+        m = models[mid]
+        cx, cy = vp.to_screen(m.x, m.y)
+        r = ring_radius(m.base.bounding_radius * vp.scale, text_px)
+        regions.append((math.floor(cx - r), math.floor(cy - r), math.ceil(2 * r) + 1, math.ceil(2 * r) + 1))
+        if mid in beat.changed:
+            word = beat.statuses.get(mid, "outside").replace("_", " ")
+            text = f"{m.label}: {word}"
+            surf = _pill(text, text_px, CHANGE if word != "outside" else TOUCH)
+            labels.append(Label(LabelRequest(f"step:{mid}", (cx, cy), surf.get_size(), STATUS_PRIORITY, _STATUS_SIDES, r, True, "step", text), surf))
+    foci: list[tuple[float, float]] = []
+    if beat.placed is not None:
+        fx, fy = vp.to_screen(*beat.placed.focus)
+        foci.append((fx, fy))
+        if beat.dice:
+            surf = dice_surface(beat, text_px)
+            reach = beat.placed.shape.reach * vp.scale
+            labels.append(Label(LabelRequest("step:dice", (fx, fy), surf.get_size(), DICE_PRIORITY, _DICE_SIDES, reach, True, "dice", dice_text(beat)), surf))
+    centres = np.array([vp.to_screen(m.x, m.y) for m in scenario.models], dtype=float).reshape(-1, 2)
+    radii = np.array([m.base.bounding_radius * vp.scale for m in scenario.models], dtype=float)
+    bases = base_boxes(centres, radii, BASE_PAD)
+    return BeatWords(tuple(labels), bases, tuple(regions), tuple(foci))
+
+
+def paint_words(surface: pygame.Surface, placements: Sequence[Placement], words: BeatWords) -> None:
+    """The step's words where the layout put them, with their leaders."""
+    surfaces = {lab.request.id: lab.surface for lab in words.labels}
+    paint_leaders(surface, placements)
+    surface.fblits([(surfaces[p.id], p.rect[:2]) for p in placements if p.id in surfaces])
+
+
+def _shown(beat: Beat, models: dict[str, Model]) -> list[str]:
+    """The bases a step draws: those it is about (touched or changed), then every other one its
+    statuses put under the template."""
+    ids = [*beat.touched, *beat.changed, *(mid for mid, s in beat.statuses.items() if s != "outside")]
+    return [mid for mid in dict.fromkeys(ids) if mid in models]
+
+
+def draw_beat(
+    surface: pygame.Surface,
+    vp: Viewport,
+    scenario: Scenario,
+    beat: Beat,
+    progress: float = 1.0,
+    text_px: int = 20,
+    earlier: Sequence[PlacedTemplate] = (),
+) -> None:
+    """Highlight what ``beat`` touches over the scene already drawn in ``vp.rect``: the template where
+    the step puts it, a scatter's path, the sight lines, and every base in its status after the step
+    (a ring on each the step is about, a second on each it changes). ``earlier``: where the template
+    was at the steps before (a chain's earlier explosions), outlined faintly. Its words are
+    :func:`beat_words`, laid out and painted by the caller.
 
     ``progress`` (0..1) moves a scattering template from where it was to where it lands and grows an explosion.
     """
     clip = pygame.Rect(vp.rect).clip(surface.get_clip() or surface.get_rect())
     old_clip = surface.get_clip()
     surface.set_clip(clip)
-    taken: list[pygame.Rect] = []
     try:
         layer = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
         layer.fill(DIM, clip)
@@ -149,8 +249,12 @@ def draw_beat(surface: pygame.Surface, vp: Viewport, scenario: Scenario, beat: B
             ring = _ring(placed, vp)
             if len(ring) >= 3:
                 pygame.draw.polygon(layer, (*ACCENT, 60), ring)
-        surface.blit(layer, clip.topleft, area=clip)
         px = max(2, text_px // 7)
+        for was in earlier:
+            ring = _ring(was, vp)
+            if len(ring) >= 3 and was != beat.previous:
+                pygame.draw.lines(layer, (*ACCENT, 150), True, ring, max(1, px - 1))
+        surface.blit(layer, clip.topleft, area=clip)
 
         # The explosion: rays out to the template's reach, growing with progress.
         if beat.explosion and placed is not None:
@@ -172,7 +276,7 @@ def draw_beat(surface: pygame.Surface, vp: Viewport, scenario: Scenario, beat: B
             pygame.draw.circle(surface, ACCENT, (fx, fy), px + 5)
             pygame.draw.circle(surface, INK, (fx, fy), px + 5, 2)
 
-        # A scatter: where it was aimed (dashed), the arrow to where it lands, and its dice.
+        # A scatter: where it was aimed (dashed), the arrow to where it lands.
         if beat.previous is not None and beat.placed is not None:
             _dashed(surface, TOUCH, _ring(beat.previous, vp), px)
             a = vp.to_screen(*beat.previous.focus)
@@ -196,48 +300,22 @@ def draw_beat(surface: pygame.Surface, vp: Viewport, scenario: Scenario, beat: B
                 elif status == "affected":
                     pygame.draw.line(surface, SIGHT_CLEAR, (fx, fy), (mx, my), px)
 
-        # The bases: their status as of this step, a ring on each one touched, a second on each that changed.
-        shown = [mid for mid in dict.fromkeys([*beat.touched, *beat.changed]) if mid in models]
-        boxes: dict[str, pygame.Rect] = {}
-        for mid in shown:
+        # The bases: their status after this step; a ring on each the step is about, a second on each it changes.
+        about = set(beat.touched) | set(beat.changed)
+        for mid in _shown(beat, models):
             m = models[mid]
-            cx, cy = vp.to_screen(m.x, m.y)
-            r = m.base.bounding_radius * vp.scale + 3 * px + 8
-            boxes[mid] = pygame.Rect(round(cx - r), round(cy - r), round(2 * r), round(2 * r))
-        avoid = list(boxes.values())
-        for mid in shown:
-            m = models.get(mid)
-            if m is None:
-                continue
             outline = vp.to_screen_array(base_outline(m.base, m.x, m.y, m.facing, segments=64))
-            colour = status_colour(beat.statuses.get(mid, "outside"))
-            pygame.draw.polygon(surface, colour, outline)
+            pygame.draw.polygon(surface, status_colour(beat.statuses.get(mid, "outside")), outline)
+            if mid not in about:
+                continue
             cx, cy = vp.to_screen(m.x, m.y)
             grow = outline - np.array([cx, cy])
             norm = np.maximum(np.hypot(grow[:, 0], grow[:, 1]), 1e-9)[:, None]
             pygame.draw.lines(surface, TOUCH, True, outline + grow / norm * (px + 2), px + 1)
             if mid in beat.changed:
                 pygame.draw.lines(surface, CHANGE, True, outline + grow / norm * (3 * px + 6), px + 1)
-        for mid in shown:
-            if mid in beat.changed:
-                word = beat.statuses.get(mid, "outside").replace("_", " ")
-                rect = _label(surface, f"{models[mid].label}: {word}", boxes[mid], max(12, int(text_px * 0.8)), CHANGE if word != "outside" else TOUCH, avoid)
-                taken.append(rect)
-                avoid.append(rect)
-
-        # The dice of a roll or a scatter, beside the template.
-        if beat.dice and placed is not None:
-            ring = _ring(placed, vp)
-            x = float(ring[:, 0].max()) + text_px
-            y = float(ring[:, 1].min())
-            side = int(text_px * 1.7)
-            x = min(x, clip.right - len(beat.dice) * (side + 8) - 4)
-            y = max(y, clip.top + side)
-            for k, face in enumerate(beat.dice):
-                taken.append(_die(surface, (x + k * (side + 8) + side / 2, y), face, side))
     finally:
         surface.set_clip(old_clip)
-    return taken
 
 
-__all__ = ("draw_beat", "font", "interpolate", "STATUS_COLOURS")
+__all__ = ("BeatWords", "beat_words", "dice_surface", "dice_text", "draw_beat", "font", "interpolate", "paint_words", "ring_radius", "STATUS_COLOURS")

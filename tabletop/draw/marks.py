@@ -176,7 +176,7 @@ def _badge_labels(vp: Viewport, scene: _Scene, art: Marks) -> list[Label]:
         badge = _badge(lab.lines, lab.accent)
         clear = max(lab.clear * vp.scale, lab.clear_px)
         sides = _PREFER.get(lab.prefer, _PREFER["right"])
-        kind = "dice" if lab.clear_px else "badge"
+        kind = "dice" if lab.dice else "badge"
         priority = PRIORITY[kind] + lab.priority
         text = " / ".join(t for t, _ in lab.lines)
         req = LabelRequest(f"badge:{k}", (ax, ay), badge.get_size(), priority, sides, clear, lab.leader, kind, text)

@@ -6,13 +6,15 @@ height, so it reads on a projector across a room. Presenter mode and the animati
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 
 import pygame
 
 from tabletop.adjudicate import Adjudication
 from tabletop.draw.compose import draw_scene
-from tabletop.draw.highlight import ACCENT, DIM, draw_beat, font
+from tabletop.draw.frame import Frame as TableFrame
+from tabletop.draw.highlight import ACCENT, DIM, beat_words, draw_beat, font, paint_words
 from tabletop.draw.style import DrawOptions
 from tabletop.explain import Beat
 from tabletop.label_layout import Placement
@@ -41,6 +43,10 @@ class Frame:
     head: pygame.Rect
     viewport: Viewport
     texts: list[pygame.Rect] = field(default_factory=list)  # the highlight's labels and dice
+    #: Every label on the table band: the scene's and, in ``scene.extra``, the step's (``scene.to_json()``
+    #: is the layout JSON of the slide, for :func:`~tabletop.label_layout.check_layout`).
+    scene: TableFrame | None = None
+    words: tuple[Placement, ...] = ()  # the step's labels (its statuses and dice)
 
 
 @dataclass(frozen=True)
@@ -53,14 +59,82 @@ class Layout:
 
 
 def type_sizes(height: int) -> dict[str, int]:
-    """Pixel sizes of the slide's type for a picture ``height`` px tall (1080 px: 46 px captions)."""
+    """Pixel sizes of the slide's type for a picture ``height`` px tall (1080 px: 46 px captions,
+    27 px words on the table: the step's statuses and dice, names, the ruleset's boxes)."""
     return {
         "caption": max(18, round(height / 23.5)),
         "rule": max(15, round(height / 32)),
         "quote": max(14, round(height / 34)),
         "head": max(13, round(height / 42)),
-        "mark": max(12, round(height / 48)),
+        "label": max(13, round(height / 40)),
     }
+
+
+#: Nominal px of the table's body text (a badge's lines, most names) at UI scale 1.
+_TABLE_TEXT_PX = 13
+
+
+def table_scales(height: int) -> list[float]:
+    """The UI scales tried for the table's words on a slide ``height`` px tall, largest first: as large
+    as the step's words (``type_sizes()["label"]``), then two steps down, then 1."""
+    top = max(1.0, type_sizes(height)["label"] / _TABLE_TEXT_PX)
+    return sorted({round(1.0 + (top - 1.0) * k / 3, 2) for k in range(4)}, reverse=True)
+
+
+def table_scale(size: tuple[int, int], adjudication: Adjudication, beats: list[Beat], bands: Layout, viewport: Viewport) -> float:
+    """The UI scale of the table's words on these slides: the largest of :func:`table_scales` at which
+    no template's result hides a label that scale 1 shows (a projector must not lose a damage box to
+    bigger type). Remembered for the table, size and view: a what-if drag keeps its type size."""
+    scenario = adjudication.scenario
+    key = (tuple(size), tuple(bands.table), viewport, scenario.title, tuple(m.id for m in scenario.models), tuple(r.template.id for r in adjudication.results))
+    got = _scales.get(key)
+    if got is not None:
+        return got
+    scales = table_scales(size[1])
+    results = [i for i, b in enumerate(beats) if b.kind == "result"]
+    choice = scales[-1]
+    if len(scales) > 1 and results:
+        scratch = pygame.Surface(size)
+
+        def hidden(scale: float) -> list[set[str]]:
+            return [set(_draw(scratch, adjudication, beats, i, bands, viewport, 1.0, "", scale).scene.hidden) for i in results]  # type: ignore[union-attr]
+
+        base = hidden(1.0)
+        for scale in scales[:-1]:
+            if all(h <= b for h, b in zip(hidden(scale), base)):
+                choice = scale
+                break
+    if len(_scales) > 16:
+        _scales.clear()
+    _scales[key] = choice
+    return choice
+
+
+_scales: dict[tuple[object, ...], float] = {}
+
+
+def scene_adjudication(adjudication: Adjudication, beat: Beat | None) -> Adjudication:
+    """What the table shows under ``beat``: the templates explained before its own, resolved; its own
+    only at its result (before, the step's highlight shows where the template is and who it has
+    reached so far, nothing of what is still to come). The same object for the same question, so the
+    scene's prepared geometry is reused from frame to frame."""
+    results = adjudication.results
+    if beat is None:
+        return adjudication
+    k = next((i for i, r in enumerate(results) if r.template.id == beat.template_id), len(results) - 1)
+    n = k + 1 if beat.kind == "result" else k
+    if n >= len(results):
+        return adjudication
+    key = (id(adjudication), n)
+    got = _partial.get(key)
+    if got is None or got[0] is not adjudication:
+        got = _partial[key] = (adjudication, replace(adjudication, results=results[:n]))
+        while len(_partial) > 16:
+            _partial.popitem(last=False)
+    return got[1]
+
+
+_partial: OrderedDict[tuple[int, int], tuple[Adjudication, Adjudication]] = OrderedDict()
 
 
 def wrap(text: str, f: pygame.font.Font, width: int) -> list[str]:
@@ -163,19 +237,44 @@ def draw_slide(
 ) -> Frame:
     """Draw beat ``index`` of ``beats`` into ``surface``: the head band, the table with the step's highlight
     (``progress`` 0..1 animates a scatter or an explosion) and the caption panel."""
+    scale = table_scale(surface.get_size(), adjudication, beats, bands, viewport)
+    return _draw(surface, adjudication, beats, index, bands, viewport, progress, message, scale)
+
+
+def _draw(
+    surface: pygame.Surface, adjudication: Adjudication, beats: list[Beat], index: int, bands: Layout, viewport: Viewport, progress: float, message: str, scale: float
+) -> Frame:
     sizes = type_sizes(surface.get_height())
     surface.set_clip(None)
     surface.fill(BACKGROUND)
-    scene = draw_scene(surface, viewport, adjudication, SLIDE_OPTIONS)
     beat = beats[index] if 0 <= index < len(beats) else None
-    texts: list[pygame.Rect] = []
+    options = replace(SLIDE_OPTIONS, ui_scale=scale)
+    table = bands.table.clip(surface.get_rect())
+    canvas = (table.x, table.y, table.width, table.height)
+    placed: tuple[Placement, ...] = ()
+    hidden: tuple[str, ...] = ()
+    words = None
     if beat is not None:
-        words = _label_pixels(surface, scene.layout.placements, bands.table)
-        texts = draw_beat(surface, viewport, adjudication.scenario, beat, progress, sizes["mark"])
-        _restore_words(surface, words, texts)
+        # The step's words first, by the table's label layout; the table's own labels keep off them.
+        words = beat_words(viewport, adjudication.scenario, beat, sizes["label"])
+        step_layout = words.layout(canvas)
+        placed, hidden = step_layout.placements, step_layout.hidden
+        options = replace(options, reserved=tuple(p.rect for p in placed))
+    scene = draw_scene(surface, viewport, scene_adjudication(adjudication, beat), options)
+    if beat is not None and words is not None:
+        pixels = _label_pixels(surface, scene.layout.placements, bands.table)
+        earlier = [b.placed for b in beats[:index] if b.template_id == beat.template_id and b.placed is not None]
+        earlier = [p for p in dict.fromkeys(earlier) if p != beat.placed]
+        draw_beat(surface, viewport, adjudication.scenario, beat, progress, sizes["label"], earlier)
+        _restore_words(surface, pixels)
+        old_clip = surface.get_clip()
+        surface.set_clip(table)
+        paint_words(surface, placed, words)
+        surface.set_clip(old_clip)
+        scene = scene.adding(placed, hidden)
     _draw_head(surface, bands.head, sizes, adjudication, beat, index, len(beats), message)
     _draw_caption(surface, bands.caption, sizes, beat)
-    return Frame(bands.table, bands.caption, bands.head, viewport, texts)
+    return Frame(bands.table, bands.caption, bands.head, viewport, [pygame.Rect(p.rect) for p in placed], scene, placed)
 
 
 def _label_pixels(surface: pygame.Surface, placements: tuple[Placement, ...], area: pygame.Rect) -> list[tuple[pygame.Surface, pygame.Rect]]:
@@ -188,12 +287,10 @@ def _label_pixels(surface: pygame.Surface, placements: tuple[Placement, ...], ar
     return out
 
 
-def _restore_words(surface: pygame.Surface, words: list[tuple[pygame.Surface, pygame.Rect]], step_texts: list[pygame.Rect]) -> None:
+def _restore_words(surface: pygame.Surface, words: list[tuple[pygame.Surface, pygame.Rect]]) -> None:
     """The table's words back on top of the step's fills (an explosion's burst must not hide a name),
-    dimmed like the rest of the table; the step's own words stay on top of them."""
+    dimmed like the rest of the table (the step's own words, laid out clear of them, go on top)."""
     for patch, r in words:
-        if r.collidelist(step_texts) >= 0:
-            continue
         patch.blit(_dim_patch(r.size), (0, 0))
         surface.blit(patch, r)
 

@@ -246,6 +246,7 @@ class DrawOptions:
     template_alpha: int = 70
     palette: str = "default"  # see PALETTES
     ui_scale: float = 1.0  # fonts, labels and leaders (1: a 96 dpi desktop)
+    reserved: tuple[tuple[int, int, int, int], ...] = ()  # screen rects (x, y, w, h) the table's labels keep off: another layer's words
 
 
 #: Ink of the status patterns: readable without colour (affected: a cross; total cover: hatching).

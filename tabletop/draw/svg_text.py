@@ -159,7 +159,7 @@ def label_requests(scene: _Scene, vp: Viewport, options: DrawOptions, canvas: tu
             ax, ay = vp.to_screen(*lab.anchor)
             lines = [Line(text, 14 if n == 0 else 13, colour, n == 0) for n, (text, colour) in enumerate(lab.lines)]
             w, h = _block(lines)
-            kind = "dice" if lab.clear_px else "badge"
+            kind = "dice" if lab.dice else "badge"
             request = LabelRequest(
                 f"badge:{k}", (ax, ay), (w + 12, h + 10 - 2 * (len(lines) - 1)), PRIORITY[kind] + lab.priority, PREFER.get(lab.prefer, PREFER["right"]),
                 max(lab.clear * vp.scale, lab.clear_px), lab.leader, kind, " / ".join(t for t, _ in lab.lines),

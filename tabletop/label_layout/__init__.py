@@ -18,6 +18,10 @@ Algorithm
   the *near ring*, slots 0..11, touching that square at a 1 px gap: its 8 sides and corners (preferred
   sides first), then 4 slides along its bottom and top edges; then, if the request allows a leader,
   5 *leader rings* of 8 positions each (slots 12..51), 12, 28, 52, 84 and 124 px out from the square.
+  A label on a leader ring is drawn with a leader line; so is one of the near ring that lies more than
+  :data:`AWAY` (12) px from the anchor's clear *circle* (a corner of a large clear square: a template's
+  dice box at the corner of its reach is as far out as the first leader ring). ``LabelRequest.leader``
+  says whether a label may go out to the leader rings; whether a placement shows a leader is geometry.
 * Obstacles are snapped outward to integers and put in a uniform grid (a spatial hash, ``cell`` px
   cells): base boxes, template foci (a ``focus_pad`` px box around each point), fixed regions (docked
   overlays). Label rects are integers, so the snapped test "do they share interior" is exact.
@@ -54,7 +58,9 @@ Guarantees (hypothesis properties on crowded random tables at three canvas sizes
 * No two placed rects overlap (touching edges is not overlap); none meets a base box, a focus box or a
   fixed region; all lie inside the canvas.
 * A placement without a leader lies within :data:`NEAR_GAP` (4) px of its anchor's clear square
-  (Euclidean distance between the two rects); leader placements are at least 12 px out.
+  (Euclidean distance between the two rects) and within :data:`AWAY` (12) px of the circle of radius
+  ``clear`` round its anchor; leader placements are on a leader ring (at least 12 px out from the
+  square, only when the request allows it) or more than :data:`AWAY` px from that circle.
 * Lowest priorities are dropped first: for a dropped label, every candidate is outside the canvas,
   meets an obstacle, or meets a placed label of equal or higher priority (with or without ``previous``).
 * With ``previous``: the same input gives the same layout; when one label moves far away (off the
@@ -112,10 +118,11 @@ from __future__ import annotations
 from tabletop.label_layout.document import BaseMark, check_layout, layout_json
 from tabletop.label_layout.geometry import base_boxes, rect_box_gap
 from tabletop.label_layout.overlays import Overlay, dock_overlays
-from tabletop.label_layout.requests import LEADER_RINGS, NEAR_GAP, SIDES, LabelRequest, Layout, Placement, Rect, candidate_rects
+from tabletop.label_layout.requests import AWAY, LEADER_RINGS, NEAR_GAP, SIDES, LabelRequest, Layout, Placement, Rect, away, candidate_rects
 from tabletop.label_layout.search import layout_labels
 
 __all__ = [
+    "AWAY",
     "LEADER_RINGS",
     "NEAR_GAP",
     "SIDES",
@@ -127,6 +134,7 @@ __all__ = [
     "Rect",
     "base_boxes",
     "candidate_rects",
+    "away",
     "check_layout",
     "dock_overlays",
     "layout_json",

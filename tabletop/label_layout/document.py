@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabletop.label_layout.geometry import rect_box_gap
-from tabletop.label_layout.requests import NEAR_GAP, Placement
+from tabletop.label_layout.requests import AWAY, NEAR_GAP, Placement
 
 
 @dataclass(frozen=True)
@@ -62,8 +62,10 @@ def check_layout(doc: Mapping[str, Any], gap: float = NEAR_GAP, tol: float = 0.0
 
     Reported: a label outside the canvas; two labels overlapping; a label on a base's box (centre ±
     radius); a leader-less label more than ``gap`` px from its anchor's clear square (the label's
-    ``clear`` if given, else the box of a base containing the anchor, else the anchor point).
-    ``tol`` px absorbs the rounding of the document's numbers.
+    ``clear`` if given, else the box of a base containing the anchor, else the anchor point), or more
+    than :data:`~tabletop.label_layout.requests.AWAY` px from the circle of that radius round its
+    anchor (a label that far away must show what it belongs to). ``tol`` px absorbs the rounding of
+    the document's numbers.
     """
     problems: list[str] = []
     cw, ch = doc["size"]
@@ -103,4 +105,8 @@ def check_layout(doc: Mapping[str, Any], gap: float = NEAR_GAP, tol: float = 0.0
         d = rect_box_gap(rect, (axp - c, ayp - c, axp + c, ayp + c))
         if d > gap + tol:
             problems.append(f"label {name(lab)} has no leader but lies {d:.1f} px from its anchor")
+            continue
+        round_gap = rect_box_gap(rect, (axp, ayp, axp, ayp)) - max(c, 0.0)
+        if round_gap > AWAY + tol:
+            problems.append(f"label {name(lab)} has no leader but lies {round_gap:.1f} px from its anchor's clear circle")
     return problems

@@ -14,6 +14,10 @@ NEAR_GAP = 4.0
 _NEAR = 1.0
 #: Extra distances (px beyond the clear square) of the leader rings.
 LEADER_RINGS: tuple[float, ...] = (12.0, 28.0, 52.0, 84.0, 124.0)
+#: A label farther than this (px) from its anchor's round clear region gets a leader wherever it sits:
+#: a near-ring corner of a large clear square (a template's dice box, a big base's name) lies as far
+#: out as the first leader ring, and a reader must see what it belongs to.
+AWAY = LEADER_RINGS[0]
 
 SIDES: tuple[str, ...] = ("below", "right", "above", "left", "below_right", "above_right", "below_left", "above_left")
 
@@ -157,25 +161,40 @@ def _ring(ax: float, ay: float, c: float, w: int, h: int, g: float, order: tuple
     return out
 
 
-def _rings(request: LabelRequest) -> Iterator[tuple[list[Rect], bool]]:
-    """The candidate rings of ``request``, nearest first, each with whether it needs a leader (built lazily)."""
+def away(anchor: tuple[float, float], clear: float, rect: Rect) -> bool:
+    """Whether ``rect`` (x, y, w, h) lies more than :data:`AWAY` px from the circle of radius ``clear``
+    (0 if negative) round ``anchor``: such a label is drawn with a leader."""
+    ax, ay = anchor
+    x, y, w, h = rect
+    dx = x - ax if ax < x else (ax - x - w if ax > x + w else 0.0)
+    dy = y - ay if ay < y else (ay - y - h if ay > y + h else 0.0)
+    return math.hypot(dx, dy) - (clear if clear > 0 else 0.0) > AWAY
+
+
+def _near_leads(request: LabelRequest, rects: list[Rect]) -> list[tuple[Rect, bool]]:
+    return [(r, away(request.anchor, request.clear, r)) for r in rects]
+
+
+def _rings(request: LabelRequest) -> Iterator[list[tuple[Rect, bool]]]:
+    """The candidate rings of ``request``, nearest first, each rect with whether it needs a leader (built lazily)."""
     ax, ay = request.anchor
     c = request.clear if request.clear > 0 else 0.0
     w, h = request.wh
     order = _order(request.sides)
-    yield _ring(ax, ay, c, w, h, _NEAR, order, True), False
+    yield _near_leads(request, _ring(ax, ay, c, w, h, _NEAR, order, True))
     if request.leader:
         for extra in LEADER_RINGS:
-            yield _ring(ax, ay, c, w, h, extra, order, False), True
+            yield [(r, True) for r in _ring(ax, ay, c, w, h, extra, order, False)]
 
 
 def candidate_rects(request: LabelRequest) -> list[tuple[Rect, bool]]:
     """Every place tried for ``request``, best first, each with whether it needs a leader line.
 
-    Slots 0..11: the near ring (no leader; the 8 sides in preferred order, then 4 slides); then, if
-    ``request.leader``, 8 per leader ring. A placement's ``slot`` indexes this list.
+    Slots 0..11: the near ring (the 8 sides in preferred order, then 4 slides; a leader only where the
+    rect lies more than :data:`AWAY` px from the anchor's clear circle); then, if ``request.leader``,
+    8 per leader ring (always with a leader). A placement's ``slot`` indexes this list.
     """
-    return [(rect, lead) for ring, lead in _rings(request) for rect in ring]
+    return [pair for ring in _rings(request) for pair in ring]
 
 
 def _slot_rect(request: LabelRequest, slot: int) -> tuple[Rect, bool] | None:
@@ -185,7 +204,8 @@ def _slot_rect(request: LabelRequest, slot: int) -> tuple[Rect, bool] | None:
     w, h = request.wh
     order = _order(request.sides)
     if slot < 12:
-        return _ring(ax, ay, c, w, h, _NEAR, order, True)[slot], False
+        rect = _ring(ax, ay, c, w, h, _NEAR, order, True)[slot]
+        return rect, away(request.anchor, request.clear, rect)
     ring = (slot - 12) // 8
     if not request.leader or ring >= len(LEADER_RINGS):
         return None

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tabletop.label_layout.geometry import _canvas, _fixed_obstacles, _free, _Grid
-from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _ring, _slot_rect, candidate_rects
+from tabletop.label_layout.requests import _NEAR, _NEAR_ORDERS, LEADER_RINGS, LabelRequest, Layout, Placement, Rect, _order, _ring, _slot_rect, away, candidate_rects
 
 
 #: Start value of the last-blocker memo: a box left of nothing. (An empty box at 0 would "meet" every
@@ -74,7 +74,7 @@ def _search(
                         continue
                     break
                 else:
-                    return x0, y0, n > 0, slot
+                    return x0, y0, n > 0 or away((ax, ay), c, (x0, y0, w, h)), slot
             slot += 1
     return None
 
@@ -159,7 +159,7 @@ def layout_labels(
                     released.append(p)
                 continue
             if p is not None:
-                if p.anchor == anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader) and p.id not in blocked:
+                if p.anchor == anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or p.slot < 12) and p.id not in blocked:
                     placed[k] = (p.rect, p.leader, p.slot)
                     kept_from[k] = p
                     if p.priority != r.priority:
@@ -184,7 +184,7 @@ def layout_labels(
                 continue
             if prev:
                 p = prev.get(r.id)
-                if p is not None and p.anchor == r.anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or not p.leader):
+                if p is not None and p.anchor == r.anchor and p.clear == r.clear and p.rect[2:] == r.wh and (r.leader or p.slot < 12):
                     x, y, w, h = p.rect
                     if cx0 <= x and cy0 <= y and x + w <= cx1 and y + h <= cy1 and _free(grid, x, y, x + w, y + h):
                         grid.add(x, y, x + w, y + h, r.id)
@@ -409,7 +409,7 @@ def _reopened(r: LabelRequest, freed: Sequence[tuple[int, int, int, int]]) -> li
                 rx1, ry1 = rx + w, ry + h
                 for a0, b0, a1, b1 in near:
                     if a0 < rx1 and rx < a1 and b0 < ry1 and ry < b1:
-                        out.append((slot + m, rect, n > 0))
+                        out.append((slot + m, rect, n > 0 or away(r.anchor, c, rect)))
                         break
         slot += 12 if n == 0 else 8
     return out
@@ -516,7 +516,7 @@ def _layout_fresh(
                             row = j * nx
                             for i in range(row + i0, row + i1):
                                 cells[i] += (item,)
-                        placements.append(Placement(r.id, (x0, y0, w, h), ring > 0, slot, anchor, clear, r.kind, r.text, r.priority))
+                        placements.append(Placement(r.id, (x0, y0, w, h), ring > 0 or away(anchor, c, (x0, y0, w, h)), slot, anchor, clear, r.kind, r.text, r.priority))
                         break
                 slot += 1
             else:

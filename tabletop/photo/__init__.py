@@ -20,8 +20,9 @@ BASE_SIZES_MM: tuple[float, ...] = (25.0, 28.0, 30.0, 32.0, 40.0, 50.0, 55.0, 60
 BASE_HEIGHT_MM: dict[float, float] = {25.0: 3.5, 28.0: 3.5, 30.0: 4.0, 32.0: 4.0, 40.0: 4.0, 50.0: 4.5, 55.0: 4.5, 60.0: 4.5,
                                       80.0: 5.0, 100.0: 5.0}
 """A round base's height by diameter (mm): the common plastic bases stand 3-5 mm, the larger the taller."""
-BEVEL_MM = 1.5
-"""How far a base's top rim lies inside its footprint's edge (mm): the slope of a bevelled plastic base."""
+BEVEL_MM = 1.25
+"""How far a base's top rim lies inside its footprint's edge (mm), before each base's own is fitted: the middle of the range of
+plastic bases' bevels, from straight-sided (none) to 2.5 mm slopes, so the early stages' outline is at most 1.25 mm off."""
 FLAT_BEVEL_MM = 0.0
 """A base given a height of 0 (``--base-height 0``) is a flat disc: no bevel either."""
 

@@ -1,43 +1,33 @@
-"""Round bases on the rectified table: candidates, a polar search over catalogue sizes, a sub-pixel rim fit.
+"""Bases on the rectified table: the stages in order, each a module a reader can hold.
 
-1. *Candidates* (``candidates``) on a 1 px/mm top-down image, from two sources: ``cv2.HoughCircles``
-   (grey and "not mat" images), and blobs of "not mat" pixels — the colour difference from a smooth
-   estimate of the mat, whitened by the mat's own colour variation (its texture is mostly lightness, so
-   a base that differs only in hue stands out) — whose distance-transform peaks give centre and a lower
-   bound on the radius. Hough misses faint rims (Canny's threshold); blobs miss bases whose miniature
-   is mat-coloured; together they miss few.
-2. *Which circle* (``search_circles``): rays are cast from each candidate in table millimetres and mapped
-   through the homography into the photo, so the perspective is exact. Along each ray, rim evidence is
-   the (whitened) colour change where the photo just outside looks like the mat and just inside it
-   does not: a miniature's edges, a painted bevel's inner border and mat texture fail one of the two.
-   The circle (centre offset on a 1 mm grid, radius from the catalogue) with the most rays carrying
-   evidence goes on, with a clearly larger one nearly as well seen, if any: the rim is a base's
-   outermost edge, and a bright miniature on a dark base makes a ring inside it.
-3. *Rim fit* (``fit_rims``): 120 rays about that circle, 0.1 mm steps. On each ray the evidence's peak says
-   which edge is the rim and the steepest fall towards the mat's colour near it (sub-sample, by a
-   parabola) says where. Rays cast from within a millimetre of the centre see the rim at
-   rho = R + dx cos a + dy sin a: a linear model, fitted with Tukey weights (rays through an
-   overhanging miniature or a weapon are outliers) for all candidates at once; twice, re-centred. The
-   diameter is snapped to the catalogue and the centre re-fitted with the radius held; the residuals
-   give the position uncertainty.
-4. *Decide*: confidence from the fraction of rays on the rim, their scatter, the rim's strength and the
-   size's fit; a ring inside a larger rim seen all round is dropped (a base cannot stand on a base: it is
-   the miniature's outline), then of overlapping detections the surer is kept (see 6).
-
-5. *Measure again* (``half_level_centres``): where the colour is half-way from the base's to the mat's, the
-   same level on every ray, so a bevel of the mat's colour cannot pull the centre; faint rims just under the
-   bar are re-scored with that fit's scatter. *A larger rim* (``outer_rims``): round each detection, a larger
-   catalogue rim seen all round is the base, and the detection its figure's outline; one seen on most rays (a
-   figure hiding the rest) is too where the larger disc has an area fit, and their distance goes into the sigma.
-6. *Unsure ones* (``median_centres``): the median of the centre found, an area fit of the catalogue disc
-   (``disc_centre``: the base's colour against the mat's over its whole area, not its faint rim), the half-level
-   fit started a size larger and, where the half-level centre was taken, the rim fit's; how far they disagree
-   goes into the sigma, and into the choice between overlapping detections (a circle drawn round a base and
-   its weapon disagrees with itself by millimetres; the base's own rim does not).
+1. *Candidates* (``candidates``) on a 1 px/mm top-down image, from two sources: EDCircles (OpenCV contrib's
+   EdgeDrawing: circles and ellipses fitted to edge chains, kept by an a-contrario rule) on the grey and the
+   "not mat" images, and blobs of "not mat" pixels (the colour difference from a smooth estimate of the mat,
+   whitened by the mat's own colour variation) whose distance-transform peaks give a centre and a lower bound on
+   the radius.
+2. *The rim* (``rimfit``): rays cast from each candidate in table millimetres, mapped into the photo through the
+   homography and the lens (``rays``); rim evidence is the whitened colour change where just outside looks like the
+   mat and just inside does not. The catalogue circle most rays see goes on (and a clearly larger one nearly as well
+   seen); its rim is fitted on 120 rays (Tukey-weighted, all candidates at once), the diameter snapped to the
+   catalogue. A tall base's outline reaches past its footprint away from the camera (``rays.outline_extra``): every
+   ray's outline is measured less that reach, so the stages fit the footprint. The half-level fit measures the
+   same rim where the colour is half-way from the base's to the mat's.
+3. *The size* (``sizesnap``): a larger catalogue rim round a detection (the figure's outline was found, not the
+   base) or a smaller one inside it (a weapon past the rim drew a circle round both).
+4. *How sure* (``uncertainty``): confidence from the rim's evidence; unsure detections cross-checked (an area
+   fit, the half-level fit from a larger size), their disagreement in the sigma. Of overlapping detections the
+   surer is kept.
+5. *The footprint* (``footprint``): each base's height and bevel fitted on its own outline, the size chosen again,
+   the centre's covariance with both marginalised.
+6. *Ovals* (``ovals``): elongated EDCircles ellipses fitted on their rim and snapped to the oval catalogue;
+   elongated ones of no catalogue size reported unfitted.
+7. *Report* (``report_bases``): every source of error in the sigma, and ``confident`` only where the base is
+   measured cleanly.
 
 Lengths along the rays (the colour gates, smoothing, the expected scatter) grow with the photo's mm per
 pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken for two edges.
 """
+
 
 from __future__ import annotations
 

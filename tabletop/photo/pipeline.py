@@ -15,6 +15,8 @@ from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, ho
 from tabletop.photo.rectify import calibration_rms_mm, find_table, rectify, refine_corners, side_profiles
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
+TABLE_CONFIDENT = 0.3
+"""Below this confidence a table outline found unaided is refused (the user is asked for the corners)."""
 CLICK_SIGMA_PX = 1.0
 """1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it."""
 MAX_CORNER_MOVE_PX = 3.0
@@ -35,14 +37,26 @@ straight-looking table is left as it is (the lens then adds only its uncertainty
 
 def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> tuple[Distortion, float, float]:
     """The photo's radial distortion from the straightness of the table's four sides (the plumb-line idea): the lens,
-    the sides' straightness left (px RMS) and k1's 1-sigma. Wide bands first (a bowed side leaves a narrow one), then,
-    if the sides bend, their edges refined through that lens and measured again."""
+    the sides' straightness left (px RMS) and k1's 1-sigma.
+
+    Two sets of edge points are tried: the sides followed in a wide band (a strongly bowed side leaves a narrow one),
+    and the narrow band's edge fit (``fit``'s, or one made here; a wide band can lock onto the foot of the table's
+    front face or the room's edges on part of a side). The set whose straightened sides are the straighter gives the
+    lens; if the sides bend, their edges are refined through that lens and measured once more."""
     size = (image.shape[1], image.shape[0])
-    sides = side_profiles(image, corners)
-    lens, rms, k_sigma = plumb_line(sides, size)
+    tries = [side_profiles(image, corners)]
+    narrow = fit
+    if narrow is None or not narrow.edge_points:
+        try:
+            narrow = refine_corners(image, corners, search_px=8.0)
+        except PhotoError:
+            narrow = None
+    if narrow is not None and narrow.edge_points:
+        tries.append(list(narrow.edge_points))
+    lens, rms, k_sigma = min((plumb_line(sides, size) for sides in tries), key=lambda found: found[1])
     if not (abs(lens.k1) > LENS_EVIDENCE * k_sigma):
         flat = no_distortion(size)
-        return flat, straightness(sides, flat), k_sigma
+        return flat, min(straightness(sides, flat) for sides in tries), k_sigma
     try:
         refined = refine_corners(image, corners, search_px=8.0, lens=lens)
     except PhotoError:
@@ -110,15 +124,20 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     else:
         fit = find_table(image)
         work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
-        if confidence < 0.3:
-            notes.append(f"the table's outline is uncertain (confidence {confidence:.2f}): check the corners, or give them with --corners")
+        if confidence < TABLE_CONFIDENT:
+            # Never a silent wrong table: on the generator's photos every outline found this unsure was tens to
+            # thousands of pixels off (the table's front face, the floor, the wall taken for its edge).
+            raise PhotoError(f"could not find the table's outline with confidence ({confidence:.2f}; the table's front face, "
+                             "the floor or a wall may look like its edge): give its corners with --corners, click them in the app, or lay "
+                             "the printed corner markers (tabletop photo markers)")
     try:
         check_corners(work_corners, (width, height), where="table outline", allow_outside=corners is not None or marked is not None)
     except PhotoError:
         # Given corners were checked above and refined ones kept only inside the photo: this outline was found
         # unaided, so the user did nothing wrong; say what to do instead.
         raise PhotoError("could not find the table's outline in the photo (what was found is not a four-sided table "
-                         "inside it): give its corners with --corners, or click them in the app") from None
+                         "inside it): give its corners with --corners, click them in the app, or lay the printed corner "
+                         "markers (tabletop photo markers)") from None
     if lens is None:
         lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit)
         if not lens.identity:
@@ -132,8 +151,6 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             if (bent is not None and bent.confidence >= 0.3 and corner_outside(bent.corners_px, size) is None
                     and (corners is None or bent_moved <= MAX_CORNER_MOVE_PX)):
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
-                if corners is None:
-                    confidence = max(confidence, bent.confidence)
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
     camera = camera_from_corners(work_corners, table_mm, size, lens, sigmas, focal, lens_rms, k_sigma)

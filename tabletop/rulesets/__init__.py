@@ -10,11 +10,17 @@ built-in ruleset pays nothing for discovery.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from tabletop.resolution import Ruleset
+from tabletop.coverage import Coverage
+from tabletop.dice import DiceError
+from tabletop.model import TemplateShape
+from tabletop.placement import PlacementError
+from tabletop.resolution import BatchSampler, Resolution, Ruleset, Step
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -51,6 +57,101 @@ class UnknownRuleset(KeyError):
 
 class BadPlugin(RuntimeError):
     """An entry point in ``tabletop.rulesets`` that does not load to a usable Ruleset."""
+
+
+class PluginError(BadPlugin):
+    """A plug-in ruleset that failed while it ran: it raised, called ``sys.exit``, or returned
+    what the contract does not allow. The message names the plug-in and the hook."""
+
+
+def _what_happened(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r})"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _bad_resolution(out: object) -> str | None:
+    """What is wrong with a ``resolve`` result, in a few cheap checks (odds call it thousands of times)."""
+    if not isinstance(out, Resolution):
+        return f"a {type(out).__name__}, not a Resolution"
+    if not isinstance(out.coverage, Coverage):
+        return f"a Resolution whose coverage is a {type(out.coverage).__name__}, not a Coverage"
+    if not isinstance(out.affected, (tuple, list)) or not all(isinstance(a, str) for a in out.affected):
+        return f"a Resolution whose affected is not a list of model ids: {out.affected!r:.80}"
+    if not isinstance(out.allowed, bool) or not (out.reason is None or isinstance(out.reason, str)):
+        return "a Resolution whose allowed is not true/false or whose reason is not text"
+    if not isinstance(out.details, Mapping) or not isinstance(out.model_details, Mapping):
+        return "a Resolution whose details or model_details is not a mapping"
+    if not all(isinstance(v, Mapping) for v in out.model_details.values()):
+        return "a Resolution whose model_details are not each a mapping"
+    if not isinstance(out.steps, (tuple, list)) or not all(isinstance(st, Step) and isinstance(st.text, str) for st in out.steps):
+        return "a Resolution whose steps are not Steps with text"
+    return None
+
+
+def _bad_problems(out: object) -> str | None:
+    if not isinstance(out, (list, tuple)) or not all(
+        isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p) for p in out
+    ):
+        return f"{out!r:.80}, not a list of (field path, message) pairs"
+    return None
+
+
+def _bad_shape(out: object) -> str | None:
+    return None if isinstance(out, TemplateShape) else f"a {type(out).__name__}, not a TemplateShape"
+
+
+def _guarded(name: str, target: str, hook: str, fn: Callable[..., Any], check: Callable[[Any], str | None] | None = None) -> Callable[..., Any]:
+    """``fn`` that turns anything it raises (``sys.exit`` too) or a result ``check`` refuses into a :class:`PluginError`.
+
+    The dice's and the placement's own errors pass: they say the file asks what cannot be done
+    (a fixed roll out of range), which the adjudication reports as bad input.
+    """
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            out = fn(*args, **kwargs)
+        except (DiceError, PlacementError):
+            raise
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plug-in's fault is named, whatever it is
+            raise PluginError(f"ruleset plug-in {name!r} ({target}) failed in {hook}: {_what_happened(exc)}") from exc
+        problem = check(out) if check is not None else None
+        if problem is not None:
+            raise PluginError(f"ruleset plug-in {name!r} ({target}) returned from {hook} {problem}")
+        return out
+
+    return run
+
+
+def _guarded_sampler(name: str, target: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    def bad(out: object) -> str | None:
+        return None if out is None or isinstance(out, BatchSampler) else f"a {type(out).__name__}, not a BatchSampler or None"
+
+    make = _guarded(name, target, "sample_batch", fn, bad)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        sampler = make(*args, **kwargs)
+        if sampler is None:
+            return None
+        return dataclasses.replace(sampler, resolve=_guarded(name, target, "sample_batch's resolve", sampler.resolve))
+
+    return run
+
+
+def _guard(name: str, target: str, ruleset: Ruleset) -> Ruleset:
+    """A plug-in with every hook guarded: its failures name it (:class:`PluginError`), never pass for ours."""
+    checks: dict[str, Callable[[Any], str | None] | None] = {
+        "resolve": _bad_resolution, "validate": _bad_problems, "explosion_shape": _bad_shape,
+        "marks": None, "panel_lines": None, "side_view": None, "step_rule": None,
+    }
+    hooks: dict[str, Any] = {}
+    for hook, check in checks.items():
+        fn = getattr(ruleset, hook)
+        if fn is not None:
+            hooks[hook] = _guarded(name, target, hook, fn, check)
+    if ruleset.sample_batch is not None:
+        hooks["sample_batch"] = _guarded_sampler(name, target, ruleset.sample_batch)
+    return dataclasses.replace(ruleset, **hooks)
 
 
 def _entry_points() -> dict[str, EntryPoint]:
@@ -107,10 +208,14 @@ def get(name: str) -> Ruleset:
         # A built-in may also be listed in the metadata: same target, loaded directly.
         obj = _load(BUILT_IN[name])
     elif name in _entry_points():
+        target = _entry_points()[name].value
         try:
             obj = _entry_points()[name].load()
-        except Exception as exc:  # noqa: BLE001 - a broken plug-in must be named, not crash the loader
-            raise BadPlugin(f"ruleset plug-in {name!r} ({_entry_points()[name].value}) failed to load: {exc}") from exc
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a broken plug-in must be named, not crash (or end) the loader
+            what = _what_happened(exc) if isinstance(exc, SystemExit) else str(exc) or type(exc).__name__
+            raise BadPlugin(f"ruleset plug-in {name!r} ({target}) failed to load: {what}") from exc
+        if isinstance(obj, Ruleset) and obj.name == name:
+            obj = _guard(name, target, obj)
     else:
         raise UnknownRuleset(name)
     if not isinstance(obj, Ruleset):

@@ -126,7 +126,7 @@ from tabletop.scenario_io.limits import (  # noqa: F401
     WEAPON_COUNTS,
     _shown,
 )
-from tabletop.scenario_io.lines import _HEADER, _KEY, _line_for, format_path, toml_lines  # noqa: F401
+from tabletop.scenario_io.lines import _line_for, format_path, json_lines, toml_lines  # noqa: F401
 from tabletop.scenario_io.problems import Problem, ScenarioError  # noqa: F401
 from tabletop.scenario_io.reading import (  # noqa: F401
     backdrop_path,

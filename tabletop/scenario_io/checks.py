@@ -129,9 +129,8 @@ def _document_problems(data: Any) -> list[tuple[tuple[Any, ...], str]]:
                 continue
             stack.extend((v, (*loc, i)) for i, v in reversed(list(enumerate(node))))
         elif isinstance(node, int) and not isinstance(node, bool):
-            limit = MAX_SEED if loc == ("seed",) else MAX_EXACT_INT
-            if abs(node) > limit:
-                out.append((loc, f"number too large, got {_shown(node)} (whole numbers are at most {limit:,})"))
+            if abs(node) > MAX_EXACT_INT and loc != ("seed",):  # the seed has its own range (_seed_problem)
+                out.append((loc, f"number too large, got {_shown(node)} (whole numbers are at most {MAX_EXACT_INT:,})"))
         elif isinstance(node, str):
             if len(node) > MAX_TEXT_CHARS:
                 out.append((loc, f"text of {len(node):,} characters; at most {MAX_TEXT_CHARS:,}"))
@@ -139,6 +138,17 @@ def _document_problems(data: Any) -> list[tuple[tuple[Any, ...], str]]:
                 out.append((loc, f"holds a lone UTF-16 surrogate (not valid text): {_shown(node)}"))
     out.reverse()
     return sorted(out, key=lambda item: [str(p) for p in item[0]])
+
+
+def _seed_problem(data: Mapping[str, Any]) -> str | None:
+    """What is wrong with the file's ``seed``, if anything: the range ``--seed`` takes too."""
+    if "seed" not in data:
+        return None
+    seed = data["seed"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        shown = repr(seed) if isinstance(seed, int) and abs(seed) < 10**40 else _shown(seed)
+        return f"must be a whole number from 0 to 2**63-1 ({MAX_SEED:,}), got {shown}"
+    return None
 
 
 def _ruleset_checks(scenario: Scenario, problem: Any) -> None:
@@ -154,10 +164,15 @@ def _ruleset_checks(scenario: Scenario, problem: Any) -> None:
                 problem(("template", i, "rolls", roll), f"ruleset {scenario.ruleset} has no roll {roll!r} (it rolls {known})", True)
         if t.shape is None and ruleset.explosion_shape is None:
             problem(("template", i, "shape"), f"ruleset {scenario.ruleset} does not size explosions: give a shape")
+    said: set[tuple[Any, ...]] = set()
     if "settings" in scenario.extra:
         for name, message in check_settings(scenario.extra["settings"], ruleset.settings, ruleset.name):
-            problem(("settings", name) if name else ("settings",), message)
+            loc = ("settings", name) if name else ("settings",)
+            said.add(loc)
+            problem(loc, message)
     if ruleset.validate is not None:
         for path, message in ruleset.validate(scenario):
             loc = tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", path) if p)
+            if loc[:1] == ("settings",) and (loc in said or ("settings",) in said):
+                continue  # the declared settings' check named it already, in the same words as --set
             problem(loc, message)

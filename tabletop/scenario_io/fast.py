@@ -19,6 +19,7 @@ from tabletop.scenario_io.fields import (
     FIELDS,
     _angle,
     _base,
+    _base_sides,
     _format,
     _grid,
     _grid_squares,
@@ -153,7 +154,9 @@ def _base_in(value: Any, info: Any) -> Parsed:
     shape = d.get("shape", "round")
     if type(shape) is not str or shape not in ("round", "oval", "rect"):
         raise Unsure
-    return Parsed(shape=shape, length=_req(d, "length", _PL, info), width=_opt(d, "width", _PL, info), model_extra=extra)
+    out = Parsed(shape=shape, length=_req(d, "length", _PL, info), width=_opt(d, "width", _PL, info), model_extra=extra)
+    _base_sides(out.shape, out.width)
+    return out
 
 
 def _model_in(value: Any, info: Any) -> Parsed:

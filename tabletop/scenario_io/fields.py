@@ -202,7 +202,10 @@ def _free_problem(value: Any, where: str, depth: int, counts: Mapping[str, int])
             if found:
                 return found
         return None
-    if isinstance(value, bool) or value is None:
+    if value is None:
+        # JSON's null: TOML has none, and a ruleset reading weapon.damage must not get one.
+        return where, "must not be null (leave the key out instead)"
+    if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
         if isinstance(value, float) and not math.isfinite(value):
@@ -287,17 +290,16 @@ def _format(value: Any) -> Any:
 
 
 def _known_ruleset(name: str) -> str:
-    """``name`` if it is a registered ruleset that loads; else ValueError with the nearest name."""
+    """``name`` if it is a registered ruleset that loads; else ValueError with the nearest name.
+
+    A registered plug-in that fails to load raises :class:`~tabletop.rulesets.BadPlugin`."""
     from tabletop import rulesets  # the registry imports the core; import late to keep this module light
 
     if not rulesets.is_registered(name):
         hint = rulesets.suggest(name)
         known = ", ".join(repr(n) for n in rulesets.names())
         raise ValueError(f'unknown ruleset {name!r}: did you mean "{hint}"?' if hint else f"unknown ruleset {name!r} (known: {known})")
-    try:
-        rulesets.get(name)
-    except rulesets.BadPlugin as exc:
-        raise ValueError(str(exc)) from None
+    rulesets.get(name)  # a plug-in that fails to load raises BadPlugin: its fault, not the file's
     return name
 
 
@@ -307,6 +309,11 @@ def _known_ruleset(name: str) -> str:
 def _one_outline(points: object, rect: object) -> None:
     if (points is None) == (rect is None):
         raise ValueError("give exactly one of points or rect")
+
+
+def _base_sides(shape: str, width: object) -> None:
+    if shape != "round" and width is None:
+        raise ValueError(f"a {shape} base needs both length and width (a round base takes length alone)")
 
 
 def _one_aim(target: object, at: object) -> None:

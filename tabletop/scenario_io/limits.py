@@ -12,7 +12,8 @@ _ID = re.compile(r"[A-Za-z0-9_-]+")
 MAX_ANGLE_DEG = 36_000.0  # a hundred turns: headings past that are typing errors
 MAX_STAT = 1_000_000  # |a stat|, a weapon number, a setting without a stated range
 MAX_EXACT_INT = 2**53  # larger whole numbers do not survive a float
-MAX_SEED = 2**63
+#: The dice seed, in a file (``seed``) or on the command line (``--seed``): 0 <= seed <= MAX_SEED.
+MAX_SEED = 2**63 - 1
 MIN_GRID_MM = 1.0
 MAX_GRID_SQUARES = 4_000_000  # a 6' x 4' table on a 1 mm grid is 2.2 million squares
 MAX_VERTICES = 10_000  # points of one terrain outline
@@ -28,6 +29,8 @@ MAX_FREE_DEPTH = 6  # nesting inside weapon, stats, rolls
 MAX_ROLL = 1000  # a fixed die result
 MAX_SIGMA_MM = 1000.0  # a position error beyond a metre is no measurement
 MAX_IMAGE_PX = 1_000_000.0  # |a backdrop corner| in image pixels
+#: Problems of one file named at once: enough for every typo of a hand-written table, not 5,000 lines of one mistake.
+MAX_PROBLEMS = 50
 #: Keys of an inline template shape table.
 SHAPE_KEYS = frozenset({"kind", "diameter", "radius", "length", "width", "tip_width", "end_width", "angle", "label", "size_uncertainty"})
 #: Weapon counts the rulesets turn into work, with the most a table can field.

@@ -10,6 +10,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from tabletop.scenario_io.fields import (
     _angle,
     _base,
+    _base_sides,
     _finite,
     _format,
     _grid,
@@ -63,6 +64,11 @@ class BaseIn(_In):
     shape: Literal["round", "oval", "rect"] = "round"
     length: PositiveLength
     width: PositiveLength | None = None
+
+    @model_validator(mode="after")
+    def _both_sides(self) -> BaseIn:
+        _base_sides(self.shape, self.width)
+        return self
 
 
 class ModelIn(_In):

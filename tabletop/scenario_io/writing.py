@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,33 @@ import tomli_w
 from tabletop.atomic import atomic_write as _atomic_write
 from tabletop.model import At, Direct, Impact, Scenario, TemplateShape
 from tabletop.scenario_io.limits import _shown
-from tabletop.units import length_for_file
+from tabletop import units
+
+#: Numbers with at most this many decimals are taken as typed by hand.
+_HAND_DECIMALS = 6
+#: How far (in units in the last place) a length may be from a short decimal of the file's unit and
+#: still be that decimal: the noise of the arithmetic that made it (33 in -> 838.2 mm, snapped, halved).
+_FLOAT_NOISE_ULPS = 4
+
+
+def length_for_file(mm: float, unit: str) -> float | str:
+    """The value to write for ``mm`` in a file whose bare numbers are ``unit``.
+
+    A length that is a short decimal in the file's unit (at most six decimals), up to the noise
+    of float arithmetic, is written as that number: 838.2 mm in an inch file is ``33``, never
+    ``"838.2mm"`` beside ``y = 32``. Otherwise as :func:`tabletop.units.length_for_file`: ``"40mm"``
+    for a length of at most three decimals in mm that no short inch number gives back exactly (a
+    base sold in mm), else the shortest decimal within 0.0005 mm.
+    """
+    mm = float(mm)
+    factor = units.MM_PER_UNIT[unit]
+    number = mm / factor
+    noise = _FLOAT_NOISE_ULPS * math.ulp(mm)
+    for digits in range(_HAND_DECIMALS + 1):
+        candidate = round(number, digits)
+        if abs(candidate * factor - mm) <= noise:
+            return int(candidate) if candidate.is_integer() and abs(candidate) < 2**53 else candidate
+    return units.length_for_file(mm, unit)
 
 
 def _drop_none(d: dict[str, Any]) -> dict[str, Any]:

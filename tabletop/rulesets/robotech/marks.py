@@ -15,7 +15,6 @@ from tabletop.plugin import (
     HIGHLIGHT,
     ROSE,
     ROSE_HOT,
-    ROSE_MIN_PX,
     TEMPLATE_EDGE,
     TEXT,
     TEXT_DIM,
@@ -99,12 +98,10 @@ def _fill(adj: Adjudication, art: Marks) -> None:
             dice.append(("a dud: the new Strike reaches no DF", WARN))
         for key, (first, rolled, _lines) in roses.items():
             art.roses.append(Rose((float(key[0]), float(key[1])), first, tuple(rolled), placed.shape.reach))
+        # The dice beside the template they decided (where it landed), with a leader when it must move away.
+        art.badges.append(Badge(placed.focus, ((f"{result.template.id}: dice", TEXT), *dice), ROSE_HOT if roses else ROSE, clear=placed.shape.reach, prefer="left", dice=True))
         if roses:
-            anchor = next(iter(roses))
-            art.badges.append(Badge((float(anchor[0]), float(anchor[1])), ((f"{result.template.id}: dice", TEXT), *dice), ROSE_HOT, clear=placed.shape.reach * 0.62, prefer="left", clear_px=ROSE_MIN_PX + 24, leader=False))
             art.add_legend("rose", "scatter: 1 away from the firer, clockwise", ROSE_HOT)
-        else:
-            art.badges.append(Badge(placed.focus, ((f"{result.template.id}: dice", TEXT), *dice), ROSE, clear=placed.shape.reach, prefer="left"))
 
         # Missile numbers on each template of a volley.
         if isinstance(missiles, list) and missiles:
