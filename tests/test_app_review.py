@@ -290,3 +290,48 @@ def test_review_rules() -> None:
     assert len(review.open_unfitted(Scenario(Table(100, 100)))) == 1
     covered = Scenario(Table(100, 100), (Model("m", 51, 49, Base.round(25)),))
     assert review.open_unfitted(covered) == []
+
+
+def test_a_corner_cut_off_by_the_frame_is_clicked_beside_the_photo_and_dragged(tmp_path: Path) -> None:
+    """The corners phase: a corner placed beyond the photo's edge (the table cut by the frame), another dragged with the
+    loupe; Enter places the outside one from the two sides running to it. Two corners outside are refused, saying why."""
+    ph = synth_photo(5, size=(2400, 1800), n_bases=8)
+    x0 = int(ph.corners_px[0][0] + 30)
+    image = np.ascontiguousarray(ph.image[:, x0:])
+    path = tmp_path / "cut.jpg"
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    truth = np.asarray(ph.corners_px) - [x0, 0]
+    table = tmp_path / "t.toml"
+    scenario_io.save(Scenario(Table(48 * 25.4, 48 * 25.4), title="cut", units="mm"), table)
+    p = Pilot(table)
+    try:
+        app = p.app
+        assert app.start_photo_import(str(path))
+        job = app.photo_import
+        view = app.view_rect
+        guess = truth[0] + [-6.0, 5.0]  # by eye, beyond the photo's left edge
+        screen = [tuple(round(v) for v in job.to_screen(view, c)) for c in (guess, *truth[1:])]
+        assert not job.frame(view)[0].collidepoint(screen[0])  # in the room left round the photo
+        off = (screen[1][0] + 25, screen[1][1] - 20)
+        for pos in (screen[0], off, screen[2], screen[3]):
+            p.click(pos)
+        assert len(job.clicks) == 4 and job.outside() == [0]
+        p.drag(off, screen[1])  # the lower-right corner dragged onto its place
+        assert math.dist(job.clicks[1], truth[1]) < 3 / job.frame(view)[1]
+        assert "outside the photo" in " ".join(app.photo_hint())
+        # Two outside: refused before any work, with what to do.
+        saved = job.clicks[2]
+        job.clicks[2] = (image.shape[1] + 40.0, saved[1])
+        p.key(pygame.K_RETURN)
+        assert job.phase == "corners" and app.message_is_error and "at most one corner may" in app.message
+        job.clicks[2] = saved
+        p.key(pygame.K_RETURN)
+        assert job.phase == "detecting"
+        app.wait_photo_import()
+        p.step(3)
+        assert app.photo_import is None and app.scenario.backdrop is not None, app.message
+        placed = np.asarray(app.scenario.backdrop.corners[0])
+        # The clicked corners are a screen pixel (3 photo pixels) off: the sides through them place it within a few.
+        assert np.linalg.norm(placed - truth[0]) < 6.0, placed
+    finally:
+        p.close()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ import numpy as np
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
+from .xvfb import app_command, app_env, popen_group, require, run as _run, screenshot, start_xvfb, stop, wait_until, window_of, window_size
 
 cv2 = pytest.importorskip("cv2")
 photogen = pytest.importorskip("benchmarks.photogen")
@@ -94,17 +93,6 @@ def _plan(photo: Path, truth: dict) -> tuple[list, dict, tuple, list]:
     return proposals, missed[0], wrong[0], false
 
 
-def _wait_for_window(app: subprocess.Popen[bytes], env: dict[str, str]) -> str:
-    def found() -> str | None:
-        if app.poll() is not None:
-            pytest.fail(f"the app exited ({app.returncode}): {app.stderr.read().decode() if app.stderr else ''}")
-        out = subprocess.run(["xdotool", "search", "--onlyvisible", "--pid", str(app.pid)], env=env, capture_output=True,
-                             text=True, timeout=20)
-        return out.stdout.split()[0] if out.returncode == 0 and out.stdout.split() else None
-
-    return wait_until(found, "the app's window", 60)
-
-
 def _near(colour: tuple[int, ...], want: tuple[int, int, int], tol: int = 45) -> bool:
     return all(abs(a - b) <= tol for a, b in zip(colour[:3], want))
 
@@ -144,11 +132,10 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
     env = app_env(display, "tabletop-xvfb-review", tmp_path)
     app = None
     try:
-        app = subprocess.Popen([sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))",
-                                str(table)], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        wid = _wait_for_window(app, env)
-        geometry = dict(line.split("=") for line in _run(["xdotool", "getwindowgeometry", "--shell", wid], env).split())
-        size = (int(geometry["WIDTH"]), int(geometry["HEIGHT"]))
+        # In a process group of its own: the teardown ends it and anything it started, whatever happened.
+        app = popen_group(app_command(str(table)), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wid = window_of(app, env)
+        size = window_size(wid, env)
         view = view_rect_for(size)
         png = tmp_path / "shot.png"
 
