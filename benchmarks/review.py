@@ -143,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         ok = ok and click["click_ms"] < TARGET_MS
         print(f"  the whole click in the app (event to base added and frame drawn), {int(click['clicks'])} missed bases: "
               f"wall {click['click_ms']:.0f} ms median, {click['click_worst_ms']:.0f} ms worst; CPU {click['click_cpu_ms']:.0f} ms median")
-    print(f"  target: a click adds a missed base in < {TARGET_MS:.0f} ms (wall, median)  → {'PASS' if ok else 'MISS'}")
+    cpu_ok = fit["fit_cpu_ms"] < TARGET_MS and (click is None or click["click_cpu_ms"] < TARGET_MS)
+    print(f"  target: a click adds a missed base in < {TARGET_MS:.0f} ms (median): wall {'PASS' if ok else 'MISS'}, "
+          f"CPU {'PASS' if cpu_ok else 'MISS'} (on a quiet machine wall time is the CPU time)")
     return 0
 
 
