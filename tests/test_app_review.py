@@ -195,6 +195,10 @@ def test_review_lists_fits_refits_deletes_and_undoes(tmp_path: Path, photo: tupl
         p.key(pygame.K_z, CTRL)
         assert app.scenario.model(hand.id).base == hand.base
 
+        # Saved, the review goes on (the backdrop's path is rewritten relative to the file).
+        p.key(pygame.K_s, CTRL)
+        p.step(2)
+        assert not app.state.dirty and app.review is not None and ui["panel"].alive()
         # Esc with nothing selected finishes the review; the photo stays as the backdrop.
         p.key(pygame.K_ESCAPE)
         p.key(pygame.K_ESCAPE)
@@ -262,6 +266,11 @@ def test_a_question_mark_outline_becomes_a_base_by_a_click(tmp_path: Path, photo
         assert not review.open_unfitted(app.scenario)
         p.key(pygame.K_z, CTRL)  # undone, the "?" is back
         assert review.open_unfitted(app.scenario)
+        # The whole import undone: the photo is no longer the table's, and the review ends with it.
+        while app.scenario.backdrop is not None:
+            p.key(pygame.K_z, CTRL)
+        p.step(2)
+        assert app.review is None and app._review_ui is None
     finally:
         p.close()
 

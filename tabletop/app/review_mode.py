@@ -333,6 +333,8 @@ class ReviewMixin:
     def review_sync_ui(self) -> None:
         """Build the review panel when a review is open (again after the window's widgets were rebuilt), drop it when
         none is, and keep its list in step with the table."""
+        if self.review is not None and not self._review_photo_shown():
+            self.end_review(say=False)  # another table opened, or the import undone: the photo is not this table's now
         if self.review is None:
             if self._review_ui is not None:
                 self._kill_review_ui()
@@ -362,6 +364,14 @@ class ReviewMixin:
             ui["manual"].enable()
         else:
             ui["manual"].disable()
+
+    def _review_photo_shown(self) -> bool:
+        """Whether the table's backdrop is still the photo under review (its corners; its path is rewritten on saving)."""
+        review, backdrop = self.review, self.scenario.backdrop
+        if review is None or backdrop is None:
+            return False
+        corners = tuple((round(x, 2), round(y, 2)) for x, y in review.result.corners_px)
+        return tuple(tuple(c) for c in backdrop.corners) == corners
 
     def _build_review_ui(self) -> None:
         view = self.view_rect
