@@ -61,6 +61,24 @@ def _names_in(text: str, scenario: Scenario) -> list[str]:
     return out
 
 
+#: Keys of a step's data that name the models it is about: one id, or a list of ids.
+_MODEL_KEYS = ("model", "models", "units")
+
+
+def step_models(step: Step, scenario: Scenario) -> list[str]:
+    """Ids of the models ``step`` is about: those its data names (``model``, ``models``, ``units``),
+    then those its text names by id or label."""
+    ids = {m.id for m in scenario.models}
+    out: list[str] = []
+    for key in _MODEL_KEYS:
+        value = step.data.get(key)
+        for mid in [value] if isinstance(value, str) else value if isinstance(value, (list, tuple)) else ():
+            if isinstance(mid, str) and mid in ids and mid not in out:
+                out.append(mid)
+    out += [mid for mid in _names_in(step.text, scenario) if mid not in out]
+    return out
+
+
 _DICE_TEXT = re.compile(r"(Strike|save|roll|direction)\s+(\d+)")
 _DICE_SUM = re.compile(r"\((\d+(?:\s*\+\s*\d+)+)\)")
 
@@ -146,10 +164,7 @@ def template_beats(
                         after[mid] = s
             current = step.placed
         changed = tuple(mid for mid in after if after[mid] != statuses.get(mid))
-        named = _names_in(step.text, scenario)
-        model = step.data.get("model")
-        if isinstance(model, str) and model not in named:
-            named.insert(0, model)
+        named = step_models(step, scenario)
         touched = list(dict.fromkeys([*named, *changed]))
         if not touched and step.placed is not None:
             touched = [mid for mid, s in after.items() if s in ("affected", "total_cover")]
@@ -257,7 +272,8 @@ def who_rows(result: TemplateResult, scenario: Scenario) -> list[tuple[str, str,
         details = res.model_details.get(mid, {})
         if status == "outside" and not c.contested:
             continue
-        margin = f"{c.margin_mm:+.1f} mm" + (" (contested)" if c.contested else "")
+        shown = round(c.margin_mm, 1) + 0.0  # a tangent base's -1e-12 mm is 0.0, never "-0.0"
+        margin = f"{shown:+.1f} mm" + (" (contested)" if c.contested else "")
         word = STATUS_WORDS.get(status, status)
         if not res.allowed and status == "affected":
             word = "under it (attack not allowed)"
@@ -348,4 +364,4 @@ def explain_text(adj: Adjudication, markdown: bool = False) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-__all__: Sequence[str] = ("Beat", "beats", "template_beats", "outcome", "explain_text", "who_rows", "STATUS_WORDS")
+__all__: Sequence[str] = ("Beat", "beats", "template_beats", "outcome", "explain_text", "who_rows", "step_models", "STATUS_WORDS")

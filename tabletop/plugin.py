@@ -24,12 +24,13 @@ from tabletop.model import At, Direct, Explosion, Impact, Model, PlacedTemplate,
 from tabletop.placement import FOCUS_AT_TIP, line_of_fire
 from tabletop.resolution import BatchOutcomes, BatchSampler, Context, PanelLine, Resolution, Ruleset, Step, with_statuses
 from tabletop.shapes import base_polygon, local_outline, template_polygon, to_local, to_world
-from tabletop.step_rules import RuleQuote, StepRule, rule_for, step_rule_hook
+from tabletop.step_rules import Rule, RuleQuote, rule_book, rule_for, step_rule_hook
 from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 
 if TYPE_CHECKING:
     from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
     from tabletop.sight import line_of_fire as sight_between
+    from tabletop.sight.focus import FocusView, Piece, hidden_region, hiding_regions, seen_part
     from tabletop.marks import (
         BLOCKED_FILL,
         BLOCKED_HATCH,
@@ -87,6 +88,8 @@ __all__ = [
     # sight (tabletop.sight; its line_of_fire is re-exported as sight_between: placement's line_of_fire is a heading)
     "Sight", "SightLine", "SpanFn", "sight_between", "base_line_of_sight", "point_line_of_sight",
     "structure_line_of_sight", "in_range", "DEFAULT_TOLERANCE_MM",
+    # what a blast focus at a height sees past terrain of limited height (tabletop.sight.focus)
+    "Piece", "FocusView", "seen_part", "hidden_region", "hiding_regions",
     # marks
     "Marks", "Stroke", "Arrow", "link", "Rose", "Cell", "Badge", "Tint", "Hatch", "Tag", "LegendEntry", "LEGEND_KINDS",
     "Colour", "Point", "FloatArray", "heat_colour", "mm", "num_text", "ring_top", "polygons_of", "terrain_point",
@@ -95,7 +98,7 @@ __all__ = [
     # results panel
     "num", "display_names", "id_list",
     # the rule and seed quote of each step
-    "StepRule", "RuleQuote", "rule_for", "step_rule_hook",
+    "Rule", "RuleQuote", "rule_book", "rule_for", "step_rule_hook",
     # side view
     "ElevationProfile", "ProfileTrooper", "ProfileBlock", "terrain_blocks", "PAD_MIN_MM", "PAD_SHARE",
 ]  # fmt: skip
@@ -111,6 +114,11 @@ _LAZY: dict[str, str] = {
     "point_line_of_sight": "tabletop.sight",
     "structure_line_of_sight": "tabletop.sight",
     "sight_between": "tabletop.sight",
+    "Piece": "tabletop.sight.focus",
+    "FocusView": "tabletop.sight.focus",
+    "seen_part": "tabletop.sight.focus",
+    "hidden_region": "tabletop.sight.focus",
+    "hiding_regions": "tabletop.sight.focus",
     "BLOCKED_FILL": "tabletop.marks",
     "BLOCKED_HATCH": "tabletop.marks",
     "CHAIN": "tabletop.marks",

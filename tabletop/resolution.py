@@ -75,6 +75,9 @@ class Step:
     text: str
     placed: PlacedTemplate | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: The id of the rule this step applies, in its ruleset's rule table (``tabletop.step_rules``):
+    #: chosen where the step is made, so a step never borrows a neighbour's sentence.
+    rule: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,7 +170,8 @@ class Ruleset:
     #: Its documentation page (Markdown).
     doc_path: Path | None = None
     #: The rule a resolution step applies and a short verbatim quote of the seed it rests on:
-    #: step -> (rule, quote), or None when the ruleset does not say (see ``tabletop.step_rules``).
+    #: step -> (rule title, quote) for the rule id the step names (``Step.rule``), or None when the
+    #: ruleset does not say (see ``tabletop.step_rules``).
     step_rule: Callable[[Step], tuple[str, str] | None] | None = None
     #: A vectorised resolution for the odds: (context) -> sampler, or None where it does not apply
     #: (the odds then run ``resolve`` per sample). It must agree with ``resolve`` on every dice.

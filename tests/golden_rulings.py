@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:
+    from tabletop.adjudicate import Adjudication
     from tabletop.model import Scenario
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +42,8 @@ SCENARIOS = ROOT / "scenarios"
 #: Hand-made tables for what no bundled scenario shows (a refused Ground Zero, an enclosure's save,
 #: odd bases, other placements): keys ``t:stem``; each file's comment says what it shows.
 TABLES = Path(__file__).resolve().parent / "golden" / "tables"
+#: A judge's worked tables (issue 32): keys ``r:stem``; each file's comments work out its answer.
+JUDGED = Path(__file__).resolve().parent / "rulings"
 RULINGS = Path(__file__).resolve().parent / "golden" / "rulings.json"
 SEEDS = (2, 3)
 JITTERS = (1, 2, 3, 4)
@@ -99,9 +102,9 @@ def cases() -> list[str]:
     from tabletop.scenario_io import load
 
     keys: list[str] = []
-    for path in [*sorted(SCENARIOS.glob("*.toml")), *sorted(TABLES.glob("*.toml"))]:
+    for path in [*sorted(SCENARIOS.glob("*.toml")), *sorted(TABLES.glob("*.toml")), *sorted(JUDGED.glob("*.toml"))]:
         ruleset = load(path).ruleset
-        stem = path.stem if path.parent == SCENARIOS else f"t:{path.stem}"
+        stem = path.stem if path.parent == SCENARIOS else f"t:{path.stem}" if path.parent == TABLES else f"r:{path.stem}"
         keys.append(stem)
         keys += [f"{stem}/{name}={json.dumps(value)}" for name, value in setting_variants(ruleset)]
         keys += [f"{stem}/seed={seed}" for seed in SEEDS]
@@ -112,7 +115,11 @@ def cases() -> list[str]:
 
 def case_path(stem: str) -> Path:
     """The scenario file of a case key's stem."""
-    return TABLES / f"{stem[2:]}.toml" if stem.startswith("t:") else SCENARIOS / f"{stem}.toml"
+    if stem.startswith("t:"):
+        return TABLES / f"{stem[2:]}.toml"
+    if stem.startswith("r:"):
+        return JUDGED / f"{stem[2:]}.toml"
+    return SCENARIOS / f"{stem}.toml"
 
 
 def without_fixed_rolls(scenario: Scenario) -> Scenario:
@@ -146,11 +153,9 @@ def jittered(scenario: Scenario, k: int) -> Scenario:
     return without_fixed_rolls(out) if k % 2 else out
 
 
-def ruling(key: str) -> dict[str, Any]:
-    """What the scenario's ruleset says for one case key, as JSON data."""
-    from tabletop import rulesets
+def case_adjudication(key: str) -> Adjudication:
+    """The adjudication of one case key (its table, seed and settings)."""
     from tabletop.adjudicate import adjudicate
-    from tabletop.report import report_json
     from tabletop.scenario_io import load
 
     stem, _, variant = key.partition("/")
@@ -164,12 +169,21 @@ def ruling(key: str) -> dict[str, Any]:
     elif variant:
         name, _, value = variant.partition("=")
         overrides = {name: json.loads(value)}
-    adj = adjudicate(scenario, seed=seed, settings=overrides)
+    return adjudicate(scenario, seed=seed, settings=overrides)
+
+
+def ruling(key: str) -> dict[str, Any]:
+    """What the scenario's ruleset says for one case key, as JSON data."""
+    from tabletop import rulesets
+    from tabletop.report import report_json
+
+    adj = case_adjudication(key)
+    scenario = adj.scenario
     ruleset = rulesets.get(scenario.ruleset)
     out: dict[str, Any] = {"report": plain(report_json(adj))}
     # What the app animates and explains, step by step (the report leaves the steps out).
     out["steps"] = {
-        r.template.id: [[s.kind, s.text, s.placed.id if s.placed is not None else None, plain(s.data)] for s in r.resolution.steps]
+        r.template.id: [[s.kind, s.text, s.placed.id if s.placed is not None else None, plain(s.data), s.rule] for s in r.resolution.steps]
         for r in adj.results
     }
     if ruleset.marks is not None:

@@ -26,9 +26,10 @@ MARKDOWN = {
     "infinity-hellcat-split": [
         "# Infinity: split Burst, the second shot nullified by an Alguacil",
         "## Template `shot2` (infinity_small_teardrop)",
-        "2. Not allowed: shot nullified: Alguacil (alguacil) is a friendly trooper in the area of effect.",
+        "2. In the area of effect (base touching or under the template, seen from the Blast Focus): Fusilier 2 (fus2), Alguacil (alguacil).",
+        "3. Not allowed: shot nullified: Alguacil (alguacil) is a friendly trooper in the area of effect.",
         "   *Rule: Friendly and Neutral troopers: the shot is null*",
-        "3. Fusilier 3: dodge PH-3 (no line of fire to the attacker: blocked by Fusilier 1 (fus1) \\[contested: blockers 1 mm smaller would show it; a judge's call\\]); cannot shoot back.",
+        "4. Fusilier 3: dodge PH-3 (no line of fire to the attacker: blocked by Fusilier 1 (fus1) \\[contested: blockers 1 mm smaller would show it; a judge's call\\]); cannot shoot back.",
         "   > “If the trooper affected by the Template Weapon does not have LoF to the attacker.”",
         "**Result:** shot1: 2 affected: Fusilier 1 (fus1), Fusilier 3 (fus3)",
         "| Model | Status | Margin | Why |",
@@ -49,13 +50,14 @@ MARKDOWN = {
         "| r1 | affected | +25.4 mm | templates 1; unit assault |",
     ],
     "increments-wall": [
-        "2. wall Damage save 10 (+0) vs 4: holds",
+        "3. wall Damage save 10 (+0) vs 4: holds",
         "   *Rule: Cover stops the blast unless its Damage save fails*",
         "   > “Blast never turns or bends, and only proceeds through cover when the cover fails its Damage save.”",
     ],
     "catastrophic-chain": [
-        "3. Chain reaction: bomber, caught by scout's explosion (a Critical Hit of critical damage 5 >= twice 2 damage tracks), explodes: RAV 3, AOE/3 (+1: Martyr explosives)",
-        "   *Rule: Martyr explosives: +1 RAV and AOE*",
+        "6. Chain reaction, link 2: bomber, caught by scout's explosion (a Critical Hit of critical damage 5 >= twice 2 damage tracks), explodes: RAV 3, AOE/3 (+1: Martyr explosives)",
+        "   *Rule: Chain reaction: a Martyr destroyed by another Model's explosion, +1*",
+        "8. tank, caught by bomber's explosion, does not explode: critical damage 5 \\< 6",
         "**Result:** boom: 4 affected: bomber, scout, tank, troopers",
         "| tank | affected | -145.1 mm | caught by bomber |",
     ],
@@ -79,8 +81,8 @@ def test_plain_text_lines(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, str(SCENARIOS / "robotech-volley.toml")).splitlines()
     for line in [
         "Template volley (robotech_blast)",
-        "  5. pod1 is under 4 missiles of the volley: Inescapable",
-        "     Rule: Inescapable: 4 missiles of one volley",
+        "  13. pod1 is hit by 4 missiles of the volley (1, 2, 3, 4): Inescapable",
+        "     Rule: Inescapable: 4 missiles of one volley hit it (rule text)",
         "     “If 4 missiles from the same volley hit any given mecha, they are considered Inescapable for that mecha, and thus can’t be Dodged by it.”",
     ]:
         assert line in out
@@ -132,3 +134,21 @@ def test_explain_never_imports_pygame() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_tangent_base_shows_a_margin_of_plus_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    # tests/rulings/wwpd-tangent.toml: m is 50.6 mm from the 38.1 mm template's centre with a 12.5 mm base:
+    # its computed margin is -3e-14 mm, which is 0.0 to a tenth, never "-0.0".
+    out = _run(capsys, str(ROOT / "tests" / "rulings" / "wwpd-tangent.toml"), "--markdown")
+    assert "| m | outside | +0.0 mm (contested) | templates 0; unit squad; contested templates shell |" in out.splitlines()
+    assert "-0.0 mm" not in out
+
+
+def test_each_step_shows_the_rule_it_names(capsys: pytest.CaptureFixture[str]) -> None:
+    # robotech-hit: the officer (DF 6) beats the Strike 5: its step quotes the NO DAMAGE sentence, not the half-damage one.
+    out = _run(capsys, str(SCENARIOS / "robotech-hit.toml")).splitlines()
+    k = out.index("  4. Blast (Strike 5): officer (DF 6) takes NO DAMAGE: its DF is higher than the Strike")
+    assert out[k + 1 : k + 3] == [
+        "     Rule: DF above the Strike: NO DAMAGE",
+        "     “Any mecha or structure which has a DF attribute higher than the roll to Strike takes NO DAMAGE.”",
+    ]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tabletop import rulesets
 from tabletop.adjudicate import Adjudication, TemplateResult, adjudicate, resolve_template
 from tabletop.coverage import table_geometry
 from tabletop.dice import Dice
@@ -54,35 +55,35 @@ SELF = "self_destruct"
     ("m", "weapon", "want"),
     [
         # Martyr upgrade, Specialty Action: "Resolve the AOE attack using the Model's current number of Damage Tracks".
-        (model("a", tracks=2, tags=("martyr",)), {"specialty_action": SELF}, Trigger(True, 2, 2, 2, SELF)),
-        (model("a", tracks=1, tags=("martyr",)), {"specialty_action": SELF}, Trigger(True, 1, 1, 1, SELF)),
+        (model("a", tracks=2, tags=("martyr",)), {"specialty_action": SELF}, Trigger(True, 2, 2, 2, SELF, rule="self_destruct")),
+        (model("a", tracks=1, tags=("martyr",)), {"specialty_action": SELF}, Trigger(True, 1, 1, 1, SELF, rule="self_destruct")),
         (model("a", tracks=0, tags=("martyr",), name="Zed"), {"specialty_action": SELF},
-         Trigger(False, 0, None, None, SELF, reason="Zed has no damage tracks left (stats.damage_tracks)")),
+         Trigger(False, 0, None, None, SELF, reason="Zed has no damage tracks left (stats.damage_tracks)", rule="self_destruct_refused")),
         (model("a", tracks=None, tags=("martyr",)), {"specialty_action": SELF},
-         Trigger(False, None, None, None, SELF, reason="a has no damage tracks left (stats.damage_tracks)")),
+         Trigger(False, None, None, None, SELF, reason="a has no damage tracks left (stats.damage_tracks)", rule="self_destruct_refused")),
         (model("a", tracks=3, name="Bruce's Ranger"), {"specialty_action": SELF},
-         Trigger(False, 3, None, None, SELF, reason="Bruce's Ranger has no Martyr upgrade to self-destruct with")),
+         Trigger(False, 3, None, None, SELF, reason="Bruce's Ranger has no Martyr upgrade to self-destruct with", rule="self_destruct_refused")),
         # "Availability: All except Infantry".
         (model("a", tracks=3, tags=("martyr", "infantry")), {"specialty_action": SELF},
-         Trigger(False, 3, None, None, SELF, reason="infantry cannot take the Martyr upgrade")),
+         Trigger(False, 3, None, None, SELF, reason="infantry cannot take the Martyr upgrade", rule="infantry")),
         # No Critical Hit given at all.
         (model("a", tracks=3), {}, Trigger(False, 3, None, None, "none", reason=NO_CRIT)),
         # "Infantry Models can not suffer Catastrophic Explosions".
         (model("a", tracks=3, tags=("infantry",)), {"critical_damage": 9},
-         Trigger(False, 3, None, None, "critical", reason="infantry models never suffer Catastrophic Explosions")),
+         Trigger(False, 3, None, None, "critical", reason="infantry models never suffer Catastrophic Explosions", rule="infantry")),
         (model("a", tracks=0, name="Wreck"), {"critical_damage": 9},
          Trigger(False, 0, None, None, "critical", reason="Wreck has no damage tracks (stats.damage_tracks)")),
         (model("a", tracks=None), {"critical_damage": 9},
          Trigger(False, None, None, None, "critical", reason="a has no damage tracks (stats.damage_tracks)")),
         # One track: a Critical Hit of 2 is twice it.
-        (model("a", tracks=1), {"critical_damage": 2}, Trigger(True, 1, 1, 1, "critical")),
+        (model("a", tracks=1), {"critical_damage": 2}, Trigger(True, 1, 1, 1, "critical", rule="explode")),
         # 4 < 2 x 3, and 4 + 1 < 6 too: no hint about extra_damage.
         (model("a", tracks=3), {"critical_damage": 4},
          Trigger(False, 3, None, None, "critical", reason="critical damage 4 is less than twice 3 damage tracks (6)")),
         (model("a", tracks=3), {"extra_damage": 4},
          Trigger(False, 3, None, None, "critical", reason="1 + 4 extra = 5 damage is less than twice 3 damage tracks (6)")),
         # Example 2: a Martyr on 3 tracks caught by a Critical Hit of 7: RAV 3 + 1.
-        (model("a", tracks=3, tags=("martyr",)), {"critical_damage": 7}, Trigger(True, 3, 4, 4, "critical", martyr_bonus=True)),
+        (model("a", tracks=3, tags=("martyr",)), {"critical_damage": 7}, Trigger(True, 3, 4, 4, "critical", martyr_bonus=True, rule="martyr_bonus")),
     ],
 )
 def test_trigger(m: Model, weapon: dict[str, Any], want: Trigger) -> None:
@@ -198,7 +199,10 @@ def test_resolve_extra_damage_details_and_no_tracks_threshold() -> None:
     res = ruling(table(model("a", tracks=None), model("b", x=1), weapon={"critical_damage": 9}))
     assert res.details["threshold"] is None and res.details["explodes"] is False
     assert res.details["chain"] == [] and res.details["caught"] == []
-    assert texts(res)[-1] == ("note", "No Catastrophic Explosion: a has no damage tracks (stats.damage_tracks)")
+    # The would-be AOE (1", from its tracks or 1) still reaches b: a step says nobody there is affected.
+    assert texts(res)[-1] == ("note", "No Catastrophic Explosion: a has no damage tracks (stats.damage_tracks); "
+                                      "nobody in the would-be AOE is affected (b)")
+    assert res.steps[-1].rule == "no_explosion" and res.steps[-1].data == {"models": ["b"]}
     # Nothing explodes: the model itself stays the template's user, every other model is outside.
     assert {i: c.status for i, c in res.coverage.models.items()} == {"a": "user", "b": "outside"}
 
@@ -213,9 +217,18 @@ def test_catastrophic_failure_says_natural_or_auto_ten() -> None:
 
 def test_explode_step_texts_with_and_without_the_martyr_bonus() -> None:
     s = table(model("a", tracks=3, tags=("martyr",), name="Patrick's Martyr"), weapon={"critical_damage": 7})
-    assert texts(ruling(s))[0] == ("explode", "Patrick's Martyr explodes: RAV 4, AOE/4 (+1: Martyr explosives)")
+    res = ruling(s)
+    assert texts(res)[0] == ("explode", "Patrick's Martyr explodes: RAV 4, AOE/4 (its 3 damage tracks, +1: Martyr explosives)")
+    assert res.steps[0].rule == "martyr_bonus"
     s = table(model("a", tracks=3, name="Dictator"), weapon={"critical_damage": 7})
-    assert texts(ruling(s))[0] == ("explode", "Dictator explodes: RAV 3, AOE/3")
+    res = ruling(s)
+    assert texts(res)[0] == ("explode", "Dictator explodes: RAV 3, AOE/3 (its 3 damage tracks)")
+    assert res.steps[0].rule == "explode"
+    # The Martyr's Specialty Action: "using the Model's current number of Damage Tracks".
+    s = table(model("a", tracks=2, tags=("martyr",), name="Assassin"), weapon={"specialty_action": SELF})
+    res = ruling(s)
+    assert texts(res)[0] == ("explode", "Assassin explodes: RAV 2, AOE/2 (its current 2 damage tracks)")
+    assert res.steps[0].rule == "self_destruct"
 
 
 def chain_table(**settings: Any) -> Scenario:
@@ -243,14 +256,18 @@ def test_a_chain_passes_over_models_that_do_not_explode() -> None:
     assert [(p.id, p.shape.label, p.heading, p.user) for p in res.also_drawn] == [
         ("boom.d", "AOE/3", 0.0, "d"), ("boom.e", "AOE/2", 0.0, "e"), ("boom.f", "AOE/2", 0.0, "f")]
     assert [t for k, t in texts(res) if k == "explode"] == [
-        "a explodes: RAV 2, AOE/2",
-        "Chain reaction: Bomber, caught by a's explosion (a Critical Hit of critical damage 4 >= twice 2 damage tracks), "
+        "a explodes: RAV 2, AOE/2 (its 2 damage tracks)",
+        "Chain reaction, link 1: Bomber, caught by a's explosion (a Critical Hit of critical damage 4 >= twice 2 damage tracks), "
         "explodes: RAV 3, AOE/3 (+1: Martyr explosives)",
-        "Chain reaction: e, caught by Bomber's explosion (a Critical Hit of critical damage 4 >= twice 2 damage tracks), "
+        "Chain reaction, link 2: e, caught by Bomber's explosion (a Critical Hit of critical damage 4 >= twice 2 damage tracks), "
         "explodes: RAV 2, AOE/2",
-        "Chain reaction: f, caught by Bomber's explosion (a Critical Hit of critical damage 4 >= twice 2 damage tracks), "
+        "Chain reaction, link 2: f, caught by Bomber's explosion (a Critical Hit of critical damage 4 >= twice 2 damage tracks), "
         "explodes: RAV 2, AOE/2",
     ]
+    # Every link is a step of its own, and so is each caught model that does not explode, with the reason.
+    assert [(st.rule, st.data.get("model")) for st in res.steps if st.rule in ("chain", "chain_martyr", "no_explosion")] == [
+        ("no_explosion", "c"), ("chain_martyr", "d"), ("chain", "e"), ("chain", "f")]
+    assert ("note", "c, caught by a's explosion, does not explode: critical damage 3 < 4") in texts(res)
     # The Bomber (blue) counts as destroyed by red; what it damages scores for blue (a exploded before it:
     # not the Bomber's), its own side's e for nobody.
     assert res.details["victory_points"] == [
@@ -258,20 +275,31 @@ def test_a_chain_passes_over_models_that_do_not_explode() -> None:
 
 
 def test_chains_off_name_every_model_that_would_explode() -> None:
-    res = ruling(chain_table())
+    res = ruling(chain_table(chain_reactions=False))
     assert res.details["exploded"] == ["a"]
-    assert texts(res)[-1] == ("note", "Chain reactions are off (setting chain_reactions; the seed has none): "
-                                      "Bomber would explode in turn")
+    assert texts(res)[-1] == ("note", "Chain reactions are off (setting chain_reactions): Bomber would explode in turn")
     weapon = {"critical_damage": 4, "caught": {"b": {"critical_damage": 4}, "d": {"critical_damage": 4}}}
-    s = dataclasses.replace(chain_table(), templates=(dataclasses.replace(chain_table().templates[0], weapon=weapon),))
-    assert texts(ruling(s))[-1] == ("note", "Chain reactions are off (setting chain_reactions; the seed has none): "
-                                            "b, Bomber would explode in turn")
+    s = chain_table(chain_reactions=False)
+    s = dataclasses.replace(s, templates=(dataclasses.replace(s.templates[0], weapon=weapon),))
+    assert texts(ruling(s))[-1] == ("note", "Chain reactions are off (setting chain_reactions): b, Bomber would explode in turn")
+
+
+def test_a_chain_stops_at_its_depth_with_a_step() -> None:
+    # chain_table: a (link 0) -> Bomber (link 1) -> e, f (link 2). A depth of 1 stops e and f.
+    res = ruling(chain_table(chain_depth=1))
+    assert res.details["exploded"] == ["a", "d"] and res.details["chain_stopped"] == ["e", "f"]
+    stops = [st for st in res.steps if st.rule == "chain_stops"]
+    assert [st.data["model"] for st in stops] == ["e", "f"]
+    assert stops[0].text == ("e, caught by Bomber's explosion (a Critical Hit of critical damage 4 >= twice 2 damage tracks), "
+                             "would explode as link 2 of the chain: beyond the setting chain_depth = 1, the chain stops here")
+    assert ruling(chain_table(chain_depth=2)).details["exploded"] == ["a", "d", "e", "f"]
 
 
 def test_resolve_template_without_settings_uses_the_defaults() -> None:
     s = chain_table()
     r = resolve_template(s, s.templates[0], table_geometry(s), Dice(1)).resolution
-    assert r.details["chain_reactions"] is False and r.details["exploded"] == ["a"]
+    assert r.details["chain_reactions"] is True and r.details["chain_depth"] == 5
+    assert r.details["exploded"] == ["a", "d", "e", "f"]
 
 
 def test_caught_data_that_is_not_a_table_is_read_as_none() -> None:
@@ -287,8 +315,9 @@ def test_a_martyr_with_no_enemy_is_scored_by_nobody() -> None:
     s = table(model("a", side="bruce", tags=("martyr",), name="Assassin"), model("b", side="bruce", x=1),
               weapon={"specialty_action": SELF})
     res = ruling(s)
-    assert texts(res)[-1] == ("note", "Victory points: Assassin counts as destroyed by nobody; "
-                                      "models its explosion damages or destroys score for bruce")
+    # Its own side's b scores for nobody: no step gives points for what it caught.
+    assert texts(res)[-1] == ("note", "Victory points: Assassin counts as destroyed by nobody (the opposing player)")
+    assert res.steps[-1].rule == "points_two_sides"
     assert res.details["victory_points"] == [{"martyr": "a", "martyr_awarded_to": None, "caught_awarded_to": {"b": None}}]
     # Drawn: the badge says nobody scores it, and who the caught friend scores for.
     adj = adjudicate(s)
@@ -432,3 +461,19 @@ def test_marks_of_a_refused_self_destruct_and_of_a_long_reason() -> None:
     [badge] = marks(adjudicate(s)).badges
     # 71 characters: cut to 67 and "...".
     assert badge.lines[-1] == ("No Catastrophic Explosion: A has no damage tracks (stats.damage_tra...", TEXT_DIM)
+
+
+def test_a_martyr_among_several_sides_quotes_the_multi_side_sentence() -> None:
+    # Three sides: the Martyr's own points go to the owner of the closest model of another side (alan, 3" away);
+    # its step quotes the multi-side sentence, not the two-player one; what it catches scores for bruce.
+    martyr = model("m", side="bruce", tags=("martyr",), x=10, y=10, tracks=2, name="Bomber")
+    s = table(martyr, model("a", side="alan", x=11.5, y=10), model("c", side="cara", x=10, y=14),
+              weapon={"specialty_action": SELF})
+    res = ruling(s)
+    vp = [st for st in res.steps if st.text.startswith("Victory points")]
+    assert [(st.rule, st.text) for st in vp] == [
+        ("points_multi_side", "Victory points: Bomber counts as destroyed by alan (the owner of the closest model: several sides are playing)"),
+        ("points_caught", "Victory points: the models Bomber's explosion damages or destroys (a) score for bruce"),
+    ]
+    quote = rulesets.get("catastrophic").step_rule(vp[0])  # type: ignore[misc]
+    assert quote is not None and "multiple sides" in quote[1]

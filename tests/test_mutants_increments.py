@@ -197,7 +197,8 @@ def test_the_squares_an_oval_base_stands_in() -> None:
 
 
 def test_a_chebyshev_circle_is_drawn_as_its_square_block() -> None:
-    adj = adjudicate(loads(table(model("m", 5.5, 5.5), blast(weapon="{ damage = 8, increment = 2 }"))), tolerance_mm=3.0)
+    adj = adjudicate(loads(table(model("m", 5.5, 5.5), blast(weapon="{ damage = 8, increment = 2 }"))), tolerance_mm=3.0,
+                     settings={"distance": "chebyshev"})
     res = adj.results[0].resolution
     placed = res.coverage.placed
     # 8 damage: rings 0-3; Ground Zero 2 squares; the block is 2 + 2 * 2 * 3 = 14 squares a side.
@@ -209,10 +210,12 @@ def test_a_chebyshev_circle_is_drawn_as_its_square_block() -> None:
 
 
 def test_a_one_damage_circle_is_drawn_as_one_square_and_other_distances_keep_the_circle() -> None:
-    placed = adjudicate(loads(table(model("m", 5.5, 5.5), blast(weapon="{ damage = 1 }")))).results[0].resolution.coverage.placed
+    square = {"distance": "chebyshev"}
+    placed = adjudicate(loads(table(model("m", 5.5, 5.5), blast(weapon="{ damage = 1 }"))), settings=square).results[0].resolution.coverage.placed
     assert placed.shape.kind == "rect" and placed.shape.length == pytest.approx(IN)
-    placed = adjudicate(loads(table(model("m", 5.5, 5.5), blast())), settings={"distance": "euclidean"}).results[0].resolution.coverage.placed
-    assert placed.shape.kind == "circle"
+    for distance in ("euclidean", "alternating"):  # round readings keep the file's circle (the squares are drawn)
+        placed = adjudicate(loads(table(model("m", 5.5, 5.5), blast())), settings={"distance": distance}).results[0].resolution.coverage.placed
+        assert placed.shape.kind == "circle"
 
 
 def test_a_cone_keeps_its_heading_to_six_decimals() -> None:
@@ -356,7 +359,7 @@ def test_nothing_reaches_an_empty_blast() -> None:
 def test_the_drawn_block_keeps_the_templates_label_and_user() -> None:
     text = table(model("f", 3.5, 3.5) + model("v", 8.5, 8.5), '[[template]]\nid = "d"\nshape = { kind = "circle", diameter = 3, label = "Frag" }\n'
                  'direct = { attacker = "f", heading = 0 }\nweapon = { damage = 4 }\n')
-    placed = adjudicate(loads(text)).results[0].resolution.coverage.placed
+    placed = adjudicate(loads(text), settings={"distance": "chebyshev"}).results[0].resolution.coverage.placed
     assert placed.shape.kind == "rect" and placed.shape.label == "Frag" and placed.user == "f"
 
 

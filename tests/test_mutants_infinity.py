@@ -8,6 +8,7 @@ hand-built details. Equivalents: docs/mutants/infinity.md.
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def test_weapon_validation_word_for_word(weapon: dict[str, Any], problems: list[
 
 
 def test_settings_and_silhouette_validation_word_for_word() -> None:
-    assert _validate(settings={"vertical_model": "tube"}) == [("settings.vertical_model", "must be one of x, cylinder, got 'tube'")]
+    assert _validate(settings={"vertical_model": "tube"}) == [("settings.vertical_model", "must be one of x, cylinder, x_slice, got 'tube'")]
     assert _validate(settings={"default_silhouette": 9}) == [("settings.default_silhouette", "must be a whole number 1-8, got 9")]
     assert _validate(settings={"vertical_model": "cylinder", "default_silhouette": 3}) == []
     assert _validate(stats_s=9) == [("model[0].stats.S", "silhouette must be a whole number 1-8, got 9")]
@@ -372,10 +373,22 @@ def test_a_base_tangent_to_the_axis_is_judged_at_its_one_point() -> None:
     r = placed.shape.half_width
     tangent = dataclasses.replace(m, x=300.0 - r - 0.5, y=312.5)
     gap = math.hypot(r + 0.5, 1.0) - r
-    assert vertical_reach(placed, tangent, Span(1.0, 40.0, ""), 0.0, "x") == (False, f"its silhouette misses the upright template by {gap:.1f} mm")
+    want = (False, f"its silhouette (1.0 mm above the focus) misses the upright template by {gap:.1f} mm")
+    assert vertical_reach(placed, tangent, Span(1.0, 40.0, ""), 0.0, "x_slice") == want
     # 1 mm further in, it meets.
     inside = dataclasses.replace(tangent, x=300.0 - r + 0.5)
-    assert vertical_reach(placed, inside, Span(1.0, 40.0, ""), 0.0, "x")[0] is True
+    assert vertical_reach(placed, inside, Span(1.0, 40.0, ""), 0.0, "x_slice")[0] is True
+    # The default "x" turns the upright circle about the focus: a ball of radius R. The base's nearest point is
+    # hypot(R + 0.5, 12.5) - 12.5 = 28.07 mm from the focus in plan; with the 1 mm rise, 28.09 mm: inside the ball.
+    plan = math.hypot(r + 0.5, 12.5) - 12.5
+    assert vertical_reach(placed, tangent, Span(1.0, 40.0, ""), 0.0, "x") == (
+        True,
+        f"its silhouette (1.0 mm above the focus) comes within {math.hypot(plan, 1.0):.1f} mm of the Blast Focus: "
+        f"inside the ball of radius {r:.1f} mm the upright circle sweeps about its centre",
+    )
+    # 10 mm above R (R + 10 up), even the base right under the focus is out of the ball.
+    under = dataclasses.replace(m, x=300.0, y=300.0)
+    assert vertical_reach(placed, under, Span(r + 10.0, r + 50.0, ""), 0.0, "x")[0] is False
 
 
 def test_a_square_base_far_along_the_axis_is_crossed_in_full() -> None:
@@ -389,23 +402,34 @@ def test_a_square_base_far_along_the_axis_is_crossed_in_full() -> None:
     assert lo == pytest.approx(reach - 25.0, abs=1e-6) and hi == pytest.approx(reach + 15.0, abs=1e-6)
 
 
-def test_a_sight_line_is_blocked_only_below_the_piece_top_where_it_passes() -> None:
-    from shapely.geometry import box
+def test_a_rising_line_is_hidden_where_it_passes_below_the_piece_top() -> None:
+    from shapely.geometry import Point, box
 
-    from tabletop.rulesets.infinity.rules import _sight_line_blocked_by_height as blocked
+    from tabletop.sight.focus import Piece, hidden_region
 
-    # From (0, 0) at 10 mm up to (100, 0) at 50 mm: over a piece crossed from 40 to 60 mm along, the
-    # line is lowest at 40 mm: 10 + 40 * 0.4 = 26 mm.
+    # From (0, 0) at 10 mm up to points at 50 mm: over a piece whose near face is 40 mm away on the x axis, a
+    # line to (D, 0) is 10 + 40 x 40 / D mm high there. Below h = 26 when D > 100: the region hidden is the
+    # plan shadow scaled by 1 / s*, s* = (26 - 10) / (50 - 10) = 0.4, so it starts at 40 / 0.4 = 100 mm.
     across = box(40, -5, 60, 5)
-    assert blocked(25.9, (0, 0), 10.0, (100, 0), 50.0, across) is False
-    assert blocked(26.1, (0, 0), 10.0, (100, 0), 50.0, across) is True
-    # A piece beside the line is judged by its radial extent: nearest 40.31 mm, farthest corner 61.85 mm
-    # away, so the line is at least 10 + 0.4 * 40.31 = 26.12 mm up there.
+    hidden = hidden_region(Piece("p", across, 26.0), (0.0, 0.0), 10.0, 50.0, 300.0)
+    assert hidden is not None
+    assert not hidden.contains(Point(99.9, 0)) and hidden.contains(Point(100.1, 0))
+    low = hidden_region(Piece("p", across, 25.9), (0.0, 0.0), 10.0, 50.0, 300.0)  # s* = 0.3975: from 100.63 mm
+    assert low is not None and not low.contains(Point(100.5, 0)) and low.contains(Point(100.8, 0))
+    # Beside the axis: along 10 degrees the ray enters the piece at x = 40, 40 / cos 10 = 40.62 mm out, hidden from
+    # 40.62 / 0.4 = 101.54 mm.
     beside = box(40, 5, 60, 15)
-    assert blocked(26.0, (0, 0), 10.0, (100, 0), 50.0, beside) is False
-    assert blocked(26.3, (0, 0), 10.0, (100, 0), 50.0, beside) is True
-    # A trooper centred on the focus: no line to block.
-    assert blocked(1000.0, (0, 0), 0.0, (0, 0), 10.0, box(-5, -5, 5, 5)) is False
+    hidden = hidden_region(Piece("p", beside, 26.0), (0.0, 0.0), 10.0, 50.0, 300.0)
+    c, s_ = math.cos(math.radians(10)), math.sin(math.radians(10))
+    assert hidden is not None and not hidden.contains(Point(101.4 * c, 101.4 * s_)) and hidden.contains(Point(101.7 * c, 101.7 * s_))
+    assert not hidden.contains(Point(150, 0))  # the ray along x never meets it
+    # Never below the focus's level, a piece no taller than the focus hides nothing; taller than the top, its plan shadow.
+    assert hidden_region(Piece("p", across, 10.0), (0.0, 0.0), 10.0, 50.0, 300.0) is None
+    tall = hidden_region(Piece("p", across, 50.0), (0.0, 0.0), 10.0, 50.0, 300.0)
+    assert tall is not None and tall.contains(Point(60.5, 0)) and not tall.contains(Point(39.5, 0))
+    # A focus inside a piece, below its top, sees nothing past it.
+    inside = hidden_region(Piece("p", box(-5, -5, 5, 5), 20.0), (0.0, 0.0), 10.0, 50.0, 300.0)
+    assert inside is not None and inside.contains(Point(200, 100))
 
 
 def test_panel_names_a_trooper_it_does_not_know_by_its_id() -> None:
@@ -500,19 +524,30 @@ def test_the_upright_teardrop_stands_on_the_axis_unturned() -> None:
     r = placed.shape.half_width
     centre = placed.shape.reach - r
     under = dataclasses.replace(m, x=300.0 + centre, y=300.0)
-    assert vertical_reach(placed, under, Span(r + 2.0, r + 40.0, ""), 0.0, "x") == (False, "its silhouette misses the upright template by 2.0 mm")
+    assert vertical_reach(placed, under, Span(r + 2.0, r + 40.0, ""), 0.0, "x") == (
+        False, f"its silhouette ({r + 2.0:.1f} mm above the focus) misses the upright template by 2.0 mm")
 
 
-def test_a_falling_sight_line_beside_a_piece_is_judged_at_its_far_side() -> None:
-    from shapely.geometry import box
+def test_a_falling_line_is_hidden_between_the_piece_and_its_far_scaled_copy() -> None:
+    from shapely.geometry import Point, box
 
-    from tabletop.rulesets.infinity.rules import _sight_line_blocked_by_height as blocked
+    from tabletop.sight.focus import Piece, hidden_region
 
-    # From 50 mm down to 10 mm over 100 mm: beside the piece the line is lowest at its farthest corner,
-    # 61.85 mm away: 50 - 0.4 * 61.85 = 25.26 mm.
-    beside = box(40, 5, 60, 15)
-    assert blocked(25.1, (0, 0), 50.0, (100, 0), 10.0, beside) is False
-    assert blocked(25.4, (0, 0), 50.0, (100, 0), 10.0, beside) is True
+    # From 50 mm down to 10 mm: below h = 25.26 at fractions s > s* = (50 - 25.26) / 40 = 0.6185. The piece spans
+    # 40 to 60 mm along x: a point D away is hidden when some of it lies between 0.6185 D and D along the ray,
+    # i.e. for 40 <= D <= 60 / 0.6185 = 97.0 mm.
+    across = box(40, -5, 60, 5)
+    hidden = hidden_region(Piece("p", across, 25.26), (0.0, 0.0), 50.0, 10.0, 300.0)
+    assert hidden is not None
+    assert not hidden.contains(Point(39.9, 0)) and hidden.contains(Point(50, 0)) and hidden.contains(Point(96.9, 0))
+    assert not hidden.contains(Point(97.2, 0))
+    # No higher than the top, it hides nothing; as high as the focus, its whole plan shadow.
+    assert hidden_region(Piece("p", across, 10.0), (0.0, 0.0), 50.0, 10.0, 300.0) is None
+    shadow = hidden_region(Piece("p", across, 50.0), (0.0, 0.0), 50.0, 10.0, 300.0)
+    assert shadow is not None and shadow.contains(Point(250, 0))
+    # Without a height: the plan shadow whatever the heights.
+    flat = hidden_region(Piece("p", across, None), (0.0, 0.0), 50.0, 10.0, 300.0)
+    assert flat is not None and flat.contains(Point(250, 0)) and not flat.contains(Point(39.9, 0))
 
 
 def test_a_piece_that_hides_nothing_does_not_end_the_search_for_blockers() -> None:

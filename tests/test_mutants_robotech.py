@@ -538,7 +538,9 @@ def test_a_refusal_keeps_the_aim_and_says_so_in_a_step() -> None:
     r = adjudicate(hit_with(range=19)).results[0].resolution
     why = "pod1 is beyond the weapon's range of 19\" (measured centre to centre)"
     assert dict(r.details) == {"damage": {}, "impact_point": [30.0, 10.0]}
-    assert [(st.kind, st.text, st.placed) for st in r.steps] == [("note", f"Not allowed: {why}", r.placed)]
+    under = "Under the template as aimed, and not damaged: cyclone, officer, pod1, pod2."
+    assert [(st.kind, st.text, st.placed, st.rule) for st in r.steps] == [("note", f"Not allowed: {why}. {under}", r.placed, "range_los")]
+    assert r.steps[0].data == {"models": ["cyclone", "officer", "pod1", "pod2"]}
     r = adjudicate(hit_with(models={"valkyrie": {"x": 31 * IN, "y": 8 * IN}})).results[0].resolution
     assert r.reason == "friendly mecha without Life is Cheap would be under the template: Valkyrie (far away)"
 
@@ -629,15 +631,19 @@ def test_volley_reactions_command_points_and_rolls() -> None:
     # pod1 pays its one CP to shoot (5: missed); under 4 missiles it cannot Dodge (no CP paid); none left to
     # Roll with Impact. pod2 shoots (4: missed), then rolls 2 < 3 to Roll with Impact: no halving.
     assert res.details["reactions"] == {
-        "pod1": {"shoot_down": {"roll": 5, "success": False}, "dodge": {"inescapable": True, "missiles": 4},
+        "pod1": {"shoot_down": {"roll": 5, "success": False, "missiles": [1, 2, 3, 4]}, "dodge": {"inescapable": True, "missiles": 4},
                  "roll_with_impact": "no Command Point left"},
-        "pod2": {"shoot_down": {"roll": 4, "success": False}, "roll_with_impact": {"before": 12, "roll": 2, "success": False}},
+        "pod2": {"shoot_down": {"roll": 4, "success": False, "missiles": [1, 2, 3, 4]},
+                 "roll_with_impact": {"before": 12, "roll": 2, "success": False}},
     }
     assert res.details["final_damage"] == {"pod1": 24, "pod2": 12}
-    assert [(st.kind, st.text) for st in res.steps[4:]] == [
-        ("note", "pod1 is under 4 missiles of the volley: Inescapable"),
-        ("note", "pod1: 24 MD before reactions, 24 after"),
-        ("note", "pod2: 12 MD before reactions, 12 after"),
+    # Four Strike steps, eight damage steps (each missile: pod1 full, pod2 half), then the reactions, each a step.
+    assert [(st.kind, st.text, st.rule) for st in res.steps[12:]] == [
+        ("note", "pod1 tries to shoot down missile(s) 1, 2, 3, 4: rolls 5, needs a 6: missed", "shoot_down_fails"),
+        ("note", "pod2 tries to shoot down missile(s) 1, 2, 3, 4: rolls 4, needs a 6: missed", "shoot_down_fails"),
+        ("note", "pod1 is hit by 4 missiles of the volley (1, 2, 3, 4): Inescapable", "inescapable_hits"),
+        ("note", "pod1 cannot Roll with Impact: no Command Point left", "no_command_point"),
+        ("note", "pod2 tries to Roll with Impact: rolls 2, needs 3 (setting roll_with_impact_needs): 12 MD stands", "roll_with_impact_roll"),
     ]
     assert [(x.name, x.total, x.note, x.spec) for x in r.rolls[4:]] == [
         ("shoot_down", 5, "pod1 shoots at the Blast Missile(s)", ROLLS["shoot_down"]),
@@ -648,9 +654,9 @@ def test_volley_reactions_command_points_and_rolls() -> None:
     res = volley_reactions(3).resolution
     assert res.details["reactions"]["pod2"]["roll_with_impact"] == {"before": 12, "roll": 3, "success": True, "after": 6}
     assert res.details["final_damage"] == {"pod1": 24, "pod2": 6}
-    # Counting hits, not templates: pod1 (DF 4) is hit by all four (Strikes 5, 6, 7, 5).
-    res = volley_reactions(3, inescapable_counts="hits").resolution
-    assert ("note", "pod1 is hit by 4 missiles of the volley: Inescapable") in [(st.kind, st.text) for st in res.steps]
+    # Counting templates (the Summary's reading): pod1 is under all four.
+    res = volley_reactions(3, inescapable_counts="radius").resolution
+    assert ("note", "pod1 is under 4 missiles of the volley (1, 2, 3, 4): Inescapable") in [(st.kind, st.text) for st in res.steps]
 
 
 def test_a_shoot_down_of_six_is_a_step() -> None:
@@ -659,8 +665,9 @@ def test_a_shoot_down_of_six_is_a_step() -> None:
     t = dataclasses.replace(t, weapon={**t.weapon, "shoot_down": ["pod2"], "dodge": [], "roll_with_impact": []},
                             rolls={"strike": [3, 4, 5, 3], "shoot_down": 6})
     res = adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
-    assert ("note", "pod2 shoots down 4 missile(s) with a 6: they damage no one") in [(st.kind, st.text) for st in res.steps]
-    assert res.details["reactions"] == {"pod2": {"shoot_down": {"roll": 6, "success": True}}}
+    want = "pod2 shoots down missile(s) 1, 2, 3, 4 with a 6: the missiles that would have hit it (Strike ≥ its DF 3); they damage no one"
+    assert ("note", want) in [(st.kind, st.text) for st in res.steps]
+    assert res.details["reactions"] == {"pod2": {"shoot_down": {"roll": 6, "success": True, "missiles": [1, 2, 3, 4]}}}
 
 
 def test_every_friend_under_the_template_is_named() -> None:
@@ -741,14 +748,17 @@ def test_a_scatter_draws_its_aim_and_moves_the_template() -> None:
     assert r.details["dud"] is True
 
 
-def test_damage_steps_say_a_structure_is_not_reduced() -> None:
+def test_damage_steps_name_the_rule_that_decides_each_unit() -> None:
     r = adjudicate(load(SCENARIOS / "robotech-hit.toml")).results[0].resolution
-    assert [st.text for st in r.steps if st.kind == "note"] == [
-        "cyclone: 5 MD before reactions, 5 after",
-        "officer: 0 MD before reactions, 0 after",
-        "pod1: 10 MD before reactions, 0 after",
-        "pod2: 5 MD before reactions, 2 after",
-        "bunker: 5 MD before reactions, 5 after (structure: no reduction)",
+    # One step per rule that decides what the units under the template take, then each reaction.
+    assert [(st.text, st.rule) for st in r.steps if st.kind == "note"] == [
+        ("Blast (Strike 5): pod1 (DF 4) takes 10 MD: its primary target, its DF reached by the Strike: the full MD", "damage_full"),
+        ("Blast (Strike 5): cyclone (DF 4), pod2 (DF 3), bunker (DF 2) take 5 MD each: also caught under the template: "
+         "half damage, rounded down", "damage_half"),
+        ("Blast (Strike 5): officer (DF 6) takes NO DAMAGE: its DF is higher than the Strike", "damage_none"),
+        ("pod1 dodges: 6 + PI 0 = 6 against the Strike 5: dodged, no damage (instead of 10)", "dodge"),
+        ("pod2 dodges: 2 + PI 1 = 3 against the Strike 5: fails, 5 MD stands", "dodge"),
+        ("pod2 rolls with the impact: 5 MD halved to 2", "roll_with_impact"),
     ]
 
 
@@ -765,7 +775,8 @@ def test_a_mecha_out_of_command_points_cannot_shoot_but_the_next_may() -> None:
                             rolls={"strike": [3, 4, 5, 3], "shoot_down": 5})
     ms = tuple(dataclasses.replace(m, stats={**m.stats, "CP": 0}) if m.id == "pod1" else m for m in s.models)
     r = adjudicate(dataclasses.replace(s, templates=(t,), models=ms)).results[0].resolution
-    assert r.details["reactions"] == {"pod1": {"shoot_down": "no Command Point left"}, "pod2": {"shoot_down": {"roll": 5, "success": False}}}
+    assert r.details["reactions"] == {
+        "pod1": {"shoot_down": "no Command Point left"}, "pod2": {"shoot_down": {"roll": 5, "success": False, "missiles": [1, 2, 3, 4]}}}
 
 
 def test_dodges_skip_the_undamaged_and_the_penniless() -> None:
@@ -823,8 +834,8 @@ def test_a_split_volley_missing_everywhere_draws_each_aim() -> None:
 
 _BATCH_VARIANTS = [
     {},
-    {"inescapable_counts": "hits"},
-    {"whole_volley_miss_damage": "full"},
+    {"inescapable_counts": "radius"},
+    {"whole_volley_miss_damage": "half"},
     {"roll_with_impact_needs": 4},
     {"range_measure": "edge"},
 ]
@@ -857,7 +868,8 @@ def test_the_batch_path_agrees_with_resolve_row_by_row(name: str, change: Any, s
 _FROZEN_ODDS = {
     "robotech-hit.toml": {"destroid": (0.0, 0.0), "pod1": (0.536621, 2.53418), "pod2": (0.536133, 0.524414), "officer": (0.528809, 1.740723),
                           "cyclone": (0.524902, 2.568359), "valkyrie": (0.0, 0.0)},
-    "robotech-volley.toml": {"defender": (0.0, 0.0), "pod1": (0.986816, 6.501953), "pod2": (0.986328, 6.556641)},
+    # Issue 32's defaults (Inescapable by hits, a whole volley that misses inflicts one missile's full MD).
+    "robotech-volley.toml": {"defender": (0.0, 0.0), "pod1": (0.986816, 6.482422), "pod2": (0.986328, 6.533203)},
     "robotech-scatter.toml": {"destroid": (0.0, 0.0), "pod1": (0.536621, 5.05127), "pod3": (0.072266, 0.305176), "officer": (0.058105, 0.085449),
                               "spartan": (0.068848, 0.151367)},
 }

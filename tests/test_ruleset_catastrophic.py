@@ -290,14 +290,17 @@ def test_caught_models_may_give_extra_damage_too() -> None:
     assert r["exploded"] == ["carrier", "scout"]  # 1 + 3 = 4 >= 2 x 2
 
 
-def test_chain_reactions_are_off_by_default() -> None:
-    # The chain scenario turns them on in its [settings]; without that table only the Carrier explodes,
-    # and a step says who would have exploded in turn.
+def test_chain_reactions_are_on_by_default_and_can_be_turned_off() -> None:
+    # The chain scenario turns them on in its [settings]; without that table they are on all the same
+    # (the seed's Critical Hit test is general: issue 32). Turned off, only the Carrier explodes, and a
+    # step says who would have exploded in turn.
     text = (SCENARIOS / "catastrophic-chain.toml").read_text().replace("chain_reactions = true", "")
-    adj = adjudicate(loads(text))
+    r = report_json(adjudicate(loads(text)))["templates"][0]["resolution"]
+    assert r["exploded"] == ["carrier", "scout", "bomber"] and r["chain_reactions"] is True
+    assert rulesets.get("catastrophic").settings["chain_reactions"][0] is True
+    adj = adjudicate(loads(text), settings={"chain_reactions": False})
     r = report_json(adj)["templates"][0]["resolution"]
     assert r["exploded"] == ["carrier"] and r["chain_reactions"] is False
     assert r["caught"] == ["scout", "troopers"]
     steps = [s.text for s in adj.results[0].resolution.steps]
     assert any("Chain reactions are off" in t and "scout would explode in turn" in t for t in steps)
-    assert rulesets.get("catastrophic").settings["chain_reactions"][0] is False

@@ -27,6 +27,11 @@ def run(source: str, settings: dict[str, Any] | None = None, replace: tuple[tupl
     return report_json(adjudicate(scenario, settings=settings))["templates"][0]
 
 
+#: The square reading (issue 32 made the round one the default): a diagonal step counts 1 square, so a
+#: circle blast is a square block. The hand counts below are for it.
+SQUARE = {"distance": "chebyshev"}
+
+
 def squares(t: dict[str, Any]) -> dict[tuple[int, int], int]:
     return {(s["col"], s["row"]): s["damage"] for s in t["resolution"]["squares"]}
 
@@ -46,8 +51,8 @@ def model(mid: str, x: float, y: float, extra: str = "") -> str:
 # ------------------------------------------------------------------ circle, rings, per-square damage
 
 
-def test_circle_blast_damage_in_every_square() -> None:
-    t = run("increments-circle.toml")
+def test_circle_blast_damage_in_every_square_under_the_square_reading() -> None:
+    t = run("increments-circle.toml", SQUARE)
     sq = squares(t)
     # Damage 8, increment 1, Ground Zero = square [5, 5]. Chebyshev rings: 8, 8//2 = 4, 4//2 = 2,
     # 2//2 = 1, then 0 (below 1: no effect). So a 7 x 7 block, cols/rows 2..8: 49 squares.
@@ -83,7 +88,7 @@ def test_circle_blast_damage_per_model() -> None:
 
 
 def test_margins_are_measured_against_the_blast_squares() -> None:
-    t = run("increments-circle.toml")
+    t = run("increments-circle.toml", SQUARE)
     m = t["models"]
     # The blast covers x, y in [2", 9"]. m1 centre (5.5, 5.5) is 3.5" from its edge, + r 0.5 = 4" = 101.6 mm.
     assert m["m1"]["margin_mm"] == pytest.approx(101.6, abs=1e-4)
@@ -131,7 +136,7 @@ def test_euclidean_setting() -> None:
 def test_larger_increment_and_shifted_ground_zero() -> None:
     weapon = "{ damage = 4, increment = 2 }"
     models = model("e", 7.5, 5.5) + model("f", 8.5, 5.5) + model("w", 2.5, 5.5)
-    t = run(grid_table(models, weapon))
+    t = run(grid_table(models, weapon), SQUARE)
     res = t["resolution"]
     # Origin [5, 5]; a 2 x 2 Ground Zero holding it starts at 5 - (2 - 1) // 2 = 5: cols/rows 5..6.
     assert res["ground_zero"]["cols"] == [5, 6]
@@ -141,7 +146,7 @@ def test_larger_increment_and_shifted_ground_zero() -> None:
     assert res["damage"] == {"e": 2, "f": 2, "w": 1}
     # Ground Zero shifted to start at [4, 4] (cols/rows 4..5, still holding [5, 5]):
     # e: 7 - 5 = 2 out -> 2; f: 3 out -> 1; w: 4 - 2 = 2 out -> 2.
-    shifted = run(grid_table(models, "{ damage = 4, increment = 2, ground_zero = [4, 4] }"))
+    shifted = run(grid_table(models, "{ damage = 4, increment = 2, ground_zero = [4, 4] }"), SQUARE)
     assert shifted["resolution"]["damage"] == {"e": 2, "f": 1, "w": 2}
     # Ground Zero: 4 squares at 4. Ring 1 (1-2 out) fills cols/rows 2..7, a 6 x 6 block less Ground
     # Zero: 32 squares at 2. Ring 2 (3-4 out) reaches cols/rows 0..9: 10 x 10 = 100 squares in all.
@@ -161,7 +166,7 @@ def test_ground_zero_must_hold_the_origin_square() -> None:
 
 
 def test_cone_damage_per_square() -> None:
-    t = run("increments-cone.toml")
+    t = run("increments-cone.toml", SQUARE)
     sq = squares(t)
     # Emitted from torch's square [1, 5], heading 0°: a square is in the cone when the direction from
     # Ground Zero's centre to its centre is within 45°: |dy| <= dx. Damage 4, 2, 1.
@@ -181,7 +186,7 @@ def test_cone_damage_per_square() -> None:
 
 
 def test_diagonal_cone_from_a_point() -> None:
-    t = run(grid_table("", '{ damage = 4, shape = "cone" }', "at = [5.5, 5.5]\nheading = 45"))
+    t = run(grid_table("", '{ damage = 4, shape = "cone" }', "at = [5.5, 5.5]\nheading = 45"), SQUARE)
     # Heading 45°: directions 0°..90° are in, so dx >= 0 and dy >= 0.
     # Ring 1: [6, 5], [6, 6], [5, 6] -> 2; ring 2: [7, 5], [7, 6], [7, 7], [6, 7], [5, 7] -> 1.
     assert squares(t) == {
@@ -195,7 +200,7 @@ def test_diagonal_cone_from_a_point() -> None:
 
 
 def test_wall_stops_the_blast_when_it_makes_its_save() -> None:
-    t = run("increments-wall.toml")
+    t = run("increments-wall.toml", SQUARE)
     res = t["resolution"]
     # Damage 16: rings 16, 8, 4, 2, 1. The wall (x 7.4..7.6, y 4..7) stands in column 7 (2 out): the
     # save's DC is 4. cover_save fixed 10: 10 + save 0 >= 4 -> holds.
@@ -268,7 +273,7 @@ def test_cover_without_a_save_always_holds_and_rolls_nothing() -> None:
 
 
 def test_contained_blast_gains_2d6_per_interrupted_increment() -> None:
-    t = run("increments-contained.toml")
+    t = run("increments-contained.toml", SQUARE)
     res = t["resolution"]
     # The cabin spans x, y 4..7: squares 4..6 -> Ground Zero and ring 1 fit; rings 2 and 3 (damage 2, 1)
     # are interrupted: 2 x 2D6, fixed 5 and 7 = +12 in every square inside.

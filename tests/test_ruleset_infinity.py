@@ -294,13 +294,15 @@ def test_close_combat_outside_the_area_is_untouched() -> None:
 @pytest.mark.parametrize(
     ("wall_height", "status"),
     [
-        # Focus (500, 500) at z 0, trooper at (540, 500), S2 top at 40. The wall spans x 515-520, i.e.
-        # 15-20 mm of the 40 mm to the trooper's centre: the sight line to its top is 40 x 15/40 = 15 mm
-        # high where it enters the wall.
+        # Focus (500, 500) at z 0, trooper at (540, 500), S2 top at 40, its base's near edge 27.5 mm away.
+        # The wall spans x 515-520, 15-20 mm out: the best line, to the near top edge, is
+        # 40 x 15 / 27.5 = 21.82 mm high where it enters the wall (line of fire reaches any part of the
+        # silhouette; before issue 32 the line ran to the top above the centre, 15 mm there).
         (None, "total_cover"),  # no height: blocks at any height
-        (10.0, "affected"),  # 10 < 15: too low
-        (15.0, "affected"),  # grazing the top does not block
-        (20.0, "total_cover"),  # 20 > 15
+        (10.0, "affected"),  # too low
+        (15.0, "affected"),
+        (20.0, "affected"),  # 20 < 21.82 (the centre line, 15 mm, would call it Total Cover)
+        (21.9, "total_cover"),  # 21.9 > 21.82: every line to the trooper passes below its top
     ],
 )
 def test_terrain_blocks_the_focus_only_when_tall_enough(wall_height: float | None, status: str) -> None:
@@ -331,9 +333,14 @@ def test_non_blocking_terrain_never_hides() -> None:
         (530, 500, 30, "x", "affected"),
         # At u = 40: nearest point (27.5, 30), sqrt(27.5² + 30²) = 40.70 > 38.1.
         (540, 500, 30, "x", "outside"),
-        # 15 mm off the axis with a 12.5 mm base radius: misses the upright template...
-        (510, 515, 30, "x", "outside"),
-        # ...but inside the generous cylinder (30 <= 38.1).
+        # 15 mm off the axis with a 12.5 mm base radius: misses the upright template of the literal slice...
+        (510, 515, 30, "x_slice", "outside"),
+        # ...but the default turns the upright circle about the focus (a ball of radius 38.1): the base's
+        # nearest point is hypot(10, 15) - 12.5 = 5.53 mm away in plan, sqrt(5.53² + 30²) = 30.5 < 38.1.
+        (510, 515, 30, "x", "affected"),
+        # On the axis the slice and the ball agree: u = 40 is 40.70 mm off in both.
+        (540, 500, 30, "x_slice", "outside"),
+        # ...and inside the generous cylinder (30 <= 38.1).
         (510, 515, 30, "cylinder", "affected"),
         # On a roof at z 50 > 38.1: beyond either reach.
         (505, 500, 50, "x", "outside"),

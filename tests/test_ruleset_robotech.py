@@ -337,26 +337,27 @@ def test_a_dodge_of_six_fails_against_seven() -> None:
 
 def test_whole_volley_miss_scatters_once_with_one_missile() -> None:
     # Strikes 1, 1, 2, 2 + GN 2 = 3, 3, 4, 4: all miss. One scatter: direction 1, 2" -> (32, 10).
-    # New Strike 5 + 1 = 6: half of ONE missile's MD, 6 // 2 = 3, to pod1 (DF 4) and pod2 (DF 3).
+    # New Strike 5 + 1 = 6: "it only inflicts the full MD of one missile", 6, to pod1 (DF 4) and pod2 (DF 3).
     rolls = {"strike": [1, 1, 2, 2], "scatter_direction": 1, "scatter_distance": 2, "scatter_strike": 5}
     s = change(scenario("volley"), rolls=rolls, weapon={"dodge": [], "roll_with_impact": []})
     t = run(s)
     r = t["resolution"]
     assert r["hit"] is False and r["whole_volley_missed"] is True and r["impact_point"] == [32.0, 10.0]
-    assert r["damage"] == {"pod1": 3, "pod2": 3}
+    assert r["damage"] == {"pod1": 6, "pod2": 6}
     assert roll_names(t).count("scatter_direction") == 1
-    assert run(s, whole_volley_miss_damage="full")["resolution"]["damage"] == {"pod1": 6, "pod2": 6}
+    # Like any other scatter (the setting): half of one missile's MD, 6 // 2 = 3.
+    assert run(s, whole_volley_miss_damage="half")["resolution"]["damage"] == {"pod1": 3, "pod2": 3}
 
 
 def test_shooting_down_the_missiles_needs_a_six() -> None:
     w = {"shoot_down": ["pod2"], "dodge": [], "roll_with_impact": []}
     r = run(change(scenario("volley"), weapon=w, rolls={"strike": [3, 4, 5, 3], "shoot_down": 6}))["resolution"]
-    # A 6: all four missiles that would hit pod2 are destroyed, and they damage no one.
+    # A 6: all four missiles would hit pod2 (Strikes 5, 6, 7, 5 >= its DF 3): all are destroyed, they damage no one.
     assert r["damage"] == {"pod1": 24, "pod2": 12}
     assert r["final_damage"] == {"pod1": 0, "pod2": 0}
     assert all(m["shot_down_by"] == "pod2" for m in r["missiles"])
     r = run(change(scenario("volley"), weapon=w, rolls={"strike": [3, 4, 5, 3], "shoot_down": 5}))["resolution"]
-    assert r["reactions"]["pod2"]["shoot_down"] == {"roll": 5, "success": False}
+    assert r["reactions"]["pod2"]["shoot_down"] == {"roll": 5, "success": False, "missiles": [1, 2, 3, 4]}
     assert r["final_damage"] == {"pod1": 24, "pod2": 12}
 
 
@@ -470,8 +471,8 @@ def test_scatter_with_odd_md_halves_down() -> None:
 def test_whole_volley_miss_with_odd_md() -> None:
     rolls = {"strike": [1, 1, 2, 2], "scatter_direction": 1, "scatter_distance": 2, "scatter_strike": 5}
     s = change(scenario("volley"), rolls=rolls, weapon={"dodge": [], "roll_with_impact": [], "md": 7})
-    assert run(s)["resolution"]["damage"] == {"pod1": 3, "pod2": 3}
-    assert run(s, whole_volley_miss_damage="full")["resolution"]["damage"] == {"pod1": 7, "pod2": 7}
+    assert run(s)["resolution"]["damage"] == {"pod1": 7, "pod2": 7}  # the full MD of one missile
+    assert run(s, whole_volley_miss_damage="half")["resolution"]["damage"] == {"pod1": 3, "pod2": 3}  # 7 // 2
 
 
 # ---------------------------------------------------------------- issue 15: sight, range measure, Inescapable
@@ -538,12 +539,13 @@ def test_inescapable_counts_setting() -> None:
     # pod1 at DF 6; Strikes 3, 4, 5, 4 + GN 2 = 5, 6, 7, 6: all four hit the aim point (DF 5) and their
     # templates cover pod1, but the first (5) does not reach pod1's DF 6.
     s = change(scenario("volley"), models={"pod1": {"stats": {"DF": 6, "PI": 1}}}, rolls={"strike": [3, 4, 5, 4], "dodge": [6]})
-    radius = run(s)["resolution"]
-    # Summary of Changes 6 (the default): 'in the Blast radius of 4 missiles' -> Inescapable.
+    radius = run(s, inescapable_counts="radius")["resolution"]
+    # Summary of Changes 6 (the setting): 'in the Blast radius of 4 missiles' -> Inescapable.
     assert radius["reactions"]["pod1"]["dodge"] == {"inescapable": True, "missiles": 4}
-    hits = run(s, inescapable_counts="hits")["resolution"]
-    # The rule text: 'If 4 missiles from the same volley hit any given mecha' -> only 3 hit pod1: it may dodge
-    # (6 + PI 1 = 7 >= the highest Strike 7: dodged). pod2 (DF 3) is hit by all four either way.
+    hits = run(s)["resolution"]
+    # The rule text (the default): 'If 4 missiles from the same volley hit any given mecha' -> only 3 hit pod1:
+    # it may dodge (6 + PI 1 = 7 >= the highest Strike of those that hit it, 7: dodged). pod2 (DF 3) is hit by
+    # all four either way.
     assert hits["reactions"]["pod1"]["dodge"]["success"] is True
     assert hits["reactions"]["pod2"]["dodge"] == {"inescapable": True, "missiles": 4}
     assert hits["final_damage"]["pod1"] == 0

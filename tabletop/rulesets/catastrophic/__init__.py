@@ -16,5 +16,5 @@ RULESET = replace(
     marks=marks.marks,
     panel_lines=panel.panel_lines,
     doc_path=Path(__file__).with_name("README.md"),
-    step_rule=step_rule_hook(rules_text.STEP_RULES),
+    step_rule=step_rule_hook(rules_text.RULES),
 )

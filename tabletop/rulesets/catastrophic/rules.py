@@ -65,9 +65,17 @@ ROLLS: dict[str, RollSpec] = {
 
 SETTINGS: dict[str, tuple[Any, str]] = {
     "chain_reactions": (
-        False,
-        "Models caught by an explosion may explode in turn (a chain). Not in the seed, which only says "
-        "'This explosion may damage other nearby Models': off unless a table turns it on.",
+        True,
+        "Models caught by an explosion may explode in turn (a chain). The seed's test is general, \"Any single "
+        "Critical Hit that inflicts twice the amount of damage as the target Model's number of Damage Tracks, causes "
+        "a Catastrophic Explosion\": the explosion's own AOE attack is such a hit on each model it catches. On by "
+        "default; off keeps every explosion to its own model, and a step names who would have exploded.",
+    ),
+    "chain_depth": (
+        5,
+        "How many links a chain reaction follows (1-20): the first explosion's victims are link 1, theirs link 2. "
+        "Each model explodes at most once anyway; the bound keeps a cascade to what a table can follow, and a step "
+        "names any model it stops.",
     ),
     "chain_trigger": (
         "critical",
@@ -95,6 +103,8 @@ class Trigger:
     martyr_bonus: bool = False
     reason: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: The rule that decides it (an id of ``rules_text.RULES``).
+    rule: str = "no_explosion"
 
 
 def _tracks(model: Model) -> int | None:
@@ -118,12 +128,12 @@ def trigger(template: Template, scenario: Scenario) -> Trigger:
     weapon = template.weapon
     if weapon.get("specialty_action") == SELF_DESTRUCT:
         if "martyr" not in model.tags:
-            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason=f"{model.label} has no Martyr upgrade to self-destruct with")
+            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason=f"{model.label} has no Martyr upgrade to self-destruct with", rule="self_destruct_refused")
         if "infantry" in model.tags:
-            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason="infantry cannot take the Martyr upgrade")
+            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason="infantry cannot take the Martyr upgrade", rule="infantry")
         if tracks is None or tracks < 1:
-            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason=f"{model.label} has no damage tracks left (stats.damage_tracks)")
-        return Trigger(True, tracks, tracks, tracks, SELF_DESTRUCT)
+            return Trigger(False, tracks, None, None, SELF_DESTRUCT, reason=f"{model.label} has no damage tracks left (stats.damage_tracks)", rule="self_destruct_refused")
+        return Trigger(True, tracks, tracks, tracks, SELF_DESTRUCT, rule="self_destruct")
     crit, how = critical_of(weapon)
     if crit is None:
         return Trigger(
@@ -131,7 +141,7 @@ def trigger(template: Template, scenario: Scenario) -> Trigger:
             reason="give weapon.critical_damage or weapon.extra_damage (a Critical Hit), or specialty_action = \"self_destruct\"",
         )
     if "infantry" in model.tags:
-        return Trigger(False, tracks, None, None, "critical", reason="infantry models never suffer Catastrophic Explosions")
+        return Trigger(False, tracks, None, None, "critical", reason="infantry models never suffer Catastrophic Explosions", rule="infantry")
     if tracks is None or tracks < 1:
         return Trigger(False, tracks, None, None, "critical", reason=f"{model.label} has no damage tracks (stats.damage_tracks)")
     if crit < 2 * tracks:
@@ -146,7 +156,7 @@ def trigger(template: Template, scenario: Scenario) -> Trigger:
             )
         return Trigger(False, tracks, None, None, "critical", reason=why)
     size, bonus = _size(model, tracks, True)
-    return Trigger(True, tracks, size, size, "critical", martyr_bonus=bonus)
+    return Trigger(True, tracks, size, size, "critical", martyr_bonus=bonus, rule="martyr_bonus" if bonus else "explode")
 
 
 def explosion_shape(template: Template, scenario: Scenario) -> TemplateShape:
@@ -237,9 +247,15 @@ def resolve(ctx: Context) -> Resolution:
         details["catastrophic_failure"] = failure
         if failure:
             why = "Auto 10" if auto else "natural 10"
-            steps.append(Step("note", f"Catastrophic Failure ({why}): the target returns no Defensive Fire this activation"))
+            origin_id = ctx.placed.user
+            steps.append(Step(
+                "note", f"Catastrophic Failure ({why}): the target returns no Defensive Fire this activation",
+                data={"model": origin_id} if origin_id else {}, rule="failure",
+            ))
     if not t.explodes:
-        steps.append(Step("note", f"No Catastrophic Explosion: {t.reason}"))
+        would = [i for i, c in ctx.coverage.models.items() if c.status == "affected"]
+        nobody = f"; nobody in the would-be AOE is affected ({', '.join(would)})" if would else ""
+        steps.append(Step("note", f"No Catastrophic Explosion: {t.reason}{nobody}", data={"models": would}, rule=t.rule))
         details.update(chain=[], caught=[])
         outside = with_statuses(ctx.coverage, {i: "outside" for i, c in ctx.coverage.models.items() if c.status != "user"})
         return Resolution(coverage=outside, affected=(), details=details, steps=tuple(steps))
@@ -248,25 +264,58 @@ def resolve(ctx: Context) -> Resolution:
     origin = models[ctx.placed.user or ""] if ctx.placed.user else None
     assert origin is not None
     blasts = [Blast(origin.id, t.rav, t.aoe, ctx.placed, ctx.coverage, None, t.martyr_bonus)]
-    bonus_text = " (+1: Martyr explosives)" if t.martyr_bonus else ""
-    steps.append(Step("explode", f"{origin.label} explodes: RAV {t.rav}, AOE/{t.aoe}{bonus_text}", ctx.placed,
-                      {"model": origin.id, "rav": t.rav, "aoe": t.aoe}))
+    depth = {origin.id: 0}
+    bonus_text = ", +1: Martyr explosives" if t.martyr_bonus else ""
+    how = "its current" if t.cause == SELF_DESTRUCT else "its"
+    steps.append(Step("explode", f"{origin.label} explodes: RAV {t.rav}, AOE/{t.aoe} ({how} {t.tracks} damage tracks{bonus_text})", ctx.placed,
+                      {"model": origin.id, "rav": t.rav, "aoe": t.aoe, "tracks": t.tracks}, rule=t.rule))
     exploded = {origin.id}
     caught_data = weapon.get("caught", {})
     caught_data = caught_data if isinstance(caught_data, Mapping) else {}
     chain_on = bool(settings.get("chain_reactions", SETTINGS["chain_reactions"][0]))
+    max_depth = int(settings.get("chain_depth", SETTINGS["chain_depth"][0]))
     details["chain_reactions"] = chain_on
+    details["chain_depth"] = max_depth
+    stopped: list[str] = []
+    would_chain: list[str] = []
+    judged: set[str] = set()
     k = 0
     while k < len(blasts):
         blast = blasts[k]
         k += 1
-        for victim_id in blast.caught:
-            if victim_id in exploded or not chain_on:
-                continue
+        source = models[blast.model].label
+        fresh = [v for v in blast.caught if v not in exploded]
+        if blast.caught:
+            steps.append(Step(
+                "note", f"Caught by {source}'s explosion (RAV {blast.rav}, AOE/{blast.aoe}), whatever their side: "
+                f"{', '.join(blast.caught)}",
+                data={"models": list(blast.caught), "caused_by": blast.model}, rule="caught",
+            ))
+        for victim_id in fresh:
+            data = caught_data.get(victim_id)
+            if not isinstance(data, Mapping):
+                continue  # what the AOE attack did to it is not given: it does not explode
             victim = models[victim_id]
-            data = caught_data.get(victim_id, {})
-            go, why = _caught_explodes(victim, data if isinstance(data, Mapping) else {}, settings)
+            go, why = _caught_explodes(victim, data, settings)
             if not go:
+                if victim_id in judged:
+                    continue  # said once, at the first explosion that caught it
+                judged.add(victim_id)
+                rule = "infantry" if "infantry" in victim.tags else "no_explosion"
+                steps.append(Step("note", f"{victim.label}, caught by {source}'s explosion, does not explode: {why}",
+                                  data={"model": victim_id, "caused_by": blast.model}, rule=rule))
+                continue
+            if not chain_on:
+                would_chain.append(victim_id)
+                continue
+            link = depth[blast.model] + 1
+            if link > max_depth:
+                if victim_id in stopped:
+                    continue
+                stopped.append(victim_id)
+                steps.append(Step("note", f"{victim.label}, caught by {source}'s explosion ({why}), would explode as link {link} "
+                                          f"of the chain: beyond the setting chain_depth = {max_depth}, the chain stops here",
+                                  data={"model": victim_id, "caused_by": blast.model, "link": link}, rule="chain_stops"))
                 continue
             tracks = _tracks(victim) or 0
             size, bonus = _size(victim, tracks, True)
@@ -274,20 +323,18 @@ def resolve(ctx: Context) -> Resolution:
             placed = PlacedTemplate(f"{template.id}.{victim_id}", shape, victim.centre, 0.0, user=victim_id)
             blasts.append(Blast(victim_id, size, size, placed, ctx.cover(placed), blast.model, bonus))
             exploded.add(victim_id)
+            depth[victim_id] = link
             extra = " (+1: Martyr explosives)" if bonus else ""
-            steps.append(Step("explode", f"Chain reaction: {victim.label}, caught by {models[blast.model].label}'s explosion "
+            steps.append(Step("explode", f"Chain reaction, link {link}: {victim.label}, caught by {source}'s explosion "
                                          f"({why}), explodes: RAV {size}, AOE/{size}{extra}", placed,
-                              {"model": victim_id, "rav": size, "aoe": size, "caused_by": blast.model}))
+                              {"model": victim_id, "rav": size, "aoe": size, "caused_by": blast.model, "link": link},
+                              rule="chain_martyr" if bonus else "chain"))
 
-    if not chain_on:
-        would = [
-            v for v in blasts[0].caught
-            if v not in exploded and isinstance(caught_data.get(v), Mapping)
-            and _caught_explodes(models[v], caught_data[v], settings)[0]
-        ]
-        if would:
-            steps.append(Step("note", f"Chain reactions are off (setting chain_reactions; the seed has none): "
-                                      f"{', '.join(models[v].label for v in would)} would explode in turn"))
+    if would_chain:
+        steps.append(Step("note", f"Chain reactions are off (setting chain_reactions): "
+                                  f"{', '.join(models[v].label for v in would_chain)} would explode in turn",
+                          data={"models": would_chain}, rule="chain_off"))
+    details["chain_stopped"] = stopped
     caught_by: dict[str, list[str]] = {}
     for b in blasts:
         for victim_id in b.caught:
@@ -313,8 +360,19 @@ def resolve(ctx: Context) -> Resolution:
         earlier = {x.model for x in blasts[:n]}
         victims = {v: (m.side if models[v].side != m.side else None) for v in b.caught if v not in earlier}
         vp.append({"martyr": m.id, "martyr_awarded_to": awarded, "caught_awarded_to": victims})
-        steps.append(Step("note", f"Victory points: {m.label} counts as destroyed by {awarded or 'nobody'}; "
-                                  f"models its explosion damages or destroys score for {m.side}"))
+        several = len(_sides(scenario) - {m.side}) > 1
+        steps.append(Step(
+            "note",
+            f"Victory points: {m.label} counts as destroyed by {awarded or 'nobody'}"
+            + (" (the owner of the closest model: several sides are playing)" if several else " (the opposing player)"),
+            data={"model": m.id, "awarded_to": awarded}, rule="points_multi_side" if several else "points_two_sides",
+        ))
+        scored = sorted(v for v, side in victims.items() if side is not None)
+        if scored:
+            steps.append(Step(
+                "note", f"Victory points: the models {m.label}'s explosion damages or destroys ({', '.join(scored)}) score for {m.side}",
+                data={"model": m.id, "models": scored}, rule="points_caught",
+            ))
     details["victory_points"] = vp
     model_details: dict[str, dict[str, Any]] = {}
     for victim_id, by in caught_by.items():

@@ -40,6 +40,7 @@ from tabletop.plugin import (
     Terrain,
     base_polygon,
     line_of_fire,
+    with_statuses,
 )
 
 from .limits import blast_work_problems
@@ -57,10 +58,11 @@ ROLLS: dict[str, RollSpec] = {
 
 SETTINGS: dict[str, tuple[Any, str]] = {
     "distance": (
-        "chebyshev",
-        "How squares are counted outward from Ground Zero: 'chebyshev' (a diagonal step is 1 square, "
-        "a circle blast is a square ring), 'alternating' (diagonals count 1, 2, 1, 2 …) or 'euclidean' "
-        "(straight-line squares, rounded up).",
+        "alternating",
+        "How squares are counted outward from Ground Zero. The seed: a blast “expands as a radius” unless "
+        "otherwise specified, so the default is round: 'alternating' (default) counts diagonals 1, 2, 1, 2 ... "
+        "(the grid's usual round measure), 'euclidean' counts straight-line squares, rounded up. 'chebyshev' is "
+        "the square reading: a diagonal step is 1 square, so a circle blast is a square block.",
     ),
     "model_square": (
         "base",
@@ -334,20 +336,26 @@ def _crosses(segment: BaseGeometry, poly: Polygon) -> bool:
     return bool(shapely.relate_pattern(segment, poly, "T********"))
 
 
+def _refused(ctx: Context, reason: str, rule: str) -> Resolution:
+    """A blast that cannot be laid: nobody affected, one step giving the reason and its rule."""
+    nobody = with_statuses(ctx.coverage, {i: "outside" for i, c in ctx.coverage.models.items() if c.status != "user"})
+    return Resolution(nobody, (), False, reason, steps=(Step("note", f"Not allowed: {reason}", rule=rule),))
+
+
 def resolve(ctx: Context) -> Resolution:
     """Per-square damage, cover saves, containment and smothering; damage per model."""
     scenario = ctx.scenario
     settings = ctx.settings
-    rule = str(settings.get("distance", "chebyshev"))
+    rule = str(settings.get("distance", SETTINGS["distance"][0]))
     mode = str(settings.get("model_square", "base"))
     save_rule = str(settings.get("cover_save_rule", "d20_plus_save_vs_damage"))
     bonus_mode = str(settings.get("contained_bonus", "per_square"))
     if scenario.table.grid is None:
-        return Resolution(ctx.coverage, (), False, "increments: the table has no grid (table.grid)")
+        return _refused(ctx, "increments: the table has no grid (table.grid)", "squares")
     try:
         weapon = parse_weapon(ctx.template.weapon)
     except WeaponError as exc:
-        return Resolution(ctx.coverage, (), False, f"increments: {exc}")
+        return _refused(ctx, f"increments: {exc}", "ground_zero")
     grid = Grid(scenario.table.grid)
     models = scenario.models_by_id()
     origin, heading, origin_z = _origin(ctx)
@@ -358,9 +366,8 @@ def resolve(ctx: Context) -> Resolution:
     if weapon.ground_zero is not None:
         c0, r0 = weapon.ground_zero
         if not (c0 <= oc < c0 + n and r0 <= orow < r0 + n):
-            return Resolution(
-                ctx.coverage, (), False,
-                f"increments: Ground Zero {n}×{n} from square [{c0}, {r0}] does not hold the origin square [{oc}, {orow}]",
+            return _refused(
+                ctx, f"increments: Ground Zero {n}×{n} from square [{c0}, {r0}] does not hold the origin square [{oc}, {orow}]", "gz_shift",
             )
     else:
         c0, r0 = block_start(oc, n), block_start(orow, n)
@@ -380,7 +387,10 @@ def resolve(ctx: Context) -> Resolution:
     if smother_id is not None:
         con = int(models[smother_id].stats.get("CON", 0))
         spread = max(weapon.damage - con, 0)
-        steps.append(Step("note", f"{smother_id} covers the blast with its body: {weapon.damage} − CON {con} = {spread} spreads"))
+        steps.append(Step(
+            "note", f"{smother_id} covers the blast with its body: {weapon.damage} − CON {con} = {spread} spreads",
+            data={"model": smother_id}, rule="smother",
+        ))
 
     table_cols = math.ceil(scenario.table.width / grid.size - 1e-9)
     table_rows = math.ceil(scenario.table.depth / grid.size - 1e-9)
@@ -427,6 +437,7 @@ def resolve(ctx: Context) -> Resolution:
             if "breached" in enclosure.tags:
                 breached = True
                 record["breached_by"] = "tag"
+                steps.append(Step("note", f"{enclosure.id} is breached (tag): the blast pierces it and spreads normally, no bonus", rule="breached"))
             elif "save" in enclosure.stats:
                 walls = [blast.ring_damage(k) for c, r, k in reached if encl_poly.boundary.intersects(grid.box(c, r))]
                 dc = max(walls, default=0)
@@ -434,7 +445,10 @@ def resolve(ctx: Context) -> Resolution:
                 holds = _holds(roll, enclosure.stats["save"], dc, save_rule)
                 breached = not holds
                 record.update({"save": enclosure.stats["save"], "roll": roll, "dc": save_dc(dc, save_rule), "holds": holds})
-                steps.append(Step("roll", f"{enclosure.id} Damage save {roll} vs {save_dc(dc, save_rule)}: {'holds' if holds else 'breached'}"))
+                steps.append(Step(
+                    "roll", f"{enclosure.id} Damage save {roll} vs {save_dc(dc, save_rule)}: {'holds' if holds else 'breached'}",
+                    rule="cover_save" if holds else "breached",
+                ))
             record["breached"] = breached
             contained = record
 
@@ -459,7 +473,7 @@ def resolve(ctx: Context) -> Resolution:
         if "save" not in t.stats:
             holding.add(t.id)
             cover_report[t.id] = {"save": None, "holds": True}
-            steps.append(Step("note", f"{t.id} has no Damage save: it always stops the blast"))
+            steps.append(Step("note", f"{t.id} has no Damage save: it always stops the blast", rule="cover_holds"))
             continue
         dc = max((blast.ring_damage(k) for sq, k in ring_of.items() if poly.intersects(grid.box(*sq))), default=0)
         roll = ctx.dice.roll("cover_save", ROLLS["cover_save"], f"{t.id} Damage save")
@@ -467,7 +481,10 @@ def resolve(ctx: Context) -> Resolution:
         if holds:
             holding.add(t.id)
         cover_report[t.id] = {"save": t.stats["save"], "roll": roll, "dc": save_dc(dc, save_rule), "holds": holds}
-        steps.append(Step("roll", f"{t.id} Damage save {roll} (+{t.stats['save']:g}) vs {save_dc(dc, save_rule)}: {'holds' if holds else 'fails'}"))
+        steps.append(Step(
+            "roll", f"{t.id} Damage save {roll} (+{t.stats['save']:g}) vs {save_dc(dc, save_rule)}: {'holds' if holds else 'fails'}",
+            rule="cover_save",
+        ))
 
     # Containment bonus dice.
     if contained is not None and not breached:
@@ -475,7 +492,9 @@ def resolve(ctx: Context) -> Resolution:
         bonus = sum(rolls)
         contained["rolls"] = rolls
         contained["bonus"] = bonus
-        steps.append(Step("roll", f"blast contained by {enclosure.id if enclosure else '?'}: +{bonus} ({' + '.join(map(str, rolls))})"))
+        steps.append(Step(
+            "roll", f"blast contained by {enclosure.id if enclosure else '?'}: +{bonus} ({' + '.join(map(str, rolls))})", rule="contained",
+        ))
 
     def inside_enclosure(c: int, r: int) -> bool:
         return encl_poly is not None and encl_poly.covers(shapely.Point(grid.centre(c, r)))
@@ -523,6 +542,8 @@ def resolve(ctx: Context) -> Resolution:
     damage: dict[str, int] = {}
     statuses: dict[str, ModelCoverage] = {}
     model_details: dict[str, dict[str, Any]] = {}
+    model_steps: list[Step] = []
+    by_ring: dict[int, list[str]] = {}
     for m in scenario.models:
         lgap = gap(grid.level_of(m.z), l0, l0 + n - 1)
         best, best_ring, stopped, reachable = 0, None, [], False
@@ -559,6 +580,33 @@ def resolve(ctx: Context) -> Resolution:
         statuses[m.id] = ModelCoverage(status, margin, status != "user" and abs(margin) <= ctx.tolerance_mm)
         damage[m.id] = best
         model_details[m.id] = detail
+        if status == "affected" and m.id == smother_id:
+            model_steps.append(Step("note", f"{m.id} covers the blast: it takes the maximum, {best}", data={"model": m.id}, rule="smother_max"))
+        elif status == "affected" and lgap:
+            model_steps.append(Step(
+                "note", f"{m.id}, {lgap} level(s) from Ground Zero, counts them like squares: increment {best_ring}, {best} damage",
+                data={"model": m.id, "levels_away": lgap, "damage": best}, rule="height",
+            ))
+        elif status == "affected":
+            by_ring.setdefault(best_ring or 0, []).append(m.id)
+        elif status == "total_cover":
+            walls = ", ".join(stopped)
+            enclosed = enclosure is not None and enclosure.id in stopped
+            model_steps.append(Step(
+                "note", f"{m.id}: the blast is stopped by {walls}" + (" (it stays inside)" if enclosed else ": it never bends round it"),
+                data={"model": m.id, "terrain": list(stopped)}, rule="contained" if enclosed else "stopped",
+            ))
+        elif status == "outside" and margin >= -1e-9:
+            if lgap:
+                model_steps.append(Step(
+                    "note", f"{m.id} is {lgap} level(s) from Ground Zero: counted like squares, the blast has no effect there",
+                    data={"model": m.id, "levels_away": lgap}, rule="height",
+                ))
+            else:
+                model_steps.append(Step(
+                    "note", f"{m.id} only touches the blast's squares: it stands in none of them",
+                    data={"model": m.id}, rule="squares",
+                ))
 
     shape = ctx.placed.shape
     if weapon.shape == "circle" and rule == "chebyshev" and blast.rings >= 0:
@@ -573,12 +621,31 @@ def resolve(ctx: Context) -> Resolution:
     )
     coverage = Coverage(placed, statuses, terrain_hit, None, ctx.tolerance_mm)
     affected = tuple(sorted(i for i, s in statuses.items() if s.status == "affected"))
+    measured = {
+        "alternating": "as a radius, diagonals counted 1, 2, 1, 2",
+        "euclidean": "as a radius, straight-line squares rounded up",
+    }.get(rule, "in squares, a diagonal step counting 1: a square block")
     steps.insert(0, Step(
         "place",
         f"Ground Zero {n}×{n} at squares [{c0}..{c0 + n - 1}, {r0}..{r0 + n - 1}] (origin [{oc}, {orow}]), "
         f"{weapon.shape}, {spread} damage spreading",
         placed,
+        rule="ground_zero_placed",
     ))
+    steps.insert(1, Step(
+        "note", f"Increments of {n} square(s) counted outward {measured} (setting distance = {rule})",
+        data={"distance": rule}, rule="radius" if rule in ("alternating", "euclidean") else "squares",
+    ))
+    for ring in sorted(by_ring):
+        ids = by_ring[ring]
+        amounts = "/".join(str(a) for a in sorted({damage[i] for i in ids}))
+        if ring == 0:
+            steps.append(Step("note", f"In Ground Zero: {', '.join(ids)}: the full damage, {amounts}",
+                              data={"models": ids, "ring": 0}, rule="ground_zero"))
+        else:
+            steps.append(Step("note", f"Increment {ring} out from Ground Zero: {', '.join(ids)}: halved {ring} time(s), {amounts} damage",
+                              data={"models": ids, "ring": ring}, rule="halved"))
+    steps.extend(model_steps)
 
     details: dict[str, Any] = {
         "origin_square": [oc, orow],

@@ -17,5 +17,5 @@ RULESET = replace(
     panel_lines=panel.panel_lines,
     side_view=side_view.side_view,
     doc_path=Path(__file__).with_name("README.md"),
-    step_rule=step_rule_hook(rules_text.STEP_RULES),
+    step_rule=step_rule_hook(rules_text.RULES),
 )

@@ -45,6 +45,10 @@ from tabletop.plugin import (
     parse_length,
     polygon_min_sdf,
     sight_between,
+    Piece,
+    hiding_regions,
+    seen_part,
+    template_polygon,
     to_local,
     with_statuses,
 )
@@ -63,17 +67,18 @@ SILHOUETTES: dict[int, tuple[float, float]] = {
 
 #: Ammunition without a Damage value (FAQ 1.3: may be fired with allies in the area).
 NO_DAMAGE_AMMO = frozenset({"smoke", "eclipse", "nimbus"})
-VERTICAL_MODELS = ("x", "cylinder")
+VERTICAL_MODELS = ("x", "cylinder", "x_slice")
 DODGE_MOD = -3
 
 SETTINGS: dict[str, tuple[Any, str]] = {
     "vertical_model": (
         "x",
-        "How far a template reaches up and down. 'x' (default) follows the rule literally: the flat "
-        "template at the blast focus's elevation plus an identical template standing upright along its "
-        "axis, so the cross-section is an X; a trooper is reached if its silhouette meets either. "
-        "'cylinder' is the generous reading: the whole template extruded up and down by its height "
-        "(radius, or half the width of a teardrop).",
+        "How far a template reaches up and down (its height is its radius, or half the width of a teardrop). "
+        "'x' (default) adds the seed's second, upright template so the cross-section is an X: a circular "
+        "template has no direction, so its upright twin turns about the Blast Focus and sweeps a ball of the "
+        "template's radius (a body of revolution); a teardrop's stands on its axis. 'cylinder' is the generous "
+        "reading: the whole template extruded up and down by its height. 'x_slice' is the literal slice: the "
+        "upright template on the axis (the line of fire) only, for circles too.",
     ),
     "prone_height_mm": (
         12.5,
@@ -211,8 +216,22 @@ def _axis_interval(placed: PlacedTemplate, model: Model) -> tuple[float, float] 
     return float(u.min()), float(u.max())
 
 
+def _plan_distance(placed: PlacedTemplate, model: Model) -> float:
+    """Plan distance (mm) from the blast focus to the nearest point of ``model``'s base (0 inside it)."""
+    fx, fy = placed.focus
+    if model.base.is_round:
+        return max(0.0, math.hypot(model.x - fx, model.y - fy) - model.base.length / 2)
+    return float(base_polygon(model, 1024, outer=True).distance(Point(fx, fy)))
+
+
 def vertical_reach(placed: PlacedTemplate, model: Model, span: Span, focus_z: float, vertical_model: str) -> tuple[bool, str]:
-    """Does the template's 3D area meet the trooper's silhouette? (Its base already meets the flat area.)"""
+    """Does the template's 3D area meet the trooper's silhouette? (Its base already meets the flat area.)
+
+    ``x``: the flat template plus the upright one; a circle has no direction, so its upright
+    template turns about the focus and sweeps a ball of the template's radius; a teardrop's
+    stands on its axis. ``x_slice``: the upright template on the axis only, circles too.
+    ``cylinder``: the flat template extruded up and down by its height.
+    """
     height = placed.shape.half_width
     lo, hi = span.bottom - focus_z, span.top - focus_z
     if lo <= CONTACT_EPS_MM and hi >= -CONTACT_EPS_MM:
@@ -221,9 +240,24 @@ def vertical_reach(placed: PlacedTemplate, model: Model, span: Span, focus_z: fl
         if lo <= height + CONTACT_EPS_MM and hi >= -height - CONTACT_EPS_MM:
             return True, f"within the template's height (±{height:.1f} mm of the focus)"
         return False, f"beyond the template's height (±{height:.1f} mm of the focus level)"
+    where = f"{lo:.1f} mm above" if lo > 0 else f"{-hi:.1f} mm below"
+    if vertical_model == "x" and placed.shape.kind == "circle":
+        # The upright circle turned about the focus: a ball of radius R centred on the focus.
+        radius = placed.shape.diameter / 2
+        gap = min(abs(lo), abs(hi))
+        nearest = math.hypot(_plan_distance(placed, model), gap)
+        if nearest <= radius + CONTACT_EPS_MM:
+            return True, (
+                f"its silhouette ({where} the focus) comes within {nearest:.1f} mm of the Blast Focus: inside the ball "
+                f"of radius {radius:.1f} mm the upright circle sweeps about its centre"
+            )
+        return False, (
+            f"its silhouette ({where} the focus) is {nearest:.1f} mm from the Blast Focus at its nearest: the ball of "
+            f"radius {radius:.1f} mm the upright circle sweeps about its centre misses it by {nearest - radius:.1f} mm"
+        )
     interval = _axis_interval(placed, model)
     if interval is None:
-        return False, "above or below the flat template and clear of the upright one along the axis"
+        return False, f"{where} the flat template and clear of the upright one along the axis"
     u0, u1 = interval
     # The upright template has the flat one's outline in the (along-axis, height) plane.
     upright = PlacedTemplate(placed.id, placed.shape, (0.0, 0.0), 0.0)
@@ -231,39 +265,16 @@ def vertical_reach(placed: PlacedTemplate, model: Model, span: Span, focus_z: fl
     gap = polygon_min_sdf(upright, ring)
     if gap <= CONTACT_EPS_MM:
         return True, "its silhouette meets the upright template along the axis"
-    return False, f"its silhouette misses the upright template by {gap:.1f} mm"
+    return False, f"its silhouette ({where} the focus) misses the upright template by {gap:.1f} mm"
 
 
-def _sight_line_blocked_by_height(
-    piece_height: float, start: tuple[float, float], z_start: float, end: tuple[float, float], z_end: float, poly: ShapelyPolygon
-) -> bool:
-    """Is a sight line (start at z_start, end at z_end) below the piece's top where it crosses it?"""
-    seg = LineString([start, end])
-    total = seg.length
-    if total <= CONTACT_EPS_MM:
-        return False
-    hit = seg.intersection(poly)
-    if not hit.is_empty:
-        ds = [seg.project(Point(p)) for p in shapely.get_coordinates(hit)]
-    else:
-        # The line to the base centre misses the piece; judge it by the piece's radial extent.
-        origin = Point(start)
-        ds = [min(poly.distance(origin), total), min(max(origin.distance(Point(p)) for p in poly.exterior.coords), total)]
-    lowest = min(z_start + (z_end - z_start) * d / total for d in (min(ds), max(ds)))
-    return piece_height > lowest + CONTACT_EPS_MM
-
-
-def focus_blockers(ctx: Context, placed: PlacedTemplate, focus_z: float, model: Model, span: Span) -> frozenset[str]:
-    """Terrain that blocks the blast focus's view of ``model``: tall enough, or of unlimited height."""
-    out: list[str] = []
-    for piece, poly in zip(ctx.geometry.terrain, ctx.geometry.terrain_polygons, strict=True):
-        if not piece.blocks_los:
-            continue
-        if piece.height is None or _sight_line_blocked_by_height(
-            piece.height, placed.focus, focus_z, model.centre, span.top, poly
-        ):
-            out.append(piece.id)
-    return frozenset(out)
+def focus_pieces(ctx: Context) -> tuple[Piece, ...]:
+    """The terrain that can hide a trooper from a blast focus: pieces that block line of fire."""
+    return tuple(
+        Piece(t.id, poly, t.height)
+        for t, poly in zip(ctx.geometry.terrain, ctx.geometry.terrain_polygons, strict=True)
+        if t.blocks_los
+    )
 
 
 # --------------------------------------------------------------------------- line of fire to the attacker
@@ -410,6 +421,24 @@ def _names(ids: Iterable[str], models: Mapping[str, Model]) -> str:
     return ", ".join(f"{models[i].label} ({i})" if models[i].label != i else i for i in ids)
 
 
+def _in_area_text(ids: Iterable[str], models: Mapping[str, Model]) -> str:
+    return _names(ids, models) or "nobody"
+
+
+def _height_words(piece_ids: Iterable[str], scenario: Scenario) -> str:
+    """``terrain Wall (w1), 11 mm high`` for each piece (``of unlimited height`` without one)."""
+    terrain = {t.id: t for t in scenario.terrain}
+    out = []
+    for i in piece_ids:
+        t = terrain.get(i)
+        if t is None:
+            out.append(i)
+            continue
+        height = "of unlimited height" if t.height is None else f"{t.height:g} mm high"
+        out.append(f"{blocker_names([i], scenario)}, {height}")
+    return "; ".join(out)
+
+
 def resolve(ctx: Context) -> Resolution:
     """One shot of an Infinity template weapon."""
     scenario, template, weapon = ctx.scenario, ctx.template, ctx.template.weapon
@@ -433,6 +462,7 @@ def resolve(ctx: Context) -> Resolution:
     deployable = bool(weapon.get("deployable", False))
     burst = int(weapon.get("burst", 1) or 1)
     no_damage = has_no_damage(weapon)
+    aro = weapon.get("aro") is True
 
     # Placement: a Direct teardrop touches the attacker's base and never passes through it.
     placed, coverage = ctx.placed, ctx.coverage
@@ -441,52 +471,104 @@ def resolve(ctx: Context) -> Resolution:
         if clear != placed:
             moved = math.hypot(clear.focus[0] - placed.focus[0], clear.focus[1] - placed.focus[1])
             text = f"The teardrop cut into {attacker.label}'s base: slid {moved:.2f} mm along its axis so it only touches it."
-            steps.append(Step("note", text))
+            steps.append(Step("note", text, data={"model": attacker.id}, rule="slide_direct_teardrop"))
             placed, coverage = clear, ctx.cover(clear)
-    where = {
-        "direct": "narrow end on the attacker's base edge" if placed.shape.kind in FOCUS_AT_TIP else "centred on the attacker",
+    tip = placed.shape.kind in FOCUS_AT_TIP
+    where, place_rule = {
+        "direct": ("narrow end on the attacker's base edge", "place_direct_teardrop") if tip else ("centred on the attacker", "place_direct_circle"),
         "impact": (
-            "aimed at a point (speculative attack)"
+            ("aimed at a point (speculative attack)", "place_speculative")
             if speculative
-            else "narrow end on the main target's base edge nearest the attacker"
-            if placed.shape.kind in FOCUS_AT_TIP
-            else "centred on the main target"
+            else ("narrow end on the main target's base edge nearest the attacker", "place_impact_teardrop")
+            if tip
+            else ("centred on the main target", "place_impact_circle")
         ),
-        "free": "laid at a point",
+        "free": ("laid at a point", "place_free"),
     }[kind]
-    steps.append(Step("place", f"{template.shape_name or placed.shape.kind} template, {kind} placement: {where}.", placed))
+    steps.append(Step("place", f"{template.shape_name or placed.shape.kind} template, {kind} placement: {where}.", placed, rule=place_rule))
 
     focus_z, focus_z_why = focus_elevation(template, scenario)
     spans = {m.id: silhouette_span(m, settings) for m in scenario.models}
     statuses: dict[str, Status] = {mid: c.status for mid, c in coverage.models.items()}
 
-    # Terrain with a height: a piece hides a trooper only when it is tall enough.
-    default_set = frozenset(t.id for t in scenario.terrain if t.blocks_los)
-    if any(t.height is not None for t in scenario.terrain if t.blocks_los):
-        cache: dict[frozenset[str], Coverage] = {default_set: coverage}
-        for m in scenario.models:
-            if statuses[m.id] not in ("affected", "total_cover"):
-                continue
-            blockers = focus_blockers(ctx, placed, focus_z, m, spans[m.id])
-            if blockers not in cache:
-                cache[blockers] = ctx.cover(placed, blocks=lambda t, b=blockers: t.id in b)
-            new = cache[blockers].models[m.id].status
-            if new != statuses[m.id]:
-                low = sorted(default_set - blockers)
-                model_details[m.id]["why"] = f"terrain {', '.join(low)} is too low to hide it from the blast focus"
-                statuses[m.id] = new
-    for mid, status in statuses.items():
-        if status == "total_cover" and "why" not in model_details[mid]:
-            model_details[mid]["why"] = "Total Cover: no line of fire from the blast focus inside the template"
+    # Line of fire from the Blast Focus in height: to any part of the silhouette, past terrain up to its height.
+    outline = template_polygon(placed, 256, outer=True)
+    pieces = tuple(p for p in focus_pieces(ctx) if p.polygon.intersects(outline))
+    flat_pieces = tuple(replace(p, height=None) for p in pieces)
+    with_height = any(p.height is not None for p in pieces)
+    in_area = [m for m in scenario.models if statuses[m.id] in ("affected", "total_cover")]
+    hidden_by: dict[str, tuple[str, ...]] = {}
+    seen_over: dict[str, tuple[str, ...]] = {}
+    regions: dict[tuple[bool, float], Any] = {}  # troopers of one height share what the pieces hide
 
-    # 3D reach: the flat template at the focus's level plus the upright one along its axis.
-    for m in scenario.models:
-        if statuses[m.id] not in ("affected", "total_cover"):
-            continue
+    def view_of(m: Model, flat: bool) -> Any:
+        top = spans[m.id].top
+        key = (flat, top)
+        if key not in regions:
+            regions[key] = hiding_regions(placed, flat_pieces if flat else pieces, focus_z, top)
+        return seen_part(placed, m, top, focus_z, flat_pieces if flat else pieces, regions[key])
+
+    for m in in_area:
+        if with_height:
+            view = view_of(m, flat=False)
+            statuses[m.id] = "affected" if view.seen else "total_cover"
+            if view.seen and coverage.models[m.id].status == "total_cover":
+                seen_over[m.id] = view_of(m, flat=True).hidden_by
+            elif not view.seen:
+                hidden_by[m.id] = view.hidden_by
+        elif statuses[m.id] == "total_cover":
+            hidden_by[m.id] = view_of(m, flat=True).hidden_by
+    top_words = {m.id: f"{spans[m.id].top:g} mm" for m in in_area}
+    for mid, low in seen_over.items():
+        model_details[mid]["why"] = f"terrain {', '.join(low)} is too low to hide it from the blast focus"
+    for mid, by in hidden_by.items():
+        model_details[mid]["why"] = "Total Cover: no line of fire from the blast focus inside the template" + (
+            f" (hidden by {', '.join(by)})" if by else ""
+        )
+
+    # 3D reach: the flat template at the focus's level plus the upright one.
+    out_of_reach: dict[str, str] = {}
+    for m in in_area:
         reached, why = vertical_reach(placed, m, spans[m.id], focus_z, vertical_model)
         if not reached:
             statuses[m.id] = "outside"
+            out_of_reach[m.id] = why
             model_details[m.id]["why"] = f"out of the template's 3D reach: {why}"
+
+    reached_ids = [m.id for m in in_area if statuses[m.id] == "affected"]
+    focus_at = f"z {focus_z:g} mm"
+    if reached_ids:
+        steps.append(Step(
+            "note",
+            f"In the area of effect (base touching or under the template, seen from the Blast Focus): {_in_area_text(reached_ids, models)}.",
+            data={"models": reached_ids}, rule="affected",
+        ))
+    for mid, low in seen_over.items():
+        steps.append(Step(
+            "note",
+            f"{_names([mid], models)}: {_height_words(low, scenario)}, {'is' if len(low) == 1 else 'are'} too low to hide it: "
+            f"a line from the Blast Focus "
+            f"({focus_at}) to the top of its silhouette ({top_words[mid]}) clears it.",
+            data={"model": mid, "terrain": list(low)}, rule="focus_sees",
+        ))
+    for mid in [m.id for m in in_area if m.id in hidden_by and statuses[m.id] == "total_cover"]:
+        by = hidden_by[mid]
+        behind = f"hidden by {_height_words(by, scenario)}" if by else "hidden by terrain"
+        steps.append(Step(
+            "note",
+            f"{_names([mid], models)}: Total Cover: no line of fire from the Blast Focus ({focus_at}) to any part of its "
+            f"silhouette (up to {top_words[mid]}) inside the template; {behind}.",
+            data={"model": mid, "terrain": list(by)}, rule="total_cover",
+        ))
+    for mid, why in out_of_reach.items():
+        span = spans[mid]
+        steps.append(Step(
+            "note",
+            f"{_names([mid], models)} (silhouette {span.bottom:g}-{span.top:g} mm, Blast Focus at {focus_at}) is out of "
+            f"the template's 3D reach: {why}.",
+            data={"model": mid, "silhouette_mm": [span.bottom, span.top], "focus_z_mm": focus_z},
+            rule="height" if vertical_model == "cylinder" else "x_reach",
+        ))
 
     # Close combat: one affected trooper in a close combat affects all of them.
     for group in close_combats(scenario.models):
@@ -497,10 +579,9 @@ def resolve(ctx: Context) -> Resolution:
             if mid in statuses and statuses[mid] not in ("affected", "user"):
                 statuses[mid] = "affected"
                 model_details[mid]["why"] = f"in close combat with {_names(hit, models)}, who is affected"
-        steps.append(Step("note", f"Close combat: {_names(sorted(group & statuses.keys()), models)} are all affected."))
+        members = sorted(group & statuses.keys())
+        steps.append(Step("note", f"Close combat: {_names(members, models)} are all affected.", data={"models": members}, rule="close_combat"))
 
-    final = with_statuses(coverage, statuses)
-    affected = final.affected
     relations = {m.id: relation(m, side, attacker_id) for m in scenario.models}
     for m in scenario.models:
         span = spans[m.id]
@@ -510,28 +591,59 @@ def resolve(ctx: Context) -> Resolution:
             "silhouette": span.source,
             **model_details[m.id],
         }
-        if "camouflaged" in m.tags and statuses[m.id] == "affected":
-            model_details[m.id]["camouflage_marker"] = "affected like a trooper (FAQ)"
 
-    allowed, reason = True, None
+    refusals: list[tuple[str, str]] = []  # (reason, rule id)
+    declared = main_target if isinstance(main_target, str) and main_target in models else None
+    if declared is not None and "camouflaged" in models[declared].tags and (kind == "impact" or aro):
+        refusals.append((
+            f"{_names([declared], models)} is a Camouflage Marker: it cannot be declared the "
+            f"{'main target' if kind == 'impact' else 'target'} of a template attack (the FAQ affects a marker only "
+            "as a bystander when the attack hits an enemy trooper not in Camouflaged state)",
+            "camouflage_target",
+        ))
     # Main target rules (Impact): it must be declared and must end up inside the area.
     if kind == "impact" and speculative and placed.shape.kind != "circle":
-        allowed, reason = False, (
+        refusals.append((
             "a teardrop impact template is laid from its main target's base edge; "
-            "only a circular template can be aimed at a point (speculative attack)"
-        )
+            "only a circular template can be aimed at a point (speculative attack)",
+            "speculative_circle_only",
+        ))
     elif kind == "impact" and main_target is None and not no_damage:
-        allowed, reason = False, "an impact template needs a main target (add weapon.target for a speculative attack)"
-    elif main_target is not None and main_target in models and statuses.get(main_target) != "affected" and kind != "direct":
-        allowed, reason = False, f"the attack fails: the main target {_names([main_target], models)} is not in the area of effect"
+        refusals.append(("an impact template needs a main target (add weapon.target for a speculative attack)", "main_target"))
+    elif declared is not None and statuses.get(declared) != "affected" and kind != "direct":
+        refusals.append((f"the attack fails: the main target {_names([declared], models)} is not in the area of effect", "main_target"))
     # An aimed Impact shot needs line of fire to its main target (a speculative shot does not).
-    if kind == "impact" and not speculative and attacker is not None and main_target in models:
-        target_lof = lof_to_target(attacker, models[main_target], scenario, settings, ctx.tolerance_mm)
+    if kind == "impact" and not speculative and attacker is not None and declared is not None:
+        target_lof = lof_to_target(attacker, models[declared], scenario, settings, ctx.tolerance_mm)
         details["main_target_lof"] = target_lof.reason
         if target_lof.sight is not None:
-            model_details[main_target]["lof_from_attacker"] = sight_details(target_lof.sight)
-        if not target_lof.seen and allowed:
-            allowed, reason = False, f"the attacker cannot declare this attack: {target_lof.reason}"
+            model_details[declared]["lof_from_attacker"] = sight_details(target_lof.sight)
+        if not target_lof.seen and not refusals:
+            refusals.append((f"the attacker cannot declare this attack: {target_lof.reason}", "main_target"))
+    # A Direct Template ARO whose declared target is not under it is cancelled (FAQ): nobody suffers it.
+    cancelled = kind == "direct" and aro and declared is not None and statuses.get(declared) != "affected"
+    bystanders: list[str] = []
+    if cancelled:
+        bystanders = [i for i, s in statuses.items() if s == "affected"]
+        refusals.append((
+            f"the ARO is cancelled: its declared target {_names([declared], models)} is not under the template"
+            + (f", so {_names(bystanders, models)} {'is' if len(bystanders) == 1 else 'are'} not affected" if bystanders else ""),
+            "aro_cancelled",
+        ))
+        for i in bystanders:
+            statuses[i] = "outside"
+            model_details[i]["why"] = "the ARO is cancelled: its declared target is not under the template (FAQ)"
+
+    final = with_statuses(coverage, statuses)
+    affected = final.affected
+    for m in scenario.models:
+        if "camouflaged" in m.tags and statuses[m.id] == "affected":
+            model_details[m.id]["camouflage_marker"] = "affected like a trooper (FAQ)"
+            if m.id != declared:
+                steps.append(Step(
+                    "note", f"{_names([m.id], models)} is a Camouflage Marker in the area of effect: affected as a bystander (FAQ).",
+                    data={"model": m.id}, rule="camouflage_bystander",
+                ))
 
     # Friendly and Neutral troopers: the shot is nullified (that shot only).
     friends = [i for i in affected if relations[i] in ("friendly", "neutral", "attacker")]
@@ -541,14 +653,17 @@ def resolve(ctx: Context) -> Resolution:
             f"{_names([i], models)} is {'the attacker itself' if relations[i] == 'attacker' else 'a ' + relations[i] + ' trooper'}"
             for i in friends
         )
-        nullify = f"shot nullified: {words} in the area of effect"
-        reason = nullify if allowed else f"{reason}; {nullify}"
-        allowed = False
+        refusals.append((f"shot nullified: {words} in the area of effect", "nullified"))
         if weapon.get("expendable"):
             details["expendable_use_spent"] = True
     elif friends:
         what = weapon.get("ammo") or "damage -"
-        steps.append(Step("note", f"No Damage value ({what}): allowed with {_names(friends, models)} in the area (FAQ)."))
+        steps.append(Step(
+            "note", f"No Damage value ({what}): allowed with {_names(friends, models)} in the area (FAQ).",
+            data={"models": friends}, rule="no_damage_allies",
+        ))
+    allowed = not refusals
+    reason = "; ".join(r for r, _ in refusals) if refusals else None
 
     # Reactions of every affected enemy.
     dodge: dict[str, str] = {}
@@ -585,7 +700,11 @@ def resolve(ctx: Context) -> Resolution:
         entry["why"] = f"{model_details[mid]['why']}; {why}" if "why" in model_details[mid] else why
         model_details[mid].update(entry)
         if not nullified:
-            steps.append(Step("note", f"{m.label}: dodge {dodge[mid]} ({why}); {'may shoot back' if lof else 'cannot shoot back'}."))
+            rule = "dodge_ph3_deployable" if deployable else "dodge_ph3_lof" if not lof else "dodge_ph"
+            steps.append(Step(
+                "note", f"{m.label}: dodge {dodge[mid]} ({why}); {'may shoot back' if lof else 'cannot shoot back'}.",
+                data={"model": mid, "dodge": dodge[mid], "lof": lof, "deployable": deployable}, rule=rule,
+            ))
 
     critical = None
     if kind == "impact" and main_target is not None and not nullified:
@@ -613,9 +732,18 @@ def resolve(ctx: Context) -> Resolution:
             "template_height_mm": round(placed.shape.half_width, 3),
         }
     )
-    if not allowed:
-        steps.append(Step("note", f"Not allowed: {reason}."))
-    steps.append(Step("note", "Partial Cover gives no +3 ARM/BTS against a template."))
+    if aro:
+        details["aro"] = True
+        details["cancelled"] = cancelled
+    for text, rule in refusals:
+        names = [declared] if rule in ("camouflage_target", "main_target", "aro_cancelled") and declared else []
+        if rule == "aro_cancelled":
+            names += bystanders
+        elif rule == "nullified":
+            names += friends
+        steps.append(Step("note", f"Not allowed: {text}.", data={"models": names}, rule=rule))
+    if allowed or not cancelled:
+        steps.append(Step("note", "Partial Cover gives no +3 ARM/BTS against a template.", rule="no_partial_cover"))
     return Resolution(
         coverage=final,
         affected=affected,

@@ -19,6 +19,7 @@ from tabletop.rulesets.robotech.rules import (
     INESCAPABLE,
     ROLLS,
     SCATTER_BONUS,
+    SETTINGS,
     SHOOT_DOWN_FACE,
     _Attack,
     _prepare,
@@ -44,8 +45,8 @@ class _Batch:
         self.abilities = atk.abilities
         self.volley = len(aims)
         settings = ctx.settings
-        self.full_on_whole_miss = settings.get("whole_volley_miss_damage", "half") == "full"
-        self.hits_only = str(settings.get("inescapable_counts", "radius")) == "hits"
+        self.full_on_whole_miss = settings.get("whole_volley_miss_damage", SETTINGS["whole_volley_miss_damage"][0]) == "full"
+        self.hits_only = str(settings.get("inescapable_counts", SETTINGS["inescapable_counts"][0])) == "hits"
         self.rwi_needs = int(settings.get("roll_with_impact_needs", 0) or 0)
 
         placements: list[PlacedTemplate] = []
@@ -157,7 +158,8 @@ class _Batch:
         if self.shoot_down:
             faces, taken = rolls["shoot_down"], np.zeros(n, dtype=np.intp)
             for c in self.shoot_down:
-                alive = covers[:, :, c] & ~shot
+                # Only the missiles that would have hit this mecha (Strike >= its DF) can be shot down by it.
+                alive = covers[:, :, c] & ~shot & (self.df[c] <= against)
                 tries = alive.any(axis=1) & (cp[:, c] >= 1)
                 cp[tries, c] -= 1
                 face = faces[rows, np.minimum(taken, faces.shape[1] - 1)]
@@ -172,7 +174,7 @@ class _Batch:
                 inescapable = counted.sum(axis=1) >= INESCAPABLE
                 tries = (final[:, c] != 0) & ~inescapable & (cp[:, c] >= 1)
                 cp[tries, c] -= 1
-                need = np.where(alive, against, np.iinfo(np.int64).min).max(axis=1)
+                need = np.where(counted, against, np.iinfo(np.int64).min).max(axis=1)
                 face = faces[rows, np.minimum(taken, faces.shape[1] - 1)]
                 taken += tries
                 final[tries & (face + self.pi[c] >= need), c] = 0

@@ -82,16 +82,22 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         "structure edge (to the point itself for a spot on the ground). The seed gives no method.",
     ),
     "inescapable_counts": (
-        "radius",
-        "Which missiles make a mecha Inescapable (4 or more of one volley). 'radius' (default, the Summary of "
-        "Changes 6: 'in the Blast radius of 4 missiles') counts every live missile whose template covers it; "
-        "'hits' (the rule text: 'If 4 missiles from the same volley hit any given mecha') counts only those "
-        "whose Strike reaches its DF.",
+        "hits",
+        "Which missiles make a mecha Inescapable (4 or more of one volley). 'radius' follows the Summary of "
+        "Changes, “For any mecha that’s in the Blast radius of 4 missiles from the same volley, they are "
+        "considered Inescapable.”: every live missile whose template covers it counts. 'hits' (default) follows "
+        "the rule text, “If 4 missiles from the same volley hit any given mecha, they are considered Inescapable "
+        "for that mecha, and thus can’t be Dodged by it.”: only missiles whose Strike equals or exceeds its DF "
+        "count. The seed settles the conflict: “In the case of any apparent conflict between the official rule "
+        "text in this post, and either the Summary of Changes or the illustrated examples, the official rule text "
+        "takes precedence, followed by the Summary of Changes.”",
     ),
     "whole_volley_miss_damage": (
-        "half",
-        "A volley that misses entirely scatters once 'with the full MD of one missile': "
-        "'half' = like any scatter, half of one missile's MD; 'full' = one missile's whole MD.",
+        "full",
+        "What a volley that misses entirely does when its one template scatters. 'half' treats it like any "
+        "other scatter: half of one missile's MD. 'full' (default) follows the seed, “If the missile volley "
+        "fails to hit at all, the Blast template scatters (as above), but then it only inflicts the full MD of "
+        "one missile.”: every mecha and structure its new Strike reaches takes one missile's whole MD.",
     ),
     "roll_with_impact_needs": (
         0,
@@ -190,6 +196,7 @@ class _Attack:
         self.terrain = {t.id: t for t in ctx.scenario.terrain}
         self.units = ctx.scenario.units
         self.md = int(self.weapon.get("md", 0))
+        self.volley = 1
         self.steps: list[Step] = []
 
     # ------------------------------------------------------------------ targets
@@ -243,39 +250,45 @@ class _Attack:
         blockers = ", ".join(names.get(i, i) for i in sight.blocked_by) or "terrain"
         return sight.seen, f"blocked by {blockers}"
 
-    def target_problem(self, attacker: Model, target: str | None, aim: PlacedTemplate) -> str | None:
-        """Why this aim may not be chosen (None when it may)."""
+    def target_problem(self, attacker: Model, target: str | None, aim: PlacedTemplate) -> tuple[str, str] | None:
+        """Why this aim may not be chosen and the rule that says so (None when it may)."""
         los = bool(self.ctx.settings.get("check_line_of_sight", True))
         indirect = "indirect_fire" in self.abilities
         rng = self.weapon.get("range")
         if isinstance(rng, (int, float)) and self.distance(attacker, target, aim) > rng * INCH_MM + 1e-9:
             how = "edge to edge" if str(self.ctx.settings.get("range_measure", "centre")) == "edge" else "centre to centre"
             what = "the point of impact" if target is None else str(target)
-            return f"{what} is beyond the weapon's range of {rng}\" (measured {how})"
+            return f"{what} is beyond the weapon's range of {rng}\" (measured {how})", "range_los"
         if target is None:
             if not indirect:
-                return "a Blast attack without Indirect Fire must target an enemy mecha or a structure, not a spot on the ground"
+                return "a Blast attack without Indirect Fire must target an enemy mecha or a structure, not a spot on the ground", "targets"
             if los:
                 spotters = [m for m in self.scenario.models if _friendly(attacker, m)]
                 why = [self.sight_problem(m, None, aim) for m in spotters]
                 if not any(seen for seen, _ in why):
-                    return f"no friendly mecha (nor the attacker) has line of sight to the point of impact ({why[0][1] if why else 'no spotter'})"
+                    return (
+                        f"no friendly mecha (nor the attacker) has line of sight to the point of impact ({why[0][1] if why else 'no spotter'})",
+                        "range_los",
+                    )
             return None
         if target in self.models:
             victim = self.models[target]
             if not _enemy(attacker, victim):
-                return f"{victim.label} is not an enemy mecha"
+                return f"{victim.label} is not an enemy mecha", "targets"
         elif target not in self.terrain or "DF" not in self.terrain[target].stats:
-            return f"{target!r} is neither a mecha nor a structure with a DF"
+            return f"{target!r} is neither a mecha nor a structure with a DF", "targets"
         if los and not indirect:
             seen, why = self.sight_problem(attacker, target, aim)
             if not seen:
-                return f"{target} is not in the attacker's line of sight: {why}"
+                return f"{target} is not in the attacker's line of sight: {why}", "range_los"
         if los and indirect:
             spotters = [m for m in self.scenario.models if _friendly(attacker, m)]
             looks = [self.sight_problem(m, target, aim) for m in spotters]
             if not any(seen for seen, _ in looks):
-                return f"no friendly mecha (nor the attacker) has line of sight to {target} ({looks[0][1] if looks else 'no spotter'})"
+                return (
+                    f"no friendly mecha (nor the attacker) has line of sight to {target} ({looks[0][1] if looks else 'no spotter'})",
+                    "range_los",
+                )
         return None
 
     def friends_under(self, attacker: Model, coverage: Coverage) -> list[str]:
@@ -319,17 +332,36 @@ class _Attack:
         return [*coverage.affected, *structures]
 
     def missile_damage(self, m: Missile, whole_volley_miss_full: bool) -> dict[str, int]:
-        out: dict[str, int] = {}
+        """MD each mecha and structure under missile ``m``'s template takes from it, before any reaction."""
+        return {unit: damage for unit, (damage, _rule) in self.missile_cases(m, whole_volley_miss_full).items()}
+
+    def missile_cases(self, m: Missile, whole_volley_miss_full: bool) -> dict[str, tuple[int, str]]:
+        """(MD, the rule that decides it) for each unit under missile ``m``'s template."""
+        volley = self.volley > 1
+        out: dict[str, tuple[int, str]] = {}
         for unit in self.under(m.coverage):
             if self.df(unit) > m.against_df:
-                out[unit] = 0
+                out[unit] = (0, "damage_none_scatter" if m.scattered else "damage_none")
             elif m.hit and unit == m.target:
-                out[unit] = self.md
+                out[unit] = (self.md, "volley_full" if volley else "damage_full")
             elif m.scattered and whole_volley_miss_full:
-                out[unit] = self.md
+                out[unit] = (self.md, "damage_whole_miss")
+            elif m.scattered:
+                out[unit] = (self.md // 2, "damage_scatter")
             else:
-                out[unit] = self.md // 2
+                out[unit] = (self.md // 2, "volley_half" if volley else "damage_half")
         return out
+
+
+def _refused(ctx: Context, atk: _Attack, reason: str, rule: str) -> Resolution:
+    """The refusal of an attack: no dice; a step names the rule and who is under the template as aimed."""
+    under = list(ctx.coverage.affected)
+    text = f"Not allowed: {reason}." + (f" Under the template as aimed, and not damaged: {', '.join(under)}." if under else "")
+    return Resolution(
+        coverage=ctx.coverage, affected=ctx.coverage.affected, allowed=False, reason=reason,
+        details={"damage": {}, "impact_point": _pt(ctx.placed.focus, atk.units)} if rule != "needs_attacker" else {"damage": {}},
+        steps=(Step("note", text, ctx.placed, {"models": under}, rule=rule),),
+    )
 
 
 def _prepare(ctx: Context) -> tuple[_Attack, Model, list[tuple[str | None, PlacedTemplate]], dict[str, Coverage]] | Resolution:
@@ -339,13 +371,11 @@ def _prepare(ctx: Context) -> tuple[_Attack, Model, list[tuple[str | None, Place
     p = ctx.template.placement
     attacker_id = p.attacker if isinstance(p, Impact) else None
     if attacker_id is None or attacker_id not in atk.models:
-        return Resolution(
-            coverage=ctx.coverage, affected=ctx.coverage.affected, allowed=False,
-            reason="a Robotech Blast needs an attacker: place it with impact = {attacker, target} (or at for Indirect Fire)",
-            details={"damage": {}},
-        )
+        reason = "a Robotech Blast needs an attacker: place it with impact = {attacker, target} (or at for Indirect Fire)"
+        return _refused(ctx, atk, reason, "needs_attacker")
     attacker = atk.models[attacker_id]
     aims = atk.aims(attacker)
+    atk.volley = len(aims)
 
     # Targeting, then the friendly-fire prohibition, for every template as aimed.
     aimed_cov: dict[str, Coverage] = {ctx.placed.id: ctx.coverage}
@@ -358,14 +388,49 @@ def _prepare(ctx: Context) -> tuple[_Attack, Model, list[tuple[str | None, Place
             friends = atk.friends_under(attacker, aimed_cov[aim.id])
             if friends:
                 names = ", ".join(atk.models[f].label for f in friends)
-                problem = f"friendly mecha without Life is Cheap would be under the template: {names}"
+                problem = f"friendly mecha without Life is Cheap would be under the template: {names}", "friendly_ban"
         if problem is not None:
-            return Resolution(
-                coverage=ctx.coverage, affected=ctx.coverage.affected, allowed=False, reason=problem,
-                details={"damage": {}, "impact_point": _pt(ctx.placed.focus, atk.units)},
-                steps=(Step("note", f"Not allowed: {problem}", ctx.placed),),
-            )
+            return _refused(ctx, atk, *problem)
     return atk, attacker, aims, aimed_cov
+
+
+_CASE_WORDS = {
+    "damage_full": "its primary target, its DF reached by the Strike: the full MD",
+    "volley_full": "its primary target, its DF reached by the Strike: the missile's full MD",
+    "damage_half": "also caught under the template: half damage, rounded down",
+    "volley_half": "also under the missile's template: half its MD, rounded down",
+    "damage_scatter": "under the scattered template, its DF reached by the new Strike: half damage, rounded down",
+    "damage_whole_miss": "under the whole volley's scattered template, its DF reached by the new Strike: the full MD of one missile",
+    "damage_none": "its DF is higher than the Strike",
+    "damage_none_scatter": "its DF is higher than the new Strike",
+}
+
+
+def _damage_steps(atk: _Attack, m: Missile, who: str, cases: Mapping[str, tuple[int, str]]) -> None:
+    """One step per rule that decides what the units under missile ``m`` take."""
+    by_rule: dict[str, list[str]] = {}
+    for unit, (_dmg, rule) in cases.items():
+        by_rule.setdefault(rule, []).append(unit)
+    for rule in sorted(by_rule, key=list(_CASE_WORDS).index):
+        units = by_rule[rule]
+        listed = ", ".join(f"{u} (DF {_num(atk.df(u))})" for u in units)
+        amounts = {cases[u][0] for u in units}
+        takes = "take" if len(units) > 1 else "takes"
+        if amounts == {0}:
+            amount = "NO DAMAGE" if rule == "damage_none" else "no damage"
+        else:
+            amount = f"{'/'.join(str(a) for a in sorted(amounts))} MD" + (" each" if len(units) > 1 else "")
+        atk.steps.append(Step(
+            "note",
+            f"{who} (Strike {m.against_df}): {listed} {takes} {amount}: {_CASE_WORDS[rule]}",
+            None,
+            {
+                "missile": m.index if atk.volley > 1 else None, "strike": m.against_df, "units": units,
+                "df": {u: _num(atk.df(u)) for u in units}, "damage": {u: cases[u][0] for u in units},
+                "primary": m.target if m.hit and not m.scattered else None, "scattered": m.scattered,
+            },
+            rule=rule,
+        ))
 
 
 def resolve(ctx: Context) -> Resolution:
@@ -384,11 +449,15 @@ def resolve(ctx: Context) -> Resolution:
         strike = face + gn
         hit = strike >= AIM_DF
         missiles.append(Missile(k + 1, target, aim, strike, hit, aim, aimed_cov[aim.id]))
-        atk.steps.append(Step("roll", f"{note}: Strike {face} + GN {gn} = {strike} against DF {AIM_DF}: {'hit' if hit else 'miss'}", aim))
+        atk.steps.append(Step(
+            "roll", f"{note}: Strike {face} + GN {gn} = {strike} against DF {AIM_DF}: {'hit' if hit else 'miss'}", aim,
+            {"missile": k + 1 if len(aims) > 1 else None, "strike_roll": face, "strike": strike, "hit": hit},
+            rule="strike_volley" if len(aims) > 1 else "strike",
+        ))
 
     strikes = [m.strike for m in missiles]
     whole_miss = len(missiles) > 1 and not split and not any(m.hit for m in missiles)
-    full_on_whole_miss = whole_miss and ctx.settings.get("whole_volley_miss_damage", "half") == "full"
+    full_on_whole_miss = whole_miss and ctx.settings.get("whole_volley_miss_damage", SETTINGS["whole_volley_miss_damage"][0]) == "full"
     if whole_miss:
         # The whole volley scatters once, with one missile's MD.
         missiles = [missiles[0]]
@@ -405,18 +474,31 @@ def resolve(ctx: Context) -> Resolution:
         m.placed, m.scatter, m.scattered = moved, info, True
         m.coverage = ctx.cover(moved)
         capped = " (capped at the range to the target)" if info["capped"] else ""
+        rule = "scatter_whole_volley" if whole_miss else "scatter_separately" if len(missiles) > 1 else "scatter"
         atk.steps.append(
             Step("scatter", f"{who} scatters: direction {info['direction']}, {info['distance']:g}\"{capped}; "
-                 f"new Strike {info['strike_roll']} + {SCATTER_BONUS} = {info['strike']}", moved, info)
+                 f"new Strike {info['strike_roll']} + {SCATTER_BONUS} = {info['strike']}", moved, info, rule=rule)
         )
+        if info["capped"]:
+            atk.steps.append(Step(
+                "note", f"{who}'s scatter of {info['distance_rolled']}\" is cut to {info['distance']:g}\", the attacker's range to the target",
+                data={"distance_rolled": info["distance_rolled"], "distance": info["distance"]}, rule="scatter_cap",
+            ))
 
     # Damage before any reaction.
     per_missile: list[dict[str, int]] = []
     for m in missiles:
-        dmg = atk.missile_damage(m, full_on_whole_miss)
+        cases = atk.missile_cases(m, full_on_whole_miss)
+        dmg = {u: d for u, (d, _r) in cases.items()}
         m.dud = m.scattered and not any(atk.df(u) <= m.against_df for u in dmg)
+        who = ("The whole volley" if whole_miss else "Blast") if atk.volley == 1 or whole_miss else f"Missile {m.index}"
         if m.dud:
-            atk.steps.append(Step("note", f"Scatter Strike {m.against_df} reaches no DF under the template: a dud", m.placed))
+            atk.steps.append(Step(
+                "note", f"Scatter Strike {m.against_df} reaches no DF under the template: a dud", m.placed,
+                {"missile": m.index if atk.volley > 1 else None, "strike": m.against_df, "units": list(dmg)}, rule="dud",
+            ))
+        else:
+            _damage_steps(atk, m, who, cases)
         per_missile.append(dmg)
     damage: dict[str, int] = {}
     covering: dict[str, list[int]] = {}
@@ -477,9 +559,6 @@ def resolve(ctx: Context) -> Resolution:
         u: {"damage": damage[u], "final_damage": final[u], "df": _num(atk.df(u))}
         for u in damage if u in atk.models
     }
-    for u in damage:
-        note = "" if u in atk.models else " (structure: no reduction)"
-        atk.steps.append(Step("note", f"{u}: {damage[u]} MD before reactions, {final[u]} after{note}"))
     return Resolution(
         coverage=coverage,
         affected=coverage.affected,
@@ -507,53 +586,86 @@ def _reactions(
         mecha = [u for u in covering if u in atk.models]
         return sorted(mecha) if value == "all" else [u for u in value if u in covering and u in atk.models]
 
-    def pay(unit: str, what: str) -> bool:
+    def pay(unit: str, what: str, doing: str) -> bool:
         if cp[unit] < 1:
             reactions.setdefault(unit, {})[what] = "no Command Point left"
+            atk.steps.append(Step("note", f"{unit} cannot {doing}: no Command Point left", data={"model": unit}, rule="no_command_point"))
             return False
         cp[unit] -= 1
         return True
 
+    def hitting(unit: str) -> list[int]:
+        """Live missiles over ``unit`` whose Strike reaches its DF: those that hit it."""
+        return [i for i in covering[unit] if missiles[i].shot_down_by is None and atk.df(unit) <= missiles[i].against_df]
+
+    def names(ids: Sequence[int]) -> str:
+        return ", ".join(str(missiles[i].index) for i in ids)
+
+    volley = atk.volley > 1
     if "missile" in atk.abilities:
         for unit in listed("shoot_down"):
-            live = [i for i in covering[unit] if missiles[i].shot_down_by is None]
-            if not live or not pay(unit, "shoot_down"):
+            # Only the missiles that would have hit this mecha can be destroyed by its shot.
+            live = hitting(unit)
+            if not live or not pay(unit, "shoot_down", "shoot down the Blast Missile(s)"):
                 continue
             face = dice.roll("shoot_down", ROLLS["shoot_down"], f"{unit} shoots at the Blast Missile(s)")
             ok = face >= SHOOT_DOWN_FACE
-            reactions.setdefault(unit, {})["shoot_down"] = {"roll": face, "success": ok}
+            reactions.setdefault(unit, {})["shoot_down"] = {"roll": face, "success": ok, "missiles": [missiles[i].index for i in live]}
+            which = f"missile(s) {names(live)}" if volley else "the Blast Missile"
             if ok:
                 for i in live:
                     missiles[i].shot_down_by = unit
-                atk.steps.append(Step("note", f"{unit} shoots down {len(live)} missile(s) with a 6: they damage no one"))
+                atk.steps.append(Step(
+                    "note",
+                    f"{unit} shoots down {which} with a 6: the missiles that would have hit it (Strike ≥ its DF "
+                    f"{_num(atk.df(unit))}); they damage no one",
+                    data={"model": unit, "roll": face, "missiles": [missiles[i].index for i in live]}, rule="shoot_down",
+                ))
+            else:
+                atk.steps.append(Step(
+                    "note", f"{unit} tries to shoot down {which}: rolls {face}, needs a 6: missed",
+                    data={"model": unit, "roll": face}, rule="shoot_down_fails",
+                ))
 
     def live_damage(unit: str) -> int:
         return sum(per_missile[i].get(unit, 0) for i in covering[unit] if missiles[i].shot_down_by is None)
 
     final = {u: live_damage(u) for u in damage}
-    hits_only = str(atk.ctx.settings.get("inescapable_counts", "radius")) == "hits"
+    hits_only = str(atk.ctx.settings.get("inescapable_counts", SETTINGS["inescapable_counts"][0])) == "hits"
     for unit in listed("dodge"):
         live = [i for i in covering[unit] if missiles[i].shot_down_by is None]
         if final[unit] == 0:
             continue
-        counted = live if not hits_only else [i for i in live if atk.df(unit) <= missiles[i].against_df]
+        counted = hitting(unit) if hits_only else live
         if len(counted) >= INESCAPABLE:
             reactions.setdefault(unit, {})["dodge"] = {"inescapable": True, "missiles": len(counted)}
             how = "hit by" if hits_only else "under"
-            atk.steps.append(Step("note", f"{unit} is {how} {len(counted)} missiles of the volley: Inescapable"))
+            atk.steps.append(Step(
+                "note", f"{unit} is {how} {len(counted)} missiles of the volley ({names(counted)}): Inescapable",
+                data={"model": unit, "missiles": [missiles[i].index for i in counted]},
+                rule="inescapable_hits" if hits_only else "inescapable_radius",
+            ))
             continue
-        if not pay(unit, "dodge"):
+        if not pay(unit, "dodge", "Dodge"):
             continue
-        need = max(missiles[i].against_df for i in live)
+        need = max(missiles[i].against_df for i in counted)
         pi = int(atk.models[unit].stats.get("PI", 0))
         face = dice.roll("dodge", ROLLS["dodge"], f"{unit} dodges (needs {need})")
         ok = face + pi >= need
         reactions.setdefault(unit, {})["dodge"] = {"roll": face, "pi": pi, "total": face + pi, "needs": need, "success": ok}
+        against = f"the highest Strike of missiles {names(counted)}, {need}" if volley else f"the Strike {need}"
+        atk.steps.append(Step(
+            "note",
+            f"{unit} dodges: {face} + PI {pi} = {face + pi} against {against}: "
+            + (f"dodged, no damage (instead of {final[unit]})" if ok else f"fails, {final[unit]} MD stands"),
+            data={"model": unit, "roll": face, "total": face + pi, "needs": need, "success": ok},
+            rule="dodge_volley" if volley else "dodge",
+        ))
         if ok:
             final[unit] = 0
     needs = int(atk.ctx.settings.get("roll_with_impact_needs", 0) or 0)
     for unit in listed("roll_with_impact"):
-        if final[unit] == 0 or not pay(unit, "roll_with_impact"):
+        if final[unit] == 0 or not pay(unit, "roll_with_impact", "Roll with Impact"):
             continue
         entry: dict[str, Any] = {"before": final[unit]}
         if needs:
@@ -561,10 +673,19 @@ def _reactions(
             entry.update(roll=face, success=face >= needs)
             if face < needs:
                 reactions.setdefault(unit, {})["roll_with_impact"] = entry
+                atk.steps.append(Step(
+                    "note", f"{unit} tries to Roll with Impact: rolls {face}, needs {needs} (setting roll_with_impact_needs): "
+                    f"{final[unit]} MD stands", data={"model": unit, "roll": face}, rule="roll_with_impact_roll",
+                ))
                 continue
+        before = final[unit]
         final[unit] //= 2
         entry["after"] = final[unit]
         reactions.setdefault(unit, {})["roll_with_impact"] = entry
+        atk.steps.append(Step(
+            "note", f"{unit} rolls with the impact: {before} MD halved to {final[unit]}",
+            data={"model": unit, "before": before, "after": final[unit]}, rule="roll_with_impact",
+        ))
     return reactions, final
 
 

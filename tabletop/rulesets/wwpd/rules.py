@@ -16,6 +16,7 @@ from typing import Any
 import shapely
 
 from tabletop.plugin import (
+    CONTACT_EPS_MM,
     At,
     Context,
     Coverage,
@@ -38,6 +39,7 @@ from tabletop.plugin import (
     point_line_of_sight,
     to_units,
     to_world,
+    with_statuses,
 )
 
 NO_SIDE = ("", "neutral")
@@ -205,6 +207,18 @@ def _sight_and_range(
     return sight_info, range_info, refusal
 
 
+def strictly_under(coverage: Coverage) -> tuple[Coverage, list[str]]:
+    """``coverage`` with bases that only touch the template's edge taken out, and their ids.
+
+    The seed: "A model is under a template if any portion of its base (or hull) is under the
+    template": a base tangent to the edge has no portion under it.
+    """
+    tangent = [i for i, c in coverage.models.items() if c.status == "affected" and c.margin_mm <= CONTACT_EPS_MM]
+    if not tangent:
+        return coverage, []
+    return with_statuses(coverage, {i: "outside" for i in tangent}), tangent
+
+
 def combine(members: list[Coverage], primary: PlacedTemplate, scenario: Scenario, tolerance_mm: float) -> Coverage:
     """One coverage for a battery: affected when under any member; the margin is the deepest."""
     models: dict[str, ModelCoverage] = {}
@@ -237,7 +251,11 @@ def resolve(ctx: Context) -> Resolution:
         c = (centre[0] + off * math.cos(across), centre[1] + off * math.sin(across))
         p, _ = lay(shape, template.id if n == 1 else f"{template.id}#{k + 1}", c, fire)
         placed.append(PlacedTemplate(p.id, p.shape, p.focus, p.heading, user=ctx.placed.user))
-    covers = [ctx.cover(p) for p in placed]
+    covers, tangents = [], []
+    for p in placed:
+        strict, touching = strictly_under(ctx.cover(p))
+        covers.append(strict)
+        tangents.append(touching)
     primary_index = (n - 1) // 2 if not (n % 2 == 0 and even_centre == "template") else n // 2
     coverage = combine(covers, placed[primary_index], ctx.scenario, ctx.tolerance_mm)
 
@@ -261,29 +279,52 @@ def resolve(ctx: Context) -> Resolution:
             if friends(attacker, m):
                 friendly.append(m.id)
 
-    allowed, reason = True, None
+    allowed, reason, refused_by = True, None, None
     if bad_aim is not None and not bool(ctx.settings.get("allow_point_aim", False)):
-        allowed, reason = False, f"wwpd: {bad_aim} (the rules centre a template over a nominated target model)"
+        allowed, reason, refused_by = False, f"wwpd: {bad_aim} (the rules centre a template over a nominated target model)", "nominate"
     sight_info, range_info, refusal = _sight_and_range(ctx, attacker, target_id, centre)
     if refusal is not None and allowed:
         allowed, reason = False, refusal
+        refused_by = "sight" if sight_info is not None and not sight_info["seen"] else "range"
 
     units = ctx.scenario.units
     steps: list[Step] = []
-    for p in placed:
+    for k, p in enumerate(placed):
         fx, fy = to_units(p.focus[0], units), to_units(p.focus[1], units)
-        steps.append(Step("place", f"template {p.id} laid at ({fx:g}, {fy:g}) {units}, axis {p.heading:.1f}°", p))
+        rule = "place" if n == 1 else "battery_centre" if k == primary_index else "battery_line"
+        steps.append(Step("place", f"template {p.id} laid at ({fx:g}, {fy:g}) {units}, axis {p.heading:.1f}°", p, rule=rule))
     if sight_info is not None:
-        steps.append(Step("note", f"line of sight: {sight_info['reason']}"))
+        steps.append(Step("note", f"line of sight: {sight_info['reason']}", data={"model": target_id} if target_id else {}, rule="sight"))
     if range_info is not None:
-        steps.append(Step("note", f"range: {range_info['text']}"))
+        steps.append(Step("note", f"range: {range_info['text']}", data={"model": target_id} if target_id else {}, rule="range"))
     if not allowed:
-        steps.append(Step("note", f"Not allowed: {reason}"))
+        steps.append(Step("note", f"Not allowed: {reason}", rule=refused_by))
+    for p, touching in zip(placed, tangents):
+        if touching:
+            steps.append(Step(
+                "note",
+                f"template {p.id}: {', '.join(touching)} only {'touches' if len(touching) == 1 else 'touch'} its edge "
+                f"(margin 0.0 mm): not under it",
+                data={"models": touching, "template": p.id}, rule="touching",
+            ))
+    for m in ctx.scenario.models:
+        under = model_details[m.id].get("under", [])
+        if len(under) > 1:
+            steps.append(Step(
+                "note", f"{m.id} is under {len(under)} templates ({', '.join(under)}): counted {len(under)} times",
+                data={"model": m.id, "templates": list(under)}, rule="counted_twice",
+            ))
     for key in counts:
-        steps.append(Step("note", f"unit {key}: rate of fire {counts[key]} (hits only on {', '.join(covered[key])})"))
+        steps.append(Step(
+            "note", f"unit {key}: rate of fire {counts[key]} (hits only on {', '.join(covered[key])})",
+            data={"unit": key, "models": covered[key], "count": counts[key]}, rule="rate_of_fire",
+        ))
     firing_unit = unit_key(attacker) if attacker is not None else None
     if friendly:
-        steps.append(Step("note", f"friendly model(s) {', '.join(friendly)} covered: unit {firing_unit} takes a Leadership test"))
+        steps.append(Step(
+            "note", f"friendly model(s) {', '.join(friendly)} covered: unit {firing_unit} takes a Leadership test",
+            data={"models": friendly}, rule="leadership",
+        ))
 
     details: Mapping[str, Any] = {
         "target": target_id,

@@ -1,0 +1,184 @@
+"""A tournament judge's rulings (issue 32): one worked table per item, answers computed by hand.
+
+Each table is in ``tests/rulings/``; its comments work out the expected answer from the seed's words.
+These tests use only ``adjudicate`` and the ``check --json`` report, so they run unchanged against an
+older checkout of the code: before issue 32 every one of them failed (the old answer is in each table's
+comments and in the assertions' messages below).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tabletop.adjudicate import adjudicate
+from tabletop.report import report_json
+from tabletop.scenario_io import load
+
+RULINGS = Path(__file__).resolve().parent / "rulings"
+
+
+def templates(name: str, **settings: Any) -> dict[str, dict[str, Any]]:
+    """The report's templates of ``tests/rulings/<name>.toml``, by id."""
+    report = report_json(adjudicate(load(RULINGS / f"{name}.toml"), settings=settings or None))
+    return {t["id"]: t for t in report["templates"]}
+
+
+def statuses(t: dict[str, Any]) -> dict[str, str]:
+    return {mid: m["status"] for mid, m in t["models"].items()}
+
+
+# --------------------------------------------------------------------------- 1. Infinity: line of fire in height
+
+
+def test_a_low_wall_does_not_hide_a_trooper_whose_near_top_edge_it_cannot_cover() -> None:
+    # The line to e's near top edge is 25 x 13 / 24 = 13.54 mm high at the 11 mm wall: it clears it.
+    t = templates("infinity-low-wall")["grenade"]
+    assert statuses(t)["e"] == "affected", "before: the line to the top above the centre, 8.90 mm at the wall: Total Cover"
+    assert "e" in t["affected"] and "e" in t["resolution"]["dodge"]
+    # Behind the 20 mm wall the best line, 13.54 mm there, is blocked: Total Cover, naming the wall.
+    assert statuses(t)["f"] == "total_cover"
+    assert "w2" in t["models"]["f"]["why"]
+    # On a ledge 45 mm up: sqrt(17.5^2 + 45^2) = 48.3 mm > 38.1: out of the 3D reach.
+    assert statuses(t)["g"] == "outside"
+    assert "3D reach" in t["models"]["g"]["why"]
+
+
+@pytest.mark.parametrize(
+    ("height", "status"),
+    [
+        # The threshold is the line's height at the wall's near face, 25 x 13 / 24 = 13.542 mm.
+        (13.5, "affected"),
+        (13.6, "total_cover"),
+    ],
+)
+def test_the_low_wall_threshold_is_the_line_to_the_near_top_edge(height: float, status: str) -> None:
+    import dataclasses
+
+    s = load(RULINGS / "infinity-low-wall.toml")
+    terrain = tuple(dataclasses.replace(p, height=height) if p.id == "w" else p for p in s.terrain)
+    t = report_json(adjudicate(dataclasses.replace(s, terrain=terrain)))["templates"][0]
+    assert t["models"]["e"]["status"] == status
+
+
+# --------------------------------------------------------------------------- 2. Infinity: a circle in 3D
+
+
+def test_a_circular_template_reaches_up_on_every_side_of_its_focus() -> None:
+    # sqrt(15.5^2 + 30^2) = 33.77 mm <= 38.1 for the three troopers 30 mm up, on and off the line of fire.
+    t = templates("infinity-circle-3d")["grenade"]
+    assert t["resolution"]["vertical_model"] == "x"
+    assert {i: statuses(t)[i] for i in ("left", "right", "on")} == {"left": "affected", "right": "affected", "on": "affected"}, (
+        "before: only the trooper on the line of fire"
+    )
+
+
+def test_the_literal_slice_is_a_setting() -> None:
+    t = templates("infinity-circle-3d", vertical_model="x_slice")["grenade"]
+    assert {i: statuses(t)[i] for i in ("left", "right", "on")} == {"left": "outside", "right": "outside", "on": "affected"}
+
+
+# --------------------------------------------------------------------------- 3. Infinity: declared targets
+
+
+def test_a_direct_template_aro_whose_target_is_not_under_it_is_cancelled() -> None:
+    t = templates("infinity-declared-targets")["aro"]
+    assert t["allowed"] is False and "cancelled" in t["reason"], "before: allowed, the bystander affected"
+    assert t["affected"] == [] and statuses(t)["b"] == "outside"
+    assert t["resolution"]["cancelled"] is True and t["resolution"]["dodge"] == {}
+
+
+def test_a_camouflage_marker_is_refused_as_the_main_target() -> None:
+    t = templates("infinity-declared-targets")["camo_target"]
+    assert t["allowed"] is False, "before: the attack was allowed"
+    assert "Camouflage Marker" in t["reason"] and "main target" in t["reason"]
+
+
+def test_a_camouflage_marker_is_affected_as_a_bystander() -> None:
+    t = templates("infinity-declared-targets")["camo_bystander"]
+    assert t["allowed"] is True and t["affected"] == ["e", "m"]
+    assert t["models"]["m"]["camouflage_marker"] == "affected like a trooper (FAQ)"
+
+
+# --------------------------------------------------------------------------- 4-6. Robotech volleys
+
+
+def test_inescapable_counts_the_missiles_that_hit_by_default() -> None:
+    t = templates("robotech-volleys")["inescapable"]
+    r = t["resolution"]
+    # Two 6s hit DF 6 (10 + 10), two 5s do NO DAMAGE; 2 hits < 4: it Dodges, 6 >= 6.
+    assert r["damage"] == {"pod_a": 20}
+    assert r["reactions"]["pod_a"]["dodge"] == {"roll": 6, "pi": 0, "total": 6, "needs": 6, "success": True}
+    assert r["final_damage"] == {"pod_a": 0}, "before: Inescapable under 4 templates, 20"
+
+
+def test_inescapable_by_radius_is_the_summarys_setting() -> None:
+    r = templates("robotech-volleys", inescapable_counts="radius")["inescapable"]["resolution"]
+    assert r["reactions"]["pod_a"]["dodge"] == {"inescapable": True, "missiles": 4}
+    assert r["final_damage"] == {"pod_a": 20}
+
+
+def test_a_shoot_down_destroys_only_the_missiles_that_would_have_hit_the_shooter() -> None:
+    r = templates("robotech-volleys")["shoot_down"]["resolution"]
+    assert r["damage"] == {"pod_b": 20, "pod_c": 5}
+    assert r["reactions"]["pod_c"]["shoot_down"] == {"roll": 6, "success": True, "missiles": [1]}
+    assert [m["shot_down_by"] for m in r["missiles"]] == ["pod_c", None]
+    assert r["final_damage"] == {"pod_b": 10, "pod_c": 0}, "before: both missiles destroyed, pod_b 0"
+
+
+def test_a_whole_volley_miss_inflicts_the_full_md_of_one_missile() -> None:
+    r = templates("robotech-volleys")["whole_miss"]["resolution"]
+    assert r["whole_volley_missed"] is True and r["impact_point"] == [32.0, 8.0] and r["scatter_strike"] == 6
+    assert r["damage"] == {"pod_d": 10}, "before: half, 5"
+    half = templates("robotech-volleys", whole_volley_miss_damage="half")["whole_miss"]["resolution"]
+    assert half["damage"] == {"pod_d": 5}
+
+
+# --------------------------------------------------------------------------- 7. CAV chain reactions
+
+
+def test_chain_reactions_happen_by_default() -> None:
+    r = templates("catastrophic-chain-default")["boom"]["resolution"]
+    assert r["chain_reactions"] is True
+    assert r["exploded"] == ["carrier", "scout", "bomber"], "before: chains off, only the carrier"
+    assert [(c["model"], c["rav"], c["caused_by"]) for c in r["chain"]] == [("carrier", 2, None), ("scout", 2, "carrier"), ("bomber", 3, "scout")]
+
+
+def test_a_chain_is_bounded_by_its_depth() -> None:
+    r = templates("catastrophic-chain-default", chain_depth=1)["boom"]["resolution"]
+    assert r["exploded"] == ["carrier", "scout"] and r["chain_stopped"] == ["bomber"]
+    off = templates("catastrophic-chain-default", chain_reactions=False)["boom"]["resolution"]
+    assert off["exploded"] == ["carrier"]
+
+
+# --------------------------------------------------------------------------- 8. wwpd tangency
+
+
+def test_a_base_that_only_touches_a_wwpd_template_is_not_under_it() -> None:
+    t = templates("wwpd-tangent")["shell"]
+    assert abs(t["models"]["m"]["margin_mm"]) < 1e-6
+    assert statuses(t)["m"] == "outside" and t["models"]["m"]["contested"] is True
+    assert t["resolution"]["counts"] == {"squad": 2}, "before: contact counted, 3"
+    assert t["resolution"]["covered"] == {"squad": ["n", "t"]}
+
+
+# --------------------------------------------------------------------------- 9. increments: a radius on a grid
+
+
+def test_a_blast_expands_as_a_radius_by_default() -> None:
+    t = templates("increments-radius")["grenade"]
+    assert t["resolution"]["damage"] == {"d22": 1, "d33": 0, "s3": 1}, "before: the square reading, 2, 1, 1"
+    assert statuses(t)["d33"] == "outside"
+
+
+@pytest.mark.parametrize(
+    ("distance", "damage"),
+    [
+        ("chebyshev", {"d22": 2, "d33": 1, "s3": 1}),
+        ("euclidean", {"d22": 1, "d33": 0, "s3": 1}),
+    ],
+)
+def test_the_square_and_euclidean_readings_are_settings(distance: str, damage: dict[str, int]) -> None:
+    assert templates("increments-radius", distance=distance)["grenade"]["resolution"]["damage"] == damage
