@@ -469,6 +469,11 @@ def main(argv: list[str] | None = None) -> int:
     figures["photo_conditions"] = photo_conditions.quick(1 if args.quick else 2)
     print()
 
+    from benchmarks import review as review_bench
+
+    review_bench.main([])
+    print()
+
     mem = bench_memory()
     figures["peak_rss_mib"] = mem
     if mem is not None:

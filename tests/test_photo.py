@@ -700,12 +700,12 @@ def test_an_outline_found_outside_the_photo_asks_for_the_corners(aslant_side_pho
     loaded = LoadedImage(image, "synthetic-1406.jpg", (4000, 3000))
     # Found with little confidence, the outline is refused for that first (issue 34: never a silent wrong table) ...
     with pytest.raises(PhotoError, match=r"could not find the table's outline with confidence \(0\.\d\d; the table's front face, "
-                                         r"the floor or a wall may look like its edge\): give its corners with --corners, or click them"):
+                                         r"the floor or a wall may look like its edge\): give its corners with --corners, click them in the app, or lay the printed corner markers"):
         analyse_image(loaded, photo.table_mm, base_height_mm=0.0)
     # ... and were it confident, for lying outside the photo.
     monkeypatch.setattr(pipeline_module, "TABLE_CONFIDENT", 0.0)
     with pytest.raises(PhotoError, match=r"could not find the table's outline in the photo \(what was found is not a four-sided table "
-                                         r"inside it\): give its corners with --corners, or click them in the app"):
+                                         r"inside it\): give its corners with --corners, click them in the app, or lay the printed corner markers"):
         analyse_image(loaded, photo.table_mm, base_height_mm=0.0)
 
 

@@ -24,6 +24,9 @@ from benchmarks.photogen.textures import NoiseBank, linear, make_floor, make_mat
 
 GENERATOR_VERSION = "1"
 """Part of every cache key: bump it whenever a photo for the same (condition, seed) would change."""
+CONDITION_REVISION = {"markers": 2}
+"""A condition changed on its own (its photos differ, the others' do not): its cache folder is revised, not every one.
+``markers`` 2: the printed sheet's size, margin and cut corner (``tabletop photo markers``)."""
 
 RIM_SAMPLES = 72
 VISIBLE_DEPTH_TOLERANCE_MM = 2.0
@@ -122,7 +125,9 @@ def place_camera(params: PhotoParams, scene: Scene) -> Camera:
     if cp.cut_corner is not None:
         corner = outline[cp.cut_corner]
         away = corner - target
-        away[2] = 0.0
+        # Sideways only: along the table's width, so the other near corner stays in the frame (a diagonal shift took
+        # both near corners out in half the photos).
+        away[1:] = 0.0
         away /= np.linalg.norm(away)
         margin = 0.04 * width
         for step in range(1, 400):
@@ -200,7 +205,7 @@ def make_truth(params: PhotoParams, seed: int, scene: Scene, camera: Camera, dep
                         "corners_px": camera.project(pts).round(3).tolist()})
     return {
         "generator": "benchmarks.photogen",
-        "version": GENERATOR_VERSION,
+        "version": GENERATOR_VERSION + (f".r{CONDITION_REVISION[params.condition]}" if params.condition in CONDITION_REVISION else ""),
         "condition": params.condition,
         "seed": int(seed),
         "image_size": [camera.width, camera.height],
@@ -264,7 +269,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
 def cached_photo(condition: str, seed: int, size: tuple[int, int] | None = None) -> tuple[Path, dict]:
     """The photo's JPEG path and its truth, rendered once and kept in the cache."""
     tag = f"{seed}" if size is None else f"{seed}_{size[0]}x{size[1]}"
-    jpg = cache_dir() / condition / f"{tag}.jpg"
+    folder = condition if condition not in CONDITION_REVISION else f"{condition}.r{CONDITION_REVISION[condition]}"
+    jpg = cache_dir() / folder / f"{tag}.jpg"
     meta = jpg.with_suffix(".json")
     if jpg.exists() and meta.exists():
         return jpg, json.loads(meta.read_text())

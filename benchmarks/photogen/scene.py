@@ -510,22 +510,30 @@ def layout(params: LayoutParams, rng: np.random.Generator, mat_mean: np.ndarray)
 
 
 MARKER_DICTIONARY = "DICT_4X4_50"
+MARKER_SIZE_MM = 50.0
+"""The black square's side as ``tabletop photo markers`` prints it (its sheet and this generator must agree)."""
+MARKER_MARGIN_MM = 8.0
+"""White paper from the black square to the sheet's cut line."""
+MARKER_TURN_DEG = (0.0, 90.0, 180.0, 270.0)
+"""How marker k (LL, LR, UR, UL) is turned on the table: its printed lower-left cut corner lies in the table's corner."""
 
 
 def _markers(params: LayoutParams, rng: np.random.Generator) -> tuple[Marker, ...]:
-    """Four markers, one inside each corner of the table, the black square's outer corner ``margin`` from the table's corner."""
+    """Four markers cut out of the printed sheet, one in each corner of the table: the cut corner at the printed
+    lower-left of marker k pushed into corner k (LL, LR, UR, UL), the sheet turned by up to 1.5 degrees about it (as a
+    hand lays it)."""
     import cv2
 
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, MARKER_DICTIONARY))
     w, d = params.table_mm
-    size = float(rng.choice([40.0, 50.0, 60.0]))
-    margin = float(rng.uniform(4.0, 10.0))
+    size, margin = MARKER_SIZE_MM, MARKER_MARGIN_MM
+    reach = margin + size / 2
     out = []
-    # Corners LL, LR, UR, UL; each marker printed upright as seen from the table's centre.
-    for k, (cx, cy, rot) in enumerate([(0, 0, 0.0), (w, 0, 0.0), (w, d, 180.0), (0, d, 180.0)]):
-        sx = 1 if cx == 0 else -1
-        sy = 1 if cy == 0 else -1
-        centre = (cx + sx * (margin + size / 2), cy + sy * (margin + size / 2))
+    for k, (cx, cy) in enumerate([(0.0, 0.0), (w, 0.0), (w, d), (0.0, d)]):
+        rot = MARKER_TURN_DEG[k] + float(rng.uniform(-1.5, 1.5))
+        a = math.radians(rot)
+        # The paper's centre lies (reach, reach) from its printed lower-left corner in the marker's own frame.
+        centre = (cx + math.cos(a) * reach - math.sin(a) * reach, cy + math.sin(a) * reach + math.cos(a) * reach)
         img = cv2.aruco.generateImageMarker(dictionary, k, 6)  # 4x4 cells + border = 6 cells, one pixel each
-        out.append(Marker(k, centre, size, rot + float(rng.uniform(-2, 2)), margin, (img > 127).astype(np.uint8)))
+        out.append(Marker(k, centre, size, rot, margin, (img > 127).astype(np.uint8)))
     return tuple(out)

@@ -82,6 +82,8 @@ class InputMixin:
 
     def _handle_ui_event(self, event: pygame.event.Event) -> bool:
         t = event.type
+        if self.review_ui_event(event):  # the photo review's panel
+            return True
         if t == pygame_gui.UI_BUTTON_PRESSED:
             if self.settings_button(event.ui_element):
                 return True

@@ -19,15 +19,16 @@ from typing import Any
 import numpy as np
 import pygame
 
-from tabletop.model import Backdrop, Base, Model, Scenario
+from tabletop.model import Backdrop, Model, Scenario
 from tabletop.photo.values import COARSE_MM_PER_PX
 
 from . import overlays
 from .backdrop import OPACITY_STEP
+from .review import CHECK_TAG, model_for
+from .review_mode import ReviewMixin
 from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
 
-CHECK_TAG = "check"
-"""A proposed base the photo analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it."""
+__all__ = ["CHECK_TAG", "PhotoImport", "PhotoImportMixin", "proposed_models"]
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
 CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")
@@ -36,7 +37,10 @@ CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")
 AUTO_CONFIDENCE = 0.3
 LOUPE_SIZE = 180
 LOUPE_ZOOM = 4.0
-PROPOSED_COLOUR = (60, 220, 255)
+OUTSIDE_MARGIN = 0.12
+"""Room left round the photo (a fraction of the view on each side) to place a corner the frame cut off."""
+GRAB_PX = 12
+"""A press this close to a corner placed already drags it."""
 
 
 @dataclass
@@ -57,14 +61,22 @@ class PhotoImport:
     thread: threading.Thread | None = None
     finder: threading.Thread | None = None
     size_entry: Any = None  # the "table size" text field shown while corners are clicked
+    dragging: int | None = None  # the corner being dragged (an index into ``clicks``)
+    marked: Any = None  # the printed corner markers' fit, when the photo shows them (``tabletop.photo.markers``)
+    refused: bool = False  # the photo does not show enough of the table (``error`` says what to do)
 
     def frame(self, view: pygame.Rect) -> tuple[pygame.Rect, float]:
         """Where the whole photo is shown in ``view`` and its scale (screen px per file px)."""
         w, h = self.loaded.original_size
-        scale = min((view.width - 24) / w, (view.height - 24) / h)
+        scale = min(view.width * (1 - 2 * OUTSIDE_MARGIN) / w, view.height * (1 - 2 * OUTSIDE_MARGIN) / h)
         rect = pygame.Rect(0, 0, max(1, round(w * scale)), max(1, round(h * scale)))
         rect.center = view.center
         return rect, scale
+
+    def outside(self) -> list[int]:
+        """The corners placed outside the photo."""
+        w, h = self.loaded.original_size
+        return [i for i, (x, y) in enumerate(self.clicks) if not (-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5)]
 
     def to_file(self, view: pygame.Rect, pos: tuple[int, int]) -> tuple[float, float]:
         rect, scale = self.frame(view)
@@ -75,7 +87,12 @@ class PhotoImport:
         return (rect.left + p[0] * scale, rect.top + p[1] * scale)
 
     def auto_corners(self) -> tuple[tuple[float, float], ...] | None:
-        """``find_table``'s corners in file pixels when it is confident and they make a table inside the photo, else None."""
+        """The printed markers' corners (file pixels), else ``find_table``'s when it is confident and they make a table
+        inside the photo, else None."""
+        if self.marked is not None and self.marked.corners_px is not None:
+            from tabletop.photo.imageio import to_file
+
+            return tuple((float(x), float(y)) for x, y in to_file(np.asarray(self.marked.corners_px), self.loaded.scale))
         if self.auto is None or self.auto.confidence < AUTO_CONFIDENCE:
             return None
         from tabletop.photo.imageio import check_corners, to_file
@@ -102,12 +119,7 @@ def proposed_models(scenario: Scenario, bases: Any) -> tuple[Model, ...]:
     out: list[Model] = []
     s = scenario
     for b in bases:
-        model_id = fresh_id(s, "p")
-        oval = getattr(b, "shape", "round") == "oval"
-        base = Base("oval", float(b.diameter_mm), float(b.width_mm)) if oval else Base.round(float(b.diameter_mm))
-        tags = (PROPOSED_TAG,) if getattr(b, "confident", True) else (PROPOSED_TAG, CHECK_TAG)
-        m = Model(model_id, float(b.x_mm), float(b.y_mm), base, facing=float(b.rotation_deg) if oval else 90.0, tags=tags,
-                  sigma=round(float(b.sigma_mm), 3))
+        m = model_for(fresh_id(s, "p"), b)
         out.append(m)
         s = Scenario(s.table, s.models + (m,), s.terrain)
     return tuple(out)
@@ -124,8 +136,9 @@ def image_reference(image: str, scenario_path: str | None) -> str:
         return Path(full).as_posix()
 
 
-class PhotoImportMixin:
-    """Part of ``TabletopApp``: the import flow, the backdrop's opacity and on/off, proposed bases."""
+class PhotoImportMixin(ReviewMixin):
+    """Part of ``TabletopApp``: the import flow, the backdrop's opacity and on/off, proposed bases; the review after
+    an import (``ReviewMixin``)."""
 
     photo_import: PhotoImport | None = None
 
@@ -148,13 +161,18 @@ class PhotoImportMixin:
             return False
         table = table_mm or (self.scenario.table.width, self.scenario.table.depth)
         full = _bgr_surface(loaded.pixels)
-        view = self.view_rect
-        w, h = loaded.original_size
-        scale = min((view.width - 24) / w, (view.height - 24) / h)
-        preview = pygame.transform.smoothscale(full, (max(1, round(w * scale)), max(1, round(h * scale))))
-        job = PhotoImport(path, table, loaded, preview, full, started=self._now)
+        job = PhotoImport(path, table, loaded, full, full, started=self._now)
+        job.preview = pygame.transform.smoothscale(full, job.frame(self.view_rect)[0].size)
+        self.end_review(say=False)  # another photo: the last one's review is over
 
         def find() -> None:
+            try:
+                from tabletop.photo.markers import table_from_markers
+
+                marked = table_from_markers(loaded.pixels, table)
+                job.marked = marked if marked is not None and marked.corners_px is not None else None
+            except Exception:  # noqa: BLE001 - no markers: the table's edges, or the user's clicks
+                job.marked = None
             try:
                 from tabletop.photo.rectify import find_table
 
@@ -211,18 +229,28 @@ class PhotoImportMixin:
         if job.phase == "detecting":
             return [f"Finding the bases… {self._now - job.started:.1f} s"]
         n = len(job.clicks)
-        lines = [f"Click the table's {CORNER_NAMES[n]} corner ({n + 1}/4)" if n < 4 else "Enter: find the bases"]
-        auto = "" if job.auto_corners() is None else " · Enter: use the corners found (dashed)"
+        if n < 4:
+            lines = [f"Click the table's {CORNER_NAMES[n]} corner ({n + 1}/4) · cut off by the frame? Click it beyond the photo"]
+        else:
+            out = job.outside()
+            lines = ["Enter: find the bases · drag a corner to adjust it (the loupe follows)"]
+            if len(out) == 1:
+                lines.append(f"The {CORNER_NAMES[out[0]]} corner lies outside the photo: the two sides running to it place it")
+            if len(out) > 1:
+                lines = [f"Only one corner may lie outside the photo ({len(out)} do): drag them onto the table's corners, "
+                         "or photograph the whole table"]
+        auto = ("" if job.auto_corners() is None or job.clicks else " · Enter: use the corners from the printed markers (dashed)"
+                if job.marked is not None else " · Enter: use the corners found (dashed)")
         lines.append(f"Backspace: undo a corner · Esc: cancel{auto}")
         w, d = job.table_mm
         lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")
         return lines
 
     def photo_event(self, event: pygame.event.Event) -> bool:
-        """Route ``event`` to the import in progress; True when it took it."""
+        """Route ``event`` to the import in progress (or the review after it); True when it took it."""
         job = self.photo_import
         if job is None:
-            return False
+            return self.review_event(event)
         if event.type == pygame.KEYDOWN:
             if event.key == pygame.K_ESCAPE:
                 self.cancel_photo_import()
@@ -233,41 +261,84 @@ class PhotoImportMixin:
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
                 if len(job.clicks) == 4:
                     self.detect_photo(tuple(job.clicks))
+                elif not job.clicks and job.marked is not None:
+                    self.detect_photo(None)  # the printed markers give the corners (and the lens)
                 elif not job.clicks and job.auto_corners() is not None:
                     self.detect_photo(job.auto_corners())
             return True
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and job.phase == "corners":
-            if self.view_rect.collidepoint(event.pos) and len(job.clicks) < 4:
-                x, y = job.to_file(self.view_rect, event.pos)
-                w, h = job.loaded.original_size
-                if 0 <= x <= w - 1 and 0 <= y <= h - 1:
-                    job.clicks.append((x, y))
-                    if len(job.clicks) == 4:
-                        self.detect_photo(tuple(job.clicks))
+            if self.view_rect.collidepoint(event.pos):
+                self._corner_press(job, event.pos)
+            return True
+        if event.type == pygame.MOUSEMOTION and job.dragging is not None:
+            job.clicks[job.dragging] = self._corner_at(job, event.pos)
+            return False  # the mouse position is still tracked (the loupe follows it)
+        if event.type == pygame.MOUSEBUTTONUP and event.button == 1 and job.dragging is not None:
+            job.clicks[job.dragging] = self._corner_at(job, event.pos)
+            job.dragging = None
             return True
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEWHEEL):
             return True  # the table under the photo does not react meanwhile
         return False
+
+    def _corner_at(self, job: PhotoImport, pos: tuple[int, int]) -> tuple[float, float]:
+        """The file pixel under ``pos``, kept within the area a corner may lie in (a photo's width or height beyond it)."""
+        x, y = job.to_file(self.view_rect, pos)
+        w, h = job.loaded.original_size
+        return (min(2.0 * w, max(-float(w), x)), min(2.0 * h, max(-float(h), y)))
+
+    def _corner_press(self, job: PhotoImport, pos: tuple[int, int]) -> None:
+        """A press in the corners phase: on a corner placed already it drags it; else it places the next corner (and
+        drags it until the button comes up, so it can be set with the loupe)."""
+        view = self.view_rect
+        near = [(i, (job.to_screen(view, c)[0] - pos[0]) ** 2 + (job.to_screen(view, c)[1] - pos[1]) ** 2) for i, c in enumerate(job.clicks)]
+        near = [(i, d) for i, d in near if d <= GRAB_PX ** 2]
+        if near:
+            job.dragging = min(near, key=lambda item: item[1])[0]
+        elif len(job.clicks) < 4:
+            job.clicks.append(self._corner_at(job, pos))
+            job.dragging = len(job.clicks) - 1
 
     def cancel_photo_import(self) -> None:
         self._end_photo_import()
         self.flash("Photo import cancelled")
 
     def detect_photo(self, corners: Any) -> None:
-        """Find the bases in a thread; ``poll_photo_import`` picks the result up."""
+        """Find the bases in a thread; ``poll_photo_import`` picks the result up. ``corners`` None: the printed
+        markers give them. A corner outside the photo is placed from the two sides running to it first."""
         job = self.photo_import
         assert job is not None
+        c = None if corners is None else tuple((float(x), float(y)) for x, y in corners)
+        if c is not None and len([i for i, (x, y) in enumerate(c) if not (-0.5 <= x <= job.loaded.original_size[0] - 0.5
+                                                                       and -0.5 <= y <= job.loaded.original_size[1] - 0.5)]) > 1:
+            from tabletop.photo.outside import refusal
+
+            self.flash(refusal(job.outside())[0].upper() + refusal(job.outside())[1:], error=True)
+            return
         job.phase, job.started = "detecting", self._now
         if job.size_entry is not None:
             job.size_entry.disable()
         self.flash("Finding the bases… (the window stays live)")
-        c = tuple((float(x), float(y)) for x, y in corners)
 
         def work() -> None:
             try:
                 from tabletop.photo.pipeline import analyse_image
+                from tabletop.photo.values import PhotoError
 
-                job.result = analyse_image(job.loaded, job.table_mm, (c[0], c[1], c[2], c[3]))
+                if c is None:
+                    job.result = analyse_image(job.loaded, job.table_mm)
+                    return
+                quad = (c[0], c[1], c[2], c[3])
+                try:
+                    from tabletop.photo.outside import place_outside_corner
+
+                    quad, sigmas, _ = place_outside_corner(job.loaded, quad)
+                except ValueError:
+                    sigmas = None  # every corner in the photo: given corners as always
+                except PhotoError as exc:
+                    job.error, job.refused = str(exc), True
+                    return
+                job.result = analyse_image(job.loaded, job.table_mm, quad, corner_sigma_px=sigmas)
             except Exception as exc:  # noqa: BLE001 - shown to the user; the table is unchanged
                 job.error = str(exc) or type(exc).__name__
 
@@ -275,7 +346,9 @@ class PhotoImportMixin:
         job.thread.start()
 
     def poll_photo_import(self) -> None:
-        """Called every update: when detection has finished, lay the photo and the proposals on the table."""
+        """Called every update: when detection has finished, lay the photo and the proposals on the table (and open
+        their review); keep the review's panel in step."""
+        self.review_sync_ui()
         job = self.photo_import
         if job is None or job.phase != "detecting" or job.thread is None:
             return
@@ -284,16 +357,19 @@ class PhotoImportMixin:
             return
         self._end_photo_import()
         if job.error is not None or job.result is None:
-            self.show_message("Could not read the photo", html.escape(job.error or "no result"))
+            title = "The photo does not show enough of the table" if job.refused else "Could not read the photo"
+            self.show_message(title, html.escape(job.error or "no result"))
             return
         result = job.result
         backdrop = Backdrop(image_reference(job.path, self.state.path), tuple((round(x, 2), round(y, 2)) for x, y in result.corners_px))  # type: ignore[arg-type]
         models = proposed_models(self.scenario, result.bases)
         if self.dispatch(ImportPhoto(backdrop, models, job.table_mm)):
             self.backdrops.visible = True
+            self.start_review(job.loaded, result, tuple(m.id for m in models))
             self._refresh_widgets()
-            self.flash(f"{len(models)} bases found (calibration ±{result.calibration_rms_mm:.2f} mm): "
-                       "A accepts the selected one or all, Delete drops one, drag to nudge")
+            unsure = sum(CHECK_TAG in m.tags for m in models)
+            self.flash(f"{len(models)} bases found, {unsure} to check (calibration ±{result.calibration_rms_mm:.2f} mm): "
+                       "N goes to the next to check, a click on a missed base fits it, A accepts")
             if result.coarse:
                 self.show_message("A coarse photo: check every base", html.escape(
                     f"This photo shows up to {result.mm_per_px:.2f} mm of the table per pixel. Above {COARSE_MM_PER_PX} mm "
@@ -347,6 +423,8 @@ class PhotoImportMixin:
                 self.ask_import_photo()
                 return True
             return False
+        if self.review_key(event):
+            return True
         if event.key == pygame.K_b and not getattr(event, "mod", 0) & pygame.KMOD_SHIFT:  # Shift+B: the palette
             self.toggle_backdrop()
         elif event.key == pygame.K_LEFTBRACKET:
@@ -362,16 +440,9 @@ class PhotoImportMixin:
     # ------------------------------------------------------------------ drawing
 
     def draw_proposed(self, surface: pygame.Surface) -> None:
-        """A dashed cyan ring round each proposed base: found on the photo, not yet accepted."""
-        vp = self.viewport
-        for m in self.scenario.models:
-            if PROPOSED_TAG not in m.tags:
-                continue
-            cx, cy = vp.to_screen(m.x, m.y)
-            r = max(4.0, m.base.bounding_radius * vp.scale + 3)
-            for k in range(12):
-                a0 = k * np.pi / 6
-                pygame.draw.arc(surface, PROPOSED_COLOUR, pygame.Rect(cx - r, cy - r, 2 * r, 2 * r), a0, a0 + np.pi / 10, 2)
+        """Each proposed base (found on the photo, not yet accepted) with its sigma; the ones to check stand out; while
+        reviewing, the things seen but not fitted too (``review_draw``)."""
+        self.draw_review(surface, self.scenario)
 
     def draw_photo_import(self, surface: pygame.Surface) -> None:
         """The photo with the corners so far, a loupe at the pointer, and the guidance."""
@@ -384,6 +455,7 @@ class PhotoImportMixin:
         if job.preview.get_size() != rect.size:
             job.preview = pygame.transform.smoothscale(job.full, rect.size)
         surface.blit(job.preview, rect.topleft)
+        pygame.draw.rect(surface, (70, 74, 82), rect.inflate(2, 2), 1)  # beyond it: where a corner cut off may be placed
         auto = job.auto_corners()
         if auto is not None and not job.clicks:
             pts = [job.to_screen(view, p) for p in auto]

@@ -10,7 +10,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("F1 / F5", "Show / hide this help / presenter mode, full screen"),
     ("Ctrl+I", "Import a photo of the table: click its corners, the bases are found"),
     ("B / [ / ]", "Backdrop photo on / off, fainter, stronger"),
-    ("A", "Accept the selected base found on the photo (none selected: all)"),
+    ("A / N / M", "Photo review: accept the selected base (none: all) / next to check / circle where no rim"),
     ("Enter", "Fire: resolve every template with the dice"),
     ("Esc", "Cancel the current tool / close help"),
     ("1 … 8", "Tools: select, ruler, impact, direct, free, +model, +building, trace"),

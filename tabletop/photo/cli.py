@@ -1,6 +1,7 @@
 """``tabletop photo IMAGE --table 48x48in [--corners X,Y X,Y X,Y X,Y] [--base-height MM] [--camera PHONE.toml] [--json] [-o OUT.toml]``.
 
-Also ``tabletop photo calibrate BOARD_PHOTO... -o PHONE.toml`` (a phone's lens from photos of the printed ChArUco
+Also ``tabletop photo markers -o markers.pdf`` (the four table-corner markers to print: ``tabletop.photo.markers``),
+``tabletop photo calibrate BOARD_PHOTO... -o PHONE.toml`` (a phone's lens from photos of the printed ChArUco
 board; ``--board BOARD.png`` writes the board to print) and ``tabletop photo --demo OUT.jpg`` (a synthetic test photo).
 
 Importing this module does not load OpenCV: ``run`` does, when the command runs.
@@ -36,7 +37,8 @@ def add_parser(subparsers: Any) -> None:
 def configure(p: argparse.ArgumentParser) -> None:
     """The ``photo`` arguments on a parser (shared by ``add_parser`` and ``main``)."""
     p.add_argument("image", nargs="*", metavar="IMAGE",
-                   help="the photo (JPEG, PNG, …); or `calibrate BOARD_PHOTO...` to measure a phone's lens")
+                   help="the photo (JPEG, PNG, …); or `calibrate BOARD_PHOTO...` to measure a phone's lens; or `markers -o "
+                   "markers.pdf` to print the table-corner markers")
     p.add_argument("--table", metavar="WxD", help="table size: 48x48in, 1220x1220mm, 120x90cm, or 48x48 (inches)")
     p.add_argument("--corners", nargs="+", metavar="X,Y",
                    help="image pixels of the table's lower-left, lower-right, upper-right and upper-left corners "
@@ -48,8 +50,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--camera", metavar="PHONE.toml", help="the phone's lens, from `tabletop photo calibrate` "
                    "(default: measured from the straightness of the table's sides)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--review", nargs="?", const="", metavar="SHEET.png",
+                   help="print only the bases to check and the things seen but not fitted, and write a contact sheet of them "
+                   "(one crop of the photo each, the fitted outline drawn; default IMAGE-review.png in this folder)")
     p.add_argument("-o", "--output", metavar="OUT", help="write a scenario (.toml) with one model per base and the photo as backdrop; "
-                   "with calibrate, the lens (.toml)")
+                   "with calibrate, the lens (.toml); with markers, the sheet (.pdf or .png)")
     p.add_argument("--board", metavar="BOARD.png", help="with calibrate: write the ChArUco board to print (A4, 100 %%)")
     p.add_argument("--demo", metavar="OUT.jpg", help="write a synthetic test photo of a 48x48in table and say how to analyse it")
     p.add_argument("--seed", type=int, default=1, help="with --demo: which synthetic photo (default 1)")
@@ -204,12 +209,39 @@ def run_calibrate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def run_markers(args: argparse.Namespace) -> int:
+    """``markers -o markers.pdf`` (or ``.png``): the sheet of four corner markers to print."""
+    if len(args.image) > 1:
+        return _error(f"markers takes no photo, got {' '.join(args.image[1:])}")
+    out = args.output
+    if not out or not out.lower().endswith((".pdf", ".png")):
+        return _error("markers: give -o markers.pdf (or .png): where to write the sheet to print")
+    from tabletop.atomic import OutputError, check_output
+
+    try:
+        check_output(out, [])
+    except OutputError as e:
+        return _error(str(e))
+    from tabletop.photo.markers import MARKER_MARGIN_MM, MARKER_SIZE_MM, write_marker_sheet
+
+    try:
+        write_marker_sheet(out)
+    except OSError as e:
+        return _error(f"cannot write {out}: {e.strerror or e}")
+    print(f"wrote {out}: four corner markers on A4. Print at 100 % (the black squares {MARKER_SIZE_MM:g} mm), cut each out "
+          f"{MARKER_MARGIN_MM:g} mm outside its square along the dashed line, and push its grey-marked corner into the table "
+          "corner named on it; `tabletop photo` then takes the table's corners and the lens from them")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``tabletop photo`` with parsed arguments; returns the exit status."""
     if args.demo:
         return run_demo(args)
     if args.image and args.image[0] == "calibrate":
         return run_calibrate(args)
+    if args.image and args.image[0] == "markers":
+        return run_markers(args)
     if len(args.image) != 1:
         return _error("give one photo (or `calibrate BOARD_PHOTO...`, or --demo OUT.jpg)" if not args.image
                       else f"one photo at a time, got {len(args.image)}: {' '.join(args.image)}")
@@ -218,26 +250,33 @@ def run(args: argparse.Namespace) -> int:
     image = args.image[0]
     if args.base_height is not None and not (0.0 <= args.base_height <= 50.0):
         return _error(f"--base-height: expected 0 to 50 mm, got {args.base_height:g}")
-    if args.output:
-        from tabletop.atomic import OutputError, check_output
+    sheet = None
+    if args.review is not None:
+        sheet = args.review or f"{Path(image).stem}-review.png"
+        if not sheet.lower().endswith(".png"):
+            return _error(f"--review: the contact sheet is a PNG, got {sheet}")
+    from tabletop.atomic import OutputError, check_output
 
-        try:
-            check_output(args.output, [image])  # before the work: never over the photo or a device
-        except OutputError as e:
-            return _error(str(e))
+    for out in (args.output, sheet):
+        if out:
+            try:
+                check_output(out, [image])  # before the work: never over the photo or a device
+            except OutputError as e:
+                return _error(str(e))
     try:
         from tabletop.photo.camera import load_lens
-        from tabletop.photo.imageio import parse_corners, parse_table_size
-        from tabletop.photo.pipeline import analyse_photo
+        from tabletop.photo.imageio import load_image, parse_corners, parse_table_size
+        from tabletop.photo.pipeline import analyse_image
 
         table = parse_table_size(args.table)
         corners = parse_corners(args.corners) if args.corners else None
         lens = load_lens(args.camera) if args.camera else None
+        loaded = load_image(image)
         with warnings.catch_warnings():
             # numpy's warnings on a degenerate photo (a mean of an empty slice) carry source paths and
             # say nothing to a user; the result or the error below says what was found.
             warnings.simplefilter("ignore" if not os.environ.get("TABLETOP_DEBUG") else "default", RuntimeWarning)
-            result = analyse_photo(image, table, corners, base_height_mm=args.base_height, lens_file=lens)
+            result = analyse_image(loaded, table, corners, base_height_mm=args.base_height, lens_file=lens)
     except PhotoError as e:
         return _error(str(e))
     for note in result.notes:
@@ -247,10 +286,24 @@ def run(args: argparse.Namespace) -> int:
             write_scenario(result, Path(args.output))
         except OSError as e:
             return _error(f"cannot write {args.output}: {e.strerror or e}")
+    wrote_sheet = False
+    if sheet:
+        from tabletop.photo.review import review_text, write_contact_sheet
+
+        try:
+            wrote_sheet = write_contact_sheet(sheet, loaded, result)
+        except OSError as e:
+            return _error(f"cannot write {sheet}: {e.strerror or e}")
     if args.json:
         from tabletop.jsonfmt import readable_json
 
         print(readable_json(result.as_json()))
+        if wrote_sheet:
+            print(f"tabletop photo: wrote the contact sheet {sheet}", file=sys.stderr)
+    elif sheet:
+        print(review_text(result, sheet if wrote_sheet else None))
+        if args.output:
+            print(f"wrote {args.output}")
     else:
         print(format_text(result))
         if args.output:

@@ -69,22 +69,45 @@ def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> t
 
 def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: Corners | None = None,
                   base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM, base_height_mm: float | None = None,
-                  lens_file: LensFile | None = None) -> PhotoResult:
+                  lens_file: LensFile | None = None, corner_sigma_px: tuple[float, float, float, float] | None = None,
+                  markers: bool = True) -> PhotoResult:
     """Everything about one loaded photo; ``corners`` in the file's pixels (LL, LR, UR, UL) or None to find them.
 
     ``base_height_mm``: every base's height (0: flat discs); None: the catalogue's per size. ``lens_file``: the phone's
-    calibrated lens (``tabletop photo calibrate``); without it the lens is measured on the table's sides."""
+    calibrated lens (``tabletop photo calibrate``); without it the lens is measured on the table's sides.
+    ``corner_sigma_px``: given corners are sure to these 1-sigmas (file px) and used as given, never refined.
+    ``markers``: without given corners, printed corner markers in the photo (``tabletop.photo.markers``) give the corners
+    (three or four seen) and the lens (two or more)."""
     image = loaded.pixels
     notes = list(loaded.notes)
     height, width = image.shape[:2]
     size = (width, height)
     lens: Distortion | None = None
     focal: float | None = None
+    lens_rms, k_sigma = 0.0, 0.0
+    marked = None
+    if corners is None and markers:
+        from tabletop.photo.markers import table_from_markers
+
+        marked = table_from_markers(image, table_mm)
+        if marked is not None:
+            notes.append(marked.note())
+            if lens_file is None:
+                lens_file, lens_rms, k_sigma = marked.lens_file(size), marked.rms_px, marked.camera.k1_sigma
     if lens_file is not None:
         lens, focal = lens_file.for_size(loaded.original_size)
         if loaded.scale != 1.0:
             lens, focal = lens_file.for_size(size)
-    if corners is not None:
+        if marked is not None and marked.corners_px is None and k_sigma:
+            focal = None  # two markers give the lens, not the focal length: that comes from the table's corners
+    if marked is not None and marked.corners_px is not None and marked.corner_sigma_px is not None:
+        work_corners, sigmas, confidence = marked.corners_px, marked.corner_sigma_px, 1.0
+        fit = None
+    elif corners is not None and corner_sigma_px is not None:
+        check_corners(corners, loaded.original_size, allow_outside=True)
+        work_corners = _as_corners(to_working(np.asarray(corners), loaded.scale))
+        sigmas, confidence, fit = tuple(s * loaded.scale for s in corner_sigma_px), 1.0, None  # type: ignore[assignment]
+    elif corners is not None:
         check_corners(corners, loaded.original_size, allow_outside=True)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
         try:
@@ -105,15 +128,16 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             # Never a silent wrong table: on the generator's photos every outline found this unsure was tens to
             # thousands of pixels off (the table's front face, the floor, the wall taken for its edge).
             raise PhotoError(f"could not find the table's outline with confidence ({confidence:.2f}; the table's front face, "
-                             "the floor or a wall may look like its edge): give its corners with --corners, or click them in the app")
+                             "the floor or a wall may look like its edge): give its corners with --corners, click them in the app, or lay "
+                             "the printed corner markers (tabletop photo markers)")
     try:
-        check_corners(work_corners, (width, height), where="table outline", allow_outside=corners is not None)
+        check_corners(work_corners, (width, height), where="table outline", allow_outside=corners is not None or marked is not None)
     except PhotoError:
         # Given corners were checked above and refined ones kept only inside the photo: this outline was found
         # unaided, so the user did nothing wrong; say what to do instead.
         raise PhotoError("could not find the table's outline in the photo (what was found is not a four-sided table "
-                         "inside it): give its corners with --corners, or click them in the app") from None
-    lens_rms, k_sigma = 0.0, 0.0
+                         "inside it): give its corners with --corners, click them in the app, or lay the printed corner "
+                         "markers (tabletop photo markers)") from None
     if lens is None:
         lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit)
         if not lens.identity:
@@ -145,7 +169,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         image_size=loaded.original_size,
         table_mm=(float(table_mm[0]), float(table_mm[1])),
         corners_px=_as_corners(to_file(np.asarray(work_corners), loaded.scale)),
-        corners_given=corners is not None,
+        corners_given=corners is not None or (marked is not None and marked.corners_px is not None),
         table_confidence=float(confidence),
         calibration_rms_mm=calibration,
         bases=bases,

@@ -1,0 +1,166 @@
+"""Reviewing a photo's bases at the table (issue 35, item 2): the session's data and its pure rules. No pygame.
+
+After an import the app stays in *review* until the user finishes it: the photo is the table's backdrop, every
+proposal is drawn with its sigma, the ones to check stand out and are listed by doubt, and a click fits a missed base
+locally (``tabletop.photo.local.fit_base_at``). What is edited lives in the scenario (so every edit is one undo step);
+this session keeps only what the scenario cannot hold: the photo's pixels for the local fit, each proposal's
+detection (its confidence), the things seen but not fitted, and where a click found no rim.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from tabletop.model import Base, Model, Scenario
+from tabletop.viewport import Viewport
+
+from .state import PROPOSED_TAG
+
+PANEL_SIZE = (270, 372)
+"""The review panel over the table view's top-left corner (screen px)."""
+PANEL_GAP = 16
+
+CHECK_TAG = "check"
+"""A proposed base the analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it."""
+MANUAL_SIGMA_MM = 0.5
+"""1-sigma given to a base placed by hand on the photo (no rim fitted): a click on a 4K screen showing the whole table is
+about half a millimetre; zoomed in it is better, but the photo's own calibration error stays."""
+ROUND_SIZES_MM: tuple[float, ...] = (25.0, 28.0, 30.0, 32.0, 40.0, 50.0, 55.0, 60.0, 80.0, 100.0)
+"""The round catalogue sizes offered in the size menu (the photo analysis's own, ``tabletop.photo.BASE_SIZES_MM``)."""
+OVAL_SIZES_MM: tuple[tuple[float, float], ...] = ((60.0, 35.0), (75.0, 42.0), (90.0, 52.0), (105.0, 70.0), (120.0, 92.0), (170.0, 105.0))
+"""The oval catalogue (length x width), as ``tabletop.photo.ovals`` snaps to."""
+
+
+def size_label(length: float, width: float | None = None) -> str:
+    """A size menu entry: ``32 mm`` or ``90x52 mm oval``."""
+    if width is None or abs(width - length) < 1e-9:
+        return f"{length:g} mm"
+    return f"{length:g}x{width:g} mm oval"
+
+
+def size_options() -> list[str]:
+    return [size_label(d) for d in ROUND_SIZES_MM] + [size_label(a, b) for a, b in OVAL_SIZES_MM]
+
+
+def parse_size_label(text: str) -> tuple[float, float] | None:
+    """``32 mm`` → (32, 32); ``90x52 mm oval`` → (90, 52); None if not a menu entry."""
+    for d in ROUND_SIZES_MM:
+        if text == size_label(d):
+            return (d, d)
+    for a, b in OVAL_SIZES_MM:
+        if text == size_label(a, b):
+            return (a, b)
+    return None
+
+
+def doubt(sigma_mm: float, confidence: float) -> float:
+    """How much a base needs checking: ``tabletop.photo.review.doubt``'s rule (its 1-sigma over its confidence)."""
+    return sigma_mm / max(confidence, 0.05)
+
+
+def model_for(model_id: str, detection: Any, extra_tags: tuple[str, ...] = ()) -> Model:
+    """A proposed model from a detection (round, or oval along its long axis), tagged ``check`` when not confident."""
+    oval = getattr(detection, "shape", "round") == "oval"
+    base = Base("oval", float(detection.diameter_mm), float(detection.width_mm)) if oval else Base.round(float(detection.diameter_mm))
+    tags = (PROPOSED_TAG,) + ((CHECK_TAG,) if not detection.confident else ()) + extra_tags
+    return Model(model_id, float(detection.x_mm), float(detection.y_mm), base, facing=float(detection.rotation_deg) if oval else 90.0,
+                 tags=tags, sigma=round(float(detection.sigma_mm), 3))
+
+
+def manual_model(model_id: str, x: float, y: float, size: tuple[float, float], sigma_mm: float = MANUAL_SIGMA_MM) -> Model:
+    """A base placed by hand where no rim was found: proposed, of the chosen catalogue size."""
+    length, width = size
+    base = Base.round(length) if abs(length - width) < 1e-9 else Base("oval", length, width)
+    return Model(model_id, float(x), float(y), base, tags=(PROPOSED_TAG,), sigma=round(sigma_mm, 3))
+
+
+def review_viewport(view: tuple[int, int, int, int], table_mm: tuple[float, float], margin_px: int = 24) -> Viewport | None:
+    """The whole table shown in the part of the view ``view`` (left, top, width, height) the review panel leaves free:
+    the panel sits over the view's left side."""
+    left, top, width, height = view
+    free = width - PANEL_SIZE[0] - PANEL_GAP
+    w, d = table_mm
+    scale = min((free - 2 * margin_px) / w, (height - 2 * margin_px) / d)
+    if scale <= 0:
+        return None
+    shift = (PANEL_SIZE[0] + PANEL_GAP) / 2  # the free part's centre lies this far right of the view's
+    return Viewport((w / 2 - shift / scale, d / 2), scale, view)
+
+
+def point_in_polygon(x: float, y: float, polygon: tuple[tuple[float, float], ...]) -> bool:
+    """Even-odd rule."""
+    inside = False
+    n = len(polygon)
+    for i in range(n):
+        (x0, y0), (x1, y1) = polygon[i], polygon[(i + 1) % n]
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside
+
+
+@dataclass
+class PhotoReview:
+    """One photo under review: its pixels (for the local fit), the analysis, and what the scenario cannot hold."""
+
+    loaded: Any  # tabletop.photo.values.LoadedImage
+    result: Any  # tabletop.photo.values.PhotoResult
+    detections: dict[str, Any] = field(default_factory=dict)
+    """Model id → its detection (as found, or as refitted): the confidence the doubt order needs."""
+    rect: Any = None  # tabletop.photo.values.Rectified, made on the first local fit
+    manual_size: tuple[float, float] = (32.0, 32.0)
+    offer: tuple[float, float] | None = None
+    """Where the last click found no rim: ``M`` (or the panel's button) lays a circle of ``manual_size`` there."""
+    cursor: str | None = None
+    """The model ``N`` last went to."""
+    last_fit_ms: float = 0.0
+    show_photo: bool = True
+    """Under each proposal the photo itself (its real base, the fitted ring over it); off (T): the judged table's
+    bases drawn over the photo."""
+
+    def rectified(self) -> Any:
+        if self.rect is None:
+            from tabletop.photo.local import rectified_for
+
+            self.rect = rectified_for(self.loaded, self.result)
+        return self.rect
+
+    def confidence(self, model: Model) -> float:
+        d = self.detections.get(model.id)
+        if d is not None and math.hypot(d.x_mm - model.x, d.y_mm - model.y) < 1e-6:
+            return float(d.confidence)
+        return 0.5 if CHECK_TAG in model.tags else 1.0
+
+    def unsure(self, scenario: Scenario) -> list[Model]:
+        """The proposals tagged ``check``, most doubtful first."""
+        ms = [m for m in scenario.models if PROPOSED_TAG in m.tags and CHECK_TAG in m.tags]
+        return sorted(ms, key=lambda m: -doubt(m.sigma or 0.0, self.confidence(m)))
+
+    def open_unfitted(self, scenario: Scenario) -> list[Any]:
+        """The things seen but not fitted that no base covers yet (turned into a base, an outline's "?" goes away;
+        undone, it comes back)."""
+        out = []
+        for u in self.result.unfitted:
+            if not any(point_in_polygon(m.x, m.y, u.outline_mm) or math.hypot(m.x - u.x_mm, m.y - u.y_mm) < 3.0 for m in scenario.models):
+                out.append(u)
+        return out
+
+    def unfitted_at(self, scenario: Scenario, x: float, y: float) -> Any | None:
+        for u in self.open_unfitted(scenario):
+            if point_in_polygon(x, y, u.outline_mm):
+                return u
+        return None
+
+    def next_unsure(self, scenario: Scenario, step: int = 1) -> Model | None:
+        """The unsure proposal after (``step`` 1) or before (-1) the one ``N`` last went to, round the list."""
+        items = self.unsure(scenario)
+        if not items:
+            return None
+        ids = [m.id for m in items]
+        if self.cursor in ids:
+            i = (ids.index(self.cursor) + step) % len(ids)
+        else:
+            i = 0 if step > 0 else len(ids) - 1
+        self.cursor = ids[i]
+        return items[i]

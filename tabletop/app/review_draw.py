@@ -1,0 +1,144 @@
+"""Drawing the photo review over the table: each proposal's outline and its sigma as a band, the ones to check in
+another colour and pattern with a badge, the things seen but not fitted as outlines with a "?", and where a click found
+no rim. Drawing only reads the state (issue 35, item 2)."""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+import pygame
+
+from tabletop.model import Model, Scenario
+from tabletop.viewport import Viewport
+
+from . import overlays
+from .review import CHECK_TAG, PhotoReview
+from .state import PROPOSED_TAG
+
+SURE_COLOUR = (60, 220, 255)
+"""A proposal the analysis is confident of: cyan, solid."""
+CHECK_COLOUR = (255, 140, 30)
+"""A proposal to check: orange, dashed, with a "!" badge (a second cue beside the colour)."""
+UNFITTED_COLOUR = (235, 80, 235)
+BAND_ALPHA = 80
+SIGMA_BAND = 2.0
+"""The band drawn round each outline spans this many sigmas either side (where the rim lies 19 times in 20)."""
+OUTLINE_POINTS = 72
+
+
+def outline_world(model: Model, grow_mm: float = 0.0, n: int = OUTLINE_POINTS) -> np.ndarray:
+    """A round or oval base's outline (n, 2) in table mm, its axes grown by ``grow_mm``."""
+    t = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    a, b = max(0.05, model.base.length / 2 + grow_mm), max(0.05, model.base.width / 2 + grow_mm)
+    r = math.radians(model.facing)
+    ex, ey = a * np.cos(t), b * np.sin(t)
+    return np.column_stack([model.x + math.cos(r) * ex - math.sin(r) * ey, model.y + math.sin(r) * ex + math.cos(r) * ey])
+
+
+def _dashed_loop(surface: pygame.Surface, colour: tuple[int, int, int], points: np.ndarray, width: int, dash_px: float = 7.0) -> None:
+    """A closed dashed line through screen ``points`` (n, 2)."""
+    seg = np.roll(points, -1, axis=0) - points
+    lengths = np.hypot(seg[:, 0], seg[:, 1])
+    total = float(lengths.sum())
+    if total < 1:
+        return
+    pos = 0.0
+    on = True
+    for p, d, length in zip(points, seg, lengths):
+        start = 0.0
+        while start < length:
+            left = dash_px - (pos % dash_px)
+            end = min(length, start + left)
+            if on:
+                a = p + d * (start / length)
+                b = p + d * (end / length)
+                pygame.draw.line(surface, colour, a, b, width)
+            pos += end - start
+            if end - start >= left - 1e-9:
+                on = not on
+            start = end
+
+
+def _band(layer: pygame.Surface, vp: Viewport, model: Model, colour: tuple[int, int, int], offset: tuple[int, int]) -> None:
+    """The 2-sigma band round ``model``'s outline, filled translucent on ``layer`` (its top-left at screen ``offset``)."""
+    sigma = model.sigma or 0.0
+    half = SIGMA_BAND * sigma
+    outer = vp.to_screen_array(outline_world(model, half)) - offset
+    if half * vp.scale < 0.75:
+        pygame.draw.lines(layer, (*colour, 150), True, outer.tolist(), 1)
+        return
+    inner = vp.to_screen_array(outline_world(model, -half)) - offset
+    pygame.draw.polygon(layer, (*colour, BAND_ALPHA), outer.tolist())
+    pygame.draw.polygon(layer, (0, 0, 0, 0), inner.tolist())
+
+
+def _badge(surface: pygame.Surface, at: tuple[float, float]) -> None:
+    """The "!" badge of a base to check: a second cue beside the colour."""
+    x, y = round(at[0]), round(at[1])
+    pygame.draw.circle(surface, overlays.INK, (x, y), 9)
+    pygame.draw.circle(surface, CHECK_COLOUR, (x, y), 8)
+    overlays.text(surface, "!", (x, y + 1), overlays.INK, 15, "center", bold=True)
+
+
+def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenario: Scenario, review: PhotoReview | None,
+                show_bands: bool = True) -> None:
+    """Every proposal with its sigma band; the ones to check orange, dashed, badged; open unfitted outlines with "?";
+    the spot where a click found no rim."""
+    proposed = [m for m in scenario.models if PROPOSED_TAG in m.tags]
+    if review is not None and review.show_photo:
+        # The photo over the drawn bases again, so the ring lies on the real base it was fitted to.
+        from tabletop.draw.backdrop import draw_backdrop
+
+        for m in proposed:
+            cx, cy = vp.to_screen(m.x, m.y)
+            r = m.base.bounding_radius * vp.scale + 3
+            draw_backdrop(surface, vp, pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1).clip(view))
+    if show_bands and proposed:
+        layer = pygame.Surface(view.size, pygame.SRCALPHA)
+        for m in proposed:
+            _band(layer, vp, m, CHECK_COLOUR if CHECK_TAG in m.tags else SURE_COLOUR, view.topleft)
+        surface.blit(layer, view.topleft)
+    for m in proposed:
+        ring = vp.to_screen_array(outline_world(m))
+        if CHECK_TAG in m.tags:
+            _dashed_loop(surface, CHECK_COLOUR, ring, 2)
+            r = m.base.bounding_radius * vp.scale
+            if r >= 4:
+                cx, cy = vp.to_screen(m.x, m.y)
+                _badge(surface, (cx + 0.72 * r + 4, cy - 0.72 * r - 4))
+        else:
+            pygame.draw.lines(surface, SURE_COLOUR, True, ring.tolist(), 2)
+    if review is None:
+        return
+    for u in review.open_unfitted(scenario):
+        pts = vp.to_screen_array(np.asarray(u.outline_mm, dtype=np.float64))
+        if len(pts) >= 3:
+            _dashed_loop(surface, UNFITTED_COLOUR, pts, 2, 5.0)
+        cx, cy = vp.to_screen(u.x_mm, u.y_mm)
+        overlays.text(surface, "?", (cx + 1, cy + 1), overlays.INK, 26, "center", bold=True)
+        overlays.text(surface, "?", (cx, cy), UNFITTED_COLOUR, 26, "center", bold=True)
+    if review.offer is not None:
+        x, y = vp.to_screen(*review.offer)
+        r = max(6.0, review.manual_size[0] / 2 * vp.scale)
+        pygame.draw.circle(surface, CHECK_COLOUR, (round(x), round(y)), round(r), 1)
+        pygame.draw.line(surface, CHECK_COLOUR, (x - 8, y), (x + 8, y), 1)
+        pygame.draw.line(surface, CHECK_COLOUR, (x, y - 8), (x, y + 8), 1)
+
+
+def review_legend(review: PhotoReview, scenario: Scenario) -> list[str]:
+    """The hint lines while reviewing."""
+    unsure = len(review.unsure(scenario))
+    unfitted = len(review.open_unfitted(scenario))
+    lines = [f"Review: {unsure} base{'s' if unsure != 1 else ''} to check (orange, dashed, !)"
+             + (f", {unfitted} seen but not fitted (?)" if unfitted else "")
+             + " · N: next to check · T: " + ("the judged bases over the photo" if review.show_photo else "the photo under the rings"),
+             "Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one · A: accept all · Esc: finish"]
+    if review.offer is not None:
+        lines.append(f"No base rim found there: M adds a {review_size_text(review.manual_size)} circle (size menu to change)")
+    return lines
+
+
+def review_size_text(size: tuple[float, float]) -> str:
+    a, b = size
+    return f"{a:g} mm" if abs(a - b) < 1e-9 else f"{a:g}x{b:g} mm oval"
+

@@ -1,0 +1,421 @@
+"""The app's photo review (issue 35, item 2): part of ``TabletopApp`` through ``PhotoImportMixin``.
+
+While a review is open (from the end of an import until the user finishes it):
+
+- every proposal is drawn with its sigma as a band; the ones to check are orange, dashed and badged "!", and listed in
+  a panel over the table's left edge, most doubtful first; ``N`` (``Shift+N``) goes to the next (previous) one and
+  zooms to it; a click on the list does the same;
+- a click on the photo where no base is fits one there (``fit_base_at``: the analysis's own stages on a crop round
+  the click, round or oval, about 0.1 s) and adds it with its sigma; where no rim is found the app says so and ``M``
+  (or the panel's button) lays a circle of the size chosen in the panel's menu;
+- a proposal dragged to a new place is fitted again where it is dropped (the move and the fit one undo step);
+  ``Delete`` removes a false one; the size menu refits the selected one at that size;
+- a thing seen but not fitted is drawn as its outline with a "?"; a click on it fits a base there;
+- ``B`` shows or hides the photo under the judged table; ``A`` accepts the proposals; ``Esc`` (nothing selected)
+  finishes the review.
+
+Every edit goes through ``dispatch`` as one command, so each is one undo step.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import pygame
+import pygame_gui
+from pygame_gui.elements import UIButton, UIDropDownMenu, UILabel, UIPanel, UISelectionList
+
+from tabletop.model import Scenario
+from tabletop.viewport import MAX_SCALE, Viewport
+
+from . import overlays, review_draw
+from .hit import item_at
+from .review import (CHECK_TAG, PANEL_GAP, PANEL_SIZE, PhotoReview, manual_model, model_for, parse_size_label, review_viewport,
+                     size_label, size_options)
+from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
+
+CLICK_SLOP_PX = 4
+"""A press and release this close together on the photo is a click (fit a base there), not a pan."""
+FOCUS_BASES_ACROSS = 5.0
+"""``N`` zooms so the view's shorter side spans this many of the base's diameters (at least)."""
+DUPLICATE_MM = 3.0
+"""A base fitted this close to one already on the table is that base (it is selected, not added twice)."""
+
+
+class ReviewMixin:
+    """Part of ``TabletopApp``: the photo review's events, keys, panel, edits and drawing."""
+
+    review: PhotoReview | None = None
+    _review_press: tuple[str, Any, tuple[int, int], tuple[float, float]] | None = None
+    _review_ui: dict[str, Any] | None = None
+    _review_list_key: Any = None
+    _review_list_items: list[tuple[str, str, Any]] = []
+
+    # ------------------------------------------------------------------ starting and finishing
+
+    def start_review(self, loaded: Any, result: Any, model_ids: tuple[str, ...]) -> None:
+        """Open the review of an imported photo whose bases became the models ``model_ids`` (in ``result.bases``' order)."""
+        review = PhotoReview(loaded, result, dict(zip(model_ids, result.bases)))
+        sizes = [(float(b.diameter_mm), float(b.width_mm if b.shape == "oval" else b.diameter_mm)) for b in result.bases]
+        if sizes:
+            review.manual_size = max(set(sizes), key=sizes.count)  # the table's commonest size
+        self.review = review
+        self._review_list_key = None
+        self.fit_beside_review_panel()
+
+    def fit_beside_review_panel(self) -> None:
+        """Show the whole table in the part of the view the review panel leaves free (the panel sits over its left)."""
+        t = self.scenario.table
+        vp = review_viewport(tuple(self.view_rect), (t.width, t.depth))  # type: ignore[arg-type]
+        if vp is not None:
+            self.viewport = vp
+
+    def end_review(self, say: bool = True) -> None:
+        if self.review is None:
+            return
+        self.review = None
+        self._review_press = None
+        self._kill_review_ui()
+        if say:
+            left = sum(PROPOSED_TAG in m.tags for m in self.scenario.models)
+            self.flash("Review finished" + (f": {left} proposal{'s' if left != 1 else ''} not yet accepted (A accepts)" if left else ""))
+
+    # ------------------------------------------------------------------ events
+
+    def review_event(self, event: pygame.event.Event) -> bool:
+        """The table's mouse while reviewing: a click on the photo fits a base; a dragged proposal refits where dropped.
+        True when the event was handled here."""
+        if self.review is None or self.state.tool != "select":
+            return False
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and self.view_rect.collidepoint(event.pos):
+            world = self.viewport.to_world(*event.pos)
+            ref = item_at(self.scenario, self.placed(), world[0], world[1], self.slack_mm(), prefer=self.state.selection)
+            if ref is not None and ref.kind == "model":
+                m = self.scenario.model(ref.id)
+                self._review_press = ("model", ref.id, event.pos, (m.x, m.y))
+            elif ref is None:
+                self._review_press = ("photo", None, event.pos, world)
+            else:
+                self._review_press = None
+            return False  # the select tool selects, drags or pans as usual
+        if event.type == pygame.MOUSEBUTTONUP and event.button == 1 and self._review_press is not None:
+            press, self._review_press = self._review_press, None
+            if self.dragging:
+                self._table_mouse(event)  # the tool or the pan ends first
+            kind, model_id, pos, where = press
+            if kind == "photo" and math.hypot(event.pos[0] - pos[0], event.pos[1] - pos[1]) <= CLICK_SLOP_PX:
+                self.review_click(where[0], where[1])
+            elif kind == "model":
+                try:
+                    m = self.scenario.model(model_id)
+                except KeyError:
+                    return True
+                if PROPOSED_TAG in m.tags and math.hypot(m.x - where[0], m.y - where[1]) > 1e-6:
+                    self.review_refit(m.id, self.state.history.gesture)
+            return True
+        return False
+
+    def review_key(self, event: pygame.event.Event) -> bool:
+        """N / Shift+N, M and Esc while reviewing; True when handled."""
+        if self.review is None or getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_META | pygame.KMOD_ALT):
+            return False
+        shift = bool(getattr(event, "mod", 0) & pygame.KMOD_SHIFT)
+        if event.key == pygame.K_n:
+            self.review_next(-1 if shift else 1)
+        elif event.key == pygame.K_m:
+            self.review_manual()
+        elif event.key == pygame.K_t:
+            self.review_toggle_photo()
+        elif event.key == pygame.K_ESCAPE:
+            if self.review.offer is not None:
+                self.review.offer = None
+            elif self.state.selection is not None or self.state.also_selected:
+                return False
+            else:
+                self.end_review()
+        else:
+            return False
+        return True
+
+    def review_ui_event(self, event: pygame.event.Event) -> bool:
+        """The review panel's widgets; True when the event was one of theirs."""
+        ui = self._review_ui
+        if ui is None or not hasattr(event, "ui_element"):
+            return False
+        element = event.ui_element
+        if event.type == pygame_gui.UI_BUTTON_PRESSED:
+            actions = {"next": lambda: self.review_next(1), "manual": self.review_manual, "accept": self.accept_proposed,
+                       "finish": self.end_review, "photo": self.review_toggle_photo}
+            for key, action in actions.items():
+                if element is ui.get(key):
+                    action()
+                    return True
+            return False
+        if event.type == pygame_gui.UI_DROP_DOWN_MENU_CHANGED and element is ui.get("size"):
+            size = parse_size_label(event.text)
+            if size is not None:
+                self.review_choose_size(size)
+            return True
+        if event.type == pygame_gui.UI_SELECTION_LIST_NEW_SELECTION and element is ui.get("list"):
+            for label, kind, item in self._review_list_items:
+                if label == event.text:
+                    if kind == "model":
+                        self.review_focus(item)
+                    else:
+                        self._zoom_to(item.x_mm, item.y_mm, 40.0)
+            return True
+        return False
+
+    # ------------------------------------------------------------------ edits
+
+    def review_click(self, x: float, y: float) -> bool:
+        """A click on the photo at table (x, y) mm: fit a base there (inside a "?" outline: at its centre)."""
+        review = self.review
+        assert review is not None
+        unfitted = review.unfitted_at(self.scenario, x, y)
+        at = (unfitted.x_mm, unfitted.y_mm) if unfitted is not None else (x, y)
+        detection, ms = self._fit(at[0], at[1])
+        if detection is None:
+            review.offer = at
+            what = "in that outline" if unfitted is not None else "here"
+            self.flash(f"No base rim found {what} ({ms:.0f} ms): M adds a {review_draw.review_size_text(review.manual_size)} "
+                       "circle there (the review panel's menu picks another size)", error=True)
+            return False
+        review.offer = None
+        near = [m for m in self.scenario.models if math.hypot(m.x - detection.x_mm, m.y - detection.y_mm) < DUPLICATE_MM]
+        if near:
+            self.dispatch(Select(Ref("model", near[0].id)))
+            self.flash(f"That base is already on the table ({near[0].label}): selected")
+            return False
+        model = model_for(fresh_id(self.scenario, "p"), detection)
+        if self.dispatch(AddModel(model)):
+            review.detections[model.id] = detection
+            self.dispatch(Select(Ref("model", model.id)))
+            self.flash(f"Added {model.id}: {self._describe(detection)} (fitted in {ms:.0f} ms)"
+                       + (" · check it" if CHECK_TAG in model.tags else ""))
+            return True
+        return False
+
+    def review_refit(self, model_id: str, gesture: int | None) -> None:
+        """Fit the proposal ``model_id`` again where it now lies (after a drag: the same undo step as the drag)."""
+        review = self.review
+        assert review is not None
+        m = self.scenario.model(model_id)
+        shape = "oval" if m.base.shape == "oval" and not m.base.is_round else "round"
+        detection, ms = self._fit(m.x, m.y, shape=shape)
+        if detection is None:
+            self.dispatch(EditModel(m.id, {"sigma": max(m.sigma or 0.0, 0.5), "tags": tuple(t for t in m.tags if t != CHECK_TAG)}, gesture))
+            self.flash(f"No base rim where {m.id} was dropped ({ms:.0f} ms): left where you put it, ±{max(m.sigma or 0.0, 0.5):.1f} mm")
+            return
+        fitted = model_for(m.id, detection)
+        changes = {"x": fitted.x, "y": fitted.y, "base": fitted.base, "facing": fitted.facing, "sigma": fitted.sigma,
+                   "tags": fitted.tags}
+        if self.dispatch(EditModel(m.id, changes, gesture)):
+            review.detections[m.id] = detection
+            self.flash(f"{m.id} fitted where dropped: {self._describe(detection)} ({ms:.0f} ms)")
+
+    def review_manual(self) -> None:
+        """M: lay a circle of the chosen size where the last click found no rim."""
+        review = self.review
+        assert review is not None
+        if review.offer is None:
+            self.flash("M lays a circle where a click found no base rim: click a base on the photo first", error=True)
+            return
+        model = manual_model(fresh_id(self.scenario, "p"), review.offer[0], review.offer[1], review.manual_size)
+        if self.dispatch(AddModel(model)):
+            review.offer = None
+            self.dispatch(Select(Ref("model", model.id)))
+            self.flash(f"Added {model.id} by hand: {review_draw.review_size_text(review.manual_size)}, ±{model.sigma:.1f} mm (drag to place it)")
+
+    def review_choose_size(self, size: tuple[float, float]) -> None:
+        """The size menu: the selected proposal fitted again at that size (or just resized), and the size of the next
+        circle laid by hand."""
+        review = self.review
+        assert review is not None
+        review.manual_size = size
+        sel = self.state.selection
+        if sel is None or sel.kind != "model":
+            self.flash(f"Circles laid by hand (M) are now {review_draw.review_size_text(size)}")
+            return
+        m = self.scenario.model(sel.id)
+        length, width = size
+        oval = abs(length - width) > 1e-9
+        detection, ms = self._fit(m.x, m.y, shape="oval" if oval else "round", sizes=None if oval else (length,))
+        if detection is not None and (not oval or (detection.diameter_mm, detection.width_mm) == size):
+            fitted = model_for(m.id, detection)
+            changes = {"x": fitted.x, "y": fitted.y, "base": fitted.base, "facing": fitted.facing, "sigma": fitted.sigma,
+                       "tags": tuple(dict.fromkeys(fitted.tags + tuple(t for t in m.tags if t not in (PROPOSED_TAG, CHECK_TAG))))}
+            if PROPOSED_TAG not in m.tags:
+                changes["tags"] = tuple(t for t in changes["tags"] if t != PROPOSED_TAG)
+            if self.dispatch(EditModel(m.id, changes)):
+                review.detections[m.id] = detection
+                self.flash(f"{m.id} fitted at {review_draw.review_size_text(size)}: {self._describe(detection)} ({ms:.0f} ms)")
+            return
+        from tabletop.model import Base
+
+        base = Base.round(length) if not oval else Base("oval", length, width)
+        if self.dispatch(EditModel(m.id, {"base": base})):
+            self.flash(f"{m.id} is now {review_draw.review_size_text(size)} (no rim of that size found: its place is unchanged)")
+
+    def review_toggle_photo(self) -> None:
+        """T: the photo under the fitted rings, or the judged table's bases drawn over it."""
+        review = self.review
+        assert review is not None
+        review.show_photo = not review.show_photo
+        if review.show_photo and not self.backdrops.visible:
+            self.backdrops.visible = True
+        self.flash("The photo under each proposal: its ring on the real base (T: the judged table)" if review.show_photo
+                   else "The judged table's bases drawn over the photo (T: the photo under the rings)")
+        if self._review_ui is not None:
+            self._review_ui["photo"].set_text("Judged table (T)" if review.show_photo else "Photo under rings (T)")
+
+    def review_next(self, step: int = 1) -> None:
+        """N: select the next base to check and zoom to it."""
+        review = self.review
+        assert review is not None
+        m = review.next_unsure(self.scenario, step)
+        if m is None:
+            self.flash("No base left to check" + (": the ? outlines are things seen but not fitted" if review.open_unfitted(self.scenario) else ""))
+            return
+        self.review_focus(m.id)
+
+    def review_focus(self, model_id: str) -> None:
+        m = self.scenario.model(model_id)
+        self.dispatch(Select(Ref("model", m.id)))
+        if self.review is not None:
+            self.review.cursor = m.id
+        self._zoom_to(m.x, m.y, m.base.bounding_radius * 2)
+        conf = self.review.confidence(m) if self.review is not None else 1.0
+        self.flash(f"{m.id}: {m.base.length:g} mm, ±{m.sigma or 0:.2f} mm, confidence {conf:.2f}: check it against the photo "
+                   "(drag it to refit, Delete if false, the size menu to resize)")
+
+    def _zoom_to(self, x: float, y: float, size_mm: float) -> None:
+        """Centre (x, y) in the part of the view the panel leaves free, zoomed in to show ``size_mm`` well."""
+        view = self.view_rect
+        scale = min(view.width, view.height) / (FOCUS_BASES_ACROSS * max(size_mm, 10.0))
+        scale = min(MAX_SCALE, max(self.viewport.scale, scale))
+        shift = (PANEL_SIZE[0] + PANEL_GAP) / 2 if self._review_ui is not None else 0.0
+        self.viewport = Viewport((x - shift / scale, y), scale, self.viewport.rect)
+
+    def _fit(self, x: float, y: float, shape: str = "any", sizes: tuple[float, ...] | None = None) -> tuple[Any, float]:
+        """``fit_base_at`` on the photo under review; the detection (or None) and the milliseconds it took."""
+        from tabletop.photo import BASE_SIZES_MM
+        from tabletop.photo.local import fit_base_at
+
+        review = self.review
+        assert review is not None
+        t0 = time.perf_counter()
+        try:
+            detection = fit_base_at(review.rectified(), x, y, sizes or BASE_SIZES_MM, shape)
+        except Exception as exc:  # noqa: BLE001 - a failed fit is "no rim here", never a crash of the app
+            self.flash(f"The fit failed: {exc}", error=True)
+            detection = None
+        review.last_fit_ms = (time.perf_counter() - t0) * 1000
+        return detection, review.last_fit_ms
+
+    @staticmethod
+    def _describe(detection: Any) -> str:
+        size = (f"{detection.diameter_mm:g}x{detection.width_mm:g} mm oval" if detection.shape == "oval"
+                else f"{detection.diameter_mm:g} mm")
+        return f"{size} ±{detection.sigma_mm:.2f} mm"
+
+    # ------------------------------------------------------------------ the panel
+
+    def _kill_review_ui(self) -> None:
+        if self._review_ui is not None:
+            self._review_ui["panel"].kill()
+            self._review_ui["size"].kill()
+        self._review_ui = None
+        self._review_list_key = None
+
+    def review_sync_ui(self) -> None:
+        """Build the review panel when a review is open (again after the window's widgets were rebuilt), drop it when
+        none is, and keep its list in step with the table."""
+        if self.review is not None and not self._review_photo_shown():
+            self.end_review(say=False)  # another table opened, or the import undone: the photo is not this table's now
+        if self.review is None:
+            if self._review_ui is not None:
+                self._kill_review_ui()
+            return
+        ui = self._review_ui
+        if ui is None or not ui["panel"].alive():
+            self._build_review_ui()
+            ui = self._review_ui
+        assert ui is not None
+        review = self.review
+        unsure = review.unsure(self.scenario)
+        unfitted = review.open_unfitted(self.scenario)
+        key = (tuple((m.id, m.sigma, m.base) for m in unsure), tuple((u.x_mm, u.y_mm) for u in unfitted), review.offer is not None)
+        if key == self._review_list_key:
+            return
+        self._review_list_key = key
+        items: list[tuple[str, str, Any]] = []
+        for m in unsure:
+            size = size_label(m.base.length, m.base.width if m.base.shape == "oval" else None)
+            items.append((f"{m.id}  {size}  ±{m.sigma or 0:.2f}", "model", m.id))
+        for u in unfitted:
+            items.append((f"?  not fitted at {u.x_mm:.0f}, {u.y_mm:.0f}", "unfitted", u))
+        self._review_list_items = items
+        ui["list"].set_item_list([label for label, _, _ in items])
+        ui["title"].set_text(f"To check: {len(unsure)}" + (f" · not fitted: {len(unfitted)}" if unfitted else ""))
+        if review.offer is not None:
+            ui["manual"].enable()
+        else:
+            ui["manual"].disable()
+
+    def _review_photo_shown(self) -> bool:
+        """Whether the table's backdrop is still the photo under review (its corners; its path is rewritten on saving)."""
+        review, backdrop = self.review, self.scenario.backdrop
+        if review is None or backdrop is None:
+            return False
+        corners = tuple((round(x, 2), round(y, 2)) for x, y in review.result.corners_px)
+        return tuple(tuple(c) for c in backdrop.corners) == corners
+
+    def _build_review_ui(self) -> None:
+        view = self.view_rect
+        w, h = PANEL_SIZE
+        h = min(h, view.height - 16)
+        panel = UIPanel(pygame.Rect(view.left + 8, view.top + 8, w, h), manager=self.ui, starting_height=2)
+        iw = w - 16
+        title = UILabel(pygame.Rect(4, 2, iw, 24), "To check", self.ui, container=panel)
+        lst = UISelectionList(pygame.Rect(4, 28, iw, max(60, h - 28 - 4 * 34 - 8)), [], self.ui, container=panel)
+        y = h - 4 * 34 - 6
+        nxt = UIButton(pygame.Rect(4, y, iw // 2 - 2, 30), "Next (N)", self.ui, container=panel,
+                       tool_tip_text="Select the next base to check and zoom to it (Shift+N: the previous one)")
+        review = self.review
+        assert review is not None
+        options = size_options()
+        start = size_label(*review.manual_size) if size_label(*review.manual_size) in options else options[3]
+        # On the window's overlay layer, over the panel: inside it the open list was clipped and the buttons below it
+        # took its clicks.
+        inner = panel.get_container().get_rect()
+        size = UIDropDownMenu(options, start, pygame.Rect(inner.left + iw // 2 + 6, inner.top + y, iw // 2 - 2, 30), self.ui,
+                              container=self.overlay, expansion_height_limit=260)
+        size.set_tooltip("The selected base's catalogue size (it is fitted again at it), and the size M lays by hand")
+        y += 34
+        manual = UIButton(pygame.Rect(4, y, iw // 2 - 2, 30), "Circle (M)", self.ui, container=panel,
+                          tool_tip_text="Lay a base of the menu's size where the last click found no rim")
+        photo = UIButton(pygame.Rect(iw // 2 + 6, y, iw // 2 - 2, 30), "Judged table (T)" if review.show_photo else "Photo under rings (T)",
+                         self.ui, container=panel, tool_tip_text="Show the judged table's bases over the photo, or the photo "
+                         "under each fitted ring (B hides the photo altogether)")
+        y += 34
+        accept = UIButton(pygame.Rect(4, y, iw, 30), "Accept the proposals (A)", self.ui, container=panel,
+                          tool_tip_text="Make the proposals ordinary bases (the selected one only, when one is selected)")
+        y += 34
+        finish = UIButton(pygame.Rect(4, y, iw, 30), "Finish the review (Esc)", self.ui, container=panel,
+                          tool_tip_text="Close this panel; the photo stays as the table's backdrop (B shows or hides it)")
+        self._review_ui = {"panel": panel, "title": title, "list": lst, "next": nxt, "size": size, "manual": manual,
+                           "photo": photo, "accept": accept, "finish": finish}
+        self._review_list_key = None
+
+    # ------------------------------------------------------------------ drawing
+
+    def draw_review(self, surface: pygame.Surface, scenario: Scenario) -> None:
+        view = self.view_rect
+        review_draw.draw_review(surface, self.viewport, view, scenario, self.review)
+        if self.review is not None and self.photo_import is None:
+            lines = review_draw.review_legend(self.review, scenario)
+            w, h = overlays.message_size(lines)
+            overlays.draw_message(surface, view, lines, (view.left + 8, view.bottom - h - 8))
