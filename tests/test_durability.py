@@ -10,6 +10,7 @@ the autosave so that a crash after it offers nothing back.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import io
 import json
@@ -578,7 +579,7 @@ def test_an_emergency_copy_falls_back_to_json_and_names_itself_in_the_marker(mon
     monkeypatch.setattr(autosave, "scenario_bytes", no_toml)
     copy = saver.emergency(s, ValueError("bad\nsecond line"))
     assert copy is not None and copy.suffix == ".json" and copy.parent == autosave.state_dir()
-    assert copy.name.startswith("emergency-") and copy.name.endswith(f"-{os.getpid()}.json")
+    assert copy.name.startswith("emergency-") and copy.name.endswith(f"-{os.getpid()}-{saver.session}.json")
     assert differences(scenario_io.load(copy), s) == []
     assert json.loads(saver.marker_path.read_text()) == {"pid": os.getpid(), "started": autosave.process_start(os.getpid()), "path": "t.toml", "error": "ValueError: bad", "emergency": str(copy)}
     assert saver.last_error is not None and saver.last_error.startswith("autosave failed (TypeError")  # the pending flush was tried too
@@ -597,7 +598,7 @@ def test_an_emergency_copy_without_a_state_folder_yet_is_a_stamped_toml_file() -
     copy = saver.emergency(s, "stopped by the user")
     after = time.strftime("%Y%m%d-%H%M%S")
     assert copy is not None and copy.parent == autosave.state_dir()
-    stamp = re.fullmatch(rf"emergency-(\d{{8}}-\d{{6}})-{os.getpid()}\.toml", copy.name)
+    stamp = re.fullmatch(rf"emergency-(\d{{8}}-\d{{6}})-{os.getpid()}-{re.escape(saver.session)}\.toml", copy.name)
     assert stamp is not None and before <= stamp.group(1) <= after
     assert differences(scenario_io.load(copy), s) == []
     assert json.loads(saver.marker_path.read_text()) == {"pid": os.getpid(), "started": autosave.process_start(os.getpid()), "path": None, "error": "stopped by the user", "emergency": str(copy)}
@@ -843,3 +844,17 @@ def test_an_emergency_copy_whose_folder_cannot_be_made_says_why(monkeypatch: pyt
     monkeypatch.setattr(Path, "mkdir", once)
     assert saver.emergency(scenario, "boom") is None
     assert saver.last_error == "emergency copy failed (PermissionError: [Errno 13] Permission denied)"
+
+
+def test_two_sessions_stopping_in_the_same_second_keep_two_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two sessions of one process (or a reused pid) stopping within one second must not share a
+    copy: the second would overwrite the first one's unsaved work."""
+    from tabletop.app import autosave
+
+    monkeypatch.setattr(autosave.time, "strftime", lambda *_: "20261127-120000")
+    s = scenario_io.load(DEFAULT)
+    first, second = autosave.Autosaver(), autosave.Autosaver()
+    a = first.emergency(s, "stopped")
+    b = second.emergency(dataclasses.replace(s, title="other"), "stopped")
+    assert a is not None and b is not None and a != b
+    assert scenario_io.load(a).title != scenario_io.load(b).title

@@ -18,7 +18,7 @@ claim ends with the process, and the work stays for the next start until the
 user recovers it (it then lives in the new session) or discards it.
 
 An unexpected error or a signal also writes an emergency copy
-(``emergency-<time>-<pid>.toml``, in the state folder) and names it in the marker.
+(``emergency-<time>-<pid>-<session>.toml``, in the state folder) and names it in the marker.
 
 Nothing here raises into the app's loop: a failed write is kept in ``last_error``.
 """
@@ -548,7 +548,8 @@ class Autosaver:
             state_dir().mkdir(parents=True, exist_ok=True)
             stamp = time.strftime("%Y%m%d-%H%M%S")
             for json_syntax, suffix in ((False, ".toml"), (True, ".json")):
-                target = state_dir() / f"emergency-{stamp}-{os.getpid()}{suffix}"
+                # The session id keeps two sessions stopping in the same second from sharing a copy.
+                target = state_dir() / f"emergency-{stamp}-{os.getpid()}-{self.session}{suffix}"
                 try:
                     atomic_write(target, scenario_bytes(scenario, json_syntax))
                 except Exception as exc:  # noqa: BLE001 - try the other syntax, then give up
