@@ -182,3 +182,63 @@ def test_a_blast_expands_as_a_radius_by_default() -> None:
 )
 def test_the_square_and_euclidean_readings_are_settings(distance: str, damage: dict[str, int]) -> None:
     assert templates("increments-radius", distance=distance)["grenade"]["resolution"]["damage"] == damage
+
+
+# =========================================================================== a second judge's tables
+# Each ``tests/rulings/judge-*.toml`` works its answers out by hand in its comments, from the seed's words.
+
+
+def contested(t: dict[str, Any]) -> set[str]:
+    return {mid for mid, m in t["models"].items() if m["contested"]}
+
+
+def test_walls_at_the_threshold_height_are_contested_not_decided() -> None:
+    # The best line, to the near top edge 24 mm away, is 25 x 12 / 24 = 12.5 mm high at the walls' near faces.
+    g = templates("judge-infinity-wall-thresholds")
+    g1, g2 = g["g1"], g["g2"]
+    assert {i: statuses(g1)[i] for i in ("graze", "over", "deep")} == {"graze": "affected", "over": "total_cover", "deep": "total_cover"}
+    assert {i: statuses(g2)[i] for i in ("low", "shaky", "steady")} == {"low": "affected", "shaky": "total_cover", "steady": "total_cover"}
+    # graze (12.5: the line grazes it), over (13: 1 mm lower and the trooper 1 mm nearer, 13.04 > 12), shaky
+    # (15, but sigma 0.5: a band of 2 mm, 13.64 > 13) are within the band; deep, low, steady are not.
+    assert {"graze", "over"} <= contested(g1) and "deep" not in contested(g1), "before: the height test was never contested"
+    assert contested(g2) & {"low", "shaky", "steady"} == {"shaky"}
+    assert g1["models"]["graze"]["focus_contested"] is True and "focus_contested" not in g1["models"]["deep"]
+
+
+def test_a_contested_wall_is_explained_in_its_step() -> None:
+    from tabletop.explain import explain_text
+
+    text = explain_text(adjudicate(load(RULINGS / "judge-infinity-wall-thresholds.toml")))
+    lines = [ln for ln in text.splitlines() if ln.lstrip()[:1].isdigit()]
+    graze = next(ln for ln in lines if "graze:" in ln)
+    over = next(ln for ln in lines if "over: Total Cover" in ln)
+    deep = next(ln for ln in lines if "deep: Total Cover" in ln)
+    assert "contested" in graze and "higher or nearer would hide it" in graze
+    assert "contested" in over and "lower, or the trooper 1 mm nearer, would show it" in over
+    assert "contested" not in deep
+
+
+def test_the_blast_focus_draws_line_of_fire_only_inside_the_ball() -> None:
+    # tall: the ball reaches 28.75 mm over its near edge; that line is 17.25 mm high at the 20.5 mm wall.
+    g = templates("judge-infinity-ball-lof")
+    assert statuses(g["g1"])["tall"] == "total_cover", "before: the line to its top (24 mm at the wall, ending outside the ball): affected"
+    assert statuses(g["g1"])["short"] == "affected" and not contested(g["g1"]) & {"tall", "short"}
+    # From a focus 40 mm up, the falling line to an S1's top stays in the ball within 35.02 mm: 32.72 mm at the walls.
+    assert {i: statuses(g["g2"])[i] for i in ("over", "under")} == {"over": "affected", "under": "total_cover"}
+    assert not contested(g["g2"]) & {"over", "under"}
+
+
+@pytest.mark.parametrize(
+    ("vertical_model", "expected", "doubtful"),
+    [
+        # cylinder: the slab reaches 38.1 mm everywhere: 22.86 > 20.5 (tall); 33.31 < 34 (under).
+        ("cylinder", {"tall": "affected", "short": "affected", "over": "affected", "under": "total_cover"}, {"tall", "under"}),
+        # x_slice: no cap off the line of fire (tall: 24 > 20.5); over and under are off it, below the focus.
+        ("x_slice", {"tall": "affected", "short": "affected", "over": "outside", "under": "outside"}, set()),
+    ],
+)
+def test_the_other_readings_of_the_3d_area(vertical_model: str, expected: dict[str, str], doubtful: set[str]) -> None:
+    g = templates("judge-infinity-ball-lof", vertical_model=vertical_model)
+    got = {i: statuses(g["g1" if i in ("tall", "short") else "g2"])[i] for i in expected}
+    assert got == expected
+    assert (contested(g["g1"]) | contested(g["g2"])) & set(expected) == doubtful
