@@ -242,3 +242,24 @@ def test_the_other_readings_of_the_3d_area(vertical_model: str, expected: dict[s
     got = {i: statuses(g["g1" if i in ("tall", "short") else "g2"])[i] for i in expected}
     assert got == expected
     assert (contested(g["g1"]) | contested(g["g2"])) & set(expected) == doubtful
+
+
+def test_a_chain_longer_than_its_bound_with_a_martyr_and_three_sides() -> None:
+    t = templates("judge-catastrophic-long-chain")["boom"]
+    r = t["resolution"]
+    assert r["exploded"] == ["v0", "v1", "v2", "v3", "v4", "v5"] and r["chain_stopped"] == ["v6"]
+    assert (r["chain"][5]["rav"], r["chain"][5]["martyr_bonus"], r["chain"][5]["caught"]) == (3, True, ["squad", "v4", "v6"])
+    assert r["victory_points"] == [{"martyr": "v5", "martyr_awarded_to": "green", "caught_awarded_to": {"squad": "blue", "v6": None}}]
+    # A caught model's margin is the deepest any explosion reaches into its base, not the first template's:
+    # v1 (2 + 0.7874 - 2.5) x 25.4 = 7.30 mm; v4 (3 + 0.7874 - 2.5) x 25.4 = 32.70; squad 12.5.
+    margins = {i: t["models"][i]["margin_mm"] for i in ("v1", "v4", "squad")}
+    assert margins == pytest.approx({"v1": 7.30, "v4": 32.70, "squad": 12.5}, abs=0.01), "before: -56.2 .. -263 mm, the first AOE's"
+    assert not contested(t)
+    deeper = templates("judge-catastrophic-long-chain", chain_depth=20)["boom"]["resolution"]
+    assert deeper["exploded"][-1] == "v6" and deeper["chain_stopped"] == []
+
+
+def test_a_chain_link_caught_at_the_edge_is_contested_and_so_is_what_follows() -> None:
+    t = templates("judge-catastrophic-long-chain")["edge"]
+    assert t["resolution"]["exploded"] == ["c0", "c1", "c2"]
+    assert contested(t) == {"c1", "c2"}, "before: a chain victim was never contested"
