@@ -263,3 +263,32 @@ def test_a_chain_link_caught_at_the_edge_is_contested_and_so_is_what_follows() -
     t = templates("judge-catastrophic-long-chain")["edge"]
     assert t["resolution"]["exploded"] == ["c0", "c1", "c2"]
     assert contested(t) == {"c1", "c2"}, "before: a chain victim was never contested"
+
+
+def test_direct_aros_and_their_declared_targets() -> None:
+    g = templates("judge-infinity-aro-targets")
+    # tangent: T1's base touches the far end (x 239.5): base contact is "affected": the ARO stands.
+    tangent = g["tangent"]
+    assert tangent["allowed"] is True and tangent["affected"] == ["T1", "b1"] and "T1" in contested(tangent)
+    # covered: T2 under the template but behind a wall from the Blast Focus: not affected: cancelled; b2 not affected.
+    covered = g["covered"]
+    assert covered["allowed"] is False and covered["affected"] == [] and statuses(covered)["T2"] == "total_cover"
+    assert "Total Cover" in covered["reason"], "before: 'is not under the template', though it is under it"
+    # camo: an ARO declared at a Camouflage Marker: refused.
+    assert g["camo"]["allowed"] is False and "Camouflage Marker" in g["camo"]["reason"]
+    # imp: an Impersonation Marker under a Direct Template: nullified, by the FAQ's own sentence.
+    imp = g["imp"]
+    assert imp["allowed"] is False and "Impersonation Marker" in imp["reason"]
+    # cc: the ARO misses far5 (x 287.5 > 239.5): cancelled; close combat brings no one in.
+    cc = g["cc"]
+    assert cc["allowed"] is False and cc["affected"] == [] and statuses(cc)["b5"] == statuses(cc)["cc5"] == "outside"
+
+
+def test_an_impersonation_marker_step_quotes_the_impersonation_faq() -> None:
+    adj = adjudicate(load(RULINGS / "judge-infinity-aro-targets.toml"))
+    imp = next(r for r in adj.results if r.template.id == "imp")
+    step = next(s for s in imp.resolution.steps if s.text.startswith("Not allowed"))
+    from tabletop import rulesets
+
+    title, quote = rulesets.get("infinity").step_rule(step)  # type: ignore[misc]
+    assert "Impersonation Marker" in quote and "counts as a friendly trooper" in quote, "before: the friendly-trooper sentence"

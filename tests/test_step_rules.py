@@ -185,6 +185,8 @@ def required_words(ruleset: str, result: TemplateResult, step: Step, adj: Adjudi
             return ["cancelled"]
         if "Camouflage Marker" in text:
             return ["Camouflage Marker"]
+        if "Impersonation Marker" in text:
+            return ["Impersonation Marker", "counts as a friendly trooper"]
         if "nullified" in text:
             return ["considered null"]
         if text.startswith("Close combat"):

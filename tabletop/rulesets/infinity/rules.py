@@ -740,14 +740,18 @@ def resolve(ctx: Context) -> Resolution:
     bystanders: list[str] = []
     if cancelled:
         bystanders = [i for i, s in statuses.items() if s == "affected"]
+        missed = {
+            "total_cover": "is under the template but in Total Cover from its Blast Focus",
+            "outside": "is not affected: out of the template's 3D reach" if coverage.models[declared].status != "outside" else "is not under the template",
+        }.get(str(statuses.get(declared)), "is not affected by the template")
         refusals.append((
-            f"the ARO is cancelled: its declared target {_names([declared], models)} is not under the template"
+            f"the ARO is cancelled: its declared target {_names([declared], models)} {missed}"
             + (f", so {_names(bystanders, models)} {'is' if len(bystanders) == 1 else 'are'} not affected" if bystanders else ""),
             "aro_cancelled",
         ))
         for i in bystanders:
             statuses[i] = "outside"
-            model_details[i]["why"] = "the ARO is cancelled: its declared target is not under the template (FAQ)"
+            model_details[i]["why"] = "the ARO is cancelled: the template does not affect its declared target (FAQ)"
 
     final = with_statuses(coverage, statuses)
     if doubtful:
@@ -769,11 +773,21 @@ def resolve(ctx: Context) -> Resolution:
     friends = [i for i in affected if relations[i] in ("friendly", "neutral", "attacker")]
     shot_nullified = bool(friends) and not no_damage
     if shot_nullified:
-        words = "; ".join(
-            f"{_names([i], models)} is {'the attacker itself' if relations[i] == 'attacker' else 'a ' + relations[i] + ' trooper'}"
-            for i in friends
-        )
-        refusals.append((f"shot nullified: {words} in the area of effect", "nullified"))
+        # An Impersonation Marker is refused by its own FAQ sentence ("it counts as a friendly trooper").
+        markers = [i for i in friends if relations[i] == "friendly" and "impersonation" in models[i].tags and models[i].side != side]
+        others = [i for i in friends if i not in markers]
+        if others:
+            words = "; ".join(
+                f"{_names([i], models)} is {'the attacker itself' if relations[i] == 'attacker' else 'a ' + relations[i] + ' trooper'}"
+                for i in others
+            )
+            refusals.append((f"shot nullified: {words} in the area of effect", "nullified"))
+        if markers:
+            refusals.append((
+                f"shot nullified: {_names(markers, models)} {'is an Impersonation Marker' if len(markers) == 1 else 'are Impersonation Markers'} "
+                "in the area of effect, which counts as a friendly trooper (FAQ)",
+                "impersonation",
+            ))
         if weapon.get("expendable"):
             details["expendable_use_spent"] = True
     elif friends:
@@ -860,7 +874,9 @@ def resolve(ctx: Context) -> Resolution:
         if rule == "aro_cancelled":
             names += bystanders
         elif rule == "nullified":
-            names += friends
+            names += [i for i in friends if not ("impersonation" in models[i].tags and models[i].side != side)]
+        elif rule == "impersonation":
+            names += [i for i in friends if "impersonation" in models[i].tags and models[i].side != side]
         steps.append(Step("note", f"Not allowed: {text}.", data={"models": names}, rule=rule))
     if allowed or not cancelled:
         steps.append(Step("note", "Partial Cover gives no +3 ARM/BTS against a template.", rule="no_partial_cover"))
