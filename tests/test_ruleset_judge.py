@@ -292,3 +292,62 @@ def test_an_impersonation_marker_step_quotes_the_impersonation_faq() -> None:
 
     title, quote = rulesets.get("infinity").step_rule(step)  # type: ignore[misc]
     assert "Impersonation Marker" in quote and "counts as a friendly trooper" in quote, "before: the friendly-trooper sentence"
+
+
+def test_robotech_volleys_with_mixed_hits_and_shoot_down_orders() -> None:
+    g = templates("judge-robotech-mixed-volleys")
+    # mixed: p 6 + 6 + 3 (scattered missile 3, new Strike 5) + 6 = 21; q only missile 4 (Strike 7 >= DF 7): 3.
+    # q's shot (5) fails; p's 6 destroys all four (each reaches its DF 5): nothing left for anyone.
+    r = g["mixed"]["resolution"]
+    assert r["damage"] == {"p20": 21, "q20": 3} and r["final_damage"] == {"p20": 0, "q20": 0}
+    assert r["reactions"]["q20"]["shoot_down"] == {"roll": 5, "success": False, "missiles": [4]}
+    assert r["reactions"]["p20"]["shoot_down"] == {"roll": 6, "success": True, "missiles": [1, 2, 3, 4]}
+    # order: p shoots first and destroys all; q then has no missile that would hit it: no die, no attempt.
+    r = g["order"]["resolution"]
+    assert r["final_damage"] == {"p44": 0, "q44": 0} and "q44" not in r["reactions"]
+    # dodge: missile 3's new Strike 4 < DF 5: 3 hits on p: one Dodge against max(6, 5, 7) = 7: 6 + 1 = 7 dodges.
+    r = g["dodge"]["resolution"]
+    assert r["damage"] == {"p32": 18, "q32": 3} and r["final_damage"] == {"p32": 0, "q32": 3}
+    assert r["reactions"]["p32"]["dodge"]["needs"] == 7 and r["reactions"]["q32"]["dodge"]["needs"] == 7
+    # inescapable: the scattered missile 3 reaches p's DF (5): 4 hits: Inescapable, 21 stands.
+    r = g["inescapable"]["resolution"]
+    assert r["reactions"]["p8"]["dodge"] == {"inescapable": True, "missiles": 4} and r["final_damage"] == {"p8": 21}
+    # untouchable: Strike 5 hits the point of impact; the primary target's DF 6 > 5: NO DAMAGE; s (DF 3) half: 4.
+    assert g["untouchable"]["resolution"]["damage"] == {"r": 0, "s": 4}
+    radius = templates("judge-robotech-mixed-volleys", inescapable_counts="radius")["dodge"]["resolution"]
+    assert radius["final_damage"] == {"p32": 18, "q32": 3} and radius["reactions"]["q32"]["dodge"]["roll"] == 6
+
+
+def test_a_volley_dodge_step_says_which_missiles_set_the_number() -> None:
+    adj = adjudicate(load(RULINGS / "judge-robotech-mixed-volleys.toml"))
+    texts = [s.text for r in adj.results for s in r.resolution.steps if "dodges:" in s.text]
+    assert "p32 dodges: 6 + PI 1 = 7 against 7, the highest Strike of missiles 1, 2, 4: dodged, no damage (instead of 18)" in texts
+    assert any(t.startswith("q32 dodges:") and "against 7, the highest Strike of missile 4:" in t for t in texts), (
+        "before: 'against the highest Strike of missiles 4, 7', which reads as missiles 4 and 7"
+    )
+
+
+def test_wwpd_batteries_count_each_template_and_never_a_tangent_base() -> None:
+    g = templates("judge-wwpd-battery-edges")
+    three, two = g["three"]["resolution"], g["two"]["resolution"]
+    assert three["counts"] == {"squad": 4, "escort": 1} and three["covered"] == {"squad": ["d", "f", "t"], "escort": ["h"]}
+    assert three["leadership_test"] is True and three["friendly_covered"] == ["h"]
+    assert g["three"]["models"]["d"]["under"] == ["three#2", "three#3"]  # counted twice
+    assert g["three"]["models"]["f"]["under"] == ["three#2"] and g["three"]["models"]["f"]["contested_templates"] == ["three#3"]
+    assert statuses(g["three"])["e"] == statuses(g["three"])["g"] == "outside" and {"e", "g"} <= contested(g["three"])
+    assert two["counts"] == {"squad": 4} and two["leadership_test"] is False
+    assert g["two"]["models"]["t"]["under"] == ["two#1", "two#2"]
+
+
+@pytest.mark.parametrize(
+    ("distance", "g1", "g2"),
+    [
+        ("alternating", {"a11": 8, "a21": 4, "a22": 2, "a32": 1, "a44": 0, "a04": 1, "z1": 8}, {"b22": 4, "b31": 4, "b40": 4, "b44": 2}),
+        ("euclidean", {"a11": 4, "a21": 2, "a22": 2, "a32": 1, "a44": 0, "a04": 1, "z1": 4}, {"b22": 4, "b31": 4, "b40": 4, "b44": 2}),
+        ("chebyshev", {"a11": 8, "a21": 4, "a22": 4, "a32": 2, "a44": 1, "a04": 1, "z1": 8}, {"b22": 8, "b31": 4, "b40": 4, "b44": 4}),
+    ],
+)
+def test_increments_diagonals_wide_ground_zero_and_levels(distance: str, g1: dict[str, int], g2: dict[str, int]) -> None:
+    g = templates("judge-increments-diagonals", distance=distance)
+    assert {k: g["g1"]["resolution"]["damage"][k] for k in g1} == g1
+    assert {k: g["g2"]["resolution"]["damage"][k] for k in g2} == g2

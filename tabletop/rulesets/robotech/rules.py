@@ -653,7 +653,8 @@ def _reactions(
         face = dice.roll("dodge", ROLLS["dodge"], f"{unit} dodges (needs {need})")
         ok = face + pi >= need
         reactions.setdefault(unit, {})["dodge"] = {"roll": face, "pi": pi, "total": face + pi, "needs": need, "success": ok}
-        against = f"the highest Strike of missiles {names(counted)}, {need}" if volley else f"the Strike {need}"
+        which = f"missile {names(counted)}" if len(counted) == 1 else f"missiles {names(counted)}"
+        against = f"{need}, the highest Strike of {which}" if volley else f"the Strike {need}"
         atk.steps.append(Step(
             "note",
             f"{unit} dodges: {face} + PI {pi} = {face + pi} against {against}: "
