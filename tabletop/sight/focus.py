@@ -227,6 +227,9 @@ def _annulus(centre: Point, d0: float, d1: float, segments: int, outer: bool) ->
     return ring if d0 <= 0.0 else ring.difference(_disc(centre, d0, segments, not outer))
 
 
+#: Segments of the first, cheap bracket of a ball's rings (a finer one settles what it cannot).
+_COARSE_SEGMENTS = 64
+
 #: An interval of plan distances from the focus and the silhouette tops that bracket it: (d0, d1, the top
 #: that proves "seen" there, the top that proves "hidden").
 _Band = tuple[float, float, float, float]
@@ -243,6 +246,7 @@ class FocusSight:
         self.focus_z = focus_z
         self.pieces = tuple(pieces)
         self._hiding: dict[float, Hiding] = {}
+        self._rings: dict[tuple[float, float, float, int, bool], BaseGeometry] = {}
 
     def hiding(self, top: float) -> Hiding:
         if top not in self._hiding:
@@ -304,11 +308,15 @@ class FocusSight:
             bands = [(0.0, d_cap, top, top)] if d_cap > 0.0 else []
             bands += self._split(top, volume, d_cap, d_max, 8)
         names = self._names(model, top, volume)
+        # Lower tops hide more: hidden even at the highest top the area allows over the base, hidden everywhere.
+        highest = self.top_at(top, volume, float(base_polygon(model, 64, outer=True).distance(shapely.Point(self.placed.focus))))
+        if not seen_part(self.placed, model, highest, f, self.pieces, self.hiding(highest)).seen:
+            return FocusView(False, names)
         pending = bands
-        for _ in range(14):
+        for round_ in range(14):
             undecided: list[_Band] = []
             for band in pending:
-                verdict = self._bracket(model, band, DEFAULT_SEGMENTS)
+                verdict = self._bracket(model, band, _COARSE_SEGMENTS if round_ == 0 else DEFAULT_SEGMENTS)
                 if verdict is True:
                     return FocusView(True, names)
                 if verdict is None:
@@ -316,10 +324,14 @@ class FocusSight:
             if not undecided:
                 return FocusView(False, names)
             # A ring of one top only gets sharper with more segments; a ring whose top falls gets narrower.
+            if len(undecided) > 64:
+                return FocusView(True, names)  # a long grazing edge: the band's contest check will say so
             pending = []
-            for band in undecided[:32]:
+            for band in undecided:
                 d0, d1, t_seen, t_hidden = band
-                if t_seen == t_hidden:
+                if t_seen == t_hidden and round_ == 0:
+                    pending.append(band)  # the same ring again, at the default segments
+                elif t_seen == t_hidden:
                     verdict = self._bracket(model, band, FINE_SEGMENTS)
                     if verdict is True or verdict is None:
                         return FocusView(True, names)
@@ -333,21 +345,22 @@ class FocusSight:
         edges = np.linspace(d0, d1, n + 1)
         return [(float(a), float(b), self.top_at(top, volume, float(b)), self.top_at(top, volume, float(a))) for a, b in zip(edges[:-1], edges[1:])]
 
+    def _ring_left(self, d0: float, d1: float, top: float, segments: int, outer: bool) -> BaseGeometry:
+        """The template within the ring ``d0 .. d1`` less what the pieces hide of silhouettes topped at ``top``
+        (inside the true region, or around it with ``outer``); shared by every trooper of one height."""
+        key = (d0, d1, top, segments, outer)
+        if key not in self._rings:
+            region = template_polygon(self.placed, segments, outer=outer).intersection(_annulus(self.placed.focus, d0, d1, segments, outer))
+            union = self.hiding(top).union
+            self._rings[key] = region if union is None else region.difference(union)
+        return self._rings[key]
+
     def _bracket(self, model: Model, band: _Band, segments: int) -> bool | None:
         """True: seen in this ring; False: hidden all over it; None: the polygons cannot tell."""
         d0, d1, t_seen, t_hidden = band
-        focus = self.placed.focus
-        seen_union = self.hiding(t_seen).union
-        inner = template_polygon(self.placed, segments, outer=False).intersection(_annulus(focus, d0, d1, segments, outer=False))
-        if seen_union is not None:
-            inner = inner.difference(seen_union)
-        if _meets(model, inner, outer=False):
+        if _meets(model, self._ring_left(d0, d1, t_seen, segments, False), outer=False):
             return True
-        hidden_union = self.hiding(t_hidden).union
-        outer = template_polygon(self.placed, segments, outer=True).intersection(_annulus(focus, d0, d1, segments, outer=True))
-        if hidden_union is not None:
-            outer = outer.difference(hidden_union)
-        return None if _meets(model, outer, outer=True) else False
+        return None if _meets(model, self._ring_left(d0, d1, t_hidden, segments, True), outer=True) else False
 
     def _names(self, model: Model, top: float, volume: Volume) -> tuple[str, ...]:
         """The pieces that hide part of the base inside the template, at the silhouette's best height over its nearest point."""

@@ -662,7 +662,10 @@ def resolve(ctx: Context) -> Resolution:
     reach_rule = "height" if vertical_model == "cylinder" else "x_reach"
     for mid, why in out_of_reach.items():
         span = spans[mid]
-        doubt = f" [contested: {abs(reach_contested[mid]):.1f} mm short, within the tolerance; a judge's call]" if mid in reach_contested else ""
+        doubt = (
+            f" [contested: {abs(reach_contested[mid]):.1f} mm short, within the band of {bands[mid] + size:g} mm; a judge's call]"
+            if mid in reach_contested else ""
+        )
         steps.append(Step(
             "note",
             f"{_names([mid], models)} (silhouette {span.bottom:g}-{span.top:g} mm, Blast Focus at {focus_at}) is out of "
@@ -677,8 +680,8 @@ def resolve(ctx: Context) -> Resolution:
         steps.append(Step(
             "note",
             f"{_names([mid], models)} (silhouette {span.bottom:g}-{span.top:g} mm, Blast Focus at {focus_at}) is inside the "
-            f"template's 3D reach by {reach_contested[mid]:.1f} mm, within the tolerance: {why} "
-            "[contested: a judge's call].",
+            f"template's 3D reach by {reach_contested[mid]:.1f} mm, within the band of {bands[mid] + size:g} mm (the tolerance, "
+            f"the template's size uncertainty and 2 sigma): {why} [contested: a judge's call].",
             data={"model": mid, "silhouette_mm": [span.bottom, span.top], "focus_z_mm": focus_z, "contested": True},
             rule=reach_rule,
         ))
