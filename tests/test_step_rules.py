@@ -171,6 +171,8 @@ def required_words(ruleset: str, result: TemplateResult, step: Step, adj: Adjudi
         if step.kind == "roll":
             return ["roll to Strike"]
     if ruleset == "infinity":
+        if "ARO is cancelled" in text:  # before "Total Cover": the step may say why its target is not affected
+            return ["cancelled"]
         if "Total Cover" in text:
             return ["Total Cover", "scenery"]
         if "3D reach" in text:
