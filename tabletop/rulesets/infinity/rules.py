@@ -80,7 +80,9 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         "template has no direction, so its upright twin turns about the Blast Focus and sweeps a ball of the "
         "template's radius (a body of revolution); a teardrop's stands on its axis. 'cylinder' is the generous "
         "reading: the whole template extruded up and down by its height. 'x_slice' is the literal slice: the "
-        "upright template on the axis (the line of fire) only, for circles too.",
+        "upright template on the axis (the line of fire) only, for circles too. The Blast Focus draws line of fire "
+        "only inside the area: in the ball or the cylinder's slab the line must end on a part of the silhouette "
+        "inside it; over the flat template of an X the silhouette counts whole.",
     ),
     "prone_height_mm": (
         12.5,
