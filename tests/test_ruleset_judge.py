@@ -203,6 +203,10 @@ def test_walls_at_the_threshold_height_are_contested_not_decided() -> None:
     assert {"graze", "over"} <= contested(g1) and "deep" not in contested(g1), "before: the height test was never contested"
     assert contested(g2) & {"low", "shaky", "steady"} == {"shaky"}
     assert g1["models"]["graze"]["focus_contested"] is True and "focus_contested" not in g1["models"]["deep"]
+    # Walls of unlimited height: a base 0.67 mm inside the shadow's edge, another 0.61 mm out of it.
+    g3 = g["g3"]
+    assert {i: statuses(g3)[i] for i in ("ka", "kb")} == {"ka": "total_cover", "kb": "affected"}
+    assert contested(g3) >= {"ka", "kb"}, "before: the plan shadow was never contested either"
 
 
 def test_a_contested_wall_is_explained_in_its_step() -> None:
@@ -213,8 +217,8 @@ def test_a_contested_wall_is_explained_in_its_step() -> None:
     graze = next(ln for ln in lines if "graze:" in ln)
     over = next(ln for ln in lines if "over: Total Cover" in ln)
     deep = next(ln for ln in lines if "deep: Total Cover" in ln)
-    assert "contested" in graze and "higher or nearer would hide it" in graze
-    assert "contested" in over and "lower, or the trooper 1 mm nearer, would show it" in over
+    assert "contested" in graze and "higher or wider would hide it" in graze
+    assert "contested" in over and "lower, or the trooper 1 mm nearer a clear line, would show it" in over
     assert "contested" not in deep
 
 

@@ -576,8 +576,8 @@ def resolve(ctx: Context) -> Resolution:
         other = variants[key].view(m if view.seen else grown_base(m, band), span.bottom, span.top, volume)
         if other.seen != view.seen:
             lof_contested[m.id] = (
-                f"terrain {band:g} mm higher or nearer would hide it" if view.seen
-                else f"terrain {band:g} mm lower, or the trooper {band:g} mm nearer, would show it"
+                f"terrain {band:g} mm higher or wider would hide it" if view.seen
+                else f"terrain {band:g} mm lower, or the trooper {band:g} mm nearer a clear line, would show it"
             )
 
     def line_end(mid: str) -> str:
@@ -601,6 +601,8 @@ def resolve(ctx: Context) -> Resolution:
 
     for mid, low in seen_over.items():
         model_details[mid]["why"] = f"terrain {', '.join(low)} is too low to hide it from the blast focus" + contested_words(mid)
+    for mid in [i for i in lof_contested if i not in seen_over and i not in hidden_by]:
+        model_details[mid]["why"] = "the blast focus sees it past terrain within the tolerance" + contested_words(mid)
     for mid, by in hidden_by.items():
         model_details[mid]["why"] = "Total Cover: no line of fire from the blast focus inside the template" + (
             f" (hidden by {', '.join(by)})" if by else ""
