@@ -322,6 +322,14 @@ def test_robotech_volleys_with_mixed_hits_and_shoot_down_orders() -> None:
     assert radius["final_damage"] == {"p32": 18, "q32": 3} and radius["reactions"]["q32"]["dodge"]["roll"] == 6
 
 
+def test_a_mecha_that_only_touches_a_scattered_missiles_template_is_contested() -> None:
+    t = templates("judge-robotech-mixed-volleys")["edge"]
+    assert t["resolution"]["damage"] == {"p62": 9, "e62": 3}
+    e = t["models"]["e62"]
+    assert e["status"] == "affected" and abs(e["margin_mm"]) < 1e-6
+    assert e["contested"] is True, "before: margin -14.4 mm from the first template, not contested"
+
+
 def test_a_volley_dodge_step_says_which_missiles_set_the_number() -> None:
     adj = adjudicate(load(RULINGS / "judge-robotech-mixed-volleys.toml"))
     texts = [s.text for r in adj.results for s in r.resolution.steps if "dodges:" in s.text]
