@@ -30,7 +30,7 @@ from tabletop.units import MM_PER_UNIT, LengthError, parse_length, to_units
 if TYPE_CHECKING:
     from tabletop.sight import Sight, SightLine, SpanFn, base_line_of_sight, in_range, point_line_of_sight, structure_line_of_sight
     from tabletop.sight import line_of_fire as sight_between
-    from tabletop.sight.focus import FocusView, Piece, hidden_region, hiding_regions, seen_part
+    from tabletop.sight.focus import FocusSight, FocusView, Piece, Volume, grown_base, hidden_region, hiding_regions, seen_part
     from tabletop.marks import (
         BLOCKED_FILL,
         BLOCKED_HATCH,
@@ -89,7 +89,7 @@ __all__ = [
     "Sight", "SightLine", "SpanFn", "sight_between", "base_line_of_sight", "point_line_of_sight",
     "structure_line_of_sight", "in_range", "DEFAULT_TOLERANCE_MM",
     # what a blast focus at a height sees past terrain of limited height (tabletop.sight.focus)
-    "Piece", "FocusView", "seen_part", "hidden_region", "hiding_regions",
+    "Piece", "FocusView", "seen_part", "hidden_region", "hiding_regions", "FocusSight", "Volume", "grown_base",
     # marks
     "Marks", "Stroke", "Arrow", "link", "Rose", "Cell", "Badge", "Tint", "Hatch", "Tag", "LegendEntry", "LEGEND_KINDS",
     "Colour", "Point", "FloatArray", "heat_colour", "mm", "num_text", "ring_top", "polygons_of", "terrain_point",
@@ -119,6 +119,9 @@ _LAZY: dict[str, str] = {
     "seen_part": "tabletop.sight.focus",
     "hidden_region": "tabletop.sight.focus",
     "hiding_regions": "tabletop.sight.focus",
+    "FocusSight": "tabletop.sight.focus",
+    "Volume": "tabletop.sight.focus",
+    "grown_base": "tabletop.sight.focus",
     "BLOCKED_FILL": "tabletop.marks",
     "BLOCKED_HATCH": "tabletop.marks",
     "CHAIN": "tabletop.marks",

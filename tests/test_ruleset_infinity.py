@@ -292,25 +292,32 @@ def test_close_combat_outside_the_area_is_untouched() -> None:
 
 
 @pytest.mark.parametrize(
-    ("wall_height", "status"),
+    ("vertical_model", "wall_height", "status"),
     [
         # Focus (500, 500) at z 0, trooper at (540, 500), S2 top at 40, its base's near edge 27.5 mm away.
-        # The wall spans x 515-520, 15-20 mm out: the best line, to the near top edge, is
-        # 40 x 15 / 27.5 = 21.82 mm high where it enters the wall (line of fire reaches any part of the
-        # silhouette; before issue 32 the line ran to the top above the centre, 15 mm there).
-        (None, "total_cover"),  # no height: blocks at any height
-        (10.0, "affected"),  # too low
-        (15.0, "affected"),
-        (20.0, "affected"),  # 20 < 21.82 (the centre line, 15 mm, would call it Total Cover)
-        (21.9, "total_cover"),  # 21.9 > 21.82: every line to the trooper passes below its top
+        # The wall spans x 515-520, 15-20 mm out. Line of fire reaches any part of the silhouette inside the
+        # template's 3D area (before issue 32 the line ran to the top above the centre, 15 mm at the wall).
+        # "x" (a ball of 38.1 mm): over the near edge the ball reaches sqrt(38.1^2 - 27.5^2) = 26.37 mm; that
+        # line is 26.37 x 15 / 27.5 = 14.38 mm high where it enters the wall (farther points: lower).
+        ("x", None, "total_cover"),  # no height: blocks at any height
+        ("x", 10.0, "affected"),  # too low
+        ("x", 14.3, "affected"),  # 14.3 < 14.38
+        ("x", 14.5, "total_cover"),  # 14.5 > 14.38 (the line to the top, 21.82 mm there, ends outside the ball)
+        ("x", 20.0, "total_cover"),
+        # "cylinder": the area reaches 38.1 mm up everywhere: 38.1 x 15 / 27.5 = 20.78 mm at the wall.
+        ("cylinder", 20.0, "affected"),
+        ("cylinder", 20.9, "total_cover"),
+        # "x_slice" caps nothing (the flat template and the upright slice): the top, 40 x 15 / 27.5 = 21.82.
+        ("x_slice", 21.7, "affected"),
+        ("x_slice", 21.9, "total_cover"),
     ],
 )
-def test_terrain_blocks_the_focus_only_when_tall_enough(wall_height: float | None, status: str) -> None:
+def test_terrain_blocks_the_focus_only_when_tall_enough(vertical_model: str, wall_height: float | None, status: str) -> None:
     wall: dict[str, Any] = {"id": "w", "rect": {"x": 517.5, "y": 500, "length": 5, "width": 60}}
     if wall_height is not None:
         wall["height"] = wall_height
     s = scenario([model("a", 100, 500, side="nomads"), model("t", 500, 500), model("e", 540, 500)], [GRENADE], [wall])
-    t = one(s)
+    t = one(s, vertical_model=vertical_model)
     assert t["models"]["e"]["status"] == status
     assert ("e" in t["resolution"]["dodge"]) is (status == "affected")
 

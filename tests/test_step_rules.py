@@ -171,6 +171,8 @@ def required_words(ruleset: str, result: TemplateResult, step: Step, adj: Adjudi
         if step.kind == "roll":
             return ["roll to Strike"]
     if ruleset == "infinity":
+        if "ARO is cancelled" in text:  # before "Total Cover": the step may say why its target is not affected
+            return ["cancelled"]
         if "Total Cover" in text:
             return ["Total Cover", "scenery"]
         if "3D reach" in text:
@@ -185,6 +187,8 @@ def required_words(ruleset: str, result: TemplateResult, step: Step, adj: Adjudi
             return ["cancelled"]
         if "Camouflage Marker" in text:
             return ["Camouflage Marker"]
+        if "Impersonation Marker" in text:
+            return ["Impersonation Marker", "counts as a friendly trooper"]
         if "nullified" in text:
             return ["considered null"]
         if text.startswith("Close combat"):

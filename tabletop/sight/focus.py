@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import shapely
@@ -36,7 +36,7 @@ import shapely.affinity
 from shapely.geometry import Polygon
 from shapely.geometry.base import BaseGeometry
 
-from tabletop.model import Model, PlacedTemplate, Point
+from tabletop.model import Base, Model, PlacedTemplate, Point
 from tabletop.shapes import DEFAULT_SEGMENTS, FINE_SEGMENTS, base_polygon, template_polygon
 from tabletop.visibility import shadow_polygon
 
@@ -194,3 +194,184 @@ def _meets(model: Model, region: BaseGeometry, outer: bool) -> bool:
     if model.base.is_round:
         return float(shapely.distance(shapely.Point(model.x, model.y), region)) <= model.base.length / 2 + _EPS
     return float(shapely.distance(base_polygon(model, 4096, outer), region)) <= _EPS
+
+
+# --------------------------------------------------------------------------- the template's 3D area
+
+
+@dataclass(frozen=True)
+class Volume:
+    """How far the template's 3D area reaches above and below the focus over a plan point ``d`` mm from it.
+
+    ``ball``: a ball of that radius about the focus (a circle's upright twin turned about it): up to
+    ``sqrt(ball^2 - d^2)``; ``half_height``: a slab (the flat template extruded up and down by it); neither:
+    no cap (the flat template and an upright sheet: the silhouette over the flat template counts whole).
+    The Blast Focus draws line of fire only inside the area of effect, so where the area is a solid, the
+    line must end on a part of the silhouette inside it.
+    """
+
+    ball: float | None = None
+    half_height: float | None = None
+
+
+def _disc(centre: Point, radius: float, segments: int, outer: bool) -> Polygon:
+    """A disc as a polygon inscribed in (or, ``outer``, around) the true circle."""
+    angles = (np.arange(segments) + (0.5 if outer else 0.0)) * (2 * math.pi / segments)
+    r = radius / math.cos(math.pi / segments) if outer else radius
+    return shapely.Polygon(np.stack([centre[0] + r * np.cos(angles), centre[1] + r * np.sin(angles)], axis=-1))
+
+
+def _annulus(centre: Point, d0: float, d1: float, segments: int, outer: bool) -> BaseGeometry:
+    """The ring ``d0 <= d <= d1`` about ``centre``: inside the true one, or (``outer``) around it."""
+    ring = _disc(centre, d1, segments, outer)
+    return ring if d0 <= 0.0 else ring.difference(_disc(centre, d0, segments, not outer))
+
+
+#: Segments of the first, cheap bracket of a ball's rings (a finer one settles what it cannot).
+_COARSE_SEGMENTS = 64
+
+#: An interval of plan distances from the focus and the silhouette tops that bracket it: (d0, d1, the top
+#: that proves "seen" there, the top that proves "hidden").
+_Band = tuple[float, float, float, float]
+
+
+class FocusSight:
+    """What the Blast Focus of one template sees past ``pieces``, for any silhouette and 3D area.
+
+    The hidden regions are made once per silhouette top (:class:`Hiding`) and shared by every trooper.
+    """
+
+    def __init__(self, placed: PlacedTemplate, focus_z: float, pieces: Sequence[Piece]) -> None:
+        self.placed = placed
+        self.focus_z = focus_z
+        self.pieces = tuple(pieces)
+        self._hiding: dict[float, Hiding] = {}
+        self._rings: dict[tuple[float, float, float, int, bool], BaseGeometry] = {}
+
+    def hiding(self, top: float) -> Hiding:
+        if top not in self._hiding:
+            self._hiding[top] = hiding_regions(self.placed, self.pieces, self.focus_z, top)
+        return self._hiding[top]
+
+    def adjusted(self, height_mm: float, plan_mm: float = 0.0) -> FocusSight:
+        """The same view with every piece raised (or lowered) by ``height_mm`` and grown in plan by ``plan_mm``
+        (mitred corners); a piece lowered to the table or shrunk away is left out."""
+        out: list[Piece] = []
+        for p in self.pieces:
+            height = None if p.height is None else p.height + height_mm
+            if height is not None and height <= 0.0:
+                continue
+            poly = p.polygon
+            if plan_mm:
+                grown = shapely.buffer(poly, plan_mm, join_style="mitre", mitre_limit=10.0)
+                if grown.is_empty or grown.geom_type != "Polygon":
+                    continue
+                poly = grown
+            out.append(Piece(p.id, poly, height))
+        return FocusSight(self.placed, self.focus_z, out)
+
+    def top_at(self, top: float, volume: Volume, d: float) -> float:
+        """The highest point of a silhouette topped at ``top`` inside the 3D area, ``d`` mm from the focus in plan."""
+        f = self.focus_z
+        if top <= f:
+            return top
+        if volume.half_height is not None:
+            return min(top, f + volume.half_height)
+        if volume.ball is not None:
+            return min(top, f + math.sqrt(max(volume.ball**2 - d * d, 0.0)))
+        return top
+
+    def view(self, model: Model, bottom: float, top: float, volume: Volume = Volume()) -> FocusView:
+        """Does the focus see some part of ``model``'s silhouette (``bottom`` to ``top``) inside the 3D area?
+
+        Over a plan point the highest part of the silhouette inside the area gives the best line. Without a
+        ball that height is one number and :func:`seen_part` decides. In a ball it falls with the distance
+        from the focus: plan rings bracket it (the ring's far edge proves "seen", its near edge "hidden"),
+        split until one of them decides; a case left undecided is within a hair of grazing, which does not block.
+        """
+        f = self.focus_z
+        if volume.ball is None:
+            t = self.top_at(top, volume, 0.0)
+            return seen_part(self.placed, model, t, f, self.pieces, self.hiding(t))
+        radius = volume.ball
+        if top <= f:
+            gap = f - top
+            if gap > radius:
+                return FocusView(False, ())
+            bands: list[_Band] = [(0.0, math.sqrt(radius**2 - gap**2), top, top)]
+        else:
+            low = max(bottom, f) - f
+            if low > radius:
+                return FocusView(False, ())
+            d_max = math.sqrt(radius**2 - low**2)
+            d_cap = math.sqrt(radius**2 - (top - f) ** 2) if top - f < radius else 0.0
+            bands = [(0.0, d_cap, top, top)] if d_cap > 0.0 else []
+            bands += self._split(top, volume, d_cap, d_max, 8)
+        names = self._names(model, top, volume)
+        # Lower tops hide more: hidden even at the highest top the area allows over the base, hidden everywhere.
+        highest = self.top_at(top, volume, float(base_polygon(model, 64, outer=True).distance(shapely.Point(self.placed.focus))))
+        if not seen_part(self.placed, model, highest, f, self.pieces, self.hiding(highest)).seen:
+            return FocusView(False, names)
+        pending = bands
+        for round_ in range(14):
+            undecided: list[_Band] = []
+            for band in pending:
+                verdict = self._bracket(model, band, _COARSE_SEGMENTS if round_ == 0 else DEFAULT_SEGMENTS)
+                if verdict is True:
+                    return FocusView(True, names)
+                if verdict is None:
+                    undecided.append(band)
+            if not undecided:
+                return FocusView(False, names)
+            # A ring of one top only gets sharper with more segments; a ring whose top falls gets narrower.
+            if len(undecided) > 64:
+                return FocusView(True, names)  # a long grazing edge: the band's contest check will say so
+            pending = []
+            for band in undecided:
+                d0, d1, t_seen, t_hidden = band
+                if t_seen == t_hidden and round_ == 0:
+                    pending.append(band)  # the same ring again, at the default segments
+                elif t_seen == t_hidden:
+                    verdict = self._bracket(model, band, FINE_SEGMENTS)
+                    if verdict is True or verdict is None:
+                        return FocusView(True, names)
+                else:
+                    pending += self._split(top, volume, d0, d1, 2)
+            if not pending:
+                return FocusView(False, names)
+        return FocusView(True, names)
+
+    def _split(self, top: float, volume: Volume, d0: float, d1: float, n: int) -> list[_Band]:
+        edges = np.linspace(d0, d1, n + 1)
+        return [(float(a), float(b), self.top_at(top, volume, float(b)), self.top_at(top, volume, float(a))) for a, b in zip(edges[:-1], edges[1:])]
+
+    def _ring_left(self, d0: float, d1: float, top: float, segments: int, outer: bool) -> BaseGeometry:
+        """The template within the ring ``d0 .. d1`` less what the pieces hide of silhouettes topped at ``top``
+        (inside the true region, or around it with ``outer``); shared by every trooper of one height."""
+        key = (d0, d1, top, segments, outer)
+        if key not in self._rings:
+            region = template_polygon(self.placed, segments, outer=outer).intersection(_annulus(self.placed.focus, d0, d1, segments, outer))
+            union = self.hiding(top).union
+            self._rings[key] = region if union is None else region.difference(union)
+        return self._rings[key]
+
+    def _bracket(self, model: Model, band: _Band, segments: int) -> bool | None:
+        """True: seen in this ring; False: hidden all over it; None: the polygons cannot tell."""
+        d0, d1, t_seen, t_hidden = band
+        if _meets(model, self._ring_left(d0, d1, t_seen, segments, False), outer=False):
+            return True
+        return None if _meets(model, self._ring_left(d0, d1, t_hidden, segments, True), outer=True) else False
+
+    def _names(self, model: Model, top: float, volume: Volume) -> tuple[str, ...]:
+        """The pieces that hide part of the base inside the template, at the silhouette's best height over its nearest point."""
+        base = base_polygon(model, 64, outer=True)
+        d_near = float(base.distance(shapely.Point(self.placed.focus)))
+        hiding = self.hiding(self.top_at(top, volume, d_near))
+        near = base.intersection(template_polygon(self.placed, 64, outer=True))
+        return tuple(i for i, r in hiding.regions if r.intersects(near if not near.is_empty else base))
+
+
+def grown_base(model: Model, by_mm: float) -> Model:
+    """``model`` with its base grown (or shrunk, ``by_mm`` < 0) by ``by_mm`` all round."""
+    b = model.base
+    return replace(model, base=Base(b.shape, max(b.length + 2 * by_mm, 1e-6), max(b.width + 2 * by_mm, 1e-6)))

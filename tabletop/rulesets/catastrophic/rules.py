@@ -10,6 +10,7 @@ caught model took, given in ``weapon.caught`` (the seed gives no AOE damage tabl
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from tabletop.plugin import (
     Coverage,
     Explosion,
     Model,
+    ModelCoverage,
     PlacedTemplate,
     Resolution,
     RollSpec,
@@ -279,6 +281,7 @@ def resolve(ctx: Context) -> Resolution:
     stopped: list[str] = []
     would_chain: list[str] = []
     judged: set[str] = set()
+    doubtful_links: set[str] = set()  # models whose explosion hangs on a contested catch
     k = 0
     while k < len(blasts):
         blast = blasts[k]
@@ -319,6 +322,13 @@ def resolve(ctx: Context) -> Resolution:
                 continue
             tracks = _tracks(victim) or 0
             size, bonus = _size(victim, tracks, True)
+            edge = blast.coverage.models[victim_id]
+            if edge.contested:
+                why += f"; caught {edge.margin_mm:+.1f} mm inside the AOE's edge [contested: a judge's call]"
+                doubtful_links.add(victim_id)
+            elif blast.model in doubtful_links:
+                why += f" [contested: {source}'s own explosion is a judge's call]"
+                doubtful_links.add(victim_id)
             shape = TemplateShape("circle", diameter=2 * size * INCH_MM, label=f"AOE/{size}")
             placed = PlacedTemplate(f"{template.id}.{victim_id}", shape, victim.centre, 0.0, user=victim_id)
             blasts.append(Blast(victim_id, size, size, placed, ctx.cover(placed), blast.model, bonus))
@@ -339,8 +349,7 @@ def resolve(ctx: Context) -> Resolution:
     for b in blasts:
         for victim_id in b.caught:
             caught_by.setdefault(victim_id, []).append(b.model)
-    statuses = {i: "affected" for i in caught_by if ctx.coverage.models[i].status != "user"}
-    coverage = with_statuses(ctx.coverage, statuses)  # type: ignore[arg-type]
+    coverage = _chain_coverage(ctx.coverage, blasts)
     affected = tuple(sorted(i for i in caught_by if i != origin.id))
     details["chain"] = [
         {"model": b.model, "rav": b.rav, "aoe": b.aoe, "caused_by": b.caused_by, "martyr_bonus": b.martyr_bonus,
@@ -387,6 +396,31 @@ def resolve(ctx: Context) -> Resolution:
         steps=tuple(steps),
         also_drawn=tuple(b.placed for b in blasts[1:]),
     )
+
+
+def _chain_coverage(first: Coverage, blasts: list[Blast]) -> Coverage:
+    """One coverage for the whole chain: a model is affected when any explosion catches it; its margin is the
+    deepest any explosion reaches into it, and it is contested unless an explosion that surely happened
+    surely catches it (one whose own model was surely caught, all the way back to the first)."""
+    sure: set[str] = set()  # models surely caught by surely-happened explosions
+    surely_happened = []
+    for k, b in enumerate(blasts):
+        if k == 0 or b.model in sure:
+            surely_happened.append(b)
+            for i, c in b.coverage.models.items():
+                if c.status == "affected" and not c.contested:
+                    sure.add(i)
+    entries = dict(first.models)
+    for i, c in first.models.items():
+        if c.status == "user":
+            continue
+        cs = [b.coverage.models[i] for b in blasts if b.coverage.models[i].status != "user"]  # not its own explosion
+        caught = any(x.status == "affected" for x in cs)
+        margin = max(x.margin_mm for x in cs)
+        near = any(x.contested for x in cs)
+        doubtful = (caught and i not in sure) or (not caught and near)
+        entries[i] = ModelCoverage("affected" if caught else c.status, margin, doubtful)
+    return dataclasses.replace(first, models=entries)
 
 
 def _damage_problems(data: Mapping[str, Any], where: str) -> list[tuple[str, str]]:

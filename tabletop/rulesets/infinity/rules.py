@@ -45,9 +45,11 @@ from tabletop.plugin import (
     parse_length,
     polygon_min_sdf,
     sight_between,
+    FocusSight,
+    FocusView,
     Piece,
-    hiding_regions,
-    seen_part,
+    Volume,
+    grown_base,
     template_polygon,
     to_local,
     with_statuses,
@@ -78,7 +80,9 @@ SETTINGS: dict[str, tuple[Any, str]] = {
         "template has no direction, so its upright twin turns about the Blast Focus and sweeps a ball of the "
         "template's radius (a body of revolution); a teardrop's stands on its axis. 'cylinder' is the generous "
         "reading: the whole template extruded up and down by its height. 'x_slice' is the literal slice: the "
-        "upright template on the axis (the line of fire) only, for circles too.",
+        "upright template on the axis (the line of fire) only, for circles too. The Blast Focus draws line of fire "
+        "only inside the area: in the ball or the cylinder's slab the line must end on a part of the silhouette "
+        "inside it; over the flat template of an X the silhouette counts whole.",
     ),
     "prone_height_mm": (
         12.5,
@@ -266,6 +270,39 @@ def vertical_reach(placed: PlacedTemplate, model: Model, span: Span, focus_z: fl
     if gap <= CONTACT_EPS_MM:
         return True, "its silhouette meets the upright template along the axis"
     return False, f"its silhouette ({where} the focus) misses the upright template by {gap:.1f} mm"
+
+
+def reach_margin(placed: PlacedTemplate, model: Model, span: Span, focus_z: float, vertical_model: str) -> float:
+    """How far (mm) the silhouette reaches into the template's 3D area by the vertical test alone (< 0: how far
+    it misses); ``inf`` where the flat template decides (the silhouette spans the focus level and the reading
+    is not a ball: the plan margin then says how sure it is)."""
+    lo, hi = span.bottom - focus_z, span.top - focus_z
+    spans_level = lo <= CONTACT_EPS_MM and hi >= -CONTACT_EPS_MM
+    gap = 0.0 if spans_level else min(abs(lo), abs(hi))
+    if vertical_model == "x" and placed.shape.kind == "circle":
+        return placed.shape.diameter / 2 - math.hypot(_plan_distance(placed, model), gap)
+    if spans_level:
+        return math.inf
+    if vertical_model == "cylinder":
+        return placed.shape.half_width - gap
+    interval = _axis_interval(placed, model)
+    if interval is None:
+        return -math.inf
+    u0, u1 = interval
+    upright = PlacedTemplate(placed.id, placed.shape, (0.0, 0.0), 0.0)
+    ring = [(u0, lo), (u1, lo), (u1, hi), (u0, hi)] if u1 > u0 else [(u0, lo), (u0 + 1e-9, lo), (u0, hi)]
+    return -polygon_min_sdf(upright, ring)
+
+
+def focus_volume(placed: PlacedTemplate, vertical_model: str) -> Volume:
+    """The template's 3D area as the Blast Focus's line of fire must stay in it: a ball for a circle under
+    ``x``, a slab under ``cylinder``; no cap for the flat and upright sheets (the silhouette over the flat
+    template counts whole)."""
+    if vertical_model == "x" and placed.shape.kind == "circle":
+        return Volume(ball=placed.shape.diameter / 2)
+    if vertical_model == "cylinder":
+        return Volume(half_height=placed.shape.half_width)
+    return Volume()
 
 
 def focus_pieces(ctx: Context) -> tuple[Piece, ...]:
@@ -491,50 +528,110 @@ def resolve(ctx: Context) -> Resolution:
     spans = {m.id: silhouette_span(m, settings) for m in scenario.models}
     statuses: dict[str, Status] = {mid: c.status for mid, c in coverage.models.items()}
 
-    # Line of fire from the Blast Focus in height: to any part of the silhouette, past terrain up to its height.
+    # Line of fire from the Blast Focus: to any part of the silhouette inside the template's area, past terrain
+    # up to its height. Where the area is a solid (a ball, a slab), the line must end inside it.
     outline = template_polygon(placed, 256, outer=True)
     pieces = tuple(p for p in focus_pieces(ctx) if p.polygon.intersects(outline))
-    flat_pieces = tuple(replace(p, height=None) for p in pieces)
     with_height = any(p.height is not None for p in pieces)
+    volume = focus_volume(placed, vertical_model)
+    sight = FocusSight(placed, focus_z, pieces)
+    flat_sight = FocusSight(placed, focus_z, tuple(replace(p, height=None) for p in pieces))
     in_area = [m for m in scenario.models if statuses[m.id] in ("affected", "total_cover")]
     hidden_by: dict[str, tuple[str, ...]] = {}
     seen_over: dict[str, tuple[str, ...]] = {}
-    regions: dict[tuple[bool, float], Any] = {}  # troopers of one height share what the pieces hide
+    # The guide: carry uncertainty into "contested". A model's band: the tolerance, 2 sigma of its position and
+    # of the model the focus is laid from (the main target, or a Direct template's attacker).
+    focus_source = models.get(placement.target) if isinstance(placement, Impact) and placement.target else attacker if kind == "direct" else None
+    focus_sigma = 2.0 * ((focus_source.sigma or 0.0) if focus_source is not None else 0.0)
+    bands = {m.id: ctx.tolerance_mm + 2.0 * (m.sigma or 0.0) + focus_sigma for m in in_area}
+    variants: dict[tuple[bool, float], FocusSight] = {}
+    lof_contested: dict[str, str] = {}
 
-    def view_of(m: Model, flat: bool) -> Any:
-        top = spans[m.id].top
-        key = (flat, top)
-        if key not in regions:
-            regions[key] = hiding_regions(placed, flat_pieces if flat else pieces, focus_z, top)
-        return seen_part(placed, m, top, focus_z, flat_pieces if flat else pieces, regions[key])
+    def in_3d(m: Model) -> bool:
+        span = spans[m.id]
+        off_level = span.bottom > focus_z + CONTACT_EPS_MM or span.top < focus_z - CONTACT_EPS_MM
+        return with_height or (off_level and (volume.ball is not None or volume.half_height is not None))
 
     for m in in_area:
-        if with_height:
-            view = view_of(m, flat=False)
+        if not pieces:
+            continue
+        span = spans[m.id]
+        if in_3d(m):
+            view = sight.view(m, span.bottom, span.top, volume)
             statuses[m.id] = "affected" if view.seen else "total_cover"
             if view.seen and coverage.models[m.id].status == "total_cover":
-                seen_over[m.id] = view_of(m, flat=True).hidden_by
+                seen_over[m.id] = flat_sight.view(m, span.bottom, span.top, volume).hidden_by
             elif not view.seen:
                 hidden_by[m.id] = view.hidden_by
-        elif statuses[m.id] == "total_cover":
-            hidden_by[m.id] = view_of(m, flat=True).hidden_by
-    top_words = {m.id: f"{spans[m.id].top:g} mm" for m in in_area}
+        else:  # level with the focus, terrain of unlimited height: the core's plan shadow decided
+            view = FocusView(statuses[m.id] == "affected", ())
+            if not view.seen:
+                hidden_by[m.id] = flat_sight.view(m, span.bottom, span.top, volume).hidden_by
+        # Within the band of the other answer: the pieces higher and larger (when seen), or lower with the
+        # trooper nearer (when hidden), decide the other way.
+        band = bands[m.id]
+        key = (view.seen, band)
+        if key not in variants:
+            variants[key] = sight.adjusted(band, band) if view.seen else sight.adjusted(-band)
+        other = variants[key].view(m if view.seen else grown_base(m, band), span.bottom, span.top, volume)
+        if other.seen != view.seen:
+            lof_contested[m.id] = (
+                f"terrain {band:g} mm higher or wider would hide it" if view.seen
+                else f"terrain {band:g} mm lower, or the trooper {band:g} mm nearer a clear line, would show it"
+            )
+
+    def line_end(mid: str) -> str:
+        """Where the best line from the focus ends: the silhouette's top, or the highest part of it the 3D area holds."""
+        span, m = spans[mid], models[mid]
+        near = sight.top_at(span.top, volume, _plan_distance(placed, m))
+        if volume.ball is not None and near < span.top - 1e-9:
+            return (
+                f"the highest part of its silhouette inside the ball of radius {volume.ball:.1f} mm (its top is "
+                f"{span.top:g} mm; over its nearest point the ball reaches {near:.1f} mm)"
+            )
+        if volume.ball is not None and span.top < focus_z and focus_z - span.top <= volume.ball:
+            reach = math.sqrt(volume.ball**2 - (focus_z - span.top) ** 2)
+            return f"the top of its silhouette ({span.top:g} mm; the ball of radius {volume.ball:.1f} mm holds it within {reach:.1f} mm of the focus in plan)"
+        if near < span.top - 1e-9:
+            return f"the highest part of its silhouette within the template's height ({near:.1f} mm of its {span.top:g} mm)"
+        return f"the top of its silhouette ({span.top:g} mm)"
+
+    def contested_words(mid: str) -> str:
+        return f" [contested: {lof_contested[mid]}; a judge's call]" if mid in lof_contested else ""
+
     for mid, low in seen_over.items():
-        model_details[mid]["why"] = f"terrain {', '.join(low)} is too low to hide it from the blast focus"
+        model_details[mid]["why"] = f"terrain {', '.join(low)} is too low to hide it from the blast focus" + contested_words(mid)
+    for mid in [i for i in lof_contested if i not in seen_over and i not in hidden_by]:
+        model_details[mid]["why"] = "the blast focus sees it past terrain within the tolerance" + contested_words(mid)
     for mid, by in hidden_by.items():
         model_details[mid]["why"] = "Total Cover: no line of fire from the blast focus inside the template" + (
             f" (hidden by {', '.join(by)})" if by else ""
-        )
+        ) + contested_words(mid)
 
     # 3D reach: the flat template at the focus's level plus the upright one.
+    seen_from_focus = {m.id for m in in_area if statuses[m.id] == "affected"}
     out_of_reach: dict[str, str] = {}
+    reach_contested: dict[str, float] = {}
+    size = placed.shape.size_uncertainty
     for m in in_area:
         reached, why = vertical_reach(placed, m, spans[m.id], focus_z, vertical_model)
+        margin = reach_margin(placed, m, spans[m.id], focus_z, vertical_model)
+        if math.isfinite(margin) and abs(margin) <= bands[m.id] + size:
+            reach_contested[m.id] = margin
         if not reached:
             statuses[m.id] = "outside"
             out_of_reach[m.id] = why
             model_details[m.id]["why"] = f"out of the template's 3D reach: {why}"
 
+    # Contested when the answer (affected or not) could flip: by the line of fire where the trooper is reached,
+    # by the reach where it is seen, by both where it is neither.
+    doubtful = {
+        m.id for m in in_area
+        if (m.id in lof_contested and (m.id not in out_of_reach or m.id in reach_contested))
+        or (m.id in reach_contested and (m.id in seen_from_focus or m.id in lof_contested))
+    }
+    lof_contested = {i: w for i, w in lof_contested.items() if i in doubtful}
+    reach_contested = {i: v for i, v in reach_contested.items() if i in doubtful}
     reached_ids = [m.id for m in in_area if statuses[m.id] == "affected"]
     focus_at = f"z {focus_z:g} mm"
     if reached_ids:
@@ -547,28 +644,53 @@ def resolve(ctx: Context) -> Resolution:
         steps.append(Step(
             "note",
             f"{_names([mid], models)}: {_height_words(low, scenario)}, {'is' if len(low) == 1 else 'are'} too low to hide it: "
-            f"a line from the Blast Focus "
-            f"({focus_at}) to the top of its silhouette ({top_words[mid]}) clears it.",
-            data={"model": mid, "terrain": list(low)}, rule="focus_sees",
+            f"a line from the Blast Focus ({focus_at}) to {line_end(mid)} clears it{contested_words(mid)}.",
+            data={"model": mid, "terrain": list(low), "contested": mid in lof_contested}, rule="focus_sees",
+        ))
+    for mid in [m.id for m in in_area if m.id in lof_contested and m.id not in seen_over and m.id not in hidden_by]:
+        steps.append(Step(
+            "note",
+            f"{_names([mid], models)}: line of fire from the Blast Focus ({focus_at}) to {line_end(mid)} passes the "
+            f"terrain within the tolerance: seen{contested_words(mid)}.",
+            data={"model": mid, "contested": True}, rule="focus_sees",
         ))
     for mid in [m.id for m in in_area if m.id in hidden_by and statuses[m.id] == "total_cover"]:
         by = hidden_by[mid]
         behind = f"hidden by {_height_words(by, scenario)}" if by else "hidden by terrain"
         steps.append(Step(
             "note",
-            f"{_names([mid], models)}: Total Cover: no line of fire from the Blast Focus ({focus_at}) to any part of its "
-            f"silhouette (up to {top_words[mid]}) inside the template; {behind}.",
-            data={"model": mid, "terrain": list(by)}, rule="total_cover",
+            f"{_names([mid], models)}: Total Cover: no line of fire from the Blast Focus ({focus_at}) inside the template "
+            f"to any part of its silhouette; the best line, to {line_end(mid)}, is {behind}{contested_words(mid)}.",
+            data={"model": mid, "terrain": list(by), "contested": mid in lof_contested}, rule="total_cover",
         ))
+    reach_rule = "height" if vertical_model == "cylinder" else "x_reach"
     for mid, why in out_of_reach.items():
         span = spans[mid]
+        doubt = (
+            f" [contested: {abs(reach_contested[mid]):.1f} mm short, within the band of {bands[mid] + size:g} mm; a judge's call]"
+            if mid in reach_contested else ""
+        )
         steps.append(Step(
             "note",
             f"{_names([mid], models)} (silhouette {span.bottom:g}-{span.top:g} mm, Blast Focus at {focus_at}) is out of "
-            f"the template's 3D reach: {why}.",
-            data={"model": mid, "silhouette_mm": [span.bottom, span.top], "focus_z_mm": focus_z},
-            rule="height" if vertical_model == "cylinder" else "x_reach",
+            f"the template's 3D reach: {why}{doubt}.",
+            data={"model": mid, "silhouette_mm": [span.bottom, span.top], "focus_z_mm": focus_z, "contested": bool(doubt)},
+            rule=reach_rule,
         ))
+    for mid in [m.id for m in in_area if m.id in reach_contested and m.id not in out_of_reach and statuses[m.id] == "affected"]:
+        span = spans[mid]
+        m = models[mid]
+        _reached, why = vertical_reach(placed, m, span, focus_z, vertical_model)
+        steps.append(Step(
+            "note",
+            f"{_names([mid], models)} (silhouette {span.bottom:g}-{span.top:g} mm, Blast Focus at {focus_at}) is inside the "
+            f"template's 3D reach by {reach_contested[mid]:.1f} mm, within the band of {bands[mid] + size:g} mm (the tolerance, "
+            f"the template's size uncertainty and 2 sigma): {why} [contested: a judge's call].",
+            data={"model": mid, "silhouette_mm": [span.bottom, span.top], "focus_z_mm": focus_z, "contested": True},
+            rule=reach_rule,
+        ))
+    for mid in doubtful:
+        model_details[mid]["focus_contested"] = True
 
     # Close combat: one affected trooper in a close combat affects all of them.
     for group in close_combats(scenario.models):
@@ -625,16 +747,25 @@ def resolve(ctx: Context) -> Resolution:
     bystanders: list[str] = []
     if cancelled:
         bystanders = [i for i, s in statuses.items() if s == "affected"]
+        missed = {
+            "total_cover": "is under the template but in Total Cover from its Blast Focus",
+            "outside": "is not affected: out of the template's 3D reach" if coverage.models[declared].status != "outside" else "is not under the template",
+        }.get(str(statuses.get(declared)), "is not affected by the template")
         refusals.append((
-            f"the ARO is cancelled: its declared target {_names([declared], models)} is not under the template"
+            f"the ARO is cancelled: its declared target {_names([declared], models)} {missed}"
             + (f", so {_names(bystanders, models)} {'is' if len(bystanders) == 1 else 'are'} not affected" if bystanders else ""),
             "aro_cancelled",
         ))
         for i in bystanders:
             statuses[i] = "outside"
-            model_details[i]["why"] = "the ARO is cancelled: its declared target is not under the template (FAQ)"
+            model_details[i]["why"] = "the ARO is cancelled: the template does not affect its declared target (FAQ)"
 
     final = with_statuses(coverage, statuses)
+    if doubtful:
+        entries = dict(final.models)
+        for mid in doubtful:
+            entries[mid] = entries[mid]._replace(contested=True)
+        final = replace(final, models=entries)
     affected = final.affected
     for m in scenario.models:
         if "camouflaged" in m.tags and statuses[m.id] == "affected":
@@ -649,11 +780,21 @@ def resolve(ctx: Context) -> Resolution:
     friends = [i for i in affected if relations[i] in ("friendly", "neutral", "attacker")]
     shot_nullified = bool(friends) and not no_damage
     if shot_nullified:
-        words = "; ".join(
-            f"{_names([i], models)} is {'the attacker itself' if relations[i] == 'attacker' else 'a ' + relations[i] + ' trooper'}"
-            for i in friends
-        )
-        refusals.append((f"shot nullified: {words} in the area of effect", "nullified"))
+        # An Impersonation Marker is refused by its own FAQ sentence ("it counts as a friendly trooper").
+        markers = [i for i in friends if relations[i] == "friendly" and "impersonation" in models[i].tags and models[i].side != side]
+        others = [i for i in friends if i not in markers]
+        if others:
+            words = "; ".join(
+                f"{_names([i], models)} is {'the attacker itself' if relations[i] == 'attacker' else 'a ' + relations[i] + ' trooper'}"
+                for i in others
+            )
+            refusals.append((f"shot nullified: {words} in the area of effect", "nullified"))
+        if markers:
+            refusals.append((
+                f"shot nullified: {_names(markers, models)} {'is an Impersonation Marker' if len(markers) == 1 else 'are Impersonation Markers'} "
+                "in the area of effect, which counts as a friendly trooper (FAQ)",
+                "impersonation",
+            ))
         if weapon.get("expendable"):
             details["expendable_use_spent"] = True
     elif friends:
@@ -740,7 +881,9 @@ def resolve(ctx: Context) -> Resolution:
         if rule == "aro_cancelled":
             names += bystanders
         elif rule == "nullified":
-            names += friends
+            names += [i for i in friends if not ("impersonation" in models[i].tags and models[i].side != side)]
+        elif rule == "impersonation":
+            names += [i for i in friends if "impersonation" in models[i].tags and models[i].side != side]
         steps.append(Step("note", f"Not allowed: {text}.", data={"models": names}, rule=rule))
     if allowed or not cancelled:
         steps.append(Step("note", "Partial Cover gives no +3 ARM/BTS against a template.", rule="no_partial_cover"))

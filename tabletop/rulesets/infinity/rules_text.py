@@ -109,6 +109,11 @@ RULES: tuple[Rule, ...] = (
         "affected by a Template).",
         ("friendly or Neutral trooper", "considered null"),
     ),
+    Rule(
+        "impersonation", "An Impersonation Marker counts as a friendly trooper (FAQ)",
+        "However, with an Impersonation Marker you can not declare the Attack because it counts as a friendly trooper.",
+        ("Impersonation Marker", "counts as a friendly trooper"),
+    ),
     Rule("main_target", "Impact Template: a main valid target", _MAIN_TARGET, ("main valid target",)),
     Rule(
         "speculative_circle_only", "A Teardrop Impact Template is laid on the main target's base edge",

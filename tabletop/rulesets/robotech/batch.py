@@ -194,10 +194,14 @@ class _Batch:
         # The main template: the first hit aimed at the template's own point, else the first missile.
         main = np.where((hit & self.primary[None, :]).any(axis=1), np.argmax(hit & self.primary[None, :], axis=1), 0)
         landing = at[rows, main]
+        # Contested unless one template surely covers it; when none covers it, when one is within the band.
+        near = self.contested[at] & live[:, :, None]
+        affected = covers.any(axis=1)
+        sure = (covers & ~near).any(axis=1)
         return BatchOutcomes(
-            affected=covers.any(axis=1),
+            affected=affected,
             damage=final.astype(float),
-            contested=self.contested[landing],
+            contested=(affected & ~sure) | (~affected & near.any(axis=1)),
             landing=landing,
         )
 

@@ -28,6 +28,7 @@ from tabletop.plugin import (
     Coverage,
     Impact,
     Model,
+    ModelCoverage,
     PlacedTemplate,
     Point,
     Resolution,
@@ -41,7 +42,6 @@ from tabletop.plugin import (
     point_line_of_sight,
     structure_line_of_sight,
     to_units,
-    with_statuses,
 )
 
 INCH_MM = MM_PER_UNIT["in"]
@@ -512,8 +512,7 @@ def resolve(ctx: Context) -> Resolution:
     # Final coverage: where the (first) Blast ended, everyone under any template marked affected.
     main = next((m for m in missiles if m.hit and m.aim.id == ctx.placed.id), missiles[0])
     main_placed = dataclasses.replace(main.placed, id=ctx.placed.id)
-    under_any = {u for m in missiles for u in m.coverage.affected}
-    coverage = with_statuses(dataclasses.replace(main.coverage, placed=main_placed), {u: "affected" for u in under_any})
+    coverage = _volley_coverage(dataclasses.replace(main.coverage, placed=main_placed), [m.coverage for m in missiles])
     drawn: dict[tuple[float, float], PlacedTemplate] = {}
     for m in missiles:
         if m.scattered:
@@ -567,6 +566,22 @@ def resolve(ctx: Context) -> Resolution:
         steps=tuple(atk.steps),
         also_drawn=tuple(drawn.values()),
     )
+
+
+def _volley_coverage(main: Coverage, covers: Sequence[Coverage]) -> Coverage:
+    """One coverage for every template of the attack: a model is affected when under any of them; its margin is
+    the deepest any reaches into it; it is contested unless one template surely covers it (or, when none covers
+    it, when one is within the band of doing so)."""
+    entries = dict(main.models)
+    for i, c in main.models.items():
+        if c.status == "user":
+            continue
+        each = [cov.models[i] for cov in covers]
+        under = any(x.status == "affected" for x in each)
+        sure = any(x.status == "affected" and not x.contested for x in each)
+        doubt = (under and not sure) or (not under and any(x.contested for x in each))
+        entries[i] = ModelCoverage("affected" if under else c.status, max(x.margin_mm for x in each), doubt)
+    return dataclasses.replace(main, models=entries)
 
 
 def _reactions(
@@ -653,7 +668,8 @@ def _reactions(
         face = dice.roll("dodge", ROLLS["dodge"], f"{unit} dodges (needs {need})")
         ok = face + pi >= need
         reactions.setdefault(unit, {})["dodge"] = {"roll": face, "pi": pi, "total": face + pi, "needs": need, "success": ok}
-        against = f"the highest Strike of missiles {names(counted)}, {need}" if volley else f"the Strike {need}"
+        which = f"missile {names(counted)}" if len(counted) == 1 else f"missiles {names(counted)}"
+        against = f"{need}, the highest Strike of {which}" if volley else f"the Strike {need}"
         atk.steps.append(Step(
             "note",
             f"{unit} dodges: {face} + PI {pi} = {face + pi} against {against}: "
