@@ -49,6 +49,10 @@ class Pilot:
         self.app = TabletopApp(scenario, path, size, autosave=autosave, problems=problems, recoveries=[recovery] if recovery is not None else recoveries, set_caption=False)
         pygame.event.clear()
         self.mouse: tuple[int, int] = self.app.view_rect.center
+        # pygame_gui reads the pointer for hovering from pygame.mouse.get_pos(), which a posted event does
+        # not move on the dummy display: the widgets see the pilot's pointer instead, as a real mouse's.
+        ui = self.app.ui
+        ui._update_mouse_position = lambda: setattr(ui, "mouse_position", ui.calculate_scaled_mouse_position(self.mouse))  # type: ignore[method-assign]
         self.step()
 
     # ------------------------------------------------------------------ frames

@@ -5,7 +5,8 @@
   clips its list to its container, so inside the 44 px toolbar it opened as a
   3 px sliver; in this container it opens down over the table, drawn above the
   toolbar and the side panel. The container itself takes no hover, so the
-  widgets under it keep working.
+  widgets under it keep working, and it never takes the focus from them (a
+  press on an open side-panel drop-down's item must reach it with the drop-down still open).
 * ``UnsavedChangesDialog``: Save / Discard / Cancel before a table is replaced or the app quits.
 """
 
@@ -59,6 +60,14 @@ class OverlayContainer(UIContainer):
         """Never hovered: the elements under the overlay keep their hover (and tooltips)."""
         self.hovered = False
         return hovered_higher_element
+
+    def hover_point(self, hover_x: float, hover_y: float) -> bool:
+        """Never under the mouse: a click that lands on the layer (anywhere in the window) must not
+        take the focus. pygame_gui gives the focus on a press to every element under the mouse,
+        top layer first; the layer took it from an open drop-down in the side panel, which then
+        closed between the press and the release, so its item was never picked. The layer's own
+        widgets test their container's rectangle, not this."""
+        return False
 
 
 class UnsavedChangesDialog(UIWindow):
