@@ -109,6 +109,18 @@ class Pilot:
         self.post(pygame.KEYUP, key=key, mod=mod, unicode=unicode, scancode=0)
         self.step()
 
+    def type(self, text: str) -> None:
+        """Type ``text`` into the focused field: one TEXTINPUT event per character, as a keyboard sends."""
+        for ch in text:
+            self.post(pygame.TEXTINPUT, text=ch, window=None)
+        self.step()
+
+    def replace_text(self, field: Any, text: str) -> None:
+        """Click into ``field``, select all (Ctrl+A) and type ``text`` over it."""
+        self.click(field.rect.center)
+        self.key(pygame.K_a, mod=pygame.KMOD_LCTRL)
+        self.type(text)
+
     def wheel(self, y: int, pos: tuple[int, int] | None = None, mod: int = 0) -> None:
         if pos is not None:
             self.move(pos)

@@ -8,6 +8,7 @@
   widgets under it keep working, and it never takes the focus from them (a
   press on an open side-panel drop-down's item must reach it with the drop-down still open).
 * ``UnsavedChangesDialog``: Save / Discard / Cancel before a table is replaced or the app quits.
+* ``PathDialog``: pygame_gui's file dialog where Enter in the path box confirms a file's path, as OK does.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import html
 from typing import Any
 
 import pygame
+from pygame_gui import UI_BUTTON_PRESSED, UI_TEXT_ENTRY_FINISHED
 from pygame_gui.core import UIContainer
 from pygame_gui.elements import UIButton, UITextBox, UIWindow
+from pygame_gui.windows import UIFileDialog
 
 #: Layers above the root the overlay starts at: above the toolbar's and the side panel's
 #: widgets (each about 5 layers thick); dialogs still open above it.
@@ -91,3 +94,20 @@ class UnsavedChangesDialog(UIWindow):
             if element is button:
                 return name
         return None
+
+
+class PathDialog(UIFileDialog):
+    """A file dialog where Enter in the path box confirms (as OK) when the path names a file; a folder
+    typed there is opened, as before."""
+
+    def _process_file_path_entry_events(self, event: pygame.event.Event) -> None:
+        super()._process_file_path_entry_events(event)
+        if (
+            event.type == UI_TEXT_ENTRY_FINISHED
+            and event.ui_element is self.file_path_text_line
+            and self.current_file_path is not None
+            and not self.current_file_path.is_dir()
+            and self.ok_button.is_enabled
+        ):
+            # The dialog's own OK: it posts the path picked and closes.
+            self._process_ok_cancel_events(pygame.event.Event(UI_BUTTON_PRESSED, {"ui_element": self.ok_button}))

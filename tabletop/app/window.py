@@ -22,7 +22,7 @@ from typing import Any
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIDropDownMenu, UILabel, UIPanel, UITextBox, UITextEntryLine
-from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWindow
+from pygame_gui.windows import UIConfirmationDialog, UIMessageWindow
 
 from tabletop.adjudicate import Adjudication
 from tabletop.catalogue import default_catalogue
@@ -59,7 +59,7 @@ from .status_bar import StatusBarMixin
 from .tools import TOOL_BUTTONS, Tool, make_tools
 from .tools.ruler import draw_pinned
 from .validate import document_problem
-from .widgets import THEME_FONTS, OverlayContainer, UnsavedChangesDialog, preload_fonts
+from .widgets import THEME_FONTS, OverlayContainer, PathDialog, UnsavedChangesDialog, preload_fonts
 
 
 #: Seconds between two updates of the results panel (setting its text is slow).
@@ -180,7 +180,9 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             return Adjudication(self.scenario, ())
 
     def placed(self) -> dict[str, PlacedTemplate]:
-        return placed_templates(self.live_adjudication())
+        """Each template where the view draws it (after a Fire, where it landed): hit-testing, hover,
+        the selection, the handles and the loupe use these, so what is drawn is what is touched."""
+        return placed_templates(self.adjudication())
 
     @property
     def tool(self) -> Tool:
@@ -511,7 +513,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         return r
 
     def _file_dialog(self, title: str, action: Callable[[str], Any], initial: str | None, existing: bool, suffixes: set[str]) -> None:
-        dialog = UIFileDialog(
+        dialog = PathDialog(
             self._dialog_rect(560, 440),
             self.ui,
             window_title=title,
@@ -641,7 +643,6 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         surface.fill((24, 27, 32))
         view = self.view_rect
         vp = self.viewport
-        live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
         show_backdrop(self.backdrops.layer(self.scenario, self.state.path))
@@ -653,7 +654,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         frame = draw_scene(surface, vp, self._in_app_words(shown), self._draw_options(), previous=previous)
         self._frame = frame
         self.draw_proposed(surface)
-        placed = placed_templates(live)
+        placed = placed_templates(shown)
         sel = self.state.selection
         if sel is not None:
             overlays.draw_selection(surface, vp, self.scenario, placed, sel.kind, sel.id)
