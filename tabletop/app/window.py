@@ -42,6 +42,7 @@ from .autosave import Autosaver, Recovery, find_recoveries, release_recovery
 from .documents import DocumentsMixin
 from .elevation import ElevationProfile
 from .firing import Firing, STEP_SECONDS
+from .frames import FramePacer
 from .input import InputMixin
 from .lifecycle import NoDisplay, SignalStop, on_signals, open_display, signal_name
 from .inspector import InspectorMixin
@@ -552,6 +553,35 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
 
     # ------------------------------------------------------------------ update / draw
 
+    def animating(self) -> bool:
+        """Something on screen moves by itself (or under a held button): frames at full rate."""
+        job = self.photo_import
+        return (
+            (self.firing is not None and not self.firing.done)
+            or self.dragging
+            or (self.state.view.show_odds and self.odds_worker.pending)
+            or (job is not None and any(t is not None and t.is_alive() for t in (job.thread, job.finder)))
+        )
+
+    def typing_focused(self) -> bool:
+        """A text field has the focus: its cursor blinks."""
+        return self._typing()
+
+    def frame_key(self) -> tuple[Any, ...]:
+        """What the picture shows that can change without an event (a status message running out,
+        the odds arriving, the autosave failing): a new key is drawn even when nothing else happens."""
+        return (
+            self.state,
+            self.firing,
+            self.firing is not None and self.firing.done,
+            self.odds_worker.result if self.state.view.show_odds else None,
+            self.odds_worker.error if self.state.view.show_odds else None,
+            self.message if self._now < self._message_until else "",
+            self.photo_import,
+            self.presenter,
+            tuple(self.size),
+        )
+
     def update(self, dt: float) -> None:
         """Advance time: widgets, the fire animation, the autosave."""
         self._now += dt
@@ -733,18 +763,19 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
             screen = open_display(size, pygame.RESIZABLE)
             scenario, opened, problems = startup_scenario(path)
             app = TabletopApp(scenario, opened, screen.get_size(), problems=problems, recoveries=find_recoveries())
-            clock = pygame.time.Clock()
+            pacer = FramePacer()  # draws only when something changed: an idle app costs nothing
             while app.running:
-                dt_ms = clock.tick(60)
+                events, dt = pacer.next_events(app)
                 t0 = time.perf_counter()
-                for event in pygame.event.get():
+                for event in events:
                     app.process_events(event)
-                app.update(dt_ms / 1000.0)
+                app.update(dt)
                 if tuple(screen.get_size()) != app.size:
                     app.resize(screen.get_size())
-                app.draw(screen)
-                pygame.display.flip()
-                app.frame_ms = (time.perf_counter() - t0) * 1000
+                if pacer.should_draw(app, events):
+                    app.draw(screen)
+                    pygame.display.flip()
+                    app.frame_ms = (time.perf_counter() - t0) * 1000
             stopping.shielded = True
             return app.exit_code
         except SignalStop as stop:
