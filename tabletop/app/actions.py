@@ -50,7 +50,10 @@ class ActionsMixin:
         if not self.state.view.show_odds:
             self.odds_worker.cancel()
         self._refresh_widgets()
-        self.flash("Odds on: computing off the frame" if self.state.view.show_odds else "Odds off")
+        if not self.state.view.show_odds:
+            self.flash("Odds off")
+        elif self.message.startswith("Odds off"):
+            self.message = ""  # the status bar's odds part says what the odds are doing (odds… 0.4 s, odds ready)
 
     def toggle_dice_free(self) -> None:
         """Dice free on: Fire and the odds roll every die, setting the file's fixed rolls aside.

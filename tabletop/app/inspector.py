@@ -8,13 +8,14 @@ from typing import Any
 import pygame
 from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
-from tabletop.model import At, Base, Direct, Impact, Template
+from tabletop.model import At, Base, Direct, Impact, Scenario, Template
 from tabletop.units import format_length, parse_length
 
 from .layout import PANEL_W
 from .measure import parse_placement, parse_row
 from .state import EditModel, EditTemplate, EditTerrain, RotateTemplate, SetTerrainOutline, format_numbers, parse_numbers, parse_tags
 from .validate import check_heading, check_length
+from .widgets import fit_text
 
 
 class InspectorMixin:
@@ -65,11 +66,14 @@ class InspectorMixin:
             self._shown[name] = value
             y += 28
 
-        def heading(title: str) -> None:
+        def heading(title: str, detail: str = "") -> None:
+            """The panel's title (and a line under it), each cut with "…" to the panel's width."""
             nonlocal y
-            title = title if len(title) <= 40 else title[:39] + "…"
-            add(UILabel(pygame.Rect(8, y, iw, 22), title, self.ui, container=self.panel, object_id="#heading"))
+            add(UILabel(pygame.Rect(8, y, iw, 24), fit_text(self.ui, title, iw - 12, 15, bold=True), self.ui, container=self.panel, object_id="#heading"))
             y += 24
+            if detail:
+                add(UILabel(pygame.Rect(8, y, iw, 20), fit_text(self.ui, detail, iw - 12, 13), self.ui, container=self.panel, object_id="#small"))
+                y += 20
 
         def actions() -> None:
             nonlocal y
@@ -89,8 +93,7 @@ class InspectorMixin:
                 "F1 lists every shortcut.",
             ]
             for line in lines:
-                line = line if len(line) <= 44 else line[:43] + "…"
-                add(UILabel(pygame.Rect(8, y, iw, 22), line, self.ui, container=self.panel, object_id="#small"))
+                add(UILabel(pygame.Rect(8, y, iw, 22), fit_text(self.ui, line, iw - 12, 13), self.ui, container=self.panel, object_id="#small"))
                 y += 22
             return
         try:
@@ -108,7 +111,7 @@ class InspectorMixin:
                 row("Row", "row", "", "copies in a row: 4 at 1.5\" (centre to centre) · 4 at 0.5\", edge to edge, at 90°")
             elif ref.kind == "template":
                 t = s.template(ref.id)
-                heading(f"Template {t.id} — {_placement_words(t)}")
+                heading(f"Template {t.id}", _placement_words(t, s))
                 row("Shape", "shape", t.shape_name or (t.shape.kind if t.shape else ""), "A catalogue name: " + ", ".join(list(self.catalogue)[:6]) + ", …")
                 p = t.placement
                 if isinstance(p, (At, Direct)):
@@ -253,12 +256,20 @@ def parse_base(text: str) -> Base:
     return Base.round(check_length(parse_length(t, "mm"), "Base diameter"))
 
 
-def _placement_words(t: Template) -> str:
+def _placement_words(t: Template, s: Scenario) -> str:
+    """How the template is laid, with the models' names: "impact: Tomahawk on Battlepod"."""
+
+    def name(model_id: str) -> str:
+        try:
+            return s.model(model_id).label
+        except KeyError:
+            return model_id
+
     p = t.placement
     if isinstance(p, At):
-        return "free"
+        return "free: placed where it lies"
     if isinstance(p, Impact):
-        return f"impact {p.attacker} on {p.target or 'a point'}"
+        return f"impact: {name(p.attacker)} on {name(p.target) if p.target else 'a point'}"
     if isinstance(p, Direct):
-        return f"direct from {p.attacker}"
-    return f"explosion of {p.model}"
+        return f"direct: from {name(p.attacker)}"
+    return f"explosion of {name(p.model)}"

@@ -9,6 +9,8 @@
   press on an open side-panel drop-down's item must reach it with the drop-down still open).
 * ``UnsavedChangesDialog``: Save / Discard / Cancel before a table is replaced or the app quits.
 * ``PathDialog``: pygame_gui's file dialog where Enter in the path box confirms a file's path, as OK does.
+* ``widen_list``: a drop-down whose open list is wide enough for its longest item, kept over the table.
+* ``fit_text``: a label's text cut to its width with "…" (pygame_gui warns, and clips, otherwise).
 """
 
 from __future__ import annotations
@@ -111,3 +113,37 @@ class PathDialog(UIFileDialog):
         ):
             # The dialog's own OK: it posts the path picked and closes.
             self._process_ok_cancel_events(pygame.event.Event(UI_BUTTON_PRESSED, {"ui_element": self.ok_button}))
+
+
+def fit_text(manager: Any, text: str, width: int, size: int = 14, bold: bool = False) -> str:
+    """``text``, or as much of it as fits ``width`` px in the theme's Noto Sans, ending in "…"."""
+    font = manager.get_theme().get_font_dictionary().find_font(size, "noto_sans", bold)
+    if font.size(text)[0] <= width:
+        return text
+    while text and font.size(text + "…")[0] > width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def text_width(manager: Any, text: str, size: int = 14, bold: bool = False) -> int:
+    """``text``'s width in px in the theme's Noto Sans."""
+    return int(manager.get_theme().get_font_dictionary().find_font(size, "noto_sans", bold).size(text)[0])
+
+
+def widen_list(menu: Any, width: int, right: int) -> None:
+    """Open ``menu``'s list ``width`` px wide with its right edge at x = ``right`` (in its container):
+    pygame_gui opens it as wide as the closed drop-down, which cut the longer names, and under its
+    left edge, which put it over the side panel."""
+    state = menu.menu_states["expanded"]
+    start = state.start
+
+    def start_wide(should_rebuild: bool = True) -> None:
+        start(should_rebuild)
+        listing = state.options_selection_list
+        if listing is None:
+            return
+        w = max(width, listing.relative_rect.width)
+        listing.set_dimensions((w, listing.relative_rect.height))
+        listing.set_relative_position((right - w, listing.relative_rect.top))
+
+    state.start = start_wide

@@ -60,7 +60,7 @@ from .status_bar import StatusBarMixin
 from .tools import TOOL_BUTTONS, Tool, make_tools
 from .tools.ruler import draw_pinned
 from .validate import document_problem
-from .widgets import THEME_FONTS, OverlayContainer, PathDialog, UnsavedChangesDialog, preload_fonts
+from .widgets import THEME_FONTS, OverlayContainer, PathDialog, UnsavedChangesDialog, preload_fonts, text_width, widen_list
 
 
 #: Seconds between two updates of the results panel (setting its text is slow).
@@ -222,6 +222,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             self.tools[before.tool].deactivate(self)
             self.tools[after.tool].activate(self)
         if self.state.scenario is not before.scenario:
+            if self.message_is_error and self._now < self._message_until and not self._modal_open():
+                self.message = ""  # an edit went through: an earlier "Not applied: …" no longer stands
             self.firing = None
             self.autosaver.changed(self.state.scenario, self._now)
             if not self.dragging and self.mouse_world is not None:
@@ -360,10 +362,15 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             self.demo_menu = self._demo_menu(rect)
 
     def _demo_menu(self, rect: pygame.Rect) -> UIDropDownMenu:
-        """The toolbar's "Demo tables" drop-down, opening down over the table."""
+        """The toolbar's "Demo tables" drop-down, opening down over the table: as wide as its longest
+        name (with room for the scroll bar), its right edge at the table view's (not over the panel)."""
         names = ["Demo tables…"] + [p.stem for p in demo_tables()]
         limit = max(60, self.size[1] - STATUS_H - rect.bottom - 8)
-        return UIDropDownMenu(names, names[0], rect, self.ui, container=self.overlay, expansion_height_limit=limit)
+        menu = UIDropDownMenu(names, names[0], rect, self.ui, container=self.overlay, expansion_height_limit=limit)
+        width = max(text_width(self.ui, n) for n in names) + 44
+        right = max(min(rect.right, self.view_rect.right), width)
+        widen_list(menu, min(width, right), right)
+        return menu
 
     def _refresh_results(self, force: bool = False) -> None:
         adj = self.adjudication()
