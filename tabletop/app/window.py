@@ -324,7 +324,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self.buttons["fire"] = UIButton(pygame.Rect(8, y, iw + 8, 32), "FIRE  (Enter)", self.ui, container=self.panel, object_id="#fire", tool_tip_text="Resolve every template with the seeded dice (and the what-if rolls) and animate it; Dice free off: with the file's fixed rolls")
         y += 40
         self.inspector_top = y
-        self.inspector_h = 292  # the model panel's 8 rows (with Facing, Place, Row of copies)
+        self.inspector_h = 346  # the model panel's heading, 10 rows (Name to Row of copies) and its buttons
         results_top = y + self.inspector_h + 4
         UILabel(pygame.Rect(8, results_top, iw, 22), "Results", self.ui, container=self.panel, object_id="#heading")
         self.results_box = UITextBox("", pygame.Rect(8, results_top + 24, iw + 8, max(60, ph - results_top - 34)), self.ui, container=self.panel)
@@ -530,6 +530,9 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             allowed_suffixes=suffixes,
         )
         self._dialogs[dialog] = action
+        # The path box has the keys: Enter takes the name offered, or type another (Ctrl+A selects it all).
+        self.ui.set_focus_set(dialog.file_path_text_line)
+        dialog.file_path_text_line.edit_position = len(dialog.file_path_text_line.get_text())
 
         def again(old: Any) -> None:
             typed = getattr(getattr(old, "file_path_text_line", None), "get_text", lambda: "")()
