@@ -25,6 +25,6 @@ def suggested_path(current: str | None, title: str | None, suffix: str) -> str:
 
 
 def file_stem(title: str | None) -> str:
-    """``"Robotech — a Blast misses"`` → ``"robotech-a-blast-misses"``; "table" without a usable title."""
+    """``"Ford ambush at dawn"`` → ``"ford-ambush-at-dawn"``; "table" without a usable title."""
     words = re.findall(r"[a-z0-9]+", (title or "").lower())
     return "-".join(words)[:60].strip("-") or "table"
