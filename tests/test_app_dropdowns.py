@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pygame
+import pygame_gui
 import pytest
 
 from tabletop.app.pilot import Pilot
@@ -99,3 +100,38 @@ def test_the_pilot_moves_the_pointer_pygame_gui_hovers_with() -> None:
     finally:
         p.close()
     assert pygame.get_init()
+
+
+def test_a_pick_is_kept_when_the_app_refreshes_before_handling_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A key handled in the same frame as the click (here Ctrl+S) refreshed the panel before the app saw
+    the drop-down's change: the Ruleset menu was built again for the old ruleset and the pick was lost."""
+    import shutil
+
+    from tabletop.scenario_io import load
+
+    table = tmp_path / "table.toml"
+    shutil.copy(DEFAULT, table)
+    p = Pilot(table)
+    try:
+        menu = p.app.ruleset_menu
+        p.click(menu.rect.center)
+        p.step(2)
+        button = next(i["button_element"] for i in menu.current_state.options_selection_list.item_list if i["text"] == "robotech")
+        p.move(button.rect.center)
+        p.post(pygame.MOUSEBUTTONDOWN, pos=button.rect.center, button=1, touch=False)
+        p.post(pygame.MOUSEBUTTONUP, pos=button.rect.center, button=1, touch=False)
+        # pygame_gui passes the pick on in events, one frame each (the item's press, the list's new
+        # selection, the drop-down's change): Ctrl+S lands in the frame the drop-down takes the pick
+        for _ in range(6):
+            p.step()
+            if pygame.event.peek(pygame_gui.UI_SELECTION_LIST_NEW_SELECTION):
+                break
+        else:
+            raise AssertionError("the list never passed the pick on")
+        p.post(pygame.KEYDOWN, key=pygame.K_s, mod=pygame.KMOD_LCTRL, unicode="", scancode=0)
+        p.step(4)
+        assert p.app.scenario.ruleset == "robotech"
+        p.key(pygame.K_s, mod=pygame.KMOD_LCTRL)
+        assert load(table).ruleset == "robotech"
+    finally:
+        p.close()

@@ -45,9 +45,22 @@ def real_app(table: Path, home: Path, screen: str = "1600x1000x24", args: tuple[
             env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         wid = _wait_for_window(app, env)
+        wait_until(lambda: _drawn_and_still(wid, env, home), "the app's first frames", 60)
         yield app, wid, env
     finally:
         stop(app, xvfb)
+
+
+def _drawn_and_still(wid: str, env: dict[str, str], tmp: Path) -> bool:
+    """The window shows the app (not a blank window) and two screenshots in a row are alike: the app
+    is up and has stopped drawing. A click before that can land on a widget not built yet."""
+    import numpy as np
+
+    shots = [tmp / "still-a.png", tmp / "still-b.png"]
+    if not all(screenshot(wid, shot, env) for shot in shots):
+        return False
+    a, b = (pygame.surfarray.array3d(pygame.image.load(str(shot))).astype(int) for shot in shots)
+    return bool(a.shape == b.shape and a.std() > 10 and (a != b).mean() < 1e-4)
 
 
 def window_size(wid: str, env: dict[str, str]) -> tuple[int, int]:
@@ -95,6 +108,12 @@ def pick(wid: str, env: dict[str, str], places: dict[str, tuple[int, int]], tmp:
 
     wait_until(list_drawn, "the drop-down's list", 20)
     click(wid, env, places["item"])
+
+    def list_closed() -> bool:  # the pick taken: what the list covered is drawn again
+        shot = tmp / "closed-again.png"
+        return screenshot(wid, shot, env) and _dist(_pixel(shot, places["item"]), under) <= 20
+
+    wait_until(list_closed, "the drop-down closed on the pick", 20)
 
 
 def saved_after(wid: str, env: dict[str, str], table: Path, ok: Any, what: str) -> None:

@@ -311,6 +311,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         y = 6
         UILabel(pygame.Rect(8, y, 90, 26), "Ruleset", self.ui, container=self.panel, object_id="#small")
         self.ruleset_menu = UIDropDownMenu(ruleset_options(self.scenario.ruleset), current_label(self.scenario.ruleset), pygame.Rect(100, y, iw - 92, 26), self.ui, container=self.panel)
+        self._ruleset_menu_for = self.scenario.ruleset
         y += 30
         UILabel(pygame.Rect(8, y, 90, 26), "New template", self.ui, container=self.panel, object_id="#small")
         names = list(self.catalogue) or ["large_blast"]
@@ -347,7 +348,10 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             undo.enable() if self.state.history.can_undo else undo.disable()
         if redo is not None:
             redo.enable() if self.state.history.can_redo else redo.disable()
-        if self.ruleset_menu.selected_option[0] != current_label(self.scenario.ruleset):
+        # Built again when the table's ruleset changed (an undo, another file), not when the menu's own choice
+        # differs: between a pick and the app's handling of it (a frame or two later) a refresh killed the
+        # menu, its pick with it.
+        if self._ruleset_menu_for != self.scenario.ruleset:
             self._rebuild_dropdown("ruleset")
         self._refresh_inspector()
 
@@ -356,6 +360,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             rect = self.ruleset_menu.relative_rect.copy()
             self.ruleset_menu.kill()
             self.ruleset_menu = UIDropDownMenu(ruleset_options(self.scenario.ruleset), current_label(self.scenario.ruleset), rect, self.ui, container=self.panel)
+            self._ruleset_menu_for = self.scenario.ruleset
         elif which == "demo":
             rect = self.demo_menu.relative_rect.copy()
             self.demo_menu.kill()
