@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-all mutate bench render-all clean dist
+.PHONY: run test test-all mutate bench render-all clean dist screenshots
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -41,6 +41,11 @@ mutate: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+# The README's pictures (docs/images): the app's from the real app under Xvfb driven by xdotool, the
+# others from the command line. tests/test_xvfb_screenshots.py fails when one no longer matches.
+screenshots: $(STAMP)
+	$(BIN)/python -m tests.screenshots
 
 # Standalone one-folder build (dist/tabletop/) with PyInstaller; see docs/install.md.
 dist: $(STAMP)

@@ -474,6 +474,19 @@ def main(argv: list[str] | None = None) -> int:
     review_bench.main([])
     print()
 
+    from benchmarks import idle as idle_bench
+
+    print("Idle app (redraws only when something changed)", end=": ")
+    sys.stdout.flush()
+    idle = idle_bench.measure(5.0 if args.quick else 10.0)
+    figures["idle_cpu_percent"] = idle
+    ok = float(idle["idle_percent"]) < idle_bench.TARGET_PERCENT
+    print(
+        f"CPU of the app's process left alone {idle['seconds']:.0f} s ({idle['display']}): {float(idle['idle_percent']):.2f} % of one core\n"
+        f"  baseline, the same app with the mouse moving over the table: {float(idle['moving_percent']):.1f} %\n"
+        f"  target: idle < {idle_bench.TARGET_PERCENT:g} %  → {'PASS' if ok else 'MISS'}\n"
+    )
+
     mem = bench_memory()
     figures["peak_rss_mib"] = mem
     if mem is not None:

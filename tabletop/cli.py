@@ -83,6 +83,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25; `tabletop --help` lists every ruleset's settings")
 
 
+def _rolls_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--rolls", type=Path, default=None, metavar="LOG",
+        help="replay the rolls of an export: LOG is the app's Markdown export (or a TOML roll log); each template's dice are fixed to it",
+    )
+
+
 def build_parser(include_photo: bool = True, include_sharing: bool = True) -> argparse.ArgumentParser:
     """The ``tabletop`` argument parser (subcommands); ``photo`` and the sharing commands only when asked
     (``check`` does not pay for their modules)."""
@@ -91,6 +98,7 @@ def build_parser(include_photo: bool = True, include_sharing: bool = True) -> ar
     check = sub.add_parser("check", help="adjudicate every template in a scenario", description="Adjudicate every template: status, margin and contest of every model.")
     _common(check)
     check.add_argument("--json", action="store_true", help="print the JSON report of the spec")
+    _rolls_arg(check)
     render = sub.add_parser("render", help="draw the table to a PNG", description="Draw the table, templates, visible regions and statuses to a PNG.")
     _common(render)
     render.add_argument("-o", "--output", type=str, required=True, metavar="OUT.png|OUT.svg", help="PNG, or SVG (vectors) by the extension")
@@ -104,6 +112,7 @@ def build_parser(include_photo: bool = True, include_sharing: bool = True) -> ar
     )
     render.add_argument("--layout-json", type=Path, default=None, metavar="LAYOUT.json", help="also write what was drawn (labels, bases, hidden count) in screen px")
     render.add_argument("--palette", choices=("default", "cb"), default="default", help="status colours: default, or cb (colour-blind safe, Okabe-Ito)")
+    _rolls_arg(render)
     odds = sub.add_parser("odds", help="chances to be affected and expected damage", description="Each model's chance to be affected and expected damage, with every die left free (the file's fixed rolls too, as the app does; --keep-fixed-rolls keeps them).")
     _common(odds)
     odds.add_argument("--json", action="store_true")
@@ -169,6 +178,11 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
     for w in warnings:
         print(escape_text(str(w)), file=sys.stderr)
+    if getattr(args, "rolls", None) is not None:
+        from tabletop.replay import read_roll_log, with_rolls
+
+        args.roll_log = read_roll_log(args.rolls)
+        scenario = with_rolls(scenario, args.roll_log, str(args.rolls))
     return scenario
 
 
@@ -185,7 +199,16 @@ def _seed(args: argparse.Namespace, scenario) -> int:  # type: ignore[no-untyped
 def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-def]
     from tabletop.adjudicate import adjudicate
 
-    return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set, scenario))
+    adj = adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set, scenario))
+    log = getattr(args, "roll_log", None)
+    if log is not None:
+        from tabletop.replay import unreplayed
+
+        extra = unreplayed(adj, log)
+        if extra:
+            print(f"tabletop: warning: {args.rolls}: the log has no value for {', '.join(extra[:8])}: rolled from the seed "
+                  "(the table differs from the one the log was written for)", file=sys.stderr)
+    return adj
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -65,6 +65,7 @@ def _scenario_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_seed_arg, default=None, metavar="N", help="seed of the dice (default: the file's seed, else 1)")
     p.add_argument("--tolerance", type=_tolerance, default=1.0, metavar="MM", help="contested when |margin| <= MM (default 1)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="ruleset setting, e.g. --set battery_overlap=0.25; `tabletop --help` lists them all")
+    p.add_argument("--rolls", type=Path, default=None, metavar="LOG", help="replay the rolls of an export (the app's Markdown export, or a TOML roll log)")
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -188,14 +188,19 @@ def test_save_as_and_open_use_the_file_dialog(pilot: Pilot, tmp_path: Path) -> N
     dialogs = windows(pilot, UIFileDialog)
     assert len(dialogs) == 1
     target = tmp_path / "copy.toml"
-    pilot.post(pygame_gui.UI_FILE_DIALOG_PATH_PICKED, text=str(target), ui_element=dialogs[0], ui_object_id="#file_dialog")
-    pilot.step()
+    # typed into the path box (it has the keys when the dialog opens), Enter confirms
+    pilot.key(pygame.K_a, CTRL)
+    pilot.type(str(target))
+    pilot.key(pygame.K_RETURN)
+    pilot.step(2)
     assert target.exists() and pilot.app.state.path == str(target)
+    assert not windows(pilot, UIFileDialog)
     pilot.key(pygame.K_o, CTRL)
     dialogs = windows(pilot, UIFileDialog)
-    assert dialogs
-    pilot.post(pygame_gui.UI_FILE_DIALOG_PATH_PICKED, text=str(SCENARIOS / "robotech-hit.toml"), ui_element=dialogs[-1], ui_object_id="#file_dialog")
-    pilot.step()
+    assert len(dialogs) == 1
+    pilot.replace_text(dialogs[0].file_path_text_line, str(SCENARIOS / "robotech-hit.toml"))
+    pilot.key(pygame.K_RETURN)
+    pilot.step(2)
     assert pilot.app.scenario == load(SCENARIOS / "robotech-hit.toml")
 
 

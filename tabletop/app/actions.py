@@ -50,7 +50,10 @@ class ActionsMixin:
         if not self.state.view.show_odds:
             self.odds_worker.cancel()
         self._refresh_widgets()
-        self.flash("Odds on: computing off the frame" if self.state.view.show_odds else "Odds off")
+        if not self.state.view.show_odds:
+            self.flash("Odds off")
+        elif self.message.startswith("Odds off"):
+            self.message = ""  # the status bar's odds part says what the odds are doing (odds… 0.4 s, odds ready)
 
     def toggle_dice_free(self) -> None:
         """Dice free on: Fire and the odds roll every die, setting the file's fixed rolls aside.
@@ -77,7 +80,7 @@ class ActionsMixin:
         sel = self.state.selection
         if sel is None or sel.kind != "template" or not has_side_view(self.scenario.ruleset):
             return None
-        adj = self.live_adjudication()
+        adj = self.adjudication()  # as drawn: after a Fire, where the template landed
         result = next((r for r in adj.results if r.template.id == sel.id), None)
         if result is None:
             return None
@@ -200,7 +203,7 @@ class ActionsMixin:
             self.show_message("Cannot resolve", html.escape(str(exc)))
             return None
         adj = replace(adj, scenario=self.scenario)
-        live = placed_templates(self.live_adjudication())
+        live = self.placed()  # the animation starts where the template is drawn now
         keyframes: list[tuple[str, PlacedTemplate, PlacedTemplate, str]] = []
         for r in adj.results:
             current = live.get(r.template.id, r.resolution.placed)
@@ -210,7 +213,7 @@ class ActionsMixin:
                     current = step.placed
             if current != r.resolution.placed:
                 keyframes.append((r.template.id, current, r.resolution.placed, f"{r.template.id}: final position"))
-        self.firing = Firing(adj, keyframes, dice_free=self.state.view.odds_dice_free)
+        self.firing = Firing(adj, keyframes, dice_free=self.state.view.odds_dice_free, what_if=dict(self.state.what_if))
         affected = sorted({i for r in adj.results for i in r.resolution.affected})
         self.flash(f"Fired {len(adj.results)} template(s): {len(affected)} model(s) affected")
         self._refresh_results(force=True)

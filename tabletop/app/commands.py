@@ -91,6 +91,15 @@ class DeleteItem:
 
 
 @dataclass(frozen=True)
+class RenameItem:
+    """Give a model or terrain piece a new id; the templates and models that name it follow."""
+
+    ref: Ref
+    new_id: str
+    gesture: int | None = None
+
+
+@dataclass(frozen=True)
 class SetRuleset:
     name: str
 
@@ -283,7 +292,7 @@ Edit = Union[
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
     DeleteItem, SetRuleset, SetSettings, SetTitle, EditModel, EditTemplate, EditTerrain,
     MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
-    ImportPhoto, AcceptProposed,
+    ImportPhoto, AcceptProposed, RenameItem,
 ]
 Command = Union[
     Edit, Undo, Redo, Open, MarkSaved, Select, SetTool, PickAttacker, SetNewShape, SetView, ToggleView,
@@ -293,7 +302,7 @@ EDITS = (
     MoveModel, MoveTerrain, MoveTemplate, RotateTemplate, AddModel, AddTerrain, AddTemplate,
     DeleteItem, SetRuleset, SetSettings, SetTitle, EditModel, EditTemplate, EditTerrain,
     MoveItems, RotateTerrain, SetTerrainOutline, AddItems,
-    ImportPhoto, AcceptProposed,
+    ImportPhoto, AcceptProposed, RenameItem,
 )
 
 

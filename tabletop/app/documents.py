@@ -17,6 +17,7 @@ from tabletop.viewport import Viewport
 
 from .autosave import Recovery, adopt_recovery, describe_recovery, discard_recovery, load_recovery, release_recovery
 from .layout import SCENARIOS
+from .paths import suggested_path
 from .state import MarkSaved, Open, empty_scenario
 from .validate import document_problem
 
@@ -193,7 +194,7 @@ class DocumentsMixin:
 
     def ask_save_as(self, then: Callable[[], Any] | None = None) -> None:
         """Ask where to save; ``then`` runs after a successful save (not when it fails or is cancelled)."""
-        start = self.state.path or str(Path.cwd() / "table.toml")
+        start = self.state.path or suggested_path(None, self.scenario.title, ".toml")
 
         def picked(p: str) -> None:
             target = self._named_for("Save", p, ".toml", (".toml", ".json"))
@@ -203,7 +204,7 @@ class DocumentsMixin:
         self._file_dialog("Save scenario as", picked, start, False, {".toml", ".json"})
 
     def ask_export(self) -> None:
-        base = Path(self.state.path).with_suffix(".png") if self.state.path else Path.cwd() / "table.png"
+        base = suggested_path(self.state.path, self.scenario.title, ".png")
         from .share_export import EXPORTS, export_as
 
         title = "Export: .png view, .svg vector, .gif animation or .md text"

@@ -28,6 +28,7 @@ from tabletop.app.commands import (
     MoveTerrain,
     PROPOSED_TAG,
     Ref,
+    RenameItem,
     RotateTemplate,
     RotateTerrain,
     SetRuleset,
@@ -150,6 +151,43 @@ def _delete(scenario: Scenario, ref: Ref) -> Scenario:
     return replace(scenario, models=models, templates=tuple(t for t in scenario.templates if not needs(t)))
 
 
+def _rename(scenario: Scenario, ref: Ref, new_id: str) -> Scenario:
+    """``ref`` renamed ``new_id``, with every template placement and engagement that names it."""
+    if ref.kind not in ("model", "terrain"):
+        raise CommandError("only models and terrain pieces are renamed")
+    if not item_exists(scenario, ref):
+        raise CommandError(f"no {ref.kind} {ref.id!r}")
+    new_id = new_id.strip()
+    if not new_id:
+        raise CommandError("an id cannot be empty")
+    if new_id == ref.id:
+        return scenario
+    if any(i.id == new_id for i in (*scenario.models, *scenario.terrain)):
+        raise CommandError(f"id {new_id!r} is taken")
+    if ref.kind == "terrain":
+        return replace(scenario, terrain=tuple(replace(t, id=new_id) if t.id == ref.id else t for t in scenario.terrain))
+    old = ref.id
+
+    def renamed(name: str | None) -> str | None:
+        return new_id if name == old else name
+
+    def placement(p: Any) -> Any:
+        if isinstance(p, Impact):
+            return replace(p, attacker=renamed(p.attacker), target=renamed(p.target))
+        if isinstance(p, Direct):
+            return replace(p, attacker=renamed(p.attacker))
+        if isinstance(p, Explosion):
+            return replace(p, model=renamed(p.model))
+        return p
+
+    models = tuple(
+        replace(m, id=new_id if m.id == old else m.id, engaged=tuple(new_id if e == old else e for e in m.engaged))
+        for m in scenario.models
+    )
+    templates = tuple(replace(t, placement=placement(t.placement)) for t in scenario.templates)
+    return replace(scenario, models=models, templates=templates)
+
+
 _MODEL_FIELDS = {"name", "side", "unit", "base", "stats", "tags", "facing", "engaged", "x", "y", "z", "height", "sigma"}
 _TEMPLATE_FIELDS = {"shape", "shape_name", "rolls", "weapon", "battery"}
 _TERRAIN_FIELDS = {"name", "kind", "height", "blocks_los", "stats", "tags"}
@@ -199,6 +237,8 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
         return replace(s, ruleset=command.name)
     if isinstance(command, SetSettings):
         return replace(s, extra={**s.extra, "settings": dict(command.values)})
+    if isinstance(command, RenameItem):
+        return _rename(s, command.ref, command.new_id)
     if isinstance(command, SetTitle):
         return replace(s, title=command.title)
     if isinstance(command, EditModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from tabletop.adjudicate import Adjudication
 from tabletop.model import PlacedTemplate
@@ -18,6 +19,7 @@ class Firing:
     keyframes: list[tuple[str, PlacedTemplate, PlacedTemplate, str]] = field(default_factory=list)
     elapsed: float = 0.0
     dice_free: bool | None = None  # the file's fixed rolls were set aside (None: not said)
+    what_if: dict[str, Any] = field(default_factory=dict)  # the what-if rolls it was fired with
 
     @property
     def duration(self) -> float:

@@ -36,6 +36,8 @@ class InputMixin:
             return
         if event.type == pygame.MOUSEMOTION:
             self.mouse_screen = event.pos
+        if event.type == pygame.KEYDOWN and event.key == pygame.K_TAB and self._tab_between_fields(bool(getattr(event, "mod", 0) & pygame.KMOD_SHIFT)):
+            return
         consumed = self.ui.process_events(event)
         self._apply_unfocused_fields()
         if self._handle_ui_event(event):
@@ -72,6 +74,24 @@ class InputMixin:
             text = self.whatif_entry.get_text().strip()
             if text != format_numbers(self.state.what_if) and not self.set_what_if(text):
                 self.whatif_entry.set_text(format_numbers(self.state.what_if))
+
+    def _tab_between_fields(self, backwards: bool) -> bool:
+        """Tab (Shift+Tab) in a side-panel field: the next (previous) field, its text selected to be typed
+        over, as in any form. The field left keeps its text until Enter or Apply applies them all."""
+        fields = [e for e in (self.seed_entry, self.whatif_entry, *self._fields.values()) if e.alive()]
+        focused = self.ui.get_focus_set() or set()
+        current = next((i for i, e in enumerate(fields) if e in focused), None)
+        if current is None:
+            if self._modal_open() or self._typing() or not self._fields:
+                return False
+            # Tab from the table: into the selection's first field (a new model's name, the table's title).
+            target = next(iter(self._fields.values()))
+        else:
+            target = fields[(current + (-1 if backwards else 1)) % len(fields)]
+        self.ui.set_focus_set(target)
+        target._do_select_all()  # pygame_gui's own Ctrl+A
+        self._apply_unfocused_fields()
+        return True
 
     def _typing(self) -> bool:
         return any(isinstance(e, UITextEntryLine) for e in self.ui.get_focus_set() or ())

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
 import pygame
 from pygame_gui.elements import UIButton, UILabel, UITextEntryLine
 
-from tabletop.model import At, Base, Direct, Impact, Template
-from tabletop.units import format_length, parse_length
+from tabletop.model import At, Base, Direct, Impact, Scenario, Template
+from tabletop.units import parse_length
 
 from .layout import PANEL_W
-from .measure import parse_placement, parse_row
+from .commands import MoveModel, MoveTerrain, Ref, RenameItem, SetTitle
+from .measure import circle_points, parse_centre, parse_placement, parse_row, round_piece, terrain_centre
 from .state import EditModel, EditTemplate, EditTerrain, RotateTemplate, SetTerrainOutline, format_numbers, parse_numbers, parse_tags
 from .validate import check_heading, check_length
+from .widgets import fit_text
 
 
 class InspectorMixin:
@@ -23,7 +26,8 @@ class InspectorMixin:
     def _inspector_subject(self) -> Any:
         ref = self.state.selection
         if ref is None:
-            return (None, self.scenario.title, len(self.scenario.models), len(self.scenario.templates))
+            s = self.scenario
+            return (None, s.title, s.units, s.table, len(s.models), len(s.terrain), len(s.templates))
         s = self.scenario
         try:
             if ref.kind == "model":
@@ -39,6 +43,7 @@ class InspectorMixin:
     def _refresh_inspector(self) -> None:
         key = self._inspector_subject()
         if key == self._inspector_key:
+            self._follow_model_centre()
             return
         self._inspector_key = key
         for e in self._inspector:
@@ -65,11 +70,14 @@ class InspectorMixin:
             self._shown[name] = value
             y += 28
 
-        def heading(title: str) -> None:
+        def heading(title: str, detail: str = "") -> None:
+            """The panel's title (and a line under it), each cut with "…" to the panel's width."""
             nonlocal y
-            title = title if len(title) <= 40 else title[:39] + "…"
-            add(UILabel(pygame.Rect(8, y, iw, 22), title, self.ui, container=self.panel, object_id="#heading"))
+            add(UILabel(pygame.Rect(8, y, iw, 24), fit_text(self.ui, title, iw - 12, 15, bold=True), self.ui, container=self.panel, object_id="#heading"))
             y += 24
+            if detail:
+                add(UILabel(pygame.Rect(8, y, iw, 20), fit_text(self.ui, detail, iw - 12, 13), self.ui, container=self.panel, object_id="#small"))
+                y += 20
 
         def actions() -> None:
             nonlocal y
@@ -80,24 +88,26 @@ class InspectorMixin:
             y += 32
 
         if ref is None:
-            heading("Nothing selected")
+            heading("The table")
+            row("Title", "title", s.title or "", "The table's title: shown on the table, in the window's title and in exports (Enter applies)")
             lines = [
-                f"{s.title or 'Untitled table'}",
-                f"{format_length(s.table.width)} × {format_length(s.table.depth)} table",
+                f"{format_in_units(s.table.width, s.units)} × {format_in_units(s.table.depth, s.units)} table",
                 f"{len(s.models)} models, {len(s.terrain)} terrain, {len(s.templates)} templates",
-                "Click a model, template or building to edit it.",
+                "Nothing selected: click a model, template or building to edit it.",
                 "F1 lists every shortcut.",
             ]
             for line in lines:
-                line = line if len(line) <= 44 else line[:43] + "…"
-                add(UILabel(pygame.Rect(8, y, iw, 22), line, self.ui, container=self.panel, object_id="#small"))
+                add(UILabel(pygame.Rect(8, y, iw, 22), fit_text(self.ui, line, iw - 12, 13), self.ui, container=self.panel, object_id="#small"))
                 y += 22
             return
         try:
             if ref.kind == "model":
                 m = s.model(ref.id)
-                heading(f"Model {m.id}")
-                row("Name", "name", m.name or "")
+                heading(f"Model {m.label}")
+                row("Name", "name", m.name or "", "The name shown on the table (Tab: the next field)")
+                row("Centre", "centre", format_point(m.centre, s.units), "x, y of its centre from the table's bottom-left corner, e.g. 10, 20 (the table's units)")
+                row("Id", "id", m.id, "The id the file and the command line use (letters, digits, - and _); "
+                    "a new model's takes its name's, templates aimed by it follow")
                 row("Side", "side", m.side or "", "Same side = friends; 'neutral' is nobody's")
                 base = f"{m.base.length:g}mm" if m.base.shape == "round" else f"{m.base.shape} {m.base.length:g}x{m.base.width:g}mm"
                 row("Base", "base", base, "Diameter (25mm, 1in) or 'oval 60x35mm' / 'rect 50x25mm'; Alt+1…9 presets")
@@ -108,7 +118,7 @@ class InspectorMixin:
                 row("Row", "row", "", "copies in a row: 4 at 1.5\" (centre to centre) · 4 at 0.5\", edge to edge, at 90°")
             elif ref.kind == "template":
                 t = s.template(ref.id)
-                heading(f"Template {t.id} — {_placement_words(t)}")
+                heading(f"Template {t.id}", _placement_words(t, s))
                 row("Shape", "shape", t.shape_name or (t.shape.kind if t.shape else ""), "A catalogue name: " + ", ".join(list(self.catalogue)[:6]) + ", …")
                 p = t.placement
                 if isinstance(p, (At, Direct)):
@@ -116,15 +126,23 @@ class InspectorMixin:
                 row("Fixed rolls", "rolls", format_numbers(t.rolls), "what-if dice for this template, e.g. scatter=4")
             else:
                 piece = s.terrain_piece(ref.id)
-                heading(f"Terrain {piece.id}")
-                row("Name", "name", piece.name or "")
-                row("Kind", "kind", piece.kind or "")
-                row("Height", "height", "" if piece.height is None else f"{piece.height:g}mm", "empty = blocks at any height")
-                row("Blocks LOS", "blocks_los", "yes" if piece.blocks_los else "no", "yes / no")
+                circle = round_piece(piece)
+                shape = "round" if circle else "rectangle" if piece.rect is not None else "outline"
+                heading(f"Terrain {piece.label}", f"{piece.kind or 'terrain'}, {shape}")
+                row("Name", "name", piece.name or "", "The name shown on the table (Tab: the next field)")
+                centre = circle[0] if circle else terrain_centre(piece)
+                row("Centre", "centre", format_point(centre, s.units), "x, y of its centre from the table's bottom-left corner, e.g. 30, 24 (the table's units)")
+                if circle is not None:
+                    row("Diameter", "diameter", format_in_units(2 * circle[1], s.units), "e.g. 8 (the table's units), 200mm; the centre stays")
                 if piece.rect is not None:
                     r = piece.rect
-                    row("Size", "size", f"{format_plain(r.length)} x {format_plain(r.width)}", "length x width (along its rotation), e.g. 3in x 1.2in; the centre stays")
-                    row("Rotation", "rotation", f"{round(r.rotation, 6):g}", "degrees counter-clockwise (R turns 15°, Shift+R 1°)")
+                    row("Size", "size", f"{format_in_units(r.length, s.units)} x {format_in_units(r.width, s.units)}", "length x width (along its rotation), e.g. 6 x 4 (the table's units), 150mm x 100mm; the centre stays")
+                row("Id", "id", piece.id, "The id the file uses (letters, digits, - and _); a new piece's takes its name's")
+                row("Kind", "kind", piece.kind or "")
+                row("Height", "height", "" if piece.height is None else format_in_units(piece.height, s.units), "in the table's units unless typed (2in, 50mm); empty = blocks at any height")
+                row("Blocks LOS", "blocks_los", "yes" if piece.blocks_los else "no", "yes / no")
+                if piece.rect is not None:
+                    row("Rotation", "rotation", f"{round(piece.rect.rotation, 6):g}", "degrees counter-clockwise (R turns 15°, Shift+R 1°)")
         except KeyError:
             return
         actions()
@@ -132,9 +150,16 @@ class InspectorMixin:
     def apply_inspector(self) -> bool:
         """Turn the side panel's fields into an edit of the selected item."""
         ref = self.state.selection
-        if ref is None:
-            return False
         f = {k: e.get_text().strip() for k, e in self._fields.items()}
+        if ref is None:
+            title = f.get("title")
+            if title is None or title == (self.scenario.title or ""):
+                return False
+            ok = self.dispatch(SetTitle(title), validate=True)
+            if ok:
+                self.flash(f"Title: {title}")
+                self.ui.set_focus_set(None)  # done typing: the keys go back to the table's shortcuts
+            return ok
         try:
             if ref.kind == "model":
                 changes = {
@@ -149,10 +174,17 @@ class InspectorMixin:
                 row_spec = parse_row(f["row"], self.scenario.units) if f.get("row") else None
                 if f.get("place"):
                     parse_placement(f["place"], self.scenario, ref.id)  # a typo refuses the whole edit, before any change
-                # the fields, the placement and the copies are one undo step
+                centre_typed = bool(f.get("centre")) and f["centre"] != self._shown.get("centre")
+                centre = parse_centre(f["centre"], self.scenario.units) if centre_typed else None
+                # the id, the fields, the placement and the copies are one undo step
                 g = self.next_gesture()
-                if not self.dispatch(EditModel(ref.id, changes, g), validate=True):
+                ref = self._renamed(ref, f, g)
+                if ref is None or not self.dispatch(EditModel(ref.id, changes, g), validate=True):
                     return False
+                if centre is not None:
+                    if not self.dispatch(MoveModel(ref.id, centre[0], centre[1], g), validate=True):
+                        return False
+                    self.ui.set_focus_set(None)
                 if f.get("place"):
                     if not self.place_model(ref.id, f["place"], g):
                         return False
@@ -179,51 +211,131 @@ class InspectorMixin:
                 if ok and heading is not None:
                     ok = self.dispatch(RotateTemplate(ref.id, heading), validate=True)
                 return ok
-            blocks = f["blocks_los"].lower()
-            if blocks not in ("yes", "no", "true", "false", "y", "n"):
-                raise ValueError("Blocks LOS: yes or no")
-            g = self.next_gesture()
-            ok = self.dispatch(
-                EditTerrain(
-                    ref.id,
-                    {
-                        "name": f["name"] or None,
-                        "kind": f["kind"] or None,
-                        "height": (
-                            self.scenario.terrain_piece(ref.id).height
-                            if f["height"] == self._shown.get("height")
-                            else check_length(parse_length(f["height"], "mm"), "Height", positive=False) if f["height"] else None
-                        ),
-                        "blocks_los": blocks in ("yes", "true", "y"),
-                    },
-                    g,
-                ),
-                validate=True,
-            )
-            piece = self.scenario.terrain_piece(ref.id)
-            size_typed = "size" in f and f["size"] != self._shown.get("size")
-            rotation_typed = bool(f.get("rotation")) and f.get("rotation") != self._shown.get("rotation")
-            if ok and piece.rect is not None and (size_typed or rotation_typed):
-                length, width = parse_size(f["size"], self.scenario.units) if size_typed else (piece.rect.length, piece.rect.width)
-                rotation = check_heading(f["rotation"]) % 360.0 if rotation_typed else piece.rect.rotation
-                rect = replace(piece.rect, length=length, width=width, rotation=rotation)
-                if rect != piece.rect:
-                    ok = self.dispatch(SetTerrainOutline(ref.id, rect=rect, gesture=g), validate=True)
-            return ok
+            return self._apply_terrain(ref, f)
         except (ValueError, KeyError, OverflowError) as exc:
             self.flash(f"Not applied: {exc}", error=True)
             return False
 
 
+    def _follow_model_centre(self) -> None:
+        """The selected model's Centre field follows a drag or a nudge (the panel is not rebuilt for a move)."""
+        ref = self.state.selection
+        entry = self._fields.get("centre")
+        if ref is None or ref.kind != "model" or entry is None or entry.is_focused:
+            return
+        try:
+            text = format_point(self.scenario.model(ref.id).centre, self.scenario.units)
+        except KeyError:
+            return
+        if self._shown.get("centre") != text:
+            entry.set_text(text)
+            self._shown["centre"] = text
+
+    def _renamed(self, ref: Ref, f: dict[str, str], gesture: int) -> Ref | None:
+        """``ref`` after the Id field's rename (itself when the id is unchanged); None when refused.
+
+        A piece the app numbered itself (``m3``, ``b1``, ``terrain2``) and named now takes an id
+        made from its name (``Battlepod 2`` → ``battlepod-2``), unless the Id field was typed in."""
+        new_id = f.get("id", ref.id).strip()
+        if new_id == ref.id and f.get("name") and f["name"] != self._shown.get("name") and AUTO_ID.fullmatch(ref.id):
+            new_id = id_from_name(self.scenario, f["name"], ref.id) or ref.id
+        if new_id == ref.id:
+            return ref
+        if not self.dispatch(RenameItem(ref, new_id, gesture), validate=True):
+            return None
+        return Ref(ref.kind, new_id)
+
+    def _apply_terrain(self, ref: Ref, f: dict[str, str]) -> bool:
+        """A terrain piece's fields: every one read (a typo refuses the whole edit), then one undo step."""
+        units = self.scenario.units
+        piece = self.scenario.terrain_piece(ref.id)
+        blocks = f["blocks_los"].lower()
+        if blocks not in ("yes", "no", "true", "false", "y", "n"):
+            raise ValueError("Blocks LOS: yes or no")
+        height = (
+            piece.height
+            if f["height"] == self._shown.get("height")
+            else check_length(parse_length(f["height"], units), "Height", positive=False) if f["height"] else None
+        )
+        circle = round_piece(piece)
+        centre_typed = bool(f.get("centre")) and f["centre"] != self._shown.get("centre")
+        centre = parse_centre(f["centre"], units) if centre_typed else None
+        diameter_typed = circle is not None and bool(f.get("diameter")) and f["diameter"] != self._shown.get("diameter")
+        diameter = check_length(parse_length(f["diameter"], units), "Diameter") if diameter_typed else None
+        size_typed = "size" in f and f["size"] != self._shown.get("size")
+        size = parse_size(f["size"], units) if size_typed and piece.rect is not None else None
+        rotation_typed = bool(f.get("rotation")) and f.get("rotation") != self._shown.get("rotation")
+        rotation = check_heading(f["rotation"]) % 360.0 if rotation_typed else None
+        g = self.next_gesture()
+        renamed = self._renamed(ref, f, g)
+        if renamed is None:
+            return False
+        ref = renamed
+        fields = {"name": f["name"] or None, "kind": f["kind"] or None, "height": height, "blocks_los": blocks in ("yes", "true", "y")}
+        if not self.dispatch(EditTerrain(ref.id, fields, g), validate=True):
+            return False
+        if centre is not None:
+            cx, cy = circle[0] if circle else terrain_centre(piece)
+            if not self.dispatch(MoveTerrain(ref.id, centre[0] - cx, centre[1] - cy, g), validate=True):
+                return False
+        piece = self.scenario.terrain_piece(ref.id)
+        if diameter is not None:
+            now = round_piece(piece)
+            middle = now[0] if now else terrain_centre(piece)
+            if not self.dispatch(SetTerrainOutline(ref.id, points=circle_points(middle, diameter / 2), gesture=g), validate=True):
+                return False
+        if piece.rect is not None and (size is not None or rotation is not None):
+            length, width = size if size is not None else (piece.rect.length, piece.rect.width)
+            rect = replace(piece.rect, length=length, width=width, rotation=rotation if rotation is not None else piece.rect.rotation)
+            if rect != piece.rect and not self.dispatch(SetTerrainOutline(ref.id, rect=rect, gesture=g), validate=True):
+                return False
+        if centre is not None or diameter is not None or size is not None:
+            self.ui.set_focus_set(None)  # done typing: the keys go back to the table's shortcuts
+        return True
+
+
+#: The ids the app gives a new piece (+Model, +Building, Trace): a name typed later gives it a better one.
+AUTO_ID = re.compile(r"(?:m|b|terrain)\d+")
+
+
+def id_from_name(scenario: Scenario, name: str, current: str) -> str | None:
+    """An id made from ``name`` ("Battlepod 2" → "battlepod-2"), free among the table's models and
+    terrain (a number added when it is taken); None when the name has no letter or digit."""
+    stem = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:40].strip("-")
+    if not stem:
+        return None
+    taken = {m.id for m in scenario.models} | {t.id for t in scenario.terrain}
+    taken.discard(current)
+    candidate, n = stem, 2
+    while candidate in taken:
+        candidate, n = f"{stem}-{n}", n + 1
+    return candidate
+
+
 PLACE_TIP = (
-    "Where its base is, as measured with a tape (to the base's edge): "
-    "12.5\" from left, 8\" from bottom · 3.2\" from Trooper 1, edge to edge, at 40° · contact Trooper 1"
+    "Where its base is: its centre (centre 10\", 20\" from the bottom-left corner), or as measured with a tape "
+    "to the base's edge: 12.5\" from left, 8\" from bottom · 3.2\" from Trooper 1, edge to edge, at 40° · contact Trooper 1"
 )
 
 
 def format_plain(mm: float) -> str:
     """A length as typed back: mm, to the micrometre."""
     return f"{round(mm, 4):g}mm"
+
+
+def format_in_units(mm: float, unit: str) -> str:
+    """A length as typed back in the table's units: ``6in`` on an inch table, ``152.4mm`` on a mm one."""
+    if unit == "in":
+        return f"{round(mm / 25.4, 4):g}in"
+    if unit == "cm":
+        return f"{round(mm / 10.0, 4):g}cm"
+    return format_plain(mm)
+
+
+def format_point(p: tuple[float, float], unit: str) -> str:
+    """A point as typed back, in the table's units without the unit: ``30, 24``."""
+    scale = {"in": 25.4, "cm": 10.0}.get(unit, 1.0)
+    return f"{round(p[0] / scale, 4):g}, {round(p[1] / scale, 4):g}"
 
 
 def parse_size(text: str, unit: str) -> tuple[float, float]:
@@ -253,12 +365,20 @@ def parse_base(text: str) -> Base:
     return Base.round(check_length(parse_length(t, "mm"), "Base diameter"))
 
 
-def _placement_words(t: Template) -> str:
+def _placement_words(t: Template, s: Scenario) -> str:
+    """How the template is laid, with the models' names: "impact: Tomahawk on Battlepod"."""
+
+    def name(model_id: str) -> str:
+        try:
+            return s.model(model_id).label
+        except KeyError:
+            return model_id
+
     p = t.placement
     if isinstance(p, At):
-        return "free"
+        return "free: placed where it lies"
     if isinstance(p, Impact):
-        return f"impact {p.attacker} on {p.target or 'a point'}"
+        return f"impact: {name(p.attacker)} on {name(p.target) if p.target else 'a point'}"
     if isinstance(p, Direct):
-        return f"direct from {p.attacker}"
-    return f"explosion of {p.model}"
+        return f"direct: from {name(p.attacker)}"
+    return f"explosion of {name(p.model)}"

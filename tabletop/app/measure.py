@@ -308,13 +308,22 @@ class Contact:
     other: str  # model id
 
 
-Placement = FromEdges | FromBase | Contact
+@dataclass(frozen=True)
+class Centre:
+    """The centre at (x, y) mm from the table's bottom-left corner (the file's coordinates)."""
+
+    x_mm: float
+    y_mm: float
+
+
+Placement = FromEdges | FromBase | Contact | Centre
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)"
 _LEN = rf"({_NUM}\s*(?:mm|cm|in|inch|inches|\"|″|'')?)"
 _EDGE_PART = re.compile(rf"^\s*{_LEN}\s+from\s+(?:the\s+)?(left|right|bottom|top)(?:\s+edge)?\s*$", re.I)
 _ANGLE = re.compile(rf"^\s*(?:at|bearing)?\s*({_NUM})\s*(?:°|deg|degrees?)?\s*$", re.I)
 _FROM = re.compile(rf"^\s*{_LEN}\s+from\s+(.+?)\s*$", re.I)
+_CENTRE = re.compile(rf"^\s*(?:(?:centre|center|centred|centered)(?:\s+(?:at|on))?\s*:?\s*)?{_LEN}\s*[,;\s]\s*{_LEN}\s*$", re.I)
 _CONTACT = re.compile(r"^\s*(?:move\s+)?(?:in(?:to)?\s+)?(?:base\s+)?contact(?:\s+with)?\s+(.+?)\s*$", re.I)
 
 
@@ -349,6 +358,12 @@ def parse_placement(text: str, scenario: Scenario, mover_id: str | None = None, 
     m = _CONTACT.match(t)
     if m:
         return Contact(find_model(scenario, m.group(1), mover_id).id)
+    c = _CENTRE.match(t)
+    if c:
+        x, y = _length(c.group(1), unit), _length(c.group(2), unit)
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise PlacementTextError("numbers must be finite")
+        return Centre(x, y)
     parts = [p for p in re.split(r"[,;]", t) if p.strip()]
     edges = [_EDGE_PART.match(p) for p in parts]
     if len(parts) == 2 and all(edges):
@@ -389,12 +404,14 @@ def parse_placement(text: str, scenario: Scenario, mover_id: str | None = None, 
             raise PlacementTextError("numbers must be finite")
         return FromBase(other.id, distance, bearing, edge_to_edge)
     raise PlacementTextError(
-        "write e.g. 12.5\" from left, 8\" from bottom · 3.2\" from Trooper 1, edge to edge, at 40° · contact Trooper 1"
+        "write e.g. centre 10\", 20\" · 12.5\" from left, 8\" from bottom · 3.2\" from Trooper 1, edge to edge, at 40° · contact Trooper 1"
     )
 
 
 def placement_position(placement: Placement, scenario: Scenario, mover: Model) -> Point:
     """The centre the typed placement puts ``mover`` at."""
+    if isinstance(placement, Centre):
+        return (placement.x_mm, placement.y_mm)
     if isinstance(placement, FromEdges):
         return edge_position(mover.base, mover.facing, scenario.table, placement.x_edge, placement.x_mm, placement.y_edge, placement.y_mm)
     other = scenario.model(placement.other)
@@ -534,3 +551,27 @@ def circle_points(centre: Point, radius: float, max_sag_mm: float = 0.1) -> tupl
 def rect_from_corners(a: Point, b: Point) -> RectSpec:
     """The axis-aligned rectangle with opposite corners ``a`` and ``b``."""
     return RectSpec((a[0] + b[0]) / 2, (a[1] + b[1]) / 2, abs(b[0] - a[0]), abs(b[1] - a[1]), 0.0)
+
+
+def parse_centre(text: str, unit: str) -> Point:
+    """``centre 10", 20"`` or ``10, 20`` (the table's units) → (x, y) mm. Raises PlacementTextError."""
+    c = _CENTRE.match(text.strip())
+    if c is None:
+        raise PlacementTextError("write the centre as x, y from the table's bottom-left corner, e.g. 10\", 20\"")
+    x, y = _length(c.group(1), unit), _length(c.group(2), unit)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise PlacementTextError("numbers must be finite")
+    return (x, y)
+
+
+def round_piece(piece: Terrain, tolerance_mm: float = 0.01) -> tuple[Point, float] | None:
+    """(centre, radius) of a piece traced as a circle (a regular polygon of 16 or more corners on one
+    circle, as :func:`circle_points` makes); None for any other outline."""
+    if piece.rect is not None or piece.points is None or len(piece.points) < 16:
+        return None
+    pts = np.asarray(piece.points, dtype=float)
+    centre = pts.mean(axis=0)
+    r = np.hypot(pts[:, 0] - centre[0], pts[:, 1] - centre[1])
+    if float(r.max() - r.min()) > tolerance_mm:
+        return None
+    return (float(centre[0]), float(centre[1])), float(r.mean())

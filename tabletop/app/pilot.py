@@ -49,6 +49,10 @@ class Pilot:
         self.app = TabletopApp(scenario, path, size, autosave=autosave, problems=problems, recoveries=[recovery] if recovery is not None else recoveries, set_caption=False)
         pygame.event.clear()
         self.mouse: tuple[int, int] = self.app.view_rect.center
+        # pygame_gui reads the pointer for hovering from pygame.mouse.get_pos(), which a posted event does
+        # not move on the dummy display: the widgets see the pilot's pointer instead, as a real mouse's.
+        ui = self.app.ui
+        ui._update_mouse_position = lambda: setattr(ui, "mouse_position", ui.calculate_scaled_mouse_position(self.mouse))  # type: ignore[method-assign]
         self.step()
 
     # ------------------------------------------------------------------ frames
@@ -104,6 +108,18 @@ class Pilot:
         self.post(pygame.KEYDOWN, key=key, mod=mod, unicode=unicode, scancode=0)
         self.post(pygame.KEYUP, key=key, mod=mod, unicode=unicode, scancode=0)
         self.step()
+
+    def type(self, text: str) -> None:
+        """Type ``text`` into the focused field: one TEXTINPUT event per character, as a keyboard sends."""
+        for ch in text:
+            self.post(pygame.TEXTINPUT, text=ch, window=None)
+        self.step()
+
+    def replace_text(self, field: Any, text: str) -> None:
+        """Click into ``field``, select all (Ctrl+A) and type ``text`` over it."""
+        self.click(field.rect.center)
+        self.key(pygame.K_a, mod=pygame.KMOD_LCTRL)
+        self.type(text)
 
     def wheel(self, y: int, pos: tuple[int, int] | None = None, mod: int = 0) -> None:
         if pos is not None:

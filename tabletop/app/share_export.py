@@ -35,11 +35,34 @@ def export_as(app: Any, path: str) -> bool:
 
             render_animation(adj, path, width=800)
         else:
-            from tabletop.explain import explain_text
-
-            atomic_write(path, explain_text(adj, markdown=True).encode("utf-8"))
+            atomic_write(path, markdown_export(app, adj).encode("utf-8"))
     except Exception as exc:  # noqa: BLE001 - a failed export is a message, the app carries on
         app.show_message("Could not export", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
         return False
     app.flash(f"Exported {path} ({EXPORTS[suffix]})")
     return True
+
+
+def markdown_export(app: Any, adj: Any) -> str:
+    """The ruling in Markdown, then the rolls it shows and their log (``--rolls`` replays it).
+
+    After a Fire the shown ruling is the Fire's (Dice free: the file's fixed rolls set aside,
+    what-if rolls applied); otherwise the live one, with the file's fixed rolls.
+    """
+    from tabletop.explain import explain_text
+    from tabletop.replay import rolls_markdown
+
+    firing = app.firing
+    fired = firing is not None and firing.done and firing.adjudication is adj
+    dice_free = bool(fired and firing.dice_free)
+    what_if = firing.what_if if fired else None
+    lines = explain_text(adj, markdown=True).rstrip("\n").split("\n")
+    note = (
+        "*Dice free: every die rolled, the file's fixed rolls set aside. The rolls are listed under Dice, with their log to replay them.*"
+        if dice_free
+        else "*The rolls are listed under Dice, with their log to replay them.*"
+    )
+    at = next((i for i, line in enumerate(lines) if line.startswith("*Ruleset:")), None)
+    if at is not None:
+        lines[at + 1 : at + 1] = ["", note]
+    return "\n".join(lines) + "\n" + rolls_markdown(adj, dice_free=dice_free, what_if=what_if)

@@ -31,6 +31,7 @@ from tabletop.app.commands import (
     PinRuler,
     Redo,
     Ref,
+    RenameItem,
     Select,
     SelectMany,
     SetNewShape,
@@ -113,6 +114,8 @@ def apply(state: AppState, command: Command) -> AppState:
         if scenario == state.scenario and not isinstance(command, (AddModel, AddTerrain, AddTemplate)):
             return state
         gesture = getattr(command, "gesture", None)
+        if isinstance(command, RenameItem):  # the selection, the multi-selection and the pinned rulers follow
+            state = _renamed_refs(state, command.ref, command.new_id.strip())
         selection = state.selection
         if selection is not None and not item_exists(scenario, selection):
             selection = None
@@ -175,6 +178,17 @@ def apply(state: AppState, command: Command) -> AppState:
     if isinstance(command, SetWhatIf):
         return replace(state, what_if=dict(command.rolls))
     raise CommandError(f"unknown command {command!r}")
+
+
+def _renamed_refs(state: AppState, old: Ref, new_id: str) -> AppState:
+    new = Ref(old.kind, new_id)
+    rulers = tuple(tuple(new_id if i == old.id else i for i in pair) for pair in state.pinned_rulers) if old.kind == "model" else state.pinned_rulers
+    return replace(
+        state,
+        selection=new if state.selection == old else state.selection,
+        also_selected=tuple(new if r == old else r for r in state.also_selected),
+        pinned_rulers=rulers,  # type: ignore[arg-type]
+    )
 
 
 def _after_history(state: AppState, history: History, scenario: Scenario) -> AppState:

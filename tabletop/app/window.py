@@ -22,7 +22,7 @@ from typing import Any
 import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIDropDownMenu, UILabel, UIPanel, UITextBox, UITextEntryLine
-from pygame_gui.windows import UIConfirmationDialog, UIFileDialog, UIMessageWindow
+from pygame_gui.windows import UIConfirmationDialog, UIMessageWindow
 
 from tabletop.adjudicate import Adjudication
 from tabletop.catalogue import default_catalogue
@@ -42,6 +42,7 @@ from .autosave import Autosaver, Recovery, find_recoveries, release_recovery
 from .documents import DocumentsMixin
 from .elevation import ElevationProfile
 from .firing import Firing, STEP_SECONDS
+from .frames import FramePacer
 from .input import InputMixin
 from .lifecycle import NoDisplay, SignalStop, on_signals, open_display, signal_name
 from .inspector import InspectorMixin
@@ -59,7 +60,7 @@ from .status_bar import StatusBarMixin
 from .tools import TOOL_BUTTONS, Tool, make_tools
 from .tools.ruler import draw_pinned
 from .validate import document_problem
-from .widgets import THEME_FONTS, OverlayContainer, UnsavedChangesDialog, preload_fonts
+from .widgets import THEME_FONTS, OverlayContainer, PathDialog, UnsavedChangesDialog, preload_fonts, text_width, widen_list
 
 
 #: Seconds between two updates of the results panel (setting its text is slow).
@@ -180,7 +181,9 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             return Adjudication(self.scenario, ())
 
     def placed(self) -> dict[str, PlacedTemplate]:
-        return placed_templates(self.live_adjudication())
+        """Each template where the view draws it (after a Fire, where it landed): hit-testing, hover,
+        the selection, the handles and the loupe use these, so what is drawn is what is touched."""
+        return placed_templates(self.adjudication())
 
     @property
     def tool(self) -> Tool:
@@ -219,6 +222,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             self.tools[before.tool].deactivate(self)
             self.tools[after.tool].activate(self)
         if self.state.scenario is not before.scenario:
+            if self.message_is_error and self._now < self._message_until and not self._modal_open():
+                self.message = ""  # an edit went through: an earlier "Not applied: …" no longer stands
             self.firing = None
             self.autosaver.changed(self.state.scenario, self._now)
             if not self.dragging and self.mouse_world is not None:
@@ -306,6 +311,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         y = 6
         UILabel(pygame.Rect(8, y, 90, 26), "Ruleset", self.ui, container=self.panel, object_id="#small")
         self.ruleset_menu = UIDropDownMenu(ruleset_options(self.scenario.ruleset), current_label(self.scenario.ruleset), pygame.Rect(100, y, iw - 92, 26), self.ui, container=self.panel)
+        self._ruleset_menu_for = self.scenario.ruleset
         y += 30
         UILabel(pygame.Rect(8, y, 90, 26), "New template", self.ui, container=self.panel, object_id="#small")
         names = list(self.catalogue) or ["large_blast"]
@@ -319,7 +325,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self.buttons["fire"] = UIButton(pygame.Rect(8, y, iw + 8, 32), "FIRE  (Enter)", self.ui, container=self.panel, object_id="#fire", tool_tip_text="Resolve every template with the seeded dice (and the what-if rolls) and animate it; Dice free off: with the file's fixed rolls")
         y += 40
         self.inspector_top = y
-        self.inspector_h = 292  # the model panel's 8 rows (with Facing, Place, Row of copies)
+        self.inspector_h = 346  # the model panel's heading, 10 rows (Name to Row of copies) and its buttons
         results_top = y + self.inspector_h + 4
         UILabel(pygame.Rect(8, results_top, iw, 22), "Results", self.ui, container=self.panel, object_id="#heading")
         self.results_box = UITextBox("", pygame.Rect(8, results_top + 24, iw + 8, max(60, ph - results_top - 34)), self.ui, container=self.panel)
@@ -342,7 +348,10 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             undo.enable() if self.state.history.can_undo else undo.disable()
         if redo is not None:
             redo.enable() if self.state.history.can_redo else redo.disable()
-        if self.ruleset_menu.selected_option[0] != current_label(self.scenario.ruleset):
+        # Built again when the table's ruleset changed (an undo, another file), not when the menu's own choice
+        # differs: between a pick and the app's handling of it (a frame or two later) a refresh killed the
+        # menu, its pick with it.
+        if self._ruleset_menu_for != self.scenario.ruleset:
             self._rebuild_dropdown("ruleset")
         self._refresh_inspector()
 
@@ -351,16 +360,22 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             rect = self.ruleset_menu.relative_rect.copy()
             self.ruleset_menu.kill()
             self.ruleset_menu = UIDropDownMenu(ruleset_options(self.scenario.ruleset), current_label(self.scenario.ruleset), rect, self.ui, container=self.panel)
+            self._ruleset_menu_for = self.scenario.ruleset
         elif which == "demo":
             rect = self.demo_menu.relative_rect.copy()
             self.demo_menu.kill()
             self.demo_menu = self._demo_menu(rect)
 
     def _demo_menu(self, rect: pygame.Rect) -> UIDropDownMenu:
-        """The toolbar's "Demo tables" drop-down, opening down over the table."""
+        """The toolbar's "Demo tables" drop-down, opening down over the table: as wide as its longest
+        name (with room for the scroll bar), its right edge at the table view's (not over the panel)."""
         names = ["Demo tables…"] + [p.stem for p in demo_tables()]
         limit = max(60, self.size[1] - STATUS_H - rect.bottom - 8)
-        return UIDropDownMenu(names, names[0], rect, self.ui, container=self.overlay, expansion_height_limit=limit)
+        menu = UIDropDownMenu(names, names[0], rect, self.ui, container=self.overlay, expansion_height_limit=limit)
+        width = max(text_width(self.ui, n) for n in names) + 44
+        right = max(min(rect.right, self.view_rect.right), width)
+        widen_list(menu, min(width, right), right)
+        return menu
 
     def _refresh_results(self, force: bool = False) -> None:
         adj = self.adjudication()
@@ -511,7 +526,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         return r
 
     def _file_dialog(self, title: str, action: Callable[[str], Any], initial: str | None, existing: bool, suffixes: set[str]) -> None:
-        dialog = UIFileDialog(
+        dialog = PathDialog(
             self._dialog_rect(560, 440),
             self.ui,
             window_title=title,
@@ -520,6 +535,9 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             allowed_suffixes=suffixes,
         )
         self._dialogs[dialog] = action
+        # The path box has the keys: Enter takes the name offered, or type another (Ctrl+A selects it all).
+        self.ui.set_focus_set(dialog.file_path_text_line)
+        dialog.file_path_text_line.edit_position = len(dialog.file_path_text_line.get_text())
 
         def again(old: Any) -> None:
             typed = getattr(getattr(old, "file_path_text_line", None), "get_text", lambda: "")()
@@ -549,6 +567,35 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             self._message_until = self._now
 
     # ------------------------------------------------------------------ update / draw
+
+    def animating(self) -> bool:
+        """Something on screen moves by itself (or under a held button): frames at full rate."""
+        job = self.photo_import
+        return (
+            (self.firing is not None and not self.firing.done)
+            or self.dragging
+            or (self.state.view.show_odds and self.odds_worker.pending)
+            or (job is not None and any(t is not None and t.is_alive() for t in (job.thread, job.finder)))
+        )
+
+    def typing_focused(self) -> bool:
+        """A text field has the focus: its cursor blinks."""
+        return self._typing()
+
+    def frame_key(self) -> tuple[Any, ...]:
+        """What the picture shows that can change without an event (a status message running out,
+        the odds arriving, the autosave failing): a new key is drawn even when nothing else happens."""
+        return (
+            self.state,
+            self.firing,
+            self.firing is not None and self.firing.done,
+            self.odds_worker.result if self.state.view.show_odds else None,
+            self.odds_worker.error if self.state.view.show_odds else None,
+            self.message if self._now < self._message_until else "",
+            self.photo_import,
+            self.presenter,
+            tuple(self.size),
+        )
 
     def update(self, dt: float) -> None:
         """Advance time: widgets, the fire animation, the autosave."""
@@ -641,7 +688,6 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         surface.fill((24, 27, 32))
         view = self.view_rect
         vp = self.viewport
-        live = self.live_adjudication()
         shown = self.adjudication()
         surface.set_clip(view)
         show_backdrop(self.backdrops.layer(self.scenario, self.state.path))
@@ -653,7 +699,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         frame = draw_scene(surface, vp, self._in_app_words(shown), self._draw_options(), previous=previous)
         self._frame = frame
         self.draw_proposed(surface)
-        placed = placed_templates(live)
+        placed = placed_templates(shown)
         sel = self.state.selection
         if sel is not None:
             overlays.draw_selection(surface, vp, self.scenario, placed, sel.kind, sel.id)
@@ -732,18 +778,19 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
             screen = open_display(size, pygame.RESIZABLE)
             scenario, opened, problems = startup_scenario(path)
             app = TabletopApp(scenario, opened, screen.get_size(), problems=problems, recoveries=find_recoveries())
-            clock = pygame.time.Clock()
+            pacer = FramePacer()  # draws only when something changed: an idle app costs nothing
             while app.running:
-                dt_ms = clock.tick(60)
+                events, dt = pacer.next_events(app)
                 t0 = time.perf_counter()
-                for event in pygame.event.get():
+                for event in events:
                     app.process_events(event)
-                app.update(dt_ms / 1000.0)
+                app.update(dt)
                 if tuple(screen.get_size()) != app.size:
                     app.resize(screen.get_size())
-                app.draw(screen)
-                pygame.display.flip()
-                app.frame_ms = (time.perf_counter() - t0) * 1000
+                if pacer.should_draw(app, events):
+                    app.draw(screen)
+                    pygame.display.flip()
+                    app.frame_ms = (time.perf_counter() - t0) * 1000
             stopping.shielded = True
             return app.exit_code
         except SignalStop as stop:

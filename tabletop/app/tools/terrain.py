@@ -14,10 +14,11 @@ import math
 import pygame
 
 from tabletop.model import Point, RectSpec, Terrain
+from tabletop.units import format_length
 from tabletop.viewport import nice_grid_step
 
 from .. import overlays
-from ..measure import circle_points, crossing_problem, polygon_problem, rect_from_corners, rotate_points, snap, terrain_centre
+from ..measure import circle_points, crossing_problem, polygon_problem, rect_from_corners, rotate_points, round_piece, snap, terrain_centre
 from ..state import AddTerrain, Ref, Select, SetTerrainOutline, fresh_id
 from .base import Gesture, Pointer, Tool, ToolHost
 
@@ -53,7 +54,16 @@ def new_piece(host: ToolHost, points: tuple[Point, ...] | None = None, rect: Rec
     piece = Terrain(tid, points=points, rect=rect, kind=kind)
     if host.dispatch(AddTerrain(piece)):
         host.dispatch(Select(Ref("terrain", tid)))
-        host.flash(f"Added {tid}: set its height, kind and whether it blocks sight in the side panel")
+        units = host.scenario.units
+        circle = round_piece(piece)
+        if circle is not None:
+            (cx, cy), r = circle
+            what = f"round, Ø {format_length(2 * r, units)}, centre {format_length(cx, units)}, {format_length(cy, units)}"
+        elif rect is not None:
+            what = f"{format_length(rect.length, units)} × {format_length(rect.width, units)}, centre {format_length(rect.x, units)}, {format_length(rect.y, units)}"
+        else:
+            what = f"{len(points or ())} corners"
+        host.flash(f"Added {tid} ({what}): type its exact size and centre, height and kind in the side panel")
         return tid
     return None
 
@@ -156,12 +166,19 @@ class DrawTerrainTool(Tool):
         vp = host.viewport
         g = self.gesture
         if g is not None and not self.corners and self.press_screen is not None and g.last != g.start:
+            centre = vp.to_screen(*g.start)
             if self.circle:
                 r = math.hypot(g.last[0] - g.start[0], g.last[1] - g.start[1])
-                pygame.draw.circle(surface, overlays.ACCENT, vp.to_screen(*g.start), max(1, vp.length_to_screen(r)), 2)
+                pygame.draw.circle(surface, overlays.ACCENT, centre, max(1, vp.length_to_screen(r)), 2)
+                pygame.draw.line(surface, overlays.ACCENT, vp.to_screen(g.start[0] - r, g.start[1]), vp.to_screen(g.start[0] + r, g.start[1]), 1)
+                pygame.draw.line(surface, overlays.ACCENT, (centre[0], centre[1] - 6), (centre[0], centre[1] + 6), 2)
+                pygame.draw.line(surface, overlays.ACCENT, (centre[0] - 6, centre[1]), (centre[0] + 6, centre[1]), 2)
+                overlays.label_box(surface, [self.size_words(host)], (round(centre[0]) + 10, round(centre[1]) + 8), 17)
             else:
                 rect = rect_from_corners(g.start, g.last)
                 pygame.draw.lines(surface, overlays.ACCENT, True, vp.to_screen_array(rect.corners()), 2)
+                mx, my = vp.to_screen(rect.x, rect.y)
+                overlays.label_box(surface, [self.size_words(host)], (round(mx) - 40, round(my) - 12), 17)
             return
         if not self.corners:
             return
@@ -177,9 +194,23 @@ class DrawTerrainTool(Tool):
             pygame.draw.circle(surface, overlays.INK, p, 6 if i == 0 else 4)
             pygame.draw.circle(surface, overlays.ACCENT, p, 5 if i == 0 else 3)
 
+    def size_words(self, host: ToolHost) -> str:
+        """What the drag in progress makes, in the table's units: "Ø 8" · centre 20", 30"" or "6" × 4"·"."""
+        g = self.gesture
+        if g is None:
+            return ""
+        units = host.scenario.units
+        if self.circle:
+            r = math.hypot(g.last[0] - g.start[0], g.last[1] - g.start[1])
+            return f"Ø {format_length(2 * r, units)} · centre {format_length(g.start[0], units)}, {format_length(g.start[1], units)}"
+        rect = rect_from_corners(g.start, g.last)
+        return f"{format_length(rect.length, units)} × {format_length(rect.width, units)} · centre {format_length(rect.x, units)}, {format_length(rect.y, units)}"
+
     def hint(self, host: ToolHost) -> list[str]:
         step = snap_step(host)
         grid = f' · snaps to {step / 25.4:g}" (Alt: free)' if step else ""
+        if self.gesture is not None and self.press_screen is not None and self.gesture.last != self.gesture.start and not self.corners:
+            return [f"{'Circle' if self.circle else 'Rectangle'}: {self.size_words(host)} (Alt: off the grid)"]
         if self.corners:
             return [f"Trace: {len(self.corners)} corners · Enter or the first corner closes · Backspace takes one back · Esc drops{grid}"]
         return [f"Trace: click corners · drag a rectangle · Shift+drag a circle{grid}"]
