@@ -197,10 +197,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from tabletop.atomic import write_with
+    from tabletop.atomic import atomic_write, check_output
 
-    from tabletop.atomic import check_output
-
+    # The format is the name the user gave (not a link's target); the file written is checked again at write time.
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg"):
         print(f"tabletop render: {args.output or '(an empty path)'}: the output must end in .png or .svg", file=sys.stderr)
@@ -210,15 +209,16 @@ def run_render(args: argparse.Namespace) -> int:
         if svg and given:
             print(f"tabletop render: {flag} goes with a PNG; use -o OUT.png, not {args.output}", file=sys.stderr)
             return EXIT_BAD_INPUT
+    inputs = [args.file, *args.catalogue]
     # Before any work: a path that cannot be written, or that is an input, fails now.
-    check_output(args.output, [args.file, *args.catalogue])
+    check_output(args.output, inputs)
     if args.layout_json is not None:
-        check_output(args.layout_json, [args.file, *args.catalogue, args.output])
+        check_output(args.layout_json, [*inputs, args.output])
     adj = _adjudicate(args, _load(args))
     if svg:
-        from tabletop.draw.svg import render_svg  # pure: no pygame
+        from tabletop.draw.svg import svg_document  # pure: no pygame
 
-        render_svg(adj, args.output, args.size, None, args.view)  # written atomically
+        atomic_write(args.output, svg_document(adj, args.size, None, args.view).encode("utf-8"), inputs)
         print(f"wrote {args.output}")
         return EXIT_OK
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout holds the report only
@@ -233,11 +233,8 @@ def run_render(args: argparse.Namespace) -> int:
             adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=args.keep_fixed_rolls
         )
     options = draw.DrawOptions(palette=args.palette)
-    write_with(
-        args.output,
-        lambda tmp: draw.render_png(adj, tmp, size=args.size, region=args.view, options=options, layout_json=args.layout_json, **kwargs),
-    )
-    print(f"wrote {args.output}")
+    draw.render_png(adj, args.output, size=args.size, region=args.view, options=options, layout_json=args.layout_json, inputs=inputs, **kwargs)
+    print(f"wrote {args.output}" + (f" and {args.layout_json}" if args.layout_json is not None else ""))
     return EXIT_OK
 
 

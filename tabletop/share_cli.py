@@ -109,8 +109,8 @@ def add_explain_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def explain_main(args: argparse.Namespace) -> int:
     """Print (or write) the explanation of the scenario in ``args.file``."""
+    from tabletop.atomic import atomic_write
     from tabletop.explain import explain_text
-    from tabletop.scenario_io import atomic_write
 
     if args.output is not None:
         from tabletop.atomic import check_output
@@ -118,7 +118,7 @@ def explain_main(args: argparse.Namespace) -> int:
         check_output(args.output, [args.file])
     text = explain_text(adjudicate_args(args), markdown=bool(args.markdown))
     if args.output is not None:
-        atomic_write(args.output, text.encode("utf-8"))
+        atomic_write(args.output, text.encode("utf-8"), [args.file])
         print(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
@@ -186,6 +186,6 @@ def animate_main(args: argparse.Namespace) -> int:
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     from tabletop.draw.animate import render_animation  # pygame only from here on
 
-    info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds)
+    info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds, inputs=[args.file])
     print(f"wrote {args.output} ({info.frames} frames, {info.seconds:.1f} s, {info.bytes / 1e6:.2f} MB)")
     return EXIT_OK

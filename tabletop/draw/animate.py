@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +23,7 @@ from tabletop.adjudicate import Adjudication
 from tabletop.draw.highlight import ACCENT
 from tabletop.draw.slide import draw_slide, layout, slide_viewport
 from tabletop.explain import beats
-from tabletop.scenario_io import atomic_write
+from tabletop.atomic import atomic_write
 
 #: Width / height of the animation.
 ASPECT = 1.6
@@ -99,8 +99,10 @@ def encode(frames: list[Image.Image], durations: list[int], fmt: str) -> bytes:
     return out.getvalue()
 
 
-def render_animation(adjudication: Adjudication, path: str | Path, width: int = 800, seconds: float | None = None) -> AnimationInfo:
-    """Write the Fire sequence of ``adjudication`` to ``path``; the format follows its extension (.gif, .webp, .png/.apng)."""
+def render_animation(adjudication: Adjudication, path: str | Path, width: int = 800, seconds: float | None = None,
+                     inputs: Iterable[str | Path | None] = ()) -> AnimationInfo:
+    """Write the Fire sequence of ``adjudication`` to ``path``; the format follows the extension of the name given
+    (.gif, .webp, .png/.apng), never that of a link's target. Never written over one of ``inputs``."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise ValueError(f"{path}: an animation is .gif, .webp, .png or .apng")
@@ -112,5 +114,5 @@ def render_animation(adjudication: Adjudication, path: str | Path, width: int = 
         frames.append(_paletted(frame) if fmt == "GIF" else frame)
         durations.append(duration)
     data = encode(frames, durations, fmt)
-    atomic_write(path, data)
+    atomic_write(path, data, inputs)
     return AnimationInfo(len(frames), sum(durations) / 1000.0, len(data))

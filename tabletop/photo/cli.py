@@ -97,12 +97,13 @@ def unfitted_comment(result: PhotoResult) -> str:
 
 
 def write_scenario(result: PhotoResult, out_path: Path) -> None:
-    """Write the scenario through the project's one writer (temp file, fsync, rename; a link's target)."""
+    """Write the scenario through the project's one writer (temp file, fsync, rename; a link's target), never
+    over the photo it came from (checked again at write time)."""
     import tomli_w
 
     from tabletop.atomic import atomic_write
 
-    atomic_write(out_path, (tomli_w.dumps(scenario_dict(result, out_path)) + unfitted_comment(result)).encode("utf-8"))
+    atomic_write(out_path, (tomli_w.dumps(scenario_dict(result, out_path)) + unfitted_comment(result)).encode("utf-8"), [result.path])
 
 
 def format_text(result: PhotoResult) -> str:
