@@ -143,7 +143,7 @@ def load_image(path: str | os.PathLike[str], max_pixels: int = MAX_PIXELS) -> Lo
                 ow, oh = oriented.size
                 if factor > 1:
                     oriented = oriented.reduce(factor)
-                    notes.append(f"{ow}x{oh} pixels is above the {max_pixels / 1e6:.0f}-megapixel working size: "
+                    notes.append(f"{ow}x{oh} pixels is above the {max_pixels / 1e6:g}-megapixel working size: "
                                  f"downscaled by {factor} to {oriented.size[0]}x{oriented.size[1]}")
                 rgb = np.asarray(oriented)
     except PhotoError:
