@@ -183,9 +183,13 @@ def _seed(args: argparse.Namespace, scenario) -> int:  # type: ignore[no-untyped
 
 
 def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-def]
+    """Adjudicate with a progress line on a terminal (tabletop.progress)."""
     from tabletop.adjudicate import adjudicate
+    from tabletop.progress import progress_line
 
-    return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set, scenario))
+    settings = _parse_settings(args.set, scenario)
+    with progress_line("adjudicating", len(scenario.templates)) as step:
+        return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=settings, progress=step)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -229,9 +233,13 @@ def run_render(args: argparse.Namespace) -> int:
     if args.odds:
         from tabletop import odds
 
-        kwargs["odds"] = odds.compute_odds(
-            adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=args.keep_fixed_rolls
-        )
+        from tabletop.progress import progress_line
+
+        with progress_line("odds", len(adj.scenario.templates)) as step:
+            kwargs["odds"] = odds.compute_odds(
+                adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=args.keep_fixed_rolls,
+                progress=step,
+            )
     options = draw.DrawOptions(palette=args.palette)
     draw.render_png(adj, args.output, size=args.size, region=args.view, options=options, layout_json=args.layout_json, inputs=inputs, **kwargs)
     print(f"wrote {args.output}" + (f" and {args.layout_json}" if args.layout_json is not None else ""))
@@ -241,15 +249,20 @@ def run_render(args: argparse.Namespace) -> int:
 def run_odds(args: argparse.Namespace) -> int:
     from tabletop import odds
 
+    from tabletop.progress import progress_line
+
     scenario = _load(args)
-    result = odds.compute_odds(
-        scenario,
-        seed=_seed(args, scenario),
-        samples=args.samples,
-        tolerance_mm=args.tolerance,
-        settings=_parse_settings(args.set, scenario),
-        keep_fixed_rolls=args.keep_fixed_rolls,
-    )
+    settings = _parse_settings(args.set, scenario)
+    with progress_line("odds", len(scenario.templates)) as step:
+        result = odds.compute_odds(
+            scenario,
+            seed=_seed(args, scenario),
+            samples=args.samples,
+            tolerance_mm=args.tolerance,
+            settings=settings,
+            keep_fixed_rolls=args.keep_fixed_rolls,
+            progress=step,
+        )
     from tabletop.report import escape_text
 
     print(odds.dumps(result) if args.json else "\n".join(escape_text(line) for line in odds.report_text(result).splitlines()))
@@ -310,6 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tabletop: stopped by sys.exit({exc.code!r}) in {where}, code that is not Tabletop's (a plug-in?)", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
+        # Ctrl+C: a file being written is left as it was (tabletop.atomic removes its temp file).
+        print("tabletop: interrupted (Ctrl+C)", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK

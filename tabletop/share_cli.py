@@ -184,8 +184,15 @@ def animate_main(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout holds the report only
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    from tabletop.draw.animate import render_animation  # pygame only from here on
+    from tabletop.draw.animate import AnimationTooLarge, render_animation  # pygame only from here on
+    from tabletop.progress import progress_line
 
-    info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds, inputs=[args.file])
+    try:
+        with progress_line("animate", 0, unit="frames") as step:
+            info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds, inputs=[args.file],
+                                    progress=lambda done, total: step(done, "", total))
+    except AnimationTooLarge as exc:
+        print(f"tabletop animate: {args.file}: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {args.output} ({info.frames} frames, {info.seconds:.1f} s, {info.bytes / 1e6:.2f} MB)")
     return EXIT_OK
