@@ -232,7 +232,6 @@ def run_render(args: argparse.Namespace) -> int:
     kwargs = {}
     if args.odds:
         from tabletop import odds
-
         from tabletop.progress import progress_line
 
         with progress_line("odds", len(adj.scenario.templates)) as step:
@@ -248,7 +247,6 @@ def run_render(args: argparse.Namespace) -> int:
 
 def run_odds(args: argparse.Namespace) -> int:
     from tabletop import odds
-
     from tabletop.progress import progress_line
 
     scenario = _load(args)

@@ -285,3 +285,23 @@ def test_animate_reports_progress_per_frame(tmp_path: Path, monkeypatch: pytest.
     capsys.readouterr()
     frames = [d for d, total in seen if total is not None]
     assert frames == list(range(1, len(frames) + 1)) and len(frames) >= 12 and all(total == len(frames) for _, total in seen if total)
+
+
+def test_a_quantizer_out_of_memory_is_said_plainly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Pillow's quantizer reports a failed allocation as "quantization error" (how a 2 GB run of the issue ended):
+    the command says the input is too large, status 2, and leaves no file."""
+    from PIL import Image
+
+    real = Image.Image.convert
+
+    def failing(self: Image.Image, mode: str | None = None, *a: Any, **k: Any) -> Image.Image:
+        if mode == "P":
+            raise ValueError("quantization error")
+        return real(self, mode, *a, **k)
+
+    monkeypatch.setattr(Image.Image, "convert", failing)
+    out = tmp_path / "a.gif"
+    assert cli.main(["animate", str(SCENARIOS / "default.toml"), "-o", str(out), "--width", "200"]) == 2
+    err = capsys.readouterr().err
+    assert "too large" in err and "MemoryError" in err and "quantization error" not in err
+    assert not out.exists()

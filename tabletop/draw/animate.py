@@ -116,7 +116,13 @@ def _frames(adjudication: Adjudication, width: int, seconds: float | None,
 
 def _paletted(frame: Image.Image) -> Image.Image:
     # One adaptive palette per frame; Pillow keeps only the changed rectangle of each frame.
-    return frame.convert("P", palette=Image.Palette.ADAPTIVE, colors=128)
+    try:
+        return frame.convert("P", palette=Image.Palette.ADAPTIVE, colors=128)
+    except ValueError as exc:
+        # Pillow's quantizer says only "quantization error" when it cannot allocate its tables: out of memory.
+        if "quantization" in str(exc):
+            raise MemoryError(f"no memory left to palette a {frame.size[0]}x{frame.size[1]} frame") from None
+        raise
 
 
 def encode(frames: list[Image.Image], durations: list[int], fmt: str) -> bytes:
