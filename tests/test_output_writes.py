@@ -328,6 +328,12 @@ def b(p, surface, image, d):
     assert _writes_outside_the_atomic_writer(good, "good.py") == []
 
 
+#: Writes that are not outputs, each with why (matched by file and kind, not line).
+NOT_OUTPUTS = {
+    ("tabletop/app/autosave.py", "os.open for writing"): "a session's lock file: created empty and locked, never written",
+}
+
+
 def test_every_output_in_the_package_goes_through_the_one_atomic_writer() -> None:
     """No module but ``tabletop/atomic.py`` opens a file for writing, writes text or bytes to a path, lets an
     encoder write a file, or renames one: a full disk or a crash must never leave an output half-written."""
@@ -336,7 +342,10 @@ def test_every_output_in_the_package_goes_through_the_one_atomic_writer() -> Non
     for path in sorted(package.rglob("*.py")):
         if path == package / "atomic.py":
             continue
-        found += _writes_outside_the_atomic_writer(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+        name = path.relative_to(ROOT).as_posix()
+        for hit in _writes_outside_the_atomic_writer(path.read_text(encoding="utf-8"), name):
+            if (name, hit.split(": ", 1)[1]) not in NOT_OUTPUTS:
+                found.append(hit)
     assert found == []
 
 
