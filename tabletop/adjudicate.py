@@ -120,13 +120,16 @@ def adjudicate(
     tolerance_mm: float = DEFAULT_TOLERANCE_MM,
     settings: Mapping[str, Any] | None = None,
     geometry: TableGeometry | None = None,
+    progress: Callable[[int, str], None] | None = None,
 ) -> Adjudication:
-    """Resolve every template in file order with one seeded generator."""
+    """Resolve every template in file order with one seeded generator; ``progress(templates done, the template's
+    id)`` is called before each."""
     geometry = geometry or table_geometry(scenario)
     merged = settings_for(scenario, settings)
     dice = Dice(seed)
-    results = tuple(
-        resolve_template(scenario, t, geometry, dice, tolerance_mm=tolerance_mm, settings=merged)
-        for t in scenario.templates
-    )
-    return Adjudication(scenario, results, seed, tolerance_mm, merged)
+    results: list[TemplateResult] = []
+    for k, t in enumerate(scenario.templates):
+        if progress is not None:
+            progress(k, t.id)
+        results.append(resolve_template(scenario, t, geometry, dice, tolerance_mm=tolerance_mm, settings=merged))
+    return Adjudication(scenario, tuple(results), seed, tolerance_mm, merged)

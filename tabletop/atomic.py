@@ -3,20 +3,48 @@
 Readers see the old file or the new one, never half of one; a failure (full
 disk, no permission) leaves the old file as it was and raises :class:`OutputError`
 naming the path. Writing through a symbolic link writes the link's target and
-keeps the link.
+keeps the link. The data is whole in memory before the temp file is made: an
+encoder that fails quietly on a full disk (``pygame.image.save``) never writes
+a file, and the written size is checked against it.
+
+The target is resolved twice: when a command starts (:func:`check_output`, so bad
+paths fail before the work) and again just before the rename, so a path swapped
+during a long render for a link to one of the command's inputs is refused then.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+#: Longest file name (one path component) most file systems take, in bytes.
+NAME_MAX_BYTES = 255
+#: The temp file's name: short, so any legal output name has a temp name beside it.
+TEMP_PREFIX, TEMP_SUFFIX = ".tabletop-", ".tmp"
+
+Inputs = Iterable["Path | str | None"]
 
 
 class OutputError(OSError):
     """An output file that cannot be written; the message names the path."""
+
+
+def _shown(path: Path | str) -> str:
+    """``path`` for a message: a name too long to read is cut in the middle."""
+    text = str(path)
+    return text if len(text) <= 120 else f"{text[:60]}…{text[-40:]}"
+
+
+def _check_names(path: Path | str) -> None:
+    """Refuse a path with a name (any component) longer than the file system takes."""
+    for part in Path(path).parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX_BYTES:
+            raise OutputError(f"{_shown(path)}: the file name is {size} bytes long; the limit is {NAME_MAX_BYTES} bytes")
 
 
 def target_of(path: Path | str) -> Path:
@@ -24,9 +52,15 @@ def target_of(path: Path | str) -> Path:
     text = str(path)
     if not text.strip():
         raise OutputError("output path is empty")
+    _check_names(text)
     p = Path(text)
-    if p.is_symlink():
-        return Path(os.path.realpath(p))
+    try:
+        if p.is_symlink():
+            resolved = Path(os.path.realpath(p))
+            _check_names(resolved)
+            return resolved
+    except OSError as exc:
+        raise OutputError(f"{_shown(path)}: cannot write: {exc.strerror or exc}") from None
     return p
 
 
@@ -38,37 +72,45 @@ def check_writable(path: Path | str) -> Path:
     target = target_of(path)
     folder = target.parent if str(target.parent) else Path(".")
     if str(path).endswith(os.sep):
-        raise OutputError(f"{path}: is a folder, not a file name")
+        raise OutputError(f"{_shown(path)}: is a folder, not a file name")
     try:
         st = os.stat(target)
     except FileNotFoundError:
         st = None
     except OSError as exc:
-        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise OutputError(f"{_shown(path)}: cannot write: {exc.strerror or exc}") from None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        raise OutputError(f"{path}: is a folder, not a file name")
+        raise OutputError(f"{_shown(path)}: is a folder, not a file name")
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise OutputError(f"{path}: is not a regular file (a device, pipe or socket); write to a file")
+        raise OutputError(f"{_shown(path)}: is not a regular file (a device, pipe or socket); write to a file")
     if not folder.is_dir():
-        raise OutputError(f"{path}: folder {folder} does not exist")
+        raise OutputError(f"{_shown(path)}: folder {_shown(folder)} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"{path}: cannot write in folder {folder} (permission denied)")
+        raise OutputError(f"{_shown(path)}: cannot write in folder {_shown(folder)} (permission denied)")
     return target
 
 
-def check_output(path: Path | str, inputs: Iterable[Path | str] = ()) -> Path:
-    """:func:`check_writable`, and refuse an output that is one of the command's own ``inputs``
-    (``render d.toml -o d.toml`` would replace the table with a picture)."""
-    target = check_writable(path)
+def _refuse_inputs(path: Path | str, target: Path, inputs: Inputs) -> None:
+    """Raise OutputError if ``target`` is one of ``inputs`` (the same file by any name: same inode)."""
     for source in inputs:
         if source is None:
             continue
         try:
             same = os.path.samefile(target, source)
         except OSError:
-            same = os.path.abspath(target) == os.path.abspath(target_of(source))
+            try:
+                same = os.path.abspath(target) == os.path.abspath(target_of(source))
+            except OutputError:
+                same = False
         if same:
-            raise OutputError(f"{path}: is the command's own input {source}; write to another file")
+            raise OutputError(f"{_shown(path)}: is the command's own input {_shown(source)}; write to another file")
+
+
+def check_output(path: Path | str, inputs: Inputs = ()) -> Path:
+    """:func:`check_writable`, and refuse an output that is one of the command's own ``inputs``
+    (``render d.toml -o d.toml`` would replace the table with a picture)."""
+    target = check_writable(path)
+    _refuse_inputs(path, target, inputs)
     return target
 
 
@@ -85,21 +127,38 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def _still_the_target(path: Path | str, target: Path, inputs: Inputs) -> None:
+    """Just before the rename: ``path`` still leads to ``target``, a regular file or nothing, and no input."""
+    now = target_of(path)
+    if os.path.abspath(now) != os.path.abspath(target):
+        raise OutputError(f"{_shown(path)}: changed while it was being written (it now leads to {_shown(now)}); nothing written")
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputError(f"{_shown(path)}: changed while it was being written (no longer a regular file); nothing written")
+    _refuse_inputs(path, target, inputs)
+
+
 @contextlib.contextmanager
-def replacing(path: Path | str) -> Iterator[Path]:
-    """Yield a temp path beside ``path`` (same suffix); on success it is synced and renamed over ``path``.
+def replacing(path: Path | str, inputs: Inputs = ()) -> Iterator[Path]:
+    """Yield a temp path beside ``path``'s target; on success it is synced and renamed over that target.
 
     On any failure the temp file is removed, ``path`` is untouched and the error
-    is raised (an :class:`OutputError` for an OSError, naming the path).
+    is raised (an :class:`OutputError` for an OSError, naming the path). The temp
+    file has a short name of its own (``.tabletop-XXXXXXXX.tmp``), never the
+    target's suffix: what it holds is written by the caller, not guessed from a name.
     """
     import tempfile  # imports random and hashlib: only when a file is written
 
-    target = check_writable(path)
+    inputs = [s for s in inputs if s is not None]
+    target = check_output(path, inputs)
     folder = target.parent if str(target.parent) else Path(".")
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}", dir=folder)
+        fd, tmp_name = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
-        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise OutputError(f"{_shown(path)}: cannot write: {exc.strerror or exc}") from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:
@@ -108,12 +167,13 @@ def replacing(path: Path | str) -> Iterator[Path]:
             os.fsync(f.fileno())
         mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_UMASK
         os.chmod(tmp, mode)
+        _still_the_target(path, target, inputs)
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError) and not isinstance(exc, OutputError):
-            raise OutputError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+            raise OutputError(f"{_shown(path)}: cannot write: {exc.strerror or exc}") from exc
         raise
     _fsync_folder(folder)
 
@@ -128,19 +188,20 @@ def _read_umask() -> int:
 _UMASK = _read_umask()
 
 
-def atomic_write(path: Path | str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (see the module doc); raises OutputError."""
-    with replacing(path) as tmp:
+def atomic_write(path: Path | str, data: bytes, inputs: Inputs = ()) -> None:
+    """Write ``data`` to ``path`` atomically (see the module doc); raises OutputError.
+
+    ``inputs``: the files the command read; the write is refused if ``path`` leads to
+    one of them when the file is replaced (checked again just before the rename).
+    """
+    with replacing(path, inputs) as tmp:
         with open(tmp, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-
-
-def write_with(path: Path | str, writer: Callable[[Path], object]) -> None:
-    """Atomically replace ``path`` with what ``writer(temp_path)`` writes (e.g. a PNG encoder)."""
-    with replacing(path) as tmp:
-        writer(tmp)
+            written = os.fstat(f.fileno()).st_size
+        if written != len(data):
+            raise OSError(errno.ENOSPC, f"only {written} of {len(data)} bytes written (is the disk full?)")
 
 
 class InputError(OSError):

@@ -197,8 +197,11 @@ def _seed(args: argparse.Namespace, scenario) -> int:  # type: ignore[no-untyped
 
 
 def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-def]
+    """Adjudicate with a progress line on a terminal (tabletop.progress)."""
     from tabletop.adjudicate import adjudicate
+    from tabletop.progress import progress_line
 
+<<<<<<< HEAD
     adj = adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set, scenario))
     log = getattr(args, "roll_log", None)
     if log is not None:
@@ -209,6 +212,11 @@ def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-
             print(f"tabletop: warning: {args.rolls}: the log has no value for {', '.join(extra[:8])}: rolled from the seed "
                   "(the table differs from the one the log was written for)", file=sys.stderr)
     return adj
+=======
+    settings = _parse_settings(args.set, scenario)
+    with progress_line("adjudicating", len(scenario.templates)) as step:
+        return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=settings, progress=step)
+>>>>>>> outputs
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -220,10 +228,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from tabletop.atomic import write_with
+    from tabletop.atomic import atomic_write, check_output
 
-    from tabletop.atomic import check_output
-
+    # The format is the name the user gave (not a link's target); the file written is checked again at write time.
     suffix = Path(args.output).suffix.lower()
     if suffix not in (".png", ".svg"):
         print(f"tabletop render: {args.output or '(an empty path)'}: the output must end in .png or .svg", file=sys.stderr)
@@ -233,15 +240,16 @@ def run_render(args: argparse.Namespace) -> int:
         if svg and given:
             print(f"tabletop render: {flag} goes with a PNG; use -o OUT.png, not {args.output}", file=sys.stderr)
             return EXIT_BAD_INPUT
+    inputs = [args.file, *args.catalogue]
     # Before any work: a path that cannot be written, or that is an input, fails now.
-    check_output(args.output, [args.file, *args.catalogue])
+    check_output(args.output, inputs)
     if args.layout_json is not None:
-        check_output(args.layout_json, [args.file, *args.catalogue, args.output])
+        check_output(args.layout_json, [*inputs, args.output])
     adj = _adjudicate(args, _load(args))
     if svg:
-        from tabletop.draw.svg import render_svg  # pure: no pygame
+        from tabletop.draw.svg import svg_document  # pure: no pygame
 
-        render_svg(adj, args.output, args.size, None, args.view)  # written atomically
+        atomic_write(args.output, svg_document(adj, args.size, None, args.view).encode("utf-8"), inputs)
         print(f"wrote {args.output}")
         return EXIT_OK
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout holds the report only
@@ -251,31 +259,35 @@ def run_render(args: argparse.Namespace) -> int:
     kwargs = {}
     if args.odds:
         from tabletop import odds
+        from tabletop.progress import progress_line
 
-        kwargs["odds"] = odds.compute_odds(
-            adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=args.keep_fixed_rolls
-        )
+        with progress_line("odds", len(adj.scenario.templates)) as step:
+            kwargs["odds"] = odds.compute_odds(
+                adj.scenario, seed=adj.seed, tolerance_mm=args.tolerance, settings=adj.settings, keep_fixed_rolls=args.keep_fixed_rolls,
+                progress=step,
+            )
     options = draw.DrawOptions(palette=args.palette)
-    write_with(
-        args.output,
-        lambda tmp: draw.render_png(adj, tmp, size=args.size, region=args.view, options=options, layout_json=args.layout_json, **kwargs),
-    )
-    print(f"wrote {args.output}")
+    draw.render_png(adj, args.output, size=args.size, region=args.view, options=options, layout_json=args.layout_json, inputs=inputs, **kwargs)
+    print(f"wrote {args.output}" + (f" and {args.layout_json}" if args.layout_json is not None else ""))
     return EXIT_OK
 
 
 def run_odds(args: argparse.Namespace) -> int:
     from tabletop import odds
+    from tabletop.progress import progress_line
 
     scenario = _load(args)
-    result = odds.compute_odds(
-        scenario,
-        seed=_seed(args, scenario),
-        samples=args.samples,
-        tolerance_mm=args.tolerance,
-        settings=_parse_settings(args.set, scenario),
-        keep_fixed_rolls=args.keep_fixed_rolls,
-    )
+    settings = _parse_settings(args.set, scenario)
+    with progress_line("odds", len(scenario.templates)) as step:
+        result = odds.compute_odds(
+            scenario,
+            seed=_seed(args, scenario),
+            samples=args.samples,
+            tolerance_mm=args.tolerance,
+            settings=settings,
+            keep_fixed_rolls=args.keep_fixed_rolls,
+            progress=step,
+        )
     from tabletop.report import escape_text
 
     print(odds.dumps(result) if args.json else "\n".join(escape_text(line) for line in odds.report_text(result).splitlines()))
@@ -336,6 +348,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tabletop: stopped by sys.exit({exc.code!r}) in {where}, code that is not Tabletop's (a plug-in?)", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
+        # Ctrl+C: a file being written is left as it was (tabletop.atomic removes its temp file).
+        print("tabletop: interrupted (Ctrl+C)", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return EXIT_OK

@@ -110,8 +110,8 @@ def add_explain_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def explain_main(args: argparse.Namespace) -> int:
     """Print (or write) the explanation of the scenario in ``args.file``."""
+    from tabletop.atomic import atomic_write
     from tabletop.explain import explain_text
-    from tabletop.scenario_io import atomic_write
 
     if args.output is not None:
         from tabletop.atomic import check_output
@@ -119,7 +119,7 @@ def explain_main(args: argparse.Namespace) -> int:
         check_output(args.output, [args.file])
     text = explain_text(adjudicate_args(args), markdown=bool(args.markdown))
     if args.output is not None:
-        atomic_write(args.output, text.encode("utf-8"))
+        atomic_write(args.output, text.encode("utf-8"), [args.file])
         print(f"wrote {args.output}")
     else:
         sys.stdout.write(text)
@@ -185,8 +185,15 @@ def animate_main(args: argparse.Namespace) -> int:
 
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # stdout holds the report only
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-    from tabletop.draw.animate import render_animation  # pygame only from here on
+    from tabletop.draw.animate import AnimationTooLarge, render_animation  # pygame only from here on
+    from tabletop.progress import progress_line
 
-    info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds)
+    try:
+        with progress_line("animate", 0, unit="frames") as step:
+            info = render_animation(adj, args.output, width=int(args.width), seconds=args.seconds, inputs=[args.file],
+                                    progress=lambda done, total: step(done, "", total))
+    except AnimationTooLarge as exc:
+        print(f"tabletop animate: {args.file}: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {args.output} ({info.frames} frames, {info.seconds:.1f} s, {info.bytes / 1e6:.2f} MB)")
     return EXIT_OK

@@ -89,11 +89,12 @@ def test_atomic_write_writes_syncs_renames_then_syncs_the_folder(tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.toml"]
 
 
-def test_write_with_a_png_encoder_syncs_and_renames_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_replacing_a_file_an_encoder_wrote_syncs_and_renames_the_same_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "view.png"
     target.write_bytes(OLD)
     spy = Spy(monkeypatch, target)
-    atomic.write_with(target, lambda tmp: tmp.write_bytes(NEW))  # an encoder that never fsyncs itself
+    with atomic.replacing(target) as tmp:
+        tmp.write_bytes(NEW)  # an encoder that never fsyncs itself
     _check_order(spy, target, OLD, len(NEW))
     assert target.read_bytes() == NEW
 
@@ -198,9 +199,9 @@ def writes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Path]]:
     seen: list[Path] = []
     real = atomic.replacing
 
-    def recording(path: Path | str):  # type: ignore[no-untyped-def]
+    def recording(path: Path | str, *args: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
         seen.append(Path(path))
-        return real(path)
+        return real(path, *args, **kwargs)
 
     monkeypatch.setattr(atomic, "replacing", recording)
     yield seen

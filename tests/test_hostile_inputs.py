@@ -667,13 +667,13 @@ def test_render_prints_only_the_report(tmp_path: Path) -> None:
 
 
 def test_what_a_table_can_hold_finishes(tmp_path: Path) -> None:
-    """At the limits: a 201-square increments blast, a 1,000-missile volley, a 10,000-point building."""
+    """At the limits: a 201-square increments blast, a 100-missile volley, a 10,000-point building."""
     inc = tomllib.loads((SCENARIOS / "increments-circle.toml").read_text())
     inc["table"].update(width=72, depth=48, grid="1.5mm")
     inc["template"][0]["weapon"].update(damage=1000, increment=8)
     (tmp_path / "inc.toml").write_text(tomli_w.dumps(inc))
     vol = tomllib.loads((SCENARIOS / "robotech-volley.toml").read_text())
-    vol["template"][0]["weapon"]["volley"] = 1000
+    vol["template"][0]["weapon"]["volley"] = 100
     (tmp_path / "vol.toml").write_text(tomli_w.dumps(vol))
     for name in ("inc.toml", "vol.toml"):
         done = _tabletop(["check", str(tmp_path / name)])

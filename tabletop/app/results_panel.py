@@ -9,6 +9,7 @@ from tabletop.coverage import uncertainty_mm
 from tabletop.report import STATUS_WORDS, margin_text, model_sigmas, report_text
 
 from .advice import for_the_app
+from .panel_bounds import panel_lines, template_lines
 from .results import ruleset_lines
 from .rules_menu import settings_line
 
@@ -63,20 +64,22 @@ def results_html(adj: Adjudication, fired: bool, errors: dict[str, str] | None =
         lines = ruleset_lines(s, r)
         if not res.allowed and not any(line.startswith(("NOT ALLOWED", "NULLIFIED", "FAILS")) for _, line in lines):
             out.append("<font color='#ff5050'>NOT ALLOWED:</font> " + html.escape(str(res.reason)))
+        account = []
         for style, line in lines:
-            out.append(f"<font color='{RESULT_COLOURS.get(style, '#d0d4da')}'>" + html.escape(line) + "</font>")
+            account.append(f"<font color='{RESULT_COLOURS.get(style, '#d0d4da')}'>" + html.escape(line) + "</font>")
         if fired:
             for step in res.steps:
-                out.append("· " + html.escape(step.text))
+                account.append("· " + html.escape(step.text))
             for rec in r.rolls:
-                out.append("<font color='#b9c0c8'>dice: " + html.escape(rec.describe()) + "</font>")
+                account.append("<font color='#b9c0c8'>dice: " + html.escape(rec.describe()) + "</font>")
             if not lines:  # a ruleset without its own summary: its plain details
                 for k, v in res.details.items():
                     if not isinstance(v, (dict, list)):
-                        out.append(html.escape(f"{k}: {v}"))
+                        account.append(html.escape(f"{k}: {v}"))
+        out += template_lines(account)
     for tid, msg in (errors or {}).items():
         out.append(f"<br><font color='#ff5050'>{html.escape(tid)}: {html.escape(msg)}</font>")
-    return "<br>".join(out)
+    return "<br>".join(panel_lines(out))
 
 
 def full_report(adj: Adjudication) -> str:

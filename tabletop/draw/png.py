@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +13,7 @@ import numpy as np
 import pygame
 
 from tabletop.adjudicate import Adjudication
+from tabletop.atomic import atomic_write
 from tabletop.draw.chrome import RULER_BAND, RULER_SIDE
 from tabletop.draw.compose import _apply_settings, draw_scene
 from tabletop.draw.frame import Frame
@@ -32,6 +35,7 @@ def render_png(
     region: str = "table",
     odds: OddsResult | None = None,
     layout_json: str | Path | None = None,
+    inputs: Iterable[str | Path | None] = (),
 ) -> Viewport:
     """Draw ``adjudication`` headless into a ``size`` image and save it as PNG at ``path``.
 
@@ -39,12 +43,28 @@ def render_png(
     they scattered from and the models they affect. ``odds`` adds the odds overlay
     (heat map, landing points, chances). ``layout_json``: also write what was drawn (labels, bases,
     hidden count, in screen px; :meth:`Frame.to_json`) there. Returns the viewport drawn.
+
+    Always a PNG, whatever ``path`` (or a link there) is called. Both files are encoded in memory
+    and written through :func:`tabletop.atomic.atomic_write` (never over one of ``inputs``); a failed
+    write raises :class:`tabletop.atomic.OutputError` naming that file and leaves it as it was.
     """
     surface, vp, frame = render_frame(adjudication, size, options, region, odds)
-    pygame.image.save(surface, str(path))
-    if layout_json is not None:
-        Path(layout_json).write_text(json.dumps(frame.to_json(), indent=1) + "\n", encoding="utf-8")
+    png = encode_png(surface)
+    layout = (json.dumps(frame.to_json(), indent=1) + "\n").encode("utf-8") if layout_json is not None else None
+    atomic_write(path, png, inputs)
+    if layout_json is not None and layout is not None:
+        atomic_write(layout_json, layout, [*inputs, path])
     return vp
+
+
+def encode_png(surface: pygame.Surface) -> bytes:
+    """``surface`` as the bytes of a PNG file (encoded in memory: a full disk cannot truncate it unseen)."""
+    out = io.BytesIO()
+    pygame.image.save(surface, out, "image.png")
+    data = out.getvalue()
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        raise ValueError("the PNG encoder produced no image")
+    return data
 
 
 def render_frame(

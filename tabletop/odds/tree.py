@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -152,6 +153,8 @@ class _Explorer:
         self.cache: dict[Any, Coverage] = {(self.placed, None, default_blocks): self.coverage}
         self.root = _Node()
         self.runs = 0
+        self.last_free: list[int] = []
+        """The free rolls of the last ``run``, in the order taken."""
         self.names: dict[str, None] = {}
 
     def _context(self, dice: Dice) -> _CachingContext:
@@ -176,6 +179,7 @@ class _Explorer:
         except (DiceError, PlacementError) as exc:
             raise AdjudicationError(f"template {self.template.id!r}: {exc}") from None
         self.runs += 1
+        self.last_free = [value for _, _, value in dice.free]
         outcome = self._outcome(resolution)
         node = self.root
         for name, spec, value in dice.free:
@@ -226,8 +230,15 @@ def _enumerate(ex: _Explorer, limit: int) -> list[tuple[Fraction, _Outcome]] | N
     return leaves
 
 
-def _estimate_leaves(ex: _Explorer, rng: np.random.Generator, probes: int) -> float:
-    """Knuth's estimate of the number of leaves: the mean product of branching along random descents."""
+def _estimate_leaves(ex: _Explorer, rng: np.random.Generator, probes: int, above: float = math.inf) -> float:
+    """Knuth's estimate of the number of leaves: the mean product of branching along random descents.
+
+    A descent that reaches an unexplored node resolves once from there with uniform choices and then follows
+    the choices that run made (they are as uniform as any): one ``resolve`` per probe at most, however deep the
+    tree (a volley of 200 missiles is 200 rolls deep; drawing afresh at each of them ran ``resolve`` once per
+    level, a cost growing with the square of the volley). Once the estimate must end above ``above`` (every
+    product is at least 1, so a sum past ``above`` × ``probes`` stays past it) it is returned at once.
+    """
 
     def uniform(spec: RollSpec) -> int:
         values = roll_distribution(spec)
@@ -236,15 +247,19 @@ def _estimate_leaves(ex: _Explorer, rng: np.random.Generator, probes: int) -> fl
     total = 0.0
     for _ in range(probes):
         node, prefix, product = ex.root, [], 1.0
+        chosen: list[int] = []
         while True:
             if not node.explored:
                 ex.run(prefix, uniform)
+                chosen = ex.last_free[len(prefix):]
             if node.leaf is not None:
                 break
             assert node.roll is not None
             values = roll_distribution(node.roll[1])
-            value = values[int(rng.integers(len(values)))][0]
+            value = chosen.pop(0) if chosen else values[int(rng.integers(len(values)))][0]
             product *= len(values)
+            if total + product > above * probes:
+                return (total + product) / probes
             prefix = [*prefix, value]
             node = node.child(value)
         total += product

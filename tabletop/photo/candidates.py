@@ -27,6 +27,9 @@ dark; a base's colour, several sigmas off, saturates)."""
 EDGE_RADIUS_LOW, EDGE_RADIUS_HIGH, EDGE_RADIUS_SLACK_MM = 0.8, 1.25, 1.5
 """Catalogue radii tried round an edge curve of radius r: from 0.8 r - 1.5 mm to 1.25 r + 1.5 mm (the curve may be the
 figure's outline or the top rim's inner border inside the base's own)."""
+MAX_BLOBS = 1500
+"""Most blob candidates kept (the widest): every later stage works per candidate, so their number is bounded whatever
+the photo (a table holds a few hundred bases at most)."""
 NOT_MAT_SIGMAS = 4.0
 """A pixel is "not mat" beyond this whitened distance from the local mat colour."""
 BLOB_CLOSE_PX = 5
@@ -85,6 +88,9 @@ def _blob_candidates(top: np.ndarray, mat: MatModel, r_min: float, r_max: float)
     dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
     peaks = (dt >= cv2.dilate(dt, np.ones((7, 7), np.uint8))) & (dt >= 0.6 * r_min) & (dt <= 1.1 * r_max)
     ys, xs = np.nonzero(peaks)
+    if len(ys) > MAX_BLOBS:  # a speckled mat or noise: a peak every few pixels; the widest blobs are the bases
+        keep = np.sort(np.argsort(-dt[ys, xs], kind="stable")[:MAX_BLOBS])
+        ys, xs = ys[keep], xs[keep]
     return np.column_stack([xs, ys, dt[ys, xs]]).astype(np.float64)
 
 
@@ -123,10 +129,16 @@ def edge_candidates(top: np.ndarray, mat: MatModel, d_mm: float, s: float) -> tu
     return circles, ellipses
 
 
+def candidate_px_per_mm(rect: Rectified) -> float:
+    """The top-down image's scale for candidates: ``CANDIDATE_PX_PER_MM``, or the rectification's own where a large table
+    was rectified coarser (``rectify.MAX_RECTIFIED_PIXELS``: a 20 m table at 1 px/mm would be 400 megapixels)."""
+    return min(CANDIDATE_PX_PER_MM, rect.px_per_mm)
+
+
 def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.ndarray, MatModel, np.ndarray]:
     """Circle candidates (x mm, y mm, r_lo mm, r_hi mm): where to look, and which catalogue radii to try there; the mat;
     and the elliptical edge curves (x mm, y mm, a mm, b mm, angle degrees) where an oval base may be."""
-    s = CANDIDATE_PX_PER_MM
+    s = candidate_px_per_mm(rect)
     top = top_down(rect, s)
     mat = mat_model(top)
     r_min, r_max = min(base_sizes_mm) / 2, max(base_sizes_mm) / 2

@@ -11,6 +11,7 @@ Exit status: 0 done, 2 bad input (one line on stderr), 1 anything else.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import warnings
@@ -102,12 +103,29 @@ def unfitted_comment(result: PhotoResult) -> str:
 
 
 def write_scenario(result: PhotoResult, out_path: Path) -> None:
-    """Write the scenario through the project's one writer (temp file, fsync, rename; a link's target)."""
+    """Write the scenario through the project's one writer (temp file, fsync, rename; a link's target), never
+    over the photo it came from (checked again at write time)."""
     import tomli_w
 
     from tabletop.atomic import atomic_write
 
-    atomic_write(out_path, (tomli_w.dumps(scenario_dict(result, out_path)) + unfitted_comment(result)).encode("utf-8"))
+    atomic_write(out_path, (tomli_w.dumps(scenario_dict(result, out_path)) + unfitted_comment(result)).encode("utf-8"), [result.path])
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every non-finite number (an error that could not be measured) as None: JSON has no
+    Infinity or NaN, and a reader must not mistake one for a measurement (docs/photo.md)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value
+
+
+def _plus_minus(sigma_mm: float) -> str:
+    return f"±{sigma_mm:.2f} mm" if math.isfinite(sigma_mm) else "± unknown"
 
 
 def format_text(result: PhotoResult) -> str:
@@ -119,7 +137,9 @@ def format_text(result: PhotoResult) -> str:
         f"{result.path}: {w}x{h} px, table {result.table_mm[0]:.1f} x {result.table_mm[1]:.1f} mm",
         f"corners ({how}, confidence {result.table_confidence:.2f}): "
         + ", ".join(f"{n} ({x:.1f}, {y:.1f})" for n, (x, y) in zip(names, result.corners_px)),
-        f"calibration error ±{result.calibration_rms_mm:.2f} mm (RMS of the corners' 1-sigma error)",
+        (f"calibration error ±{result.calibration_rms_mm:.2f} mm (RMS of the corners' 1-sigma error)"
+         if math.isfinite(result.calibration_rms_mm) else
+         "calibration error unknown (a side of the table gave too few edge points to measure it): check the corners"),
     ]
     cam = result.camera_json()
     if cam:
@@ -131,7 +151,7 @@ def format_text(result: PhotoResult) -> str:
     for i, b in enumerate(result.bases, start=1):
         size = (f"oval {b.diameter_mm:g}x{b.width_mm:g} mm at {b.rotation_deg:.0f}°" if b.shape == "oval"
                 else f"Ø {b.diameter_mm:g} mm (fitted {b.fitted_diameter_mm:.1f})")
-        lines.append(f"  b{i:<3} x {b.x_mm:8.2f}  y {b.y_mm:8.2f}  {size}  ±{b.sigma_mm:.2f} mm  confidence {b.confidence:.2f}"
+        lines.append(f"  b{i:<3} x {b.x_mm:8.2f}  y {b.y_mm:8.2f}  {size}  {_plus_minus(b.sigma_mm)}  confidence {b.confidence:.2f}"
                      + ("" if b.confident else "  check this base"))
     for u in result.unfitted:
         lines.append(f"  ?    x {u.x_mm:8.2f}  y {u.y_mm:8.2f}  something base-like, not fitted ({len(u.outline_mm)}-point outline)")
@@ -297,7 +317,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from tabletop.jsonfmt import readable_json
 
-        print(readable_json(result.as_json()))
+        print(readable_json(finite_json(result.as_json())))
         if wrote_sheet:
             print(f"tabletop photo: wrote the contact sheet {sheet}", file=sys.stderr)
     elif sheet:

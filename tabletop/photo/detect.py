@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, rimfit, sizesnap, uncertainty
-from tabletop.photo.candidates import CANDIDATE_PX_PER_MM, MatModel, candidates
+from tabletop.photo.candidates import MatModel, candidate_px_per_mm, candidates
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
@@ -101,7 +101,7 @@ def find_ovals(rect: Rectified, rounds: list[Detection], ellipses: np.ndarray, m
         seeds = seeds[~np.triu(near, k=1).any(axis=0)]
     if not len(seeds):
         return rounds, []
-    s = CANDIDATE_PX_PER_MM
+    s = candidate_px_per_mm(rect)
     colour = mat.at(np.column_stack([seeds[:, 0] * s, (d - seeds[:, 1]) * s]), seeds[:, 2] * s)
     fits = [f for f in fit_ovals(rect, seeds, colour, mat.whiten, scale) if f is not None]
     ovals: list[Detection] = []
@@ -150,7 +150,7 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         cand = cand[(cand[:, 0] > 0) & (cand[:, 0] < w) & (cand[:, 1] > 0) & (cand[:, 1] < d)]
     if len(cand) == 0:
         return []
-    s = CANDIDATE_PX_PER_MM
+    s = candidate_px_per_mm(rect)
     mat_colour = mat.at(np.column_stack([cand[:, 0] * s, (d - cand[:, 1]) * s]), cand[:, 2] * s)
     scale = photo_scale(rect)
     centres, radii, scores, origin = search_circles(rect, cand, mat_colour, mat.whiten, sizes, scale)

@@ -135,12 +135,15 @@ def load_image(path: str | os.PathLike[str], max_pixels: int = MAX_PIXELS) -> Lo
                 factor = max(1, math.ceil(math.sqrt(w0 * h0 / max_pixels)))
                 im.load()
                 oriented = ImageOps.exif_transpose(im)
+                if _high_bit_depth(oriented.mode):
+                    oriented, note = _to_8bit(oriented)
+                    notes.append(note)
                 if oriented.mode != "RGB":
                     oriented = oriented.convert("RGB")
                 ow, oh = oriented.size
                 if factor > 1:
                     oriented = oriented.reduce(factor)
-                    notes.append(f"{ow}x{oh} pixels is above the {max_pixels / 1e6:.0f}-megapixel working size: "
+                    notes.append(f"{ow}x{oh} pixels is above the {max_pixels / 1e6:g}-megapixel working size: "
                                  f"downscaled by {factor} to {oriented.size[0]}x{oriented.size[1]}")
                 rgb = np.asarray(oriented)
     except PhotoError:
@@ -156,6 +159,50 @@ def load_image(path: str | os.PathLike[str], max_pixels: int = MAX_PIXELS) -> Lo
         raise PhotoError(f"{name}: cannot decode the image: {text}") from None
     bgr = np.ascontiguousarray(rgb[:, :, ::-1])
     return LoadedImage(pixels=bgr, path=name, original_size=(ow, oh), scale=1.0 / factor, notes=tuple(notes))
+
+
+def _high_bit_depth(mode: str) -> bool:
+    """Whether Pillow's ``mode`` holds more than 8 bits a sample (16- or 32-bit integers, 32-bit floats): its
+    own ``convert("RGB")`` clips those at 255, which turns a 16-bit grey photo white."""
+    return mode.startswith("I") or mode.startswith("F")
+
+
+SAMPLE_FOR_RANGE = 1_000_000
+"""The photo's range is read from at most this many of its pixels (evenly spread)."""
+RANGE_PERCENTILES = (0.01, 99.99)
+"""The range a high-bit-depth photo is scaled from: a few hot or dead pixels do not darken or wash out the rest."""
+
+
+def _to_8bit(image: Image.Image) -> tuple[Image.Image, str]:
+    """A 16- or 32-bit (integer or float) greyscale image as 8-bit grey, scaled from the photo's own range
+    (a 12-bit sensor's values in a 16-bit file fill the 8 bits; a float TIFF in 0-1 too), and a note saying so.
+    Not-a-number and infinite samples become the range's ends. Converted a band of rows at a time: memory
+    stays at the 8-bit result plus one band."""
+    from PIL import Image
+
+    values = np.asarray(image)
+    if values.ndim != 2:
+        values = np.asarray(image.convert("F"))
+    height, width = values.shape
+    step = max(1, int(math.sqrt(values.size / SAMPLE_FOR_RANGE)))
+    sample = values[::step, ::step].astype(np.float64)
+    finite = sample[np.isfinite(sample)]
+    if finite.size == 0:
+        raise ValueError("it holds no finite pixel value")
+    lo, hi = (float(v) for v in np.percentile(finite, RANGE_PERCENTILES))
+    if not hi > lo:
+        lo, hi = float(finite.min()), float(finite.max())
+    scale = 255.0 / (hi - lo) if hi > lo else 0.0
+    out = np.empty((height, width), dtype=np.uint8)
+    rows = max(1, 4_000_000 // max(1, width))
+    for top in range(0, height, rows):
+        band = values[top:top + rows].astype(np.float32)
+        band = np.nan_to_num(band, nan=lo, posinf=hi, neginf=lo)
+        np.clip((band - lo) * scale + 0.5, 0.0, 255.0, out=band)
+        out[top:top + rows] = band.astype(np.uint8)
+    bits = {"F": "32-bit float"}.get(image.mode[:1], "32-bit" if image.mode in ("I", "I;32", "I;32B", "I;32L") else "16-bit")
+    note = f"a {bits} greyscale photo: its values {lo:g} to {hi:g} scaled to 8-bit grey"
+    return Image.fromarray(out, "L"), note
 
 
 def to_working(points: np.ndarray, scale: float) -> np.ndarray:

@@ -12,7 +12,7 @@ from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
-from tabletop.photo.rectify import calibration_rms_mm, find_table, rectify, refine_corners, side_profiles
+from tabletop.photo.rectify import calibration_rms_mm, find_table, rectified_px_per_mm, rectify, refine_corners, side_profiles
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 TABLE_CONFIDENT = 0.3
@@ -156,7 +156,8 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     camera = camera_from_corners(work_corners, table_mm, size, lens, sigmas, focal, lens_rms, k_sigma)
     h = homography_undistorted(work_corners, table_mm, lens)
     calibration = calibration_rms_mm(h, _as_corners(lens.remove(np.asarray(work_corners))), sigmas)
-    rect = rectify(image, work_corners, table_mm, 1.0, calibration, camera=camera, base_height_mm=base_height_mm)
+    rect = rectify(image, work_corners, table_mm, rectified_px_per_mm(work_corners, table_mm), calibration, camera=camera,
+                   base_height_mm=base_height_mm)
     found, unfitted = detect(rect, base_sizes_mm)
     bases = tuple(found)
     mm_per_px = photo_scale(rect).mm_per_px

@@ -74,6 +74,24 @@ def homography_from_corners(corners_px: Corners, table_mm: tuple[float, float]) 
     return h
 
 
+MAX_RECTIFIED_PIXELS = 4_000_000
+"""The table seen from above is drawn at 1 px/mm, the scale bases are looked for at, unless that takes more than
+this many pixels (a table over 2 m square): then at the photo's own resolution on the table, at most this many.
+A 20 m table at 1 px/mm would be 400 megapixels, 1.2 GB before any work (and never sharper than the photo)."""
+
+
+def rectified_px_per_mm(corners_px: Corners, table_mm: tuple[float, float], max_pixels: int = MAX_RECTIFIED_PIXELS) -> float:
+    """The scale to rectify a photo at (see ``MAX_RECTIFIED_PIXELS``): 1 px/mm, or for a large table the photo's
+    own resolution along the table's sides (the finest) within ``max_pixels``."""
+    w, d = table_mm
+    if w * d <= max_pixels:
+        return 1.0
+    c = np.asarray(corners_px, dtype=float)
+    along_width = max(np.linalg.norm(c[1] - c[0]), np.linalg.norm(c[2] - c[3])) / w
+    along_depth = max(np.linalg.norm(c[3] - c[0]), np.linalg.norm(c[2] - c[1])) / d
+    return float(min(1.0, max(along_width, along_depth), math.sqrt(max_pixels / (w * d))))
+
+
 def rectify(image: np.ndarray, corners_px: Corners, table_mm: tuple[float, float], px_per_mm: float = 1.0,
             calibration_rms_mm: float = 0.0, camera: Camera | None = None, base_height_mm: float | None = 0.0) -> Rectified:
     """The table seen from straight above at ``px_per_mm``; row 0 is the far edge (y = depth).

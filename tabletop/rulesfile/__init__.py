@@ -14,11 +14,11 @@ settings), :mod:`.aim`, :mod:`.engine`, :mod:`.effects`, :mod:`.cover`, :mod:`.v
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tabletop.atomic import atomic_write
 from tabletop.rulesfile.errors import SUFFIX, RulesFileError
 
 __all__ = [
@@ -130,15 +130,14 @@ def install(path: Path | str) -> Path:
     folder = user_rules_dir()
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / f"{rules.name}{SUFFIX}"
-    tmp = dest.with_name(dest.name + ".tmp")
-    shutil.copyfile(path, tmp)
-    os.replace(tmp, dest)
+    # Through the one atomic writer (temp, fsync, rename): a full disk leaves an installed file whole or as it was.
+    atomic_write(dest, Path(path).read_bytes())  # read whole first: installing a file over itself is harmless
     source = rules.spec.source.file
     if source is not None and not Path(source).is_absolute() and ".." not in Path(source).parts:
         text = Path(path).parent / source
         if text.is_file():  # the rules text goes with it, so its quotes can still be checked
             (folder / source).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(text, folder / source)
+            atomic_write(folder / source, text.read_bytes())
     _CACHE.pop(rules.name, None)
     return dest
 
