@@ -501,6 +501,9 @@ class Autosaver:
         """The document was saved (or replaced by one that is): nothing to recover."""
         self._pending = None
         self._due = None
+        # The autosave is gone: an undo back to what it held (or to what failed to be written) is unsaved again.
+        self._written = None
+        self._failed = None
         _unlink(self.autosave_path)
 
     def tick(self, now: float) -> bool:
