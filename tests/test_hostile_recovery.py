@@ -48,3 +48,42 @@ def test_an_undo_after_a_save_back_to_an_autosaved_table_is_autosaved_again(tabl
         assert load(app.autosaver.autosave_path).model("sgt").x == pytest.approx(sgt.x + 20)
     finally:
         p.close()
+
+
+def test_an_autosave_written_after_a_full_disk_refused_the_marker_is_still_offered(table: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The state folder was full at the start (marker and lock refused), room was made, the edits were
+    autosaved, then the app was killed: the work is offered at the next start (a folder without its
+    marker is taken for a session starting and skipped, so the autosave alone was never offered)."""
+    import errno
+
+    real_write = autosave.atomic_write
+    real_acquire = autosave.SessionLock.acquire.__func__  # type: ignore[attr-defined]
+    full = {"on": True}
+
+    def write(path: object, data: bytes) -> None:
+        if full["on"]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(path, data)
+
+    def acquire(cls: type, path: Path, create: bool = False) -> object:
+        if full["on"]:
+            raise autosave.LockUnavailable("No space left on device")
+        return real_acquire(cls, path, create)
+
+    monkeypatch.setattr(autosave, "atomic_write", write)
+    monkeypatch.setattr(autosave.SessionLock, "acquire", classmethod(acquire))
+    saver = autosave.Autosaver()
+    saver.start(str(table))
+    assert not saver.marker_path.exists()
+    full["on"] = False  # the user made room
+    scenario = load(table)
+    sgt = scenario.model("sgt")
+    from dataclasses import replace
+
+    edited = replace(scenario, models=tuple(replace(m, x=m.x + 20) if m.id == "sgt" else m for m in scenario.models))
+    saver.changed(edited, 0.0)
+    assert saver.tick(autosave.DEBOUNCE_S + 1)
+    saver.release()  # the process is killed: its lock goes, its files stay
+    [offered] = autosave.find_recoveries(claim=False)
+    assert offered.original_path == str(table)
+    assert autosave.load_recovery(offered).model("sgt").x == pytest.approx(sgt.x + 20)

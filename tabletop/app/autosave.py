@@ -443,6 +443,7 @@ class Autosaver:
         self.enabled = enabled
         self.session = session or new_session_id()
         self._lock: SessionLock | None = None
+        self._marker_ok = False  # the marker holds this session's pid and file (a scan skips a folder without one)
         self._due: float | None = None
         self._pending: Scenario | None = None
         self._written: Scenario | None = None
@@ -470,12 +471,15 @@ class Autosaver:
             return
         prune_emergency_copies()
         _own.add(self.session)
+        self._take_lock()
+        self.set_path(path)
+
+    def _take_lock(self) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._lock = SessionLock.acquire(lock_path(self.session), create=True)
         except (OSError, LockUnavailable):
-            self._lock = None  # no lock on this system: the next start asks the pid and its start time
-        self.set_path(path)
+            self._lock = None  # no lock on this system (or a full disk): the next start asks the pid and its start time
 
     def set_path(self, path: str | None, **extra: str) -> None:
         """(Re)write the marker: this process, the open file, and ``extra`` notes."""
@@ -488,7 +492,10 @@ class Autosaver:
             self.folder.mkdir(parents=True, exist_ok=True)
             atomic_write(self.marker_path, json.dumps(info).encode("utf-8"))
         except OSError as exc:
+            self._marker_ok = False
             self.last_error = f"cannot write {self.marker_path}: {exc}"
+        else:
+            self._marker_ok = True
 
     def changed(self, scenario: Scenario, now: float) -> None:
         """The document changed at ``now`` (seconds, monotonic)."""
@@ -535,6 +542,12 @@ class Autosaver:
         self._failed = None
         self.last_error = None
         self.saves += 1
+        # An autosave without its marker is never offered (a scan takes such a folder for one starting):
+        # the marker (and lock) that a full disk refused at the start are written now there is room.
+        if self._lock is None:
+            self._take_lock()
+        if not self._marker_ok or not self.marker_path.exists():
+            self.set_path(self._path)
         return True
 
     def emergency(self, scenario: Scenario, error: BaseException | str) -> Path | None:
