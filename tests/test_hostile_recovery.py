@@ -87,3 +87,37 @@ def test_an_autosave_written_after_a_full_disk_refused_the_marker_is_still_offer
     [offered] = autosave.find_recoveries(claim=False)
     assert offered.original_path == str(table)
     assert autosave.load_recovery(offered).model("sgt").x == pytest.approx(sgt.x + 20)
+
+
+def test_an_emergency_copy_the_state_folder_cannot_take_goes_beside_the_file(table: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM with the state folder's disk full: the copy is written beside the open file (else home,
+    else temp), not given up (it was: 'the autosave is kept', though there was none)."""
+    import errno
+
+    real_write = autosave.atomic_write
+    refused: list[Path] = []
+
+    def write(path: object, data: bytes) -> None:
+        if Path(str(path)).is_relative_to(autosave.state_dir()) or (refused and Path(str(path)).parent in refused):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(path, data)
+
+    monkeypatch.setattr(autosave, "atomic_write", write)
+    saver = autosave.Autosaver()
+    saver.start(str(table))
+    edited = load(table)
+    copy = saver.emergency(edited, "stopped by SIGTERM")
+    assert copy is not None and copy.parent == table.parent and copy.name.startswith("table.emergency-")
+    assert load(copy) == edited
+    # Nowhere at all: None, and why.
+    monkeypatch.setenv("HOME", str(table.parent / "home"))
+    (table.parent / "home").mkdir()
+    monkeypatch.setenv("TMPDIR", str(table.parent / "tmp"))
+    (table.parent / "tmp").mkdir()
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    refused += [table.parent, table.parent / "home", table.parent / "tmp"]
+    assert saver.emergency(edited, "stopped by SIGTERM") is None
+    assert saver.emergency_error is not None and "No space left" in saver.emergency_error
+    saver.release()

@@ -450,6 +450,7 @@ class Autosaver:
         self._failed: Scenario | None = None
         self._path: str | None = None
         self.last_error: str | None = None
+        self.emergency_error: str | None = None  # why the last emergency copy could not be written
         self.saves = 0
         self.failures = 0
 
@@ -554,26 +555,33 @@ class Autosaver:
         """The run is stopping on an unexpected error or a signal: write ``scenario`` as a timestamped
         copy in the state folder, flush the autosave, and name both in the marker for the next start.
 
-        Returns the copy's path (None when it could not be written). Never raises.
+        Where the state folder cannot take it (a full or read-only disk), the copy goes beside the open
+        file, else in the home folder, else the temp folder: a copy the marker cannot name is still one
+        the user can open (its path is returned, and said on stderr). Returns the copy's path (None
+        when it could not be written anywhere; ``emergency_error`` says why). Never raises.
         """
         if not self.enabled:
             return None
         reason = error if isinstance(error, str) else f"{type(error).__name__}: {_short(error)}"
         copy: Path | None = None
+        self.emergency_error = None
         try:
-            state_dir().mkdir(parents=True, exist_ok=True)
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            for json_syntax, suffix in ((False, ".toml"), (True, ".json")):
-                target = state_dir() / f"emergency-{stamp}-{os.getpid()}{suffix}"
+            data, suffix = self._emergency_bytes(scenario)
+            for folder, name in self._emergency_places(stamp, suffix):
                 try:
-                    atomic_write(target, scenario_bytes(scenario, json_syntax))
-                except Exception as exc:  # noqa: BLE001 - try the other syntax, then give up
-                    self.last_error = f"emergency copy failed ({type(exc).__name__}: {_short(exc)})"
+                    if folder == state_dir():
+                        folder.mkdir(parents=True, exist_ok=True)
+                    atomic_write(folder / name, data)
+                except Exception as exc:  # noqa: BLE001 - try the next place
+                    self.emergency_error = self.emergency_error or f"{type(exc).__name__}: {_short(exc)}"
                     continue
-                copy = target
+                copy = folder / name
                 break
         except Exception as exc:  # noqa: BLE001
-            self.last_error = f"emergency copy failed ({type(exc).__name__}: {_short(exc)})"
+            self.emergency_error = self.emergency_error or f"{type(exc).__name__}: {_short(exc)}"
+        if copy is None:
+            self.last_error = f"emergency copy failed ({self.emergency_error})"
         if self._pending is not None:
             self.flush()
         extra = {"error": reason}
@@ -581,6 +589,30 @@ class Autosaver:
             extra["emergency"] = str(copy)
         self.set_path(self._path, **extra)
         return copy
+
+    @staticmethod
+    def _emergency_bytes(scenario: Scenario) -> tuple[bytes, str]:
+        """The table as TOML, else (a value TOML cannot hold) as JSON; with the file's suffix."""
+        try:
+            return scenario_bytes(scenario), ".toml"
+        except Exception:  # noqa: BLE001 - JSON holds what TOML refuses
+            return scenario_bytes(scenario, json_syntax=True), ".json"
+
+    def _emergency_places(self, stamp: str, suffix: str) -> list[tuple[Path, str]]:
+        """Where an emergency copy may go, best first: the state folder (offered at the next start), then
+        beside the open file, the home folder and the temp folder."""
+        import tempfile
+
+        pid = os.getpid()
+        places = [(state_dir(), f"emergency-{stamp}-{pid}{suffix}")]
+        if self._path:
+            places.append((Path(self._path).parent, f"{Path(self._path).stem}.emergency-{stamp}-{pid}{suffix}"))
+        for folder in (Path.home, lambda: Path(tempfile.gettempdir())):
+            try:
+                places.append((folder(), f"tabletop-emergency-{stamp}-{pid}{suffix}"))
+            except (OSError, RuntimeError):
+                continue
+        return places
 
     def release(self) -> None:
         """This process is done with the session (a crash, or the app closed without quitting):
