@@ -121,3 +121,33 @@ def test_an_emergency_copy_the_state_folder_cannot_take_goes_beside_the_file(tab
     assert saver.emergency(edited, "stopped by SIGTERM") is None
     assert saver.emergency_error is not None and "No space left" in saver.emergency_error
     saver.release()
+
+
+WORKER = """
+import os, signal, sys, time
+from tabletop.app.odds_worker import OddsRequest, OddsWorker
+from tabletop.scenario_io import load
+w = OddsWorker(debounce_s=0)
+w.request(OddsRequest(load(sys.argv[1])), 0.0)
+w.poll(1.0)
+os.kill(w.process.pid, signal.SIGINT)  # Ctrl+C in a terminal reaches every process of the group: at once,
+time.sleep(3.0)                        # while the worker starts,
+os.kill(w.process.pid, signal.SIGINT)  # and once it runs
+time.sleep(1.0)
+print("alive" if w.process.is_alive() else "dead", flush=True)
+w.shutdown()
+"""
+
+
+def test_ctrl_c_in_a_terminal_prints_no_traceback_from_the_odds_worker(tmp_path: Path) -> None:
+    """A terminal's Ctrl+C goes to the whole process group, the odds worker too: the app stops with
+    one line; the worker must not add a KeyboardInterrupt traceback (it leaves with the app)."""
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    done = subprocess.run([sys.executable, "-c", WORKER, str(DEFAULT)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
+    assert done.stdout.strip() == "alive"
