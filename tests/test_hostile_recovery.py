@@ -151,3 +151,20 @@ def test_ctrl_c_in_a_terminal_prints_no_traceback_from_the_odds_worker(tmp_path:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
     assert done.stdout.strip() == "alive"
+
+
+def test_the_app_prints_nothing_on_stdout_not_even_pygames_greeting(tmp_path: Path) -> None:
+    """`tabletop` printed "pygame-ce 2.5.8 (SDL …)" on stdout at every start (the variable that hides it
+    was set after pygame was imported). Here with no display, so it stops at once (exit 2)."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+    from .xvfb import app_command
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "PYGAME_HIDE_SUPPORT_PROMPT")}
+    env.update(SDL_AUDIODRIVER="dummy", XDG_STATE_HOME=str(tmp_path / "state"))
+    done = subprocess.run(app_command(), env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
