@@ -216,7 +216,11 @@ _JSON_SCALAR = re.compile(r"[^,\]}\s]+")
 
 
 class _Json(_Toml):
-    """The same map for a JSON text: object keys and array items."""
+    """The same map for a JSON text: object keys and array items (and keys given twice in one object)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.duplicates: list[tuple[tuple[Any, ...], int, int]] = []
 
     def value(self, path: tuple[Any, ...], depth: int) -> None:
         if depth > _MAX_NESTING:
@@ -240,6 +244,8 @@ class _Json(_Toml):
                         raise _Stop
                     self.pos = m.end()
                     item = (*path, _unescape(m.group()[1:-1]))
+                    if item in self.lines:
+                        self.duplicates.append((item, self.line(start), self.lines[item]))
                     self.skip(_JSON_WS)
                     if self.peek() != ":":
                         raise _Stop
@@ -272,6 +278,21 @@ def json_lines(text: str) -> dict[tuple[Any, ...], int]:
     except (_Stop, RecursionError):
         pass
     return reader.lines
+
+
+def json_duplicate_keys(text: str) -> list[tuple[tuple[Any, ...], int, int]]:
+    """Keys given twice in one object of a JSON text: (field path, its line, the line it was first on)."""
+    reader = _Json(text)
+    try:
+        reader.value((), 0)
+    except (_Stop, RecursionError):
+        pass
+    # The items under a key given twice repeat the first one's paths: only the key itself is said.
+    said: list[tuple[Any, ...]] = []
+    for path, _, _ in reader.duplicates:
+        if not any(path[: len(p)] == p for p in said):
+            said.append(path)
+    return [d for d in reader.duplicates if d[0] in said]
 
 
 def _line_for(lines: Mapping[tuple[Any, ...], int], path: Sequence[Any]) -> int | None:

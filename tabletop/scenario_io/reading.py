@@ -20,7 +20,7 @@ from tabletop.scenario_io import fast
 from tabletop.scenario_io.checks import _clean_loc, _collect_unknown, _document_problems, _extra, _message, _ruleset_checks, _seed_problem
 from tabletop.scenario_io.fields import _split_sub
 from tabletop.scenario_io.limits import _ID, MAX_FILE_BYTES, MAX_PROBLEMS, MAX_TOTAL_VERTICES, SHAPE_KEYS
-from tabletop.scenario_io.lines import _line_for, format_path, json_lines, toml_lines
+from tabletop.scenario_io.lines import _line_for, format_path, json_duplicate_keys, json_lines, toml_lines
 from tabletop.scenario_io.problems import Problem, ScenarioError
 from tabletop.units import MM_PER_UNIT
 
@@ -48,9 +48,19 @@ def parse_document(raw: bytes, name: str, json_syntax: bool = False) -> tuple[di
         raise ScenarioError([Problem(name, "", f"not valid UTF-8 (byte {exc.start})", line)]) from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    repeated = False
+
+    def no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        out = dict(pairs)
+        repeated = repeated or len(out) != len(pairs)
+        return out
+
     try:
         if json_syntax:
-            data = json.loads(text)
+            # JSON's parsers keep the last of two equal keys without a word (TOML refuses them): a
+            # table with "units" twice would be read in whichever came last.
+            data = json.loads(text, object_pairs_hook=no_repeats)
         else:
             data = tomllib.loads(text)
     except json.JSONDecodeError as exc:
@@ -65,6 +75,11 @@ def parse_document(raw: bytes, name: str, json_syntax: bool = False) -> tuple[di
         raise ScenarioError([Problem(name, "", "nested too deeply to be a scenario")]) from None
     except ValueError as exc:  # e.g. JSON numbers too large to convert
         raise ScenarioError([Problem(name, "", f"cannot parse: {exc}")]) from None
+    if repeated:
+        raise ScenarioError([
+            Problem(name, format_path(path), f"given twice in one object (first on line {first}); JSON would keep only the last: give it once", line)
+            for path, line, first in json_duplicate_keys(text)[:MAX_PROBLEMS]
+        ] or [Problem(name, "", "a key is given twice in one object; JSON would keep only the last: give each key once")])
     if not isinstance(data, dict):
         raise ScenarioError([Problem(name, "", "the top level must be a table/object")])
     return data, text
