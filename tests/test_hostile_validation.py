@@ -40,3 +40,18 @@ def test_check_refuses_a_json_table_with_a_repeated_key(tmp_path: Path, capsys: 
     path.write_text(json.dumps(BARE, indent=1).replace('"units": "in"', '"units": "in",\n "units": "mm"'), encoding="utf-8")
     assert cli.main(["check", str(path)]) == 2
     assert capsys.readouterr().err == f"{path}:5: units: given twice in one object (first on line 4); JSON would keep only the last: give it once\n"
+
+
+BARE_TOML = 'format = 1\ntitle = "t"\n[table]\nwidth = 24\ndepth = 18\n'
+
+
+def test_did_you_mean_is_blind_to_case() -> None:
+    """`X = 5` for `x`: difflib finds nothing alike in "X" and "x", so the message said only 'is required'."""
+    assert _problems(BARE_TOML + '[[model]]\nid = "a"\nX = 5\ny = 5\nbase = 1\n', "t.toml") == [
+        "t.toml:6: model[0].x: is required (the unknown key 'X' looks like a misspelling of 'x')",
+    ]
+    text = BARE_TOML + '[[model]]\nid = "sgt"\nx = 5\ny = 5\nbase = 1\nengaged = ["SGT2"]\nSide = "red"\n[[model]]\nid = "sgt2"\nx = 9\ny = 5\nbase = 1\n'
+    assert _problems(text, "t.toml") == [
+        "t.toml:11: model[0].engaged: engaged model 'SGT2' is not a model on this table (did you mean 'sgt2'?)",
+        "t.toml:12: warning: model[0].Side: unknown key 'Side' is kept but not used (did you mean 'side'?)",
+    ]

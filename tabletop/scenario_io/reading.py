@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -17,7 +16,7 @@ from tabletop.atomic import InputError, read_regular
 from tabletop.catalogue import Entry, default_catalogue, shape_from_table
 from tabletop.model import At, Backdrop, Base, Direct, Explosion, Impact, Model, RectSpec, Scenario, Table, Template, TemplateShape, Terrain
 from tabletop.scenario_io import fast
-from tabletop.scenario_io.checks import _clean_loc, _collect_unknown, _document_problems, _extra, _message, _ruleset_checks, _seed_problem
+from tabletop.scenario_io.checks import nearest, _clean_loc, _collect_unknown, _document_problems, _extra, _message, _ruleset_checks, _seed_problem
 from tabletop.scenario_io.fields import _split_sub
 from tabletop.scenario_io.limits import _ID, MAX_FILE_BYTES, MAX_PROBLEMS, MAX_TOTAL_VERTICES, SHAPE_KEYS
 from tabletop.scenario_io.lines import _line_for, format_path, json_duplicate_keys, json_lines, toml_lines
@@ -133,8 +132,7 @@ def _misspelt(data: Any, loc: Sequence[Any], unknown: Mapping[tuple[Any, ...], s
     if not isinstance(table, dict) or not isinstance(loc[-1], str):
         return None
     keys = [str(k) for k in table if (*loc[:-1], k) in unknown]
-    guess = difflib.get_close_matches(loc[-1], keys, n=1, cutoff=0.6)
-    return guess[0] if guess else None
+    return nearest(loc[-1], keys)
 
 
 def _schema_parse(data: dict[str, Any], units: str, report: _Report, unknown: dict[tuple[Any, ...], str]) -> Any:
@@ -226,8 +224,8 @@ def _template_shape(i: int, raw: Any, units: str, catalogue: Mapping[str, Entry]
     if isinstance(raw, str):
         entry = catalogue.get(raw)
         if entry is None:
-            guess = difflib.get_close_matches(raw, list(catalogue), n=1, cutoff=0.5)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else f" (known: {', '.join(sorted(catalogue))})"
+            guess = nearest(raw, list(catalogue), cutoff=0.5)
+            hint = f" (did you mean {guess!r}?)" if guess else f" (known: {', '.join(sorted(catalogue))})"
             report(("template", i, "shape"), f"no template named {raw!r} in the catalogue{hint}")
             return None, None
         return entry.shape, raw
@@ -344,8 +342,8 @@ def scenario_from_data(
 
     def ref(loc: tuple[Any, ...], model_id: str | None, role: str) -> None:
         if model_id is not None and model_id not in model_ids:
-            guess = difflib.get_close_matches(model_id, sorted(model_ids), n=1, cutoff=0.5)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            guess = nearest(model_id, sorted(model_ids), cutoff=0.5)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
             report(loc, f"{role} {model_id!r} is not a model on this table{hint}")
 
     for (i, _), m in zip(models_in, models):
