@@ -55,3 +55,104 @@ def test_did_you_mean_is_blind_to_case() -> None:
         "t.toml:11: model[0].engaged: engaged model 'SGT2' is not a model on this table (did you mean 'sgt2'?)",
         "t.toml:12: warning: model[0].Side: unknown key 'Side' is kept but not used (did you mean 'side'?)",
     ]
+
+
+# --------------------------------------------------------------------------- a plug-in misbehaving in each hook
+
+_TABLE = 'format = 1\nruleset = "rogue"\n[table]\nwidth = 24\ndepth = 24\n[[model]]\nid = "a"\nx = 12\ny = 12\nbase = 1\n[[template]]\nid = "t"\nshape = { kind = "circle", diameter = 3 }\nat = [12, 12]\n'
+_ROGUE = """
+from tabletop.plugin import Resolution, Ruleset, Step
+def resolve(ctx):
+    return Resolution(ctx.coverage, tuple(ctx.coverage.affected), steps=(Step("note", "one step"),))
+{body}
+RULESET = Ruleset(name="rogue", title="Rogue", resolve=resolve, {hooks})
+"""
+HOOKS = {
+    "marks-garbage": ("def marks(adj):\n    return 42\n", "marks=marks"),
+    "marks-raises": ("def marks(adj):\n    raise RuntimeError('marks boom')\n", "marks=marks"),
+    "panel-garbage": ("def panel_lines(s, r):\n    return [('head',)]\n", "panel_lines=panel_lines"),
+    "panel-raises": ("def panel_lines(s, r):\n    raise RuntimeError('panel boom')\n", "panel_lines=panel_lines"),
+    "step-rule-garbage": ("def step_rule(step):\n    return 5\n", "step_rule=step_rule"),
+    "settings-garbage": ("", "settings={'hits': 5}"),
+}
+
+
+def _rogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> Path:
+    from importlib.metadata import EntryPoint
+
+    from tabletop import rulesets
+
+    body, hooks = HOOKS[kind]
+    module = f"rogue_hook_{kind.replace('-', '_')}"
+    (tmp_path / f"{module}.py").write_text(_ROGUE.format(body=body, hooks=hooks), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(rulesets, "_plugins", {"rogue": EntryPoint("rogue", f"{module}:RULESET", rulesets.GROUP)})
+    monkeypatch.setattr(rulesets, "_LOADED", {})
+    table = tmp_path / "rogue.toml"
+    table.write_text(_TABLE, encoding="utf-8")
+    return table
+
+
+@pytest.mark.parametrize("kind", ["marks-garbage", "marks-raises"])
+def test_a_plugins_broken_marks_are_left_out_and_said_in_the_legend(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Marks that return garbage crashed `render` and the app ('internal error: 'int' object has no
+    attribute 'sublabels''); marks that raise stopped the app on every frame. The table is drawn without
+    them and the legend says why."""
+    from tabletop.adjudicate import adjudicate
+    from tabletop.draw.scene import _ruleset_art
+
+    table = _rogue(tmp_path, monkeypatch, kind)
+    art = _ruleset_art(adjudicate(scenario_io.load(table)))
+    assert art is not None
+    [entry] = art.legend
+    assert entry.text.startswith("rogue marks not drawn: ") and ("returned a int" in entry.text or "marks boom" in entry.text)
+    assert cli.main(["render", str(table), "-o", str(tmp_path / "out.png")]) == 0
+    assert cli.main(["render", str(table), "-o", str(tmp_path / "out.svg")]) == 0
+
+
+@pytest.mark.parametrize("kind", ["marks-garbage", "marks-raises", "panel-garbage", "panel-raises"])
+def test_a_plugins_broken_hooks_do_not_stop_the_app(kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tabletop.app.commands import Select
+    from tabletop.app.pilot import Pilot
+    from tabletop.app.state import Ref
+
+    table = _rogue(tmp_path, monkeypatch, kind)
+    p = Pilot(table)
+    try:
+        p.app.dispatch(Select(Ref("template", "t")))
+        p.step(20)
+        p.app._refresh_results(force=True)
+        if kind.startswith("panel"):
+            assert "rogue" in (p.app._results_text or "")  # the panel names the plug-in at fault
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize(("kind", "command", "said"), [
+    ("step-rule-garbage", "explain", "returned from step_rule 5, not a (rule, quote) pair or None"),
+    ("settings-garbage", "check", "has settings that are 'hits': 5 is not (default, explanation)"),
+])
+def test_a_plugins_garbage_is_its_fault(kind: str, command: str, said: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A step_rule returning 5, or settings that are not (default, explanation): named as the plug-in's
+    fault (exit 1), not 'internal error: TypeError: cannot unpack non-iterable int object'."""
+    table = _rogue(tmp_path, monkeypatch, kind)
+    assert cli.main([command, str(table)]) == 1
+    err = capsys.readouterr().err
+    assert said in err and "internal error" not in err
+
+
+def test_presenter_mode_with_a_broken_step_rule_is_a_message_not_a_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """F5 on a table whose plug-in's step_rule returns garbage stopped the app (PluginError out of the frame loop)."""
+    import pygame
+
+    from tabletop.app.pilot import Pilot
+
+    table = _rogue(tmp_path, monkeypatch, "step-rule-garbage")
+    p = Pilot(table)
+    try:
+        p.post(pygame.KEYDOWN, key=pygame.K_F5, mod=0, unicode="", scancode=0)
+        p.step(5)
+        assert p.app.presenter is None
+        assert p.app.message_is_error and "step_rule" in p.app.message
+    finally:
+        p.close()
