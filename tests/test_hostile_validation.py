@@ -156,3 +156,18 @@ def test_presenter_mode_with_a_broken_step_rule_is_a_message_not_a_crash(tmp_pat
         assert p.app.message_is_error and "step_rule" in p.app.message
     finally:
         p.close()
+
+
+def test_a_plugins_details_json_cannot_hold_are_its_fault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """`check --json` on a plug-in whose details hold an object: 'internal error: TypeError: Object of type
+    object is not JSON serializable'; it is the plug-in's fault, named (exit 1)."""
+    HOOKS["details-object"] = ("", "")
+    try:
+        table = _rogue(tmp_path, monkeypatch, "details-object")
+    finally:
+        del HOOKS["details-object"]
+    module = next(tmp_path.glob("rogue_hook_details_object.py"))
+    module.write_text(module.read_text(encoding="utf-8").replace("steps=(", "details={'x': object()}, steps=("), encoding="utf-8")
+    assert cli.main(["check", "--json", str(table)]) == 1
+    err = capsys.readouterr().err
+    assert "ruleset plug-in 'rogue' put in its resolution what JSON cannot hold" in err and "internal error" not in err
