@@ -171,3 +171,17 @@ def test_a_plugins_details_json_cannot_hold_are_its_fault(tmp_path: Path, monkey
     assert cli.main(["check", "--json", str(table)]) == 1
     err = capsys.readouterr().err
     assert "ruleset plug-in 'rogue' put in its resolution what JSON cannot hold" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(("key", "value"), [("dodge", [[]]), ("roll_with_impact", [{}]), ("shoot_down", [None]), ("target_structure", [])])
+def test_a_robotech_weapon_list_of_non_ids_is_refused_not_a_crash(key: str, value: object) -> None:
+    """`dodge = [[]]` (a type sweep over every field of the bundled tables): TypeError: unhashable type:
+    'list' in the ruleset's checks, an internal error."""
+    import tomllib
+
+    from .conftest import SCENARIOS
+
+    data = tomllib.loads((SCENARIOS / "robotech-hit.toml").read_text(encoding="utf-8"))
+    data["template"][0]["weapon"][key] = value
+    problems = _problems(json.dumps(data, indent=1))
+    assert any(f"template[0].weapon.{key}" in p for p in problems), problems
