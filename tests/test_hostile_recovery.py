@@ -168,3 +168,68 @@ def test_the_app_prints_nothing_on_stdout_not_even_pygames_greeting(tmp_path: Pa
     done = subprocess.run(app_command(), env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
+
+
+# --------------------------------------------------------------------------- two windows, one file
+
+
+def _confirm_windows(p: Pilot) -> list:
+    from pygame_gui.windows import UIConfirmationDialog
+
+    return [w for w in p.app.ui.get_root_container().elements if isinstance(w, UIConfirmationDialog) and w.alive()]
+
+
+def _moved(scenario: object, model_id: str, dx: float) -> object:
+    from dataclasses import replace
+
+    return replace(scenario, models=tuple(replace(m, x=m.x + dx) if m.id == model_id else m for m in scenario.models))  # type: ignore[attr-defined]
+
+
+def test_saving_over_a_file_another_window_saved_meanwhile_asks_first(table: Path) -> None:
+    """Two instances on one file: B saves its edit, then A saves its own: B's edit was overwritten
+    without a word. Now A asks; Cancel keeps B's file, Replace writes A's table (and the next save
+    asks nothing: the file is A's again)."""
+    import pygame_gui
+
+    from tabletop.scenario_io import save
+
+    p = Pilot(table, autosave=True)
+    try:
+        other = _moved(load(table), "r1", 50.0)
+        save(other, table)  # the other window's save
+        sgt = p.app.scenario.model("sgt")
+        p.app.dispatch(MoveModel("sgt", sgt.x + 30, sgt.y))
+        assert p.app.save() is False
+        p.step(2)
+        [question] = _confirm_windows(p)
+        assert "changed on disk" in question.confirmation_text.html_text  # type: ignore[attr-defined]
+        question.kill()  # Cancel (×)
+        p.step(2)
+        assert load(table) == other and p.app.state.dirty
+        p.app.save()
+        p.step(2)
+        [question] = _confirm_windows(p)
+        p.post(pygame_gui.UI_CONFIRMATION_DIALOG_CONFIRMED, ui_element=question, ui_object_id="#confirmation_dialog")
+        p.step(2)
+        assert load(table).model("sgt").x == pytest.approx(sgt.x + 30) and not p.app.state.dirty
+        p.app.dispatch(MoveModel("sgt", sgt.x + 40, sgt.y))
+        assert p.app.save() is True  # its own file, as it left it: no question
+    finally:
+        p.close()
+
+
+def test_save_as_over_another_existing_table_asks_first(table: Path, tmp_path: Path) -> None:
+    """Save as… onto another scenario that exists replaced it without a word."""
+    other = tmp_path / "other.toml"
+    shutil.copy(SCENARIOS / "robotech-hit.toml", other)
+    before = other.read_bytes()
+    p = Pilot(table)
+    try:
+        assert p.app.save(str(other)) is False
+        p.step(2)
+        [question] = _confirm_windows(p)
+        assert "other.toml already exists" in question.confirmation_text.html_text  # type: ignore[attr-defined]
+        assert other.read_bytes() == before
+        assert p.app.save(str(tmp_path / "new.toml")) is True  # nothing there: no question
+    finally:
+        p.close()

@@ -117,6 +117,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         preload_fonts(self.ui, THEME_FONTS)
         self.autosaver = Autosaver(enabled=autosave)
         self.autosaver.start(path)
+        self.remember_on_disk(path)
         self.set_caption = set_caption
         self.running = True
         self.exit_code = 0
@@ -495,10 +496,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
 
     def save_then(self, action: Callable[[], Any]) -> None:
         """Save, then run ``action``; a table without a file asks where first. If saving fails, stay."""
-        if self.state.path is None:
-            self.ask_save_as(then=action)
-        elif self.save():
-            action()
+        self.save(then=action)
 
     def confirm(self, text: str, ok: str, action: Callable[[], Any], cancel: Callable[[], Any] | None = None, title: str = "Confirm") -> None:
         dialog = UIConfirmationDialog(self._dialog_rect(440, 200), html.escape(text), self.ui, window_title=title, action_short_name=ok)
