@@ -185,3 +185,17 @@ def test_a_robotech_weapon_list_of_non_ids_is_refused_not_a_crash(key: str, valu
     data["template"][0]["weapon"][key] = value
     problems = _problems(json.dumps(data, indent=1))
     assert any(f"template[0].weapon.{key}" in p for p in problems), problems
+
+
+def test_a_settings_table_per_ruleset_is_told_how_settings_are_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`[settings.infinity]` said only "unknown setting 'infinity' for ruleset infinity": the user wrote
+    the right setting in the wrong place, and the message should say where it goes."""
+    from .conftest import SCENARIOS
+
+    path = tmp_path / "s.toml"
+    text = (SCENARIOS / "infinity-hellcat.toml").read_text(encoding="utf-8") + '\n[settings.infinity]\nvertical_model = "cylinder"\n'
+    path.write_text(text, encoding="utf-8")
+    assert cli.main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "settings.infinity: unknown setting 'infinity'" in err
+    assert "write vertical_model = … under [settings]), not a table per ruleset" in err
