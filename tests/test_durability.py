@@ -428,7 +428,7 @@ def test_a_failed_autosave_is_counted_named_and_not_retried_until_the_next_edit(
     assert not saver.tick(0.0)
     assert saver.failures == 1 and saver.saves == 0
     shown = "[Errno 28] No space left on device: " + "x" * 83 + "…"  # cut to 120 characters
-    assert saver.last_error == f"autosave failed (OSError: {shown}); the previous autosave is kept" and len(shown) == 120
+    assert saver.last_error == f"autosave failed (OSError: {shown}); there is no autosave of this table yet" and len(shown) == 120  # nothing was autosaved before
     saver.changed(s, 1.0)  # the same document: not retried
     assert not saver.tick(5.0) and saver.failures == 1
     monkeypatch.undo()

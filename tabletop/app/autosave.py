@@ -537,7 +537,8 @@ class Autosaver:
         except Exception as exc:  # noqa: BLE001 - RecursionError, TypeError, OSError...: never into the loop
             self._failed = pending
             self.failures += 1
-            self.last_error = f"autosave failed ({type(exc).__name__}: {_short(exc)}); the previous autosave is kept"
+            kept = "the previous autosave is kept" if self.autosave_path.exists() else "there is no autosave of this table yet"
+            self.last_error = f"autosave failed ({type(exc).__name__}: {_short(exc)}); {kept}"
             return False
         self._written = pending
         self._failed = None
