@@ -199,3 +199,20 @@ def test_a_settings_table_per_ruleset_is_told_how_settings_are_written(tmp_path:
     err = capsys.readouterr().err
     assert "settings.infinity: unknown setting 'infinity'" in err
     assert "write vertical_model = … under [settings]), not a table per ruleset" in err
+
+
+def test_the_line_map_skips_what_no_problem_can_name_and_keeps_the_lines_after_it() -> None:
+    """A terrain outline of 800,000 points (refused as a whole: 'at most 10,000') took 15 s to map line
+    by line before the message; items past the limit are skipped (brackets in strings and comments
+    still read as text), and every line after them is still right."""
+    from tabletop.scenario_io.lines import json_lines, toml_lines
+
+    items = ", ".join(['"x]"', "[1, [2]]", '{b = "}"}', "'['"] * 50_000)
+    text = f'a = [{items}, """\n]]\n"""]\n# ] }}\n[[model]]\nid = "m"\n'
+    lines = toml_lines(text)
+    assert lines[("model", 0, "id")] == 6 and lines[("model",)] == 5
+    assert ("a", 10_000) in lines and ("a", 10_001) not in lines and len(lines) < 40_000
+    data = {"pts": [[1, "]"], {"k": "}"}] * 20_000, "model": [{"id": "q"}]}
+    text = json.dumps(data, indent=1)
+    want = text.split("\n").index('   "id": "q"') + 1
+    assert json_lines(text)[("model", 0, "id")] == want
