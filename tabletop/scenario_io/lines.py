@@ -18,12 +18,12 @@ import numpy as np
 
 _WS = re.compile(r"[ \t]*")
 #: Whitespace, newlines and comments between values of an array.
-_WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+_WS_NL = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*+")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_\-]+")
-_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_BASIC = re.compile(r'"(?:[^"\\\n]+|\\.)*+"')
 _LITERAL = re.compile(r"'[^'\n]*'")
-_ML_BASIC = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*""""{0,2}', re.DOTALL)
-_ML_LITERAL = re.compile(r"'''(?:[^']|'(?!''))*''''{0,2}", re.DOTALL)
+_ML_BASIC = re.compile(r'"""(?:[^"\\]+|\\.|"(?!""))*+""""{0,2}', re.DOTALL)
+_ML_LITERAL = re.compile(r"'''(?:[^']+|'(?!''))*+''''{0,2}", re.DOTALL)
 #: A number, boolean, date or time: up to the next delimiter (a date-time may hold a space).
 _SCALAR = re.compile(r"[^,\]}\n#]+")
 _ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
@@ -35,9 +35,9 @@ _MAX_NESTING = 64
 _MAX_NOTED = 10_001
 #: A string or a comment, skipped whole when skipping to the end of an array (a bracket in it is text).
 _SKIP_TEXT = re.compile(
-    r'"""(?:[^"\\]|\\.|"(?!""))*""""{0,2}'
-    r"|'''(?:[^']|'(?!''))*''''{0,2}"
-    r'|"(?:[^"\\\n]|\\.)*"'
+    r'"""(?:[^"\\]+|\\.|"(?!""))*+""""{0,2}'
+    r"|'''(?:[^']+|'(?!''))*+''''{0,2}"
+    r'|"(?:[^"\\\n]+|\\.)*+"'
     r"|'[^'\n]*'"
     r"|#[^\n]*",
     re.DOTALL,
@@ -253,7 +253,7 @@ def toml_lines(text: str) -> dict[tuple[Any, ...], int]:
 
 
 _JSON_WS = re.compile(r"[ \t\r\n]*")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_STRING = re.compile(r'"(?:[^"\\]+|\\.)*+"', re.DOTALL)
 _JSON_SCALAR = re.compile(r"[^,\]}\s]+")
 
 
