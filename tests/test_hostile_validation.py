@@ -234,3 +234,20 @@ def test_mapping_lines_past_a_long_multi_line_string_takes_no_memory_to_speak_of
     finally:
         tracemalloc.stop()
     assert peak < 20 * 1024 * 1024, f"{peak / 1e6:.0f} MB"
+
+
+@pytest.mark.timeout(60)
+def test_a_length_of_ten_thousand_digits_is_refused_at_once_and_quoted_short() -> None:
+    """`x = "111…1x"` (9,000 digits): 26 s to refuse one value, the whole string quoted back; a 600 kB file
+    of 120 such values would have taken an hour. The length pattern backtracked over every digit."""
+    from tabletop.units import LengthError, parse_length
+
+    with pytest.raises(LengthError) as info:
+        parse_length("1" * 10_000 + "x", "in")
+    assert str(info.value) == "cannot read '111111111111111111111111'… (10,001 characters) as a length (write e.g. 25mm, 1.5in, 3cm or 2\")"
+    text = BARE_TOML + "".join(f'[[model]]\nid = "m{i}"\nx = "{"1" * 5000}x"\ny = "{"2" * 5000}x"\nbase = "{"3" * 5000}x"\n' for i in range(40))
+    assert len(_problems(text, "t.toml")) == 50
+    # Every spelling the format documents still reads.
+    for written, mm in [("25mm", 25.0), (" 25 mm ", 25.0), ("1.5in", 38.1), ('2"', 50.8), ("2″", 50.8), ("2inches", 50.8), ("2inch", 50.8),
+                        ("3cm", 30.0), (".5in", 12.7), ("1.", 25.4), ("1e2mm", 100.0), ("-3in", -76.2), ("+4", 101.6), ("1E-1cm", 1.0)]:
+        assert parse_length(written, "in") == pytest.approx(mm), written
