@@ -233,3 +233,35 @@ def test_save_as_over_another_existing_table_asks_first(table: Path, tmp_path: P
         assert p.app.save(str(tmp_path / "new.toml")) is True  # nothing there: no question
     finally:
         p.close()
+
+
+@pytest.mark.skipif(__import__("sys").platform == "win32", reason="flock")
+def test_a_crashed_session_in_a_read_only_folder_is_claimed_by_the_instance_offering_it(tmp_path: Path) -> None:
+    """On a read-only state folder the lock file could not be opened for writing, so no instance could
+    claim a crashed session: every instance started meanwhile offered it too. A lock needs only a read."""
+    import os
+
+    saver = autosave.Autosaver()
+    saver.start(str(tmp_path / "t.toml"))
+    saver.changed(load(DEFAULT), 0.0)
+    assert saver.tick(autosave.DEBOUNCE_S + 1)
+    saver.release()  # killed
+    lock = autosave.lock_path(saver.session)
+    os.chmod(lock, 0o400)  # what a read-only folder does to opening it for writing (as root too, below)
+    real_open = os.open
+
+    def read_only(path: object, flags: int, *args: object) -> int:
+        if str(path) == str(lock) and flags & (os.O_RDWR | os.O_WRONLY):
+            raise OSError(30, "Read-only file system")
+        return real_open(path, flags, *args)
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(os, "open", read_only):
+        [mine] = autosave.find_recoveries(claim=True)  # this instance offers it, holding its lock
+        probe = autosave.SessionLock.acquire(lock)  # as another instance would try
+        assert probe is None, "the session being offered here was free for another instance to offer too"
+        autosave.release_recovery(mine)
+        again = autosave.SessionLock.acquire(lock)
+        assert again is not None
+        again.release()

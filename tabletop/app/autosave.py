@@ -115,7 +115,12 @@ class SessionLock:
         try:
             fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o600)
         except OSError as exc:
-            raise LockUnavailable(str(exc)) from exc
+            if create or sys.platform == "win32":
+                raise LockUnavailable(str(exc)) from exc
+            try:  # a read-only folder (or file): flock locks a file opened for reading just as well
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                raise LockUnavailable(str(exc)) from exc
         try:
             held = _try_lock(fd)
         except OSError as exc:
