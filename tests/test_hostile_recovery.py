@@ -265,3 +265,26 @@ def test_a_crashed_session_in_a_read_only_folder_is_claimed_by_the_instance_offe
         again = autosave.SessionLock.acquire(lock)
         assert again is not None
         again.release()
+
+
+def test_a_failed_save_as_elsewhere_leaves_the_backdrops_path_as_it_was(tmp_path: Path) -> None:
+    """Save as into a folder that cannot take it: the photo's path was rewritten relative to that
+    folder before the write failed, so the backdrop vanished and the next Save wrote a broken path."""
+    from tabletop.scenario_io import loads
+
+    (tmp_path / "photos").mkdir()
+    (tmp_path / "photos" / "table.jpg").write_bytes(b"not really a jpeg")
+    table = tmp_path / "table.toml"
+    table.write_text('format = 1\n[table]\nwidth = 24\ndepth = 24\n[backdrop]\nimage = "photos/table.jpg"\ncorners = [[0, 0], [1, 0], [1, 1], [0, 1]]\n', encoding="utf-8")
+    p = Pilot(table)
+    try:
+        assert p.app.save(str(tmp_path / "missing" / "deeper" / "copy.toml")) is False  # no such folder
+        assert p.app.scenario.backdrop is not None and p.app.scenario.backdrop.image == "photos/table.jpg"
+        assert not p.app.state.dirty
+        (tmp_path / "saves").mkdir()
+        assert p.app.save(str(tmp_path / "saves" / "copy.toml")) is True
+        saved = loads((tmp_path / "saves" / "copy.toml").read_text(encoding="utf-8"))
+        assert saved.backdrop is not None and saved.backdrop.image == "../photos/table.jpg"
+        assert p.app.scenario.backdrop is not None and p.app.scenario.backdrop.image == "../photos/table.jpg"
+    finally:
+        p.close()

@@ -77,15 +77,15 @@ class DocumentsMixin:
             self.confirm(question, "Replace", lambda: self.save(path, then, replace=True), title="Replace the file?")
             return False
         rebased = rebase_backdrop(self.scenario, self.state.path, path)
-        if rebased is not self.scenario:  # saved elsewhere: the photo's path follows the file
-            from .state import ImportPhoto
-
-            self.dispatch(ImportPhoto(rebased.backdrop, ()))
         try:
-            save(self.scenario, path)
+            save(rebased, path)
         except Exception as exc:  # noqa: BLE001 - OSError, or a value the file syntax cannot hold: say so, keep the table
             self.show_message("Could not save", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
             return False
+        if rebased is not self.scenario:  # saved elsewhere: the photo's path follows the file (only once it is written there)
+            from .state import ImportPhoto
+
+            self.dispatch(ImportPhoto(rebased.backdrop, ()))
         self.dispatch(MarkSaved(str(path)))
         self.remember_on_disk(path)
         self.autosaver.clean()
