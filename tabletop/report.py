@@ -135,8 +135,8 @@ def dumps(adj: Adjudication) -> str:
     except (TypeError, ValueError) as exc:
         from tabletop import rulesets
 
-        if adj.scenario.ruleset in rulesets.BUILT_IN:
-            raise  # ours: an internal error
+        if not rulesets.is_plugin(adj.scenario.ruleset):
+            raise  # ours (a built-in or a rules file): an internal error
         # A plug-in's details are written as they are: one that JSON cannot hold is the plug-in's fault.
         raise rulesets.PluginError(f"ruleset plug-in {adj.scenario.ruleset!r} put in its resolution what JSON cannot hold: {exc}") from exc
 

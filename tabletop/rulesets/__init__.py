@@ -221,6 +221,11 @@ def names() -> tuple[str, ...]:
     return tuple(out)
 
 
+def is_plugin(name: str) -> bool:
+    """Whether ``name`` is an installed plug-in (an entry point that is not a built-in): its faults are its own."""
+    return name not in BUILT_IN and name in _entry_points()
+
+
 def is_registered(name: str) -> bool:
     """Whether ``name`` is a ruleset (without loading it): registered, a plug-in, an installed rules file."""
     if name in BUILT_IN or name in _REGISTERED:
