@@ -130,7 +130,15 @@ def report_json(adj: Adjudication) -> dict[str, Any]:
 
 
 def dumps(adj: Adjudication) -> str:
-    return readable_json(report_json(adj))
+    try:
+        return readable_json(report_json(adj))
+    except (TypeError, ValueError) as exc:
+        from tabletop import rulesets
+
+        if not rulesets.is_plugin(adj.scenario.ruleset):
+            raise  # ours (a built-in or a rules file): an internal error
+        # A plug-in's details are written as they are: one that JSON cannot hold is the plug-in's fault.
+        raise rulesets.PluginError(f"ruleset plug-in {adj.scenario.ruleset!r} put in its resolution what JSON cannot hold: {exc}") from exc
 
 
 def _table(rows: list[list[str]], header: list[str]) -> list[str]:

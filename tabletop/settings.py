@@ -196,7 +196,11 @@ def check_mapping(values: Any, declared: Mapping[str, tuple[Any, str]], ruleset:
     problems: list[tuple[str, str]] = []
     for name, value in values.items():
         if name not in known:
-            problems.append((str(name), unknown_name_message(str(name), known, ruleset)))
+            message = unknown_name_message(str(name), known, ruleset)
+            if isinstance(value, Mapping):  # [settings.<ruleset>]: a table per ruleset, as some formats have
+                example = next((str(k) for k in value if k in known), next(iter(sorted(known)), "name"))
+                message += f"; [settings] holds the settings themselves (write {example} = … under [settings]), not a table per ruleset"
+            problems.append((str(name), message))
             continue
         try:
             check_value(known[name], value)

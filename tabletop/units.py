@@ -16,7 +16,10 @@ UNIT_ALIASES: dict[str, str] = {
     "″": "in",
 }
 # ASCII digits only: Python's \d and float() would also take "٣" or "３" for 3.
-_LENGTH = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)\s*(mm|cm|in|inch|inches|\"|″)?\s*$")
+# Possessive: a string of 10,000 digits and an 'x' took 10 s to refuse (each digit a backtracking step).
+_LENGTH = re.compile(r"^\s*+([-+]?+(?:[0-9]++\.?+[0-9]*+|\.[0-9]++)(?:[eE][-+]?+[0-9]++)?+)\s*+(inches|inch|in|mm|cm|\"|″)?\s*+$")
+#: Longer than any length anyone writes ("  -1234.5678e-3 inches  "): refused without reading it.
+MAX_LENGTH_TEXT = 64
 
 
 #: Limits a real table can hold (docs/limits.md). Longest length or farthest coordinate: 100 m.
@@ -71,9 +74,10 @@ def parse_length(value: object, default_unit: str) -> float:
             raise LengthError(f"length is far too large (about 10^{int(value.bit_length() * 0.30103)})") from None
         unit = default_unit
     elif isinstance(value, str):
-        match = _LENGTH.match(value)
+        match = _LENGTH.match(value) if len(value) <= MAX_LENGTH_TEXT else None
         if not match:
-            raise LengthError(f"cannot read {value!r} as a length (write e.g. 25mm, 1.5in, 3cm or 2\")")
+            shown = repr(value) if len(value) <= MAX_LENGTH_TEXT else f"{value[:24]!r}… ({len(value):,} characters)"
+            raise LengthError(f"cannot read {shown} as a length (write e.g. 25mm, 1.5in, 3cm or 2\")")
         number = float(match.group(1))
         unit = UNIT_ALIASES[match.group(2)] if match.group(2) else default_unit
     else:

@@ -249,7 +249,7 @@ def test_the_apps_save_export_and_autosave_go_through_the_atomic_writer(tmp_path
         assert p.app.autosaver.flush()
         assert writes == [p.app.autosaver.autosave_path]
         writes.clear()
-        _replaced(table, p.app.save)
+        _replaced(table, lambda: p.app.save(replace=True))  # the test itself changed the file on disk: no question
         png = tmp_path / "view.png"
         _replaced(png, lambda: p.app.export_png(str(png)))
         assert writes == [table, png]
@@ -430,7 +430,7 @@ def test_a_failed_autosave_is_counted_named_and_not_retried_until_the_next_edit(
     assert not saver.tick(0.0)
     assert saver.failures == 1 and saver.saves == 0
     shown = "[Errno 28] No space left on device: " + "x" * 83 + "…"  # cut to 120 characters
-    assert saver.last_error == f"autosave failed (OSError: {shown}); the previous autosave is kept" and len(shown) == 120
+    assert saver.last_error == f"autosave failed (OSError: {shown}); there is no autosave of this table yet" and len(shown) == 120  # nothing was autosaved before
     saver.changed(s, 1.0)  # the same document: not retried
     assert not saver.tick(5.0) and saver.failures == 1
     monkeypatch.undo()
@@ -828,8 +828,10 @@ def test_a_marker_that_cannot_be_written_is_named(monkeypatch: pytest.MonkeyPatc
     assert saver.last_error == f"cannot write {saver.marker_path}: [Errno 28] No space left on device"
 
 
-def test_an_emergency_copy_whose_folder_cannot_be_made_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_emergency_copy_whose_folder_cannot_be_made_says_why(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from tabletop.app import autosave
+
+    monkeypatch.setenv("HOME", str(tmp_path))  # where the copy goes instead (no file is open)
 
     scenario = scenario_io.load(SCENARIOS / "default.toml")
     saver = autosave.Autosaver()
@@ -843,8 +845,10 @@ def test_an_emergency_copy_whose_folder_cannot_be_made_says_why(monkeypatch: pyt
         real_mkdir(self, *a, **kw)
 
     monkeypatch.setattr(Path, "mkdir", once)
-    assert saver.emergency(scenario, "boom") is None
-    assert saver.last_error == "emergency copy failed (PermissionError: [Errno 13] Permission denied)"
+    copy = saver.emergency(scenario, "boom")
+    # The state folder cannot be made: the copy is written in the next place (the home folder) and why is kept.
+    assert copy is not None and copy.parent == tmp_path and scenario_io.load(copy) == scenario
+    assert saver.emergency_error == "PermissionError: [Errno 13] Permission denied"
 
 
 def test_two_sessions_stopping_in_the_same_second_keep_two_copies(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 def main(path: str | None = None) -> int:
     """Run the desktop app on ``path`` (``None``: the bundled ``scenarios/default.toml``)."""
+    import os
+
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before pygame is imported: stdout stays quiet
     from .window import run
 
     return run(path)

@@ -115,7 +115,12 @@ class SessionLock:
         try:
             fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o600)
         except OSError as exc:
-            raise LockUnavailable(str(exc)) from exc
+            if create or sys.platform == "win32":
+                raise LockUnavailable(str(exc)) from exc
+            try:  # a read-only folder (or file): flock locks a file opened for reading just as well
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                raise LockUnavailable(str(exc)) from exc
         try:
             held = _try_lock(fd)
         except OSError as exc:
@@ -443,12 +448,14 @@ class Autosaver:
         self.enabled = enabled
         self.session = session or new_session_id()
         self._lock: SessionLock | None = None
+        self._marker_ok = False  # the marker holds this session's pid and file (a scan skips a folder without one)
         self._due: float | None = None
         self._pending: Scenario | None = None
         self._written: Scenario | None = None
         self._failed: Scenario | None = None
         self._path: str | None = None
         self.last_error: str | None = None
+        self.emergency_error: str | None = None  # why the last emergency copy could not be written
         self.saves = 0
         self.failures = 0
 
@@ -470,12 +477,15 @@ class Autosaver:
             return
         prune_emergency_copies()
         _own.add(self.session)
+        self._take_lock()
+        self.set_path(path)
+
+    def _take_lock(self) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._lock = SessionLock.acquire(lock_path(self.session), create=True)
         except (OSError, LockUnavailable):
-            self._lock = None  # no lock on this system: the next start asks the pid and its start time
-        self.set_path(path)
+            self._lock = None  # no lock on this system (or a full disk): the next start asks the pid and its start time
 
     def set_path(self, path: str | None, **extra: str) -> None:
         """(Re)write the marker: this process, the open file, and ``extra`` notes."""
@@ -488,7 +498,10 @@ class Autosaver:
             self.folder.mkdir(parents=True, exist_ok=True)
             atomic_write(self.marker_path, json.dumps(info).encode("utf-8"))
         except OSError as exc:
+            self._marker_ok = False
             self.last_error = f"cannot write {self.marker_path}: {exc}"
+        else:
+            self._marker_ok = True
 
     def changed(self, scenario: Scenario, now: float) -> None:
         """The document changed at ``now`` (seconds, monotonic)."""
@@ -501,6 +514,9 @@ class Autosaver:
         """The document was saved (or replaced by one that is): nothing to recover."""
         self._pending = None
         self._due = None
+        # The autosave is gone: an undo back to what it held (or to what failed to be written) is unsaved again.
+        self._written = None
+        self._failed = None
         _unlink(self.autosave_path)
 
     def tick(self, now: float) -> bool:
@@ -526,39 +542,52 @@ class Autosaver:
         except Exception as exc:  # noqa: BLE001 - RecursionError, TypeError, OSError...: never into the loop
             self._failed = pending
             self.failures += 1
-            self.last_error = f"autosave failed ({type(exc).__name__}: {_short(exc)}); the previous autosave is kept"
+            kept = "the previous autosave is kept" if self.autosave_path.exists() else "there is no autosave of this table yet"
+            self.last_error = f"autosave failed ({type(exc).__name__}: {_short(exc)}); {kept}"
             return False
         self._written = pending
         self._failed = None
         self.last_error = None
         self.saves += 1
+        # An autosave without its marker is never offered (a scan takes such a folder for one starting):
+        # the marker (and lock) that a full disk refused at the start are written now there is room.
+        if self._lock is None:
+            self._take_lock()
+        if not self._marker_ok or not self.marker_path.exists():
+            self.set_path(self._path)
         return True
 
     def emergency(self, scenario: Scenario, error: BaseException | str) -> Path | None:
         """The run is stopping on an unexpected error or a signal: write ``scenario`` as a timestamped
         copy in the state folder, flush the autosave, and name both in the marker for the next start.
 
-        Returns the copy's path (None when it could not be written). Never raises.
+        Where the state folder cannot take it (a full or read-only disk), the copy goes beside the open
+        file, else in the home folder, else the temp folder: a copy the marker cannot name is still one
+        the user can open (its path is returned, and said on stderr). Returns the copy's path (None
+        when it could not be written anywhere; ``emergency_error`` says why). Never raises.
         """
         if not self.enabled:
             return None
         reason = error if isinstance(error, str) else f"{type(error).__name__}: {_short(error)}"
         copy: Path | None = None
+        self.emergency_error = None
         try:
-            state_dir().mkdir(parents=True, exist_ok=True)
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            for json_syntax, suffix in ((False, ".toml"), (True, ".json")):
-                # The session id keeps two sessions stopping in the same second from sharing a copy.
-                target = state_dir() / f"emergency-{stamp}-{os.getpid()}-{self.session}{suffix}"
+            data, suffix = self._emergency_bytes(scenario)
+            for folder, name in self._emergency_places(stamp, suffix):
                 try:
-                    atomic_write(target, scenario_bytes(scenario, json_syntax))
-                except Exception as exc:  # noqa: BLE001 - try the other syntax, then give up
-                    self.last_error = f"emergency copy failed ({type(exc).__name__}: {_short(exc)})"
+                    if folder == state_dir():
+                        folder.mkdir(parents=True, exist_ok=True)
+                    atomic_write(folder / name, data)
+                except Exception as exc:  # noqa: BLE001 - try the next place
+                    self.emergency_error = self.emergency_error or f"{type(exc).__name__}: {_short(exc)}"
                     continue
-                copy = target
+                copy = folder / name
                 break
         except Exception as exc:  # noqa: BLE001
-            self.last_error = f"emergency copy failed ({type(exc).__name__}: {_short(exc)})"
+            self.emergency_error = self.emergency_error or f"{type(exc).__name__}: {_short(exc)}"
+        if copy is None:
+            self.last_error = f"emergency copy failed ({self.emergency_error})"
         if self._pending is not None:
             self.flush()
         extra = {"error": reason}
@@ -566,6 +595,31 @@ class Autosaver:
             extra["emergency"] = str(copy)
         self.set_path(self._path, **extra)
         return copy
+
+    @staticmethod
+    def _emergency_bytes(scenario: Scenario) -> tuple[bytes, str]:
+        """The table as TOML, else (a value TOML cannot hold) as JSON; with the file's suffix."""
+        try:
+            return scenario_bytes(scenario), ".toml"
+        except Exception:  # noqa: BLE001 - JSON holds what TOML refuses
+            return scenario_bytes(scenario, json_syntax=True), ".json"
+
+    def _emergency_places(self, stamp: str, suffix: str) -> list[tuple[Path, str]]:
+        """Where an emergency copy may go, best first: the state folder (offered at the next start), then
+        beside the open file, the home folder and the temp folder."""
+        import tempfile
+
+        # The session id keeps two sessions stopping in the same second from sharing a copy.
+        tag = f"{stamp}-{os.getpid()}-{self.session}"
+        places = [(state_dir(), f"emergency-{tag}{suffix}")]
+        if self._path:
+            places.append((Path(self._path).parent, f"{Path(self._path).stem}.emergency-{tag}{suffix}"))
+        for folder in (Path.home, lambda: Path(tempfile.gettempdir())):
+            try:
+                places.append((folder(), f"tabletop-emergency-{tag}{suffix}"))
+            except (OSError, RuntimeError):
+                continue
+        return places
 
     def release(self) -> None:
         """This process is done with the session (a crash, or the app closed without quitting):

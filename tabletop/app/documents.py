@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import io
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,6 +43,7 @@ class DocumentsMixin:
             return False
         # A demo opens as a copy: saving asks where, so the bundled file stays as shipped.
         self.dispatch(Open(scenario, None if as_demo else str(Path(path)), dirty=False))
+        self.remember_on_disk(None if as_demo else str(path))
         self.fit()
         self._after_open()
         if warnings:
@@ -61,27 +63,57 @@ class DocumentsMixin:
         if not self.state.dirty:
             self.autosaver.clean()  # a table as its file holds it: no autosave of the one before to offer
 
-    def save(self, path: str | None = None) -> bool:
-        """Save to ``path`` (or the current file; without one, ask where)."""
+    def save(self, path: str | None = None, then: Callable[[], Any] | None = None, replace: bool = False) -> bool:
+        """Save to ``path`` (or the current file; without one, ask where), then run ``then``.
+
+        A file that is there but not as this window last opened or saved it (another Tabletop saved
+        it meanwhile, an editor changed it, or Save as names another table) is replaced only after
+        the user says so: True means saved now, False also when that question was asked."""
         path = path or self.state.path
         if path is None:
-            self.ask_save_as()
+            self.ask_save_as(then=then)
+            return False
+        question = None if replace else self._replace_question(path)
+        if question is not None:
+            self.confirm(question, "Replace", lambda: self.save(path, then, replace=True), title="Replace the file?")
             return False
         rebased = rebase_backdrop(self.scenario, self.state.path, path)
-        if rebased is not self.scenario:  # saved elsewhere: the photo's path follows the file
-            from .state import ImportPhoto
-
-            self.dispatch(ImportPhoto(rebased.backdrop, ()))
         try:
-            save(self.scenario, path)
+            save(rebased, path)
         except Exception as exc:  # noqa: BLE001 - OSError, or a value the file syntax cannot hold: say so, keep the table
             self.show_message("Could not save", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
             return False
+        if rebased is not self.scenario:  # saved elsewhere: the photo's path follows the file (only once it is written there)
+            from .state import ImportPhoto
+
+            self.dispatch(ImportPhoto(rebased.backdrop, ()))
         self.dispatch(MarkSaved(str(path)))
+        self.remember_on_disk(path)
         self.autosaver.clean()
         self.flash(f"Saved {path}")
         self._title()
+        if then is not None:
+            then()
         return True
+
+    def remember_on_disk(self, path: str | None) -> None:
+        """``path`` as this window reads or writes it now: saving over it later asks nothing, unless it changed."""
+        self._on_disk = (_where(path), _fingerprint(path)) if path is not None else None
+
+    def _replace_question(self, path: str) -> str | None:
+        """What to ask before writing over ``path``; None when there is nothing there, or it is the file
+        as this window last opened or saved it."""
+        now = _fingerprint(path)
+        if now is None:
+            return None
+        known = getattr(self, "_on_disk", None)
+        name = Path(path).name
+        if known is not None and known[0] == _where(path):
+            if known[1] == now:
+                return None
+            return (f"{name} was changed on disk since this window opened or saved it (by another Tabletop or an editor?). "
+                    "Replace it with this table? Cancel keeps it; Save as… can write this table elsewhere.")
+        return f"{name} already exists. Replace it with this table?"
 
     def export_png(self, path: str) -> bool:
         """Write the table view as it is now (without the widgets) to a PNG."""
@@ -175,6 +207,7 @@ class DocumentsMixin:
             self.show_message("Could not recover", html.escape(f"{recovery.autosave}: {problem}"))
             return False
         self.dispatch(Open(scenario, recovery.original_path, dirty=True))
+        self.remember_on_disk(recovery.original_path)  # as it is now: the offer said how the work differs from it
         self.fit()
         self._after_open()
         self.autosaver.changed(self.scenario, self._now)
@@ -198,8 +231,8 @@ class DocumentsMixin:
 
         def picked(p: str) -> None:
             target = self._named_for("Save", p, ".toml", (".toml", ".json"))
-            if target is not None and self.save(target) and then is not None:
-                then()
+            if target is not None:
+                self.save(target, then=then)
 
         self._file_dialog("Save scenario as", picked, start, False, {".toml", ".json"})
 
@@ -223,6 +256,19 @@ class DocumentsMixin:
             kinds = ", ".join(allowed[:-1]) + " or " + allowed[-1]
             self.show_message(f"Cannot {verb.lower()} as {Path(path).suffix}", html.escape(f"{path}: {verb} writes {kinds} files. Nothing was written; choose a name ending in one of those."))
         return target
+
+
+def _where(path: str) -> str:
+    return os.path.normcase(os.path.realpath(path))
+
+
+def _fingerprint(path: str) -> tuple[int, int, int] | None:
+    """The file at ``path`` as the system sees it (inode, size, modification time); None if nothing is there."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def with_suffix(path: str, default: str, allowed: tuple[str, ...]) -> str | None:

@@ -99,6 +99,10 @@ def die_with_parent(parent_pid: int, poll_s: float = PARENT_POLL_S) -> None:
 
 def serve(conn: Connection, parent_pid: int) -> None:
     """The worker process: answer ``(generation, request)`` with ``(generation, result, error)`` until EOF."""
+    # Ctrl+C in a terminal reaches the whole process group: the app stops on it (and ends this
+    # worker); here it would only print a KeyboardInterrupt traceback under the app's message.
+    # It started with SIGINT ignored (``_start_ignoring_sigint``); this keeps it so wherever it was started from.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid)
     while True:
         try:
@@ -116,6 +120,28 @@ def serve(conn: Connection, parent_pid: int) -> None:
             conn.send(reply)
         except (BrokenPipeError, EOFError, OSError):
             return
+
+
+def _start_ignoring_sigint(process: Any) -> None:
+    """Start ``process`` with SIGINT ignored, a disposition that survives fork and exec: the new
+    Python then never installs its KeyboardInterrupt handler. Here SIGINT is blocked meanwhile, so
+    one sent to this process is not lost but handled as usual once its handler is back (Linux
+    keeps a blocked signal pending even while it is ignored)."""
+    try:
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, OSError, ValueError):  # Windows: no process group shares a Ctrl+C there
+        process.start()
+        return
+    try:
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (OSError, ValueError):  # not the main thread: no handler to swap
+        handler = None
+    try:
+        process.start()
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
 class OddsWorker:
@@ -241,7 +267,7 @@ class OddsWorker:
             ctx = multiprocessing.get_context("spawn")
             ours, theirs = ctx.Pipe(duplex=True)
             process = ctx.Process(target=serve, args=(theirs, os.getpid()), name="tabletop-odds", daemon=True)
-            process.start()
+            _start_ignoring_sigint(process)
             theirs.close()  # only the worker holds its end: when the app dies, the worker reads EOF
             self.process, self._conn = process, ours
         return self._conn

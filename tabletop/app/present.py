@@ -24,6 +24,7 @@ from tabletop.coverage import table_geometry
 from tabletop.draw.slide import Frame, Layout, draw_slide, layout, slide_viewport
 from tabletop.explain import Beat, beats
 from tabletop.model import At, Point, Scenario, Template
+from tabletop.rulesets import PluginError
 from tabletop.shapes import template_polygon
 from tabletop.viewport import Viewport
 
@@ -87,10 +88,10 @@ class Presenter:
         adj = self.adjudication
         try:
             new = adjudicate(changed, seed=adj.seed, tolerance_mm=adj.tolerance_mm, settings=adj.settings, geometry=table_geometry(changed))
-        except (AdjudicationError, ValueError) as exc:
+            self.restart(new, f"what if: {template_id} moved (R: as it was)")
+        except (AdjudicationError, ValueError, PluginError) as exc:  # a plug-in's fault too: said, the slides stay
             self.message = f"what if: {exc}"
             return False
-        self.restart(new, f"what if: {template_id} moved (R: as it was)")
         return True
 
     def template_at(self, world: Point, slack_mm: float = 0.0) -> str | None:
@@ -189,7 +190,11 @@ class PresenterMixin:
         if not adj.results:
             self.flash("Nothing to present: add a template first")
             return
-        self.presenter = Presenter(adj)
+        try:
+            self.presenter = Presenter(adj)
+        except PluginError as exc:  # its step_rule failed: the editor carries on and says so
+            self.flash(str(exc), error=True)
+            return
         self._windowed = tuple(self.size)
         if pygame.display.get_surface() is not None:
             full_screen()

@@ -26,5 +26,7 @@ def ruleset_lines(scenario: Scenario, result: TemplateResult) -> list[Line]:
         return []
     try:
         return fn(scenario, result)
+    except rulesets.PluginError as exc:  # an installed plug-in's fault: said in the panel, the app carries on
+        return [("bad", f"({exc})")]
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a ruleset whose details changed shape
         return [("bad", f"(cannot summarise the {scenario.ruleset} details: {exc})")]

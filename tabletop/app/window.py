@@ -118,6 +118,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         preload_fonts(self.ui, THEME_FONTS)
         self.autosaver = Autosaver(enabled=autosave)
         self.autosaver.start(path)
+        self.remember_on_disk(path)
         self.set_caption = set_caption
         self.running = True
         self.exit_code = 0
@@ -510,10 +511,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
 
     def save_then(self, action: Callable[[], Any]) -> None:
         """Save, then run ``action``; a table without a file asks where first. If saving fails, stay."""
-        if self.state.path is None:
-            self.ask_save_as(then=action)
-        elif self.save():
-            action()
+        self.save(then=action)
 
     def confirm(self, text: str, ok: str, action: Callable[[], Any], cancel: Callable[[], Any] | None = None, title: str = "Confirm") -> None:
         dialog = UIConfirmationDialog(self._dialog_rect(440, 200), html.escape(text), self.ui, window_title=title, action_short_name=ok)
@@ -756,6 +754,14 @@ def apply_command(state: AppState, command: Command) -> AppState:
     return apply(state, command)
 
 
+def _what_is_kept(app: TabletopApp) -> str:
+    """After an emergency copy failed: whether an autosave still holds (some of) the work."""
+    auto = app.autosaver.autosave_path
+    if app.autosaver.enabled and auto.exists():
+        return f"the last autosave ({auto}) is kept"
+    return "the unsaved changes could not be kept anywhere"
+
+
 def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
     """Open the window and run until the user quits; returns the exit code.
 
@@ -802,8 +808,8 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
             if copy is not None:
                 print(f"tabletop: stopped by {signal_name(stop.signum)}; your unsaved table was kept in {copy}", file=sys.stderr)
             elif unsaved:
-                print(f"tabletop: stopped by {signal_name(stop.signum)}; the emergency copy could not be written ({app.autosaver.last_error}); "
-                      "the autosave is kept", file=sys.stderr)
+                print(f"tabletop: stopped by {signal_name(stop.signum)}; the emergency copy could not be written "
+                      f"({app.autosaver.emergency_error}); {_what_is_kept(app)}", file=sys.stderr)
             return app.exit_code
         except NoDisplay as exc:
             stopping.shielded = True
@@ -816,7 +822,7 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
             # Not a quit: the autosave and the marker stay, and an emergency copy is offered at the next start.
             copy = app.crash(exc)
             stopping.saved.set()
-            where = f"; your table was kept in {copy}" if copy is not None else ""
+            where = f"; your table was kept in {copy}" if copy is not None else f"; the emergency copy could not be written ({app.autosaver.emergency_error}); {_what_is_kept(app)}"
             print(f"tabletop: stopped on {type(exc).__name__}: {exc}{where}", file=sys.stderr)
             if not isinstance(exc, KeyboardInterrupt):
                 import traceback

@@ -19,7 +19,7 @@ from shapely.geometry.base import BaseGeometry
 from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.coverage import uncertainty_mm, Coverage
 from tabletop.draw.style import Colour, FloatArray, _STATUS_RANK, palette_name, side_colour, status_colour
-from tabletop.marks import Marks
+from tabletop.marks import WARN, Marks
 from tabletop.model import Model, PlacedTemplate, Scenario, Terrain
 from tabletop.placement import place
 from tabletop.shapes import base_outline, template_polygon
@@ -546,6 +546,11 @@ def _ruleset_art(adj: Adjudication) -> Marks | None:
     except (KeyError, TypeError, ValueError, AttributeError, IndexError):
         # Details from a newer or half-written ruleset: draw the table without its extras rather than fail.
         art = Marks()
+    except rulesets.PluginError as exc:
+        # An installed plug-in's marks raised or returned garbage: the table without them, and the
+        # legend says so (the app must not stop on every frame; a render must not pass it over).
+        art = Marks()
+        art.add_legend("dash", f"{adj.scenario.ruleset} marks not drawn: {exc.detail}"[:90], WARN)
     return art
 
 

@@ -62,7 +62,13 @@ class BadPlugin(RuntimeError):
 
 class PluginError(BadPlugin):
     """A plug-in ruleset that failed while it ran: it raised, called ``sys.exit``, or returned
-    what the contract does not allow. The message names the plug-in and the hook."""
+    what the contract does not allow. The message names the plug-in and the hook; ``hook`` and
+    ``detail`` (what went wrong, in a few words) say it again for a short note."""
+
+    def __init__(self, message: str, hook: str = "", detail: str = "") -> None:
+        super().__init__(message)
+        self.hook = hook
+        self.detail = detail or message
 
 
 def _what_happened(exc: BaseException) -> str:
@@ -102,6 +108,42 @@ def _bad_shape(out: object) -> str | None:
     return None if isinstance(out, TemplateShape) else f"a {type(out).__name__}, not a TemplateShape"
 
 
+def _bad_marks(out: object) -> str | None:
+    from tabletop.marks import Marks
+
+    return None if out is None or isinstance(out, Marks) else f"a {type(out).__name__}, not Marks or None"
+
+
+def _is_text_pair(p: object) -> bool:
+    return isinstance(p, (list, tuple)) and len(p) == 2 and all(isinstance(x, str) for x in p)
+
+
+def _bad_panel_lines(out: object) -> str | None:
+    if not isinstance(out, (list, tuple)) or not all(_is_text_pair(p) for p in out):
+        return f"{out!r:.80}, not a list of (style, text) pairs"
+    return None
+
+
+def _bad_step_rule(out: object) -> str | None:
+    return None if out is None or _is_text_pair(out) else f"{out!r:.80}, not a (rule, quote) pair or None"
+
+
+def _bad_settings(settings: object) -> str | None:
+    """What is wrong with a plug-in's ``settings`` (name -> (default, explanation)), or None."""
+    if not isinstance(settings, Mapping):
+        return f"a {type(settings).__name__}, not a mapping of name -> (default, explanation)"
+    for name, spec in settings.items():
+        if not isinstance(name, str) or not isinstance(spec, (tuple, list)) or len(spec) != 2 or not isinstance(spec[1], str):
+            return f"{name!r}: {spec!r:.60} is not (default, explanation)"
+    from tabletop.settings import specs
+
+    try:
+        specs(settings)
+    except Exception as exc:  # noqa: BLE001 - a default no setting can have
+        return f"not usable ({type(exc).__name__}: {exc})"
+    return None
+
+
 def _guarded(name: str, target: str, hook: str, fn: Callable[..., Any], check: Callable[[Any], str | None] | None = None) -> Callable[..., Any]:
     """``fn`` that turns anything it raises (``sys.exit`` too) or a result ``check`` refuses into a :class:`PluginError`.
 
@@ -115,10 +157,11 @@ def _guarded(name: str, target: str, hook: str, fn: Callable[..., Any], check: C
         except (DiceError, PlacementError):
             raise
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plug-in's fault is named, whatever it is
-            raise PluginError(f"ruleset plug-in {name!r} ({target}) failed in {hook}: {_what_happened(exc)}") from exc
+            what = _what_happened(exc)
+            raise PluginError(f"ruleset plug-in {name!r} ({target}) failed in {hook}: {what}", hook, what) from exc
         problem = check(out) if check is not None else None
         if problem is not None:
-            raise PluginError(f"ruleset plug-in {name!r} ({target}) returned from {hook} {problem}")
+            raise PluginError(f"ruleset plug-in {name!r} ({target}) returned from {hook} {problem}", hook, f"returned {problem}")
         return out
 
     return run
@@ -143,7 +186,7 @@ def _guard(name: str, target: str, ruleset: Ruleset) -> Ruleset:
     """A plug-in with every hook guarded: its failures name it (:class:`PluginError`), never pass for ours."""
     checks: dict[str, Callable[[Any], str | None] | None] = {
         "resolve": _bad_resolution, "validate": _bad_problems, "explosion_shape": _bad_shape,
-        "marks": None, "panel_lines": None, "side_view": None, "step_rule": None,
+        "marks": _bad_marks, "panel_lines": _bad_panel_lines, "side_view": None, "step_rule": _bad_step_rule,
     }
     hooks: dict[str, Any] = {}
     for hook, check in checks.items():
@@ -176,6 +219,11 @@ def names() -> tuple[str, ...]:
     out.update(dict.fromkeys(rulesfile.installed()))
     out.update(dict.fromkeys(_REGISTERED))
     return tuple(out)
+
+
+def is_plugin(name: str) -> bool:
+    """Whether ``name`` is an installed plug-in (an entry point that is not a built-in): its faults are its own."""
+    return name not in BUILT_IN and name in _entry_points()
 
 
 def is_registered(name: str) -> bool:
@@ -227,6 +275,9 @@ def get(name: str) -> Ruleset:
             what = _what_happened(exc) if isinstance(exc, SystemExit) else str(exc) or type(exc).__name__
             raise BadPlugin(f"ruleset plug-in {name!r} ({target}) failed to load: {what}") from exc
         if isinstance(obj, Ruleset) and obj.name == name:
+            bad = _bad_settings(obj.settings)
+            if bad is not None:
+                raise BadPlugin(f"ruleset plug-in {name!r} ({target}) has settings that are {bad}")
             obj = _guard(name, target, obj)
     else:
         if rulesfile.looks_like_path(name) and os.path.isabs(name) and os.path.isfile(name):

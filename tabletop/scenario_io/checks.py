@@ -29,6 +29,16 @@ def _known_fields(cls: type | str) -> list[str]:
 _EXTRA_ALIASES = {"radius"}
 
 
+def nearest(word: str, known: Sequence[str], cutoff: float = 0.6) -> str | None:
+    """The known word ``word`` most likely misspells, or None. Case is no spelling: ``X`` is ``x``
+    (difflib alone finds nothing alike in two one-letter words of different case)."""
+    folded = {k.casefold(): k for k in reversed(list(known))}
+    if word.casefold() in folded:
+        return folded[word.casefold()]
+    guess = difflib.get_close_matches(word.casefold(), list(folded), n=1, cutoff=cutoff)
+    return folded[guess[0]] if guess else None
+
+
 def _unknown_key_warnings(raw: Any, cls: type | str, loc: tuple[Any, ...], out: list[tuple[tuple[Any, ...], str]]) -> None:
     if not isinstance(raw, dict):
         return
@@ -36,8 +46,8 @@ def _unknown_key_warnings(raw: Any, cls: type | str, loc: tuple[Any, ...], out: 
     known = _known_fields(kind)
     for key, value in raw.items():
         if key not in known:
-            guess = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            guess = nearest(str(key), known)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
             out.append(((*loc, key), f"unknown key {key!r} is kept but not used{hint}"))
             continue
         for sub in _nested_models(kind, key):
@@ -59,8 +69,8 @@ def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
     known_top = _known_fields("ScenarioIn") + ["settings", "seed", "catalogue"]
     for key in data:
         if key not in known_top:
-            guess = difflib.get_close_matches(str(key), known_top, n=1, cutoff=0.6)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            guess = nearest(str(key), known_top)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
             out.append(((key,), f"unknown key {key!r} is kept but not used{hint}"))
     _unknown_key_warnings(data.get("table"), "TableIn", ("table",), out)
     _unknown_key_warnings(data.get("backdrop"), "BackdropIn", ("backdrop",), out)
@@ -74,8 +84,8 @@ def _collect_unknown(data: dict[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
                         shape_keys = SHAPE_KEYS
                         for sk in item["shape"]:
                             if sk not in shape_keys:
-                                guess = difflib.get_close_matches(str(sk), sorted(shape_keys), n=1, cutoff=0.6)
-                                hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+                                guess = nearest(str(sk), sorted(shape_keys))
+                                hint = f" (did you mean {guess!r}?)" if guess else ""
                                 out.append(((key, i, "shape", sk), f"unknown key {sk!r} is kept but not used{hint}"))
     return out
 

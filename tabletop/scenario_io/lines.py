@@ -14,20 +14,36 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 _WS = re.compile(r"[ \t]*")
 #: Whitespace, newlines and comments between values of an array.
-_WS_NL = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+_WS_NL = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*+")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_\-]+")
-_BASIC = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_BASIC = re.compile(r'"(?:[^"\\\n]+|\\.)*+"')
 _LITERAL = re.compile(r"'[^'\n]*'")
-_ML_BASIC = re.compile(r'"""(?:[^"\\]|\\.|"(?!""))*""""{0,2}', re.DOTALL)
-_ML_LITERAL = re.compile(r"'''(?:[^']|'(?!''))*''''{0,2}", re.DOTALL)
+_ML_BASIC = re.compile(r'"""(?:[^"\\]+|\\.|"(?!""))*+""""{0,2}', re.DOTALL)
+_ML_LITERAL = re.compile(r"'''(?:[^']+|'(?!''))*+''''{0,2}", re.DOTALL)
 #: A number, boolean, date or time: up to the next delimiter (a date-time may hold a space).
 _SCALAR = re.compile(r"[^,\]}\n#]+")
 _ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
 _ESCAPE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))')
 #: Deeper than any scenario can be (the reader refuses nesting past 12): stop mapping there.
 _MAX_NESTING = 64
+#: Items of one array given a line: a longer list is refused as a whole (limits.MAX_ITEMS), so no
+#: problem names an item past it, and the rest is skipped fast (800,000 points took 15 s to map).
+_MAX_NOTED = 10_001
+#: A string or a comment, skipped whole when skipping to the end of an array (a bracket in it is text).
+_SKIP_TEXT = re.compile(
+    r'"""(?:[^"\\]+|\\.|"(?!""))*+""""{0,2}'
+    r"|'''(?:[^']+|'(?!''))*+''''{0,2}"
+    r'|"(?:[^"\\\n]+|\\.)*+"'
+    r"|'[^'\n]*'"
+    r"|#[^\n]*",
+    re.DOTALL,
+)
+#: A run of anything else: brackets, numbers, commas, whitespace.
+_SKIP_PLAIN = re.compile(r"""[^"'#]+""")
 
 
 class _Stop(Exception):
@@ -72,6 +88,29 @@ class _Toml:
     def peek(self, n: int = 1) -> str:
         return self.text[self.pos : self.pos + n]
 
+    def skip_to_close(self) -> None:
+        """From inside an array, to just after the bracket that closes it (the brackets of a run of
+        plain text counted with numpy: a list of 800,000 points is one run)."""
+        depth = 1
+        text = self.text
+        while True:
+            m = _SKIP_TEXT.match(text, self.pos) or _SKIP_PLAIN.match(text, self.pos)
+            if not m:
+                raise _Stop
+            run = m.group()
+            if run[0] in "\"'#":
+                self.pos = m.end()
+                continue
+            codes = np.frombuffer(run.encode("utf-32-le"), dtype=np.uint32)
+            steps = (codes == 91).astype(np.int64) + (codes == 123) - (codes == 93) - (codes == 125)  # [ { ] }
+            levels = depth + np.cumsum(steps)
+            closed = np.flatnonzero(levels == 0)
+            if closed.size:
+                self.pos = m.start() + int(closed[0]) + 1
+                return
+            depth = int(levels[-1])
+            self.pos = m.end()
+
     def key(self) -> tuple[str, ...]:
         """A dotted key (``a."b.c".d``) as its parts."""
         parts: list[str] = []
@@ -103,6 +142,9 @@ class _Toml:
                 self.skip(_WS_NL)
                 if self.peek() == "]":
                     self.pos += 1
+                    return
+                if index >= _MAX_NOTED:
+                    self.skip_to_close()
                     return
                 self.note((*path, index), self.pos)
                 self.value((*path, index), depth + 1)
@@ -211,12 +253,16 @@ def toml_lines(text: str) -> dict[tuple[Any, ...], int]:
 
 
 _JSON_WS = re.compile(r"[ \t\r\n]*")
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_JSON_STRING = re.compile(r'"(?:[^"\\]+|\\.)*+"', re.DOTALL)
 _JSON_SCALAR = re.compile(r"[^,\]}\s]+")
 
 
 class _Json(_Toml):
-    """The same map for a JSON text: object keys and array items."""
+    """The same map for a JSON text: object keys and array items (and keys given twice in one object)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.duplicates: list[tuple[tuple[Any, ...], int, int]] = []
 
     def value(self, path: tuple[Any, ...], depth: int) -> None:
         if depth > _MAX_NESTING:
@@ -240,11 +286,16 @@ class _Json(_Toml):
                         raise _Stop
                     self.pos = m.end()
                     item = (*path, _unescape(m.group()[1:-1]))
+                    if item in self.lines:
+                        self.duplicates.append((item, self.line(start), self.lines[item]))
                     self.skip(_JSON_WS)
                     if self.peek() != ":":
                         raise _Stop
                     self.pos += 1
                 else:
+                    if index >= _MAX_NOTED:
+                        self.skip_to_close()
+                        return
                     item = (*path, index)
                     index += 1
                 self.note(item, start)
@@ -272,6 +323,21 @@ def json_lines(text: str) -> dict[tuple[Any, ...], int]:
     except (_Stop, RecursionError):
         pass
     return reader.lines
+
+
+def json_duplicate_keys(text: str) -> list[tuple[tuple[Any, ...], int, int]]:
+    """Keys given twice in one object of a JSON text: (field path, its line, the line it was first on)."""
+    reader = _Json(text)
+    try:
+        reader.value((), 0)
+    except (_Stop, RecursionError):
+        pass
+    # The items under a key given twice repeat the first one's paths: only the key itself is said.
+    said: list[tuple[Any, ...]] = []
+    for path, _, _ in reader.duplicates:
+        if not any(path[: len(p)] == p for p in said):
+            said.append(path)
+    return [d for d in reader.duplicates if d[0] in said]
 
 
 def _line_for(lines: Mapping[tuple[Any, ...], int], path: Sequence[Any]) -> int | None:

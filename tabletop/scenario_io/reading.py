@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import re
@@ -17,10 +16,10 @@ from tabletop.atomic import InputError, read_regular
 from tabletop.catalogue import Entry, default_catalogue, shape_from_table
 from tabletop.model import At, Backdrop, Base, Direct, Explosion, Impact, Model, RectSpec, Scenario, Table, Template, TemplateShape, Terrain
 from tabletop.scenario_io import fast
-from tabletop.scenario_io.checks import _clean_loc, _collect_unknown, _document_problems, _extra, _message, _ruleset_checks, _seed_problem
+from tabletop.scenario_io.checks import nearest, _clean_loc, _collect_unknown, _document_problems, _extra, _message, _ruleset_checks, _seed_problem
 from tabletop.scenario_io.fields import _split_sub
 from tabletop.scenario_io.limits import _ID, MAX_FILE_BYTES, MAX_PROBLEMS, MAX_TOTAL_VERTICES, SHAPE_KEYS
-from tabletop.scenario_io.lines import _line_for, format_path, json_lines, toml_lines
+from tabletop.scenario_io.lines import _line_for, format_path, json_duplicate_keys, json_lines, toml_lines
 from tabletop.scenario_io.problems import Problem, ScenarioError
 from tabletop.units import MM_PER_UNIT
 
@@ -48,9 +47,19 @@ def parse_document(raw: bytes, name: str, json_syntax: bool = False) -> tuple[di
         raise ScenarioError([Problem(name, "", f"not valid UTF-8 (byte {exc.start})", line)]) from None
     if text.startswith("\ufeff"):
         text = text[1:]
+    repeated = False
+
+    def no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        out = dict(pairs)
+        repeated = repeated or len(out) != len(pairs)
+        return out
+
     try:
         if json_syntax:
-            data = json.loads(text)
+            # JSON's parsers keep the last of two equal keys without a word (TOML refuses them): a
+            # table with "units" twice would be read in whichever came last.
+            data = json.loads(text, object_pairs_hook=no_repeats)
         else:
             data = tomllib.loads(text)
     except json.JSONDecodeError as exc:
@@ -65,6 +74,11 @@ def parse_document(raw: bytes, name: str, json_syntax: bool = False) -> tuple[di
         raise ScenarioError([Problem(name, "", "nested too deeply to be a scenario")]) from None
     except ValueError as exc:  # e.g. JSON numbers too large to convert
         raise ScenarioError([Problem(name, "", f"cannot parse: {exc}")]) from None
+    if repeated:
+        raise ScenarioError([
+            Problem(name, format_path(path), f"given twice in one object (first on line {first}); JSON would keep only the last: give it once", line)
+            for path, line, first in json_duplicate_keys(text)[:MAX_PROBLEMS]
+        ] or [Problem(name, "", "a key is given twice in one object; JSON would keep only the last: give each key once")])
     if not isinstance(data, dict):
         raise ScenarioError([Problem(name, "", "the top level must be a table/object")])
     return data, text
@@ -118,8 +132,7 @@ def _misspelt(data: Any, loc: Sequence[Any], unknown: Mapping[tuple[Any, ...], s
     if not isinstance(table, dict) or not isinstance(loc[-1], str):
         return None
     keys = [str(k) for k in table if (*loc[:-1], k) in unknown]
-    guess = difflib.get_close_matches(loc[-1], keys, n=1, cutoff=0.6)
-    return guess[0] if guess else None
+    return nearest(loc[-1], keys)
 
 
 def _schema_parse(data: dict[str, Any], units: str, report: _Report, unknown: dict[tuple[Any, ...], str]) -> Any:
@@ -211,8 +224,8 @@ def _template_shape(i: int, raw: Any, units: str, catalogue: Mapping[str, Entry]
     if isinstance(raw, str):
         entry = catalogue.get(raw)
         if entry is None:
-            guess = difflib.get_close_matches(raw, list(catalogue), n=1, cutoff=0.5)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else f" (known: {', '.join(sorted(catalogue))})"
+            guess = nearest(raw, list(catalogue), cutoff=0.5)
+            hint = f" (did you mean {guess!r}?)" if guess else f" (known: {', '.join(sorted(catalogue))})"
             report(("template", i, "shape"), f"no template named {raw!r} in the catalogue{hint}")
             return None, None
         return entry.shape, raw
@@ -329,8 +342,8 @@ def scenario_from_data(
 
     def ref(loc: tuple[Any, ...], model_id: str | None, role: str) -> None:
         if model_id is not None and model_id not in model_ids:
-            guess = difflib.get_close_matches(model_id, sorted(model_ids), n=1, cutoff=0.5)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            guess = nearest(model_id, sorted(model_ids), cutoff=0.5)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
             report(loc, f"{role} {model_id!r} is not a model on this table{hint}")
 
     for (i, _), m in zip(models_in, models):

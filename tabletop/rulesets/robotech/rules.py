@@ -730,13 +730,13 @@ def validate(scenario: Scenario) -> list[tuple[str, str]]:
                 if "volley" in w and volley != len(targets):
                     problems.append((f"{where}.targets", f"{len(targets)} targets for a volley of {volley}"))
         ts = w.get("target_structure")
-        if ts is not None and ts not in structures:
+        if ts is not None and (not isinstance(ts, str) or ts not in structures):
             problems.append((f"{where}.target_structure", f"{ts!r} is not a terrain piece"))
         for key in ("dodge", "roll_with_impact", "shoot_down"):
             value = w.get(key)
             if value is None or value == "all":
                 continue
-            if not isinstance(value, list) or any(v not in models for v in value):
+            if not isinstance(value, list) or any(not isinstance(v, str) or v not in models for v in value):
                 problems.append((f"{where}.{key}", f"{key} must be \"all\" or a list of model ids"))
     return problems
 
