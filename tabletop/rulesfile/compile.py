@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,43 @@ class Rules:
 
 
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+    """Text as compared for "verbatim": the same words and punctuation, whatever the spacing, ligatures
+    (NFKC) or typographic quotes and dashes (a sentence typed with ' matches the rulebook's ’)."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHIC)).strip()
+
+
+def _read_rules_text(path: Path) -> tuple[str | None, str | None]:
+    """(the rules text, None) or (None, why it cannot be read as text)."""
+    from tabletop.atomic import InputError, read_regular
+
+    try:
+        raw = read_regular(path, MAX_TEXT_BYTES)
+    except InputError as exc:
+        return None, str(exc)
+    if b"\x00" in raw[:65536] or raw.startswith(b"%PDF"):
+        return None, "is not plain text (a PDF or a word processor's file?): save the rules as a .txt file beside this one, or name them with url = \"...\" or cite = \"...\""
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return None, f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at {exc.start}): save it as UTF-8 (most editors: Save as… › Encoding)"
+
+
+def _nearest_passage(sentence: str, body: str) -> str | None:
+    """The passage of the rules text most like ``sentence`` (a did-you-mean for a sentence not found)."""
+    passages = [_norm(p) for p in re.split(r"(?<=[.!?:;])\s+|\n\s*\n", body) if p.strip()]
+    best = difflib.get_close_matches(sentence, passages, n=1, cutoff=0.6)
+    return best[0] if best else None
+#: Typographic marks a word processor or a PDF puts where a keyboard types plain ones.
+_TYPOGRAPHIC = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+    "\u00ad": None,
+})
+#: Largest rules text read to check the quotes against.
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+
+
 
 
 class _Compiler:
@@ -133,7 +170,7 @@ class _Compiler:
                 self.where.add(loc, f"sentence {q}: source.sentences has {len(sentences)}")
                 return None
             return sentences[q - 1]
-        if not any(q in s for s in sentences):
+        if not any(_norm(q) in _norm(s) for s in sentences):
             best = difflib.get_close_matches(q, sentences, n=1, cutoff=0.3)
             hint = f"; the nearest is {best[0][:80]!r}" if best else ""
             self.where.add(loc, f"this quote is not (verbatim) in source.sentences{hint}")
@@ -223,13 +260,19 @@ class _Compiler:
             self.where.add(("source",), "name the rules text: file = \"...\" (relative to this file), url = \"https://...\" or cite = \"...\"")
         if src.file is not None and self.path is not None:
             text_path = (self.path.parent / src.file) if not Path(src.file).is_absolute() else Path(src.file)
-            if not text_path.is_file():
+            if not text_path.exists():
                 self.where.add(("source", "file"), f"{src.file!r} not found (looked for {text_path}): the quotes are not checked against it", warning=True)
             else:
-                body = _norm(text_path.read_text(encoding="utf-8", errors="replace"))
-                for k, sentence in enumerate(src.sentences):
-                    if _norm(sentence) not in body:
-                        self.where.add(("source", "sentences", k), f"sentence {k + 1} is not (verbatim) in {src.file}")
+                raw_text, why = _read_rules_text(text_path)
+                if raw_text is None:
+                    self.where.add(("source", "file"), f"{src.file!r} {why}")
+                else:
+                    body = _norm(raw_text)
+                    for k, sentence in enumerate(src.sentences):
+                        if _norm(sentence) not in body:
+                            near = _nearest_passage(_norm(sentence), raw_text)
+                            hint = f"; the nearest in it is {near[:160]!r}" if near else ""
+                            self.where.add(("source", "sentences", k), f"sentence {k + 1} is not (verbatim) in {src.file}{hint}")
         for name, table in s.templates.items():
             data = {k: v for k, v in table.model_dump().items() if v is not None}
             shape, problems = shape_from_table(data, s.units)

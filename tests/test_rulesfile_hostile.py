@@ -1,0 +1,184 @@
+"""A new user's rules files, written from docs/rules-files.md alone, and the mistakes such a user makes:
+each gets a located message and exit 2 (never a traceback, never a silent wrong answer).
+
+The game here (a mortar: a 5" blast on the target, D6 4+ to hit, a D6 arrow and D6 inches on a miss,
+one hit each, a D6 save) was written for these tests, with its own rules text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from tabletop import rulesfile, scenario_io
+from tabletop.adjudicate import adjudicate
+from tabletop.cli import main
+from tabletop.odds import compute_odds
+
+MORTAR_TEXT = """Mortar Rules for a club skirmish
+
+Place the 5 inch blast template with its centre over the target model.
+Roll a D6 to see if the mortar lands on target: on a 4 or more it is on target.
+If the shot misses, roll a D6 for direction: 1 means straight away from the firer’s side, counting clockwise.
+Roll another D6: the template moves that many inches in that direction.
+Every model with any part of its base under the template takes one hit.
+Each model hit may roll a D6 save: it is saved on its Save value or more.
+"""
+
+MORTAR = """format = 1
+units = "in"
+
+[game]
+name = "club-mortar"
+title = "Club mortar"
+
+[source]
+file = "mortar.txt"
+sentences = [
+  "Place the 5 inch blast template with its centre over the target model.",
+  "Roll a D6 to see if the mortar lands on target: on a 4 or more it is on target.",
+  "If the shot misses, roll a D6 for direction: 1 means straight away from the firer's side, counting clockwise.",
+  "Roll another D6: the template moves that many inches in that direction.",
+  "Every model with any part of its base under the template takes one hit.",
+  "Each model hit may roll a D6 save: it is saved on its Save value or more.",
+]
+
+[templates]
+mortar5 = { kind = "circle", diameter = 5 }
+
+[stats]
+Save = { meaning = "the save", default = 7 }
+
+[placement]
+on = "target"
+
+[to_hit]
+roll = "d6 >= 4"
+quote = 2
+
+[scatter]
+when = "miss"
+direction = { roll = "d6", first = "away", turn = "clockwise" }
+distance = { roll = "d6", unit = "in" }
+quote = 3
+
+[under]
+quote = 5
+
+[effect]
+kind = "hits"
+amount = "1"
+quote = 5
+
+[saves.save]
+roll = "d6"
+needs = "model.Save"
+quote = 6
+"""
+
+TABLE = """format = 1
+title = "Mortar"
+ruleset = "mortar.rules.toml"
+units = "in"
+
+[table]
+width = 48
+depth = 48
+
+[[model]]
+id = "mortar"
+side = "red"
+x = 5
+y = 24
+base = 1
+
+[[model]]
+id = "orc1"
+side = "blue"
+x = 30
+y = 24
+base = 1
+stats = { Save = 5 }
+
+[[model]]
+id = "orc2"
+side = "blue"
+x = 31.5
+y = 24
+base = 1
+stats = { Save = 5 }
+
+[[model]]
+id = "orc3"
+side = "blue"
+x = 36
+y = 24
+base = 1
+
+[[template]]
+id = "shot"
+shape = "mortar5"
+impact = { attacker = "mortar", target = "orc1" }
+rolls = { to_hit = 2, scatter_direction = 1, scatter_distance = 4, save = [5, 2] }
+"""
+
+
+def _line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), start=1) if needle in line)
+
+
+def _game(tmp_path: Path, rules: str = MORTAR, table: str = TABLE, text: str | bytes = MORTAR_TEXT) -> Path:
+    """The mortar game in ``tmp_path``: its rules file, rules text and table; returns the table."""
+    (tmp_path / "mortar.rules.toml").write_text(rules, encoding="utf-8")
+    if isinstance(text, bytes):
+        (tmp_path / "mortar.txt").write_bytes(text)
+    else:
+        (tmp_path / "mortar.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "table.toml").write_text(table, encoding="utf-8")
+    return tmp_path / "table.toml"
+
+
+def _errors(capsys: pytest.CaptureFixture[str], argv: list[str]) -> list[str]:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err
+    return [line for line in err.splitlines() if line.strip()]
+
+
+def test_the_game_works_as_written(tmp_path: Path) -> None:
+    """Worked by hand: D6 2 < 4 misses; direction 1 is away from the firer (+x), 4": the blast lands at
+    (34, 24). Under it (radius 2.5" + base 0.5" = 3" from the centre): orc2 (2.5" away) and orc3 (2");
+    orc1 is 4" away. Saves in table order: orc2 rolls 5 against 5 (saved), orc3 2 against 7 (the default)."""
+    s = scenario_io.load(_game(tmp_path))
+    r = adjudicate(s).results[0].resolution
+    assert r.details["impact_point"] == [34, 24]
+    assert set(r.affected) == {"orc2", "orc3"}
+    assert r.details["final_damage"] == {"orc2": 0, "orc3": 1}
+
+
+def test_a_curly_apostrophe_in_the_rules_text_matches_a_typed_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The rules text (copied from a PDF) says firer’s; the file types firer's: the same sentence."""
+    _game(tmp_path)
+    assert main(["rules", "check", str(tmp_path / "mortar.rules.toml")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_rules_text_that_is_not_text_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A PDF, or a text saved as Windows-1252, gave six "sentence N is not (verbatim) in" lines."""
+    _game(tmp_path, text=b"%PDF-1.4\n\x00\x01 stream")
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert len(lines) == 1 and "source.file: 'mortar.txt' is not plain text" in lines[0], lines
+    _game(tmp_path, text=MORTAR_TEXT.encode("cp1252"))
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert len(lines) == 1 and "source.file: 'mortar.txt' is not UTF-8 text (byte 0x92" in lines[0], lines
+
+
+def test_a_sentence_not_in_the_text_names_the_nearest_passage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = MORTAR.replace('"Place the 5 inch blast', '"Place the 3 inch blast')
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert any("sentence 1 is not (verbatim) in mortar.txt; the nearest in it is 'Place the 5 inch blast template" in line for line in lines), lines
