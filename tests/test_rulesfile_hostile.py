@@ -167,6 +167,29 @@ def test_a_curly_apostrophe_in_the_rules_text_matches_a_typed_one(tmp_path: Path
     assert capsys.readouterr().err == ""
 
 
+def test_a_setting_whose_default_the_file_contradicts_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """default = 6 while the field says 4: the setting was shown as 6 (and `--set hard=6` was taken as
+    "unchanged") while the file's 4 judged. Refused, at the default's line."""
+    text = MORTAR + '\n[settings.hard]\nwhy = "How hard it is to hit."\nsets = "to_hit.roll"\ndefault = "d6 >= 5"\n'
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    line_no = _line_of(text, 'default = "d6 >= 5"')
+    assert any(f":{line_no}: settings.hard.default:" in line and "to_hit.roll is 'd6 >= 4'" in line for line in lines), lines
+
+
+def test_a_settings_choice_with_impossible_dice_is_refused_when_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every choice is compiled when the file is checked, not first when a table picks it."""
+    text = MORTAR + '\n[settings.difficulty]\nwhy = "How hard it is to hit."\nsets = "to_hit.roll"\nvalues = { normal = "d6 >= 4", hard = "d6 >= 9" }\n'
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert any("settings.difficulty: the value 'hard' makes to_hit.roll invalid" in line and "can never succeed" in line for line in lines), lines
+    numbers = MORTAR + '\n[settings.aim]\nwhy = "The roll to hit."\nsets = "to_hit.needs"\nlow = 1\nhigh = 9\n'
+    numbers = numbers.replace('roll = "d6 >= 4"', 'roll = "d6"\nneeds = 4')
+    _game(tmp_path, numbers)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert any("settings.aim: the value 9 makes to_hit.needs invalid" in line for line in lines), lines
+
+
 def test_a_rules_text_that_is_not_text_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A PDF, or a text saved as Windows-1252, gave six "sentence N is not (verbatim) in" lines."""
     _game(tmp_path, text=b"%PDF-1.4\n\x00\x01 stream")
