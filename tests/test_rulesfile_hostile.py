@@ -190,6 +190,45 @@ def test_a_settings_choice_with_impossible_dice_is_refused_when_checked(tmp_path
     assert any("settings.aim: the value 9 makes to_hit.needs invalid" in line for line in lines), lines
 
 
+def test_installing_under_a_built_in_name_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A game called "wwpd" was installed and announced, but ruleset = "wwpd" still got the built-in."""
+    monkeypatch.setenv("TABLETOP_RULES_DIR", str(tmp_path / "installed"))
+    text = MORTAR.replace('name = "club-mortar"', 'name = "wwpd"')
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "install", str(tmp_path / "mortar.rules.toml")])
+    line_no = _line_of(text, 'name = "wwpd"')
+    assert any(f":{line_no}: game.name: 'wwpd' is the name of a built-in ruleset" in line for line in lines), lines
+    assert rulesfile.installed() == {}
+
+
+def test_two_games_with_rules_texts_of_one_name_both_stay_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Both games call their text rules.txt: installing the second used to overwrite the first's text, and
+    the first then failed to load (its sentences no longer in the text)."""
+    monkeypatch.setenv("TABLETOP_RULES_DIR", str(tmp_path / "installed"))
+    for game, sentence in (("mortar-a", "Roll a D6 to see if the mortar lands on target: on a 4 or more it is on target."), ("mortar-b", "On a 4 or more the shell is on target.")):
+        folder = tmp_path / game
+        folder.mkdir()
+        text = MORTAR_TEXT if game == "mortar-a" else MORTAR_TEXT.replace("Roll a D6 to see if the mortar lands on target: on a 4 or more it is on target.", sentence)
+        (folder / "rules.txt").write_text(text, encoding="utf-8")
+        rules = MORTAR.replace('name = "club-mortar"', f'name = "{game}"').replace('file = "mortar.txt"', 'file = "rules.txt"')
+        rules = rules.replace('"Roll a D6 to see if the mortar lands on target: on a 4 or more it is on target."', f'"{sentence}"')
+        (folder / f"{game}.rules.toml").write_text(rules, encoding="utf-8")
+        assert main(["rules", "install", str(folder / f"{game}.rules.toml")]) == 0
+    assert "replacing" not in capsys.readouterr().out
+    assert set(rulesfile.installed()) == {"mortar-a", "mortar-b"}
+    for game in ("mortar-a", "mortar-b"):
+        assert main(["rules", "check", str(rulesfile.installed()[game])]) == 0, capsys.readouterr().err
+    assert main(["rules", "install", str(tmp_path / "mortar-a" / "mortar-a.rules.toml")]) == 0
+    assert "replacing the one installed before" in capsys.readouterr().out
+
+
+def test_install_shows_the_files_warnings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("TABLETOP_RULES_DIR", str(tmp_path / "installed"))
+    _game(tmp_path, MORTAR.replace('file = "mortar.txt"', 'file = "lost.txt"'))
+    assert main(["rules", "install", str(tmp_path / "mortar.rules.toml")]) == 0
+    assert "warning: source.file: 'lost.txt' not found" in capsys.readouterr().err
+
+
 def test_a_rules_text_that_is_not_text_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A PDF, or a text saved as Windows-1252, gave six "sentence N is not (verbatim) in" lines."""
     _game(tmp_path, text=b"%PDF-1.4\n\x00\x01 stream")
@@ -205,3 +244,11 @@ def test_a_sentence_not_in_the_text_names_the_nearest_passage(tmp_path: Path, ca
     _game(tmp_path, text)
     lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
     assert any("sentence 1 is not (verbatim) in mortar.txt; the nearest in it is 'Place the 5 inch blast template" in line for line in lines), lines
+
+
+def test_a_file_copied_by_hand_into_the_rules_folder_still_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TABLETOP_RULES_DIR", str(tmp_path / "installed"))
+    (tmp_path / "installed").mkdir()
+    _game(tmp_path)
+    shutil.copyfile(tmp_path / "mortar.rules.toml", tmp_path / "installed" / "club-mortar.rules.toml")
+    assert set(rulesfile.installed()) == {"club-mortar"}

@@ -117,17 +117,48 @@ def user_rules_dir() -> Path:
 
 
 def installed() -> dict[str, Path]:
-    """Installed rules files by game name (the file's stem before ``.rules.toml``)."""
+    """Installed rules files by game name (the file's stem before ``.rules.toml``).
+
+    ``tabletop rules install`` puts each game in a folder of its own (``NAME/NAME.rules.toml`` and its
+    rules text), so two games' texts of the same name never overwrite each other; a file copied by
+    hand straight into the rules folder counts too (a game's own folder wins).
+    """
     folder = user_rules_dir()
     if not folder.is_dir():
         return {}
-    return {p.name[: -len(SUFFIX)]: p for p in sorted(folder.glob(f"*{SUFFIX}")) if p.is_file()}
+    found = {p.name[: -len(SUFFIX)]: p for p in sorted(folder.glob(f"*{SUFFIX}")) if p.is_file()}
+    for p in sorted(folder.glob(f"*/*{SUFFIX}")):
+        if p.is_file() and p.name == f"{p.parent.name}{SUFFIX}":
+            found[p.parent.name] = p
+    return dict(sorted(found.items()))
 
 
-def install(path: Path | str) -> Path:
-    """Check the rules file at ``path`` and copy it into the user's rules folder under its game name."""
-    rules, _warnings = load(path)
-    folder = user_rules_dir()
+def taken_name(name: str) -> str | None:
+    """Why a game may not be installed as ``name`` (a built-in's or a plug-in's name), or None."""
+    from tabletop import rulesets
+
+    if name in rulesets.BUILT_IN:
+        return "a built-in ruleset"
+    if name in rulesets._entry_points():
+        return "an installed ruleset plug-in"
+    return None
+
+
+def install(path: Path | str) -> tuple[Path, list[Any], bool]:
+    """Check the rules file at ``path`` and copy it (and its rules text, when beside it) into the user's
+    rules folder under its game name: (where, the file's warnings, whether it replaced an installed one).
+    Raises RulesFileError: the file's problems, or a game name that a built-in or a plug-in already has."""
+    from tabletop.rulesfile.reading import parse, read_text
+
+    rules, warnings = load(path)
+    taken = taken_name(rules.name)
+    if taken is not None:
+        _spec, where = parse(*reversed(read_text(path)))
+        where.add(("game", "name"), f"{rules.name!r} is the name of {taken}: a scenario saying ruleset = \"{rules.name}\" "
+                  f"would get that one, not this file; give the game another name (e.g. \"{rules.name}-club\")")
+        raise RulesFileError(where.problems)
+    folder = user_rules_dir() / rules.name
+    replaced = rules.name in installed()
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / f"{rules.name}{SUFFIX}"
     tmp = dest.with_name(dest.name + ".tmp")
@@ -135,12 +166,12 @@ def install(path: Path | str) -> Path:
     os.replace(tmp, dest)
     source = rules.spec.source.file
     if source is not None and not Path(source).is_absolute() and ".." not in Path(source).parts:
-        text = Path(path).parent / source
-        if text.is_file():  # the rules text goes with it, so its quotes can still be checked
+        text_path = Path(path).parent / source
+        if text_path.is_file():  # the rules text goes with it, so its quotes can still be checked
             (folder / source).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(text, folder / source)
+            shutil.copyfile(text_path, folder / source)
     _CACHE.pop(rules.name, None)
-    return dest
+    return dest, warnings, replaced
 
 
 def for_scenario(data: Mapping[str, Any], scenario_name: str, catalogue: Any) -> tuple[dict[str, Any], Any, list[Any]]:
