@@ -246,6 +246,16 @@ def test_a_sentence_not_in_the_text_names_the_nearest_passage(tmp_path: Path, ca
     assert any("sentence 1 is not (verbatim) in mortar.txt; the nearest in it is 'Place the 5 inch blast template" in line for line in lines), lines
 
 
+def test_an_expression_that_fails_on_the_table_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Save // (Save - 5) divides by zero for a model with Save 5: it was "internal error: ZeroDivisionError"."""
+    text = MORTAR.replace('amount = "1"', 'amount = "model.Save // (model.Save - 5)"')
+    table = _game(tmp_path, text)
+    for argv in (["check", str(table)], ["odds", str(table)], ["explain", str(table)]):
+        (line,) = _errors(capsys, argv)
+        assert f"mortar.rules.toml:{_line_of(text, 'amount = ')}: effect.amount: 'model.Save // (model.Save - 5)' cannot be worked out for 'orc" in line, line
+        assert "division by zero" in line
+
+
 def test_a_file_copied_by_hand_into_the_rules_folder_still_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLETOP_RULES_DIR", str(tmp_path / "installed"))
     (tmp_path / "installed").mkdir()

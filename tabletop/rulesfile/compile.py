@@ -8,6 +8,7 @@ contradictions between sections.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from tabletop.model import TemplateShape
 from tabletop.rulesfile.expr import DiceTerm, Expr, ExprError, constant_int, parse, split_test
 from tabletop.rulesfile.reading import Located
 from tabletop.rulesfile.schema import Modifier, Quote, RulesFile
+from tabletop.scenario_io.lines import format_path
 from tabletop.units import LengthError, parse_length
 
 
@@ -145,8 +147,10 @@ class _Compiler:
             return None
         self.check_refs(loc, e)
         key = ".".join(map(str, store if store is not None else loc))
+        line = self.where.line(loc)
+        e = dataclasses.replace(e, where=f"{self.where.name}:{line}: {format_path(loc)}" if line else f"{self.where.name}: {format_path(loc)}")
         self.out.exprs[key] = e
-        self.out.lines[key] = self.where.line(loc)
+        self.out.lines[key] = line
         return e
 
     def check_refs(self, loc: tuple[Any, ...], e: Expr) -> None:
