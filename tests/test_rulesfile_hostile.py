@@ -246,6 +246,26 @@ def test_a_sentence_not_in_the_text_names_the_nearest_passage(tmp_path: Path, ca
     assert any("sentence 1 is not (verbatim) in mortar.txt; the nearest in it is 'Place the 5 inch blast template" in line for line in lines), lines
 
 
+def test_a_non_finite_default_and_a_negative_amount_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A NaN default made every save "needs nan: fails"; -3 made "suffers -3, final -3"."""
+    text = MORTAR.replace("default = 7 }", "default = nan }")
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert any(f":{_line_of(text, 'default = nan')}: stats.Save.default:" in line and "finite" in line for line in lines), lines
+    text = MORTAR.replace('amount = "1"', 'amount = "-3"')
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert any(f":{_line_of(text, 'amount = ')}: effect.amount: '-3' is less than nothing" in line for line in lines), lines
+
+
+def test_an_amount_below_nothing_on_the_table_is_nothing(tmp_path: Path) -> None:
+    """amount = 4 - Save: orc2 (Save 5) would suffer -1 ("suffers -1, final -1" before); it suffers 0.
+    orc3 (Save 7 by default) likewise 0."""
+    s = scenario_io.load(_game(tmp_path, MORTAR.replace('amount = "1"', 'amount = "4 - model.Save"')))
+    r = adjudicate(s).results[0].resolution
+    assert r.details["damage"] == {"orc2": 0, "orc3": 0}
+
+
 def test_an_expression_that_fails_on_the_table_is_a_located_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Save // (Save - 5) divides by zero for a model with Save 5: it was "internal error: ZeroDivisionError"."""
     text = MORTAR.replace('amount = "1"', 'amount = "model.Save // (model.Save - 5)"')

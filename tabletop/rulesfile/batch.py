@@ -229,7 +229,7 @@ class _Plan:
             scope = local[c]
             primary = self.ids[c] == self.target_id
             none = np.asarray(none_if(scope), dtype=bool) * np.ones(n, dtype=bool) if none_if is not None else np.zeros(n, dtype=bool)
-            amount = np.trunc(np.asarray(amount_e(scope), dtype=float)).astype(np.int64) * counts[:, c]
+            amount = np.maximum(np.trunc(np.asarray(amount_e(scope), dtype=float)), 0).astype(np.int64) * counts[:, c]
             if e.halve_per_square:
                 amount = np.where(squares[:, c] < 63, amount >> np.minimum(squares[:, c], 62), 0)
             band = _bands(e, primary, hit, moved)

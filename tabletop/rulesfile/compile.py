@@ -373,7 +373,9 @@ class _Compiler:
 
     def effect(self) -> None:
         e = self.spec.effect
-        self.expr(("effect", "amount"), e.amount)
+        amount = self.expr(("effect", "amount"), e.amount)
+        if amount is not None and isinstance(amount.constant, (int, float)) and not isinstance(amount.constant, bool) and amount.constant < 0:
+            self.where.add(("effect", "amount"), f"{e.amount!r} is less than nothing: a model suffers 0 or more")
         if e.none_if is not None:
             self.expr(("effect", "none_if"), e.none_if)
         if e.structures is not None and e.structures not in self.spec.stats:
