@@ -276,6 +276,123 @@ def test_an_expression_that_fails_on_the_table_is_a_located_error(tmp_path: Path
         assert "division by zero" in line
 
 
+LANCE = """format = 1
+units = "in"
+
+[game]
+name = "lance"
+title = "Lance"
+
+[source]
+cite = "A club's lance rule"
+sentences = ["Roll a D20 and add the firer's Skill; the lance fires if the total beats the target's Defence."]
+
+[templates]
+lance = { kind = "rect", length = 10, width = 1 }
+
+[stats]
+Skill = { meaning = "added to hit" }
+Defence = { meaning = "to beat", default = 10 }
+
+[placement]
+on = "firer_edge"
+orient = "line_of_fire"
+
+[to_hit]
+roll = "d20 + attacker.Skill >= target.Defence"
+modifiers = [{ if = "range > 8in", add = -2 }]
+quote = 1
+
+[under]
+counts = "centre"
+
+[effect]
+kind = "damage"
+amount = 2
+unit = "dmg"
+"""
+
+LANCE_TABLE = """format = 1
+ruleset = "lance.rules.toml"
+units = "in"
+
+[table]
+width = 24
+depth = 24
+
+[[model]]
+id = "knight"
+side = "a"
+x = 2
+y = 12
+base = 1
+stats = { Skill = 3 }
+
+[[model]]
+id = "m1"
+side = "b"
+x = 5
+y = 12
+base = 1
+
+[[model]]
+id = "m3"
+side = "b"
+x = 12.4
+y = 12
+base = 1
+stats = { Defence = 12 }
+
+[[template]]
+id = "lance"
+shape = "lance"
+impact = { attacker = "knight", target = "m3" }
+rolls = { to_hit = 2 }
+"""
+
+
+def _lance(tmp_path: Path, rules: str = LANCE) -> Path:
+    (tmp_path / "lance.rules.toml").write_text(rules, encoding="utf-8")
+    (tmp_path / "lance.toml").write_text(LANCE_TABLE, encoding="utf-8")
+    return tmp_path / "lance.toml"
+
+
+def test_a_miss_with_nothing_to_scatter_it_harms_no_one(tmp_path: Path) -> None:
+    """D20 2 + Skill 3 - 2 (m3 is 9.4" away, edge to edge: more than 8") = 3 against Defence 12: a miss.
+    There is no [scatter]: the lance lands nowhere. It used to hit m1 and m3 for 2 each all the same.
+    A roll of 11: 11 + 3 - 2 = 12 hits; m1 and m3 have their centres under the 10" x 1" line."""
+    s = scenario_io.load(_lance(tmp_path))
+    r = adjudicate(s).results[0].resolution
+    assert r.details["to_hit"] == {"roll": 2, "total": 3, "needs": 12, "hit": False}
+    assert r.affected == () and r.details["damage"] == {}
+    assert any("Missed" in step.text for step in r.steps)
+    s11 = dataclasses.replace(s, templates=(dataclasses.replace(s.templates[0], rolls={"to_hit": 11}),))
+    r11 = adjudicate(s11).results[0].resolution
+    assert set(r11.affected) == {"m1", "m3"} and r11.details["damage"] == {"m1": 2, "m3": 2}
+
+
+def test_the_odds_of_a_miss_with_nothing_to_scatter_it(tmp_path: Path) -> None:
+    """Hit on D20 + 3 - 2 >= 12, i.e. D20 >= 11: exactly 1/2 (it was 100 %), by enumeration and by the batch path."""
+    s = scenario_io.load(_lance(tmp_path))
+    exact = compute_odds(s, keep_fixed_rolls=False).templates[0]
+    assert exact.exact
+    assert exact.models["m1"].fraction == Fraction(1, 2) and exact.models["m3"].fraction == Fraction(1, 2)
+    assert exact.models["m1"].expected_damage == pytest.approx(1.0)
+    sampled = compute_odds(s, keep_fixed_rolls=False, samples=4000, exact_limit=0).templates[0]  # batch path, checked against resolve
+    assert not sampled.exact
+    assert abs(sampled.models["m1"].p_affected - 0.5) < 0.05
+
+
+def test_a_miss_may_still_land_when_the_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    s = scenario_io.load(_lance(tmp_path, LANCE.replace('quote = 1\n', 'quote = 1\nmiss = "lands"\n', 1)))
+    r = adjudicate(s).results[0].resolution
+    assert set(r.affected) == {"m1", "m3"}
+    text = MORTAR.replace("quote = 2\n", 'quote = 2\nmiss = "lands"\n', 1)
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert any(f":{_line_of(text, 'miss = ')}: to_hit.miss: a miss scatters" in line for line in lines), lines
+
+
 def test_a_file_copied_by_hand_into_the_rules_folder_still_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLETOP_RULES_DIR", str(tmp_path / "installed"))
     (tmp_path / "installed").mkdir()

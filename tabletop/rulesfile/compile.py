@@ -415,6 +415,8 @@ class _Compiler:
                 pass  # squares is known on any gridded table
         if s.scatter is not None and s.scatter.when == "miss" and s.to_hit is None:
             self.where.add(("scatter", "when"), "scatter on a miss, but nothing is rolled to hit: add [to_hit] or scatter when = \"always\"")
+        if s.to_hit is not None and s.scatter is not None and "miss" in s.to_hit.model_fields_set:
+            self.where.add(("to_hit", "miss"), "a miss scatters ([scatter]): to_hit.miss only says what a miss does without one")
         if s.scatter is not None and s.battery is not None:
             self.where.add(("battery",), "a battery is laid as a T, and [scatter] moves one template: use one or the other")
         if s.under.partial is not None and s.under.counts == "fraction" and s.under.fraction >= 1.0:

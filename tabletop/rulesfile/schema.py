@@ -128,6 +128,16 @@ class Roll(_Table):
     quote: Quote | None = None
 
 
+class ToHit(Roll):
+    """The roll to hit, and what a miss does when nothing scatters it."""
+
+    miss: Literal["nothing", "lands"] = Field(
+        "nothing",
+        description="Without [scatter]: nothing (a miss lands nowhere: no one is under it, no one suffers) or lands "
+        "(the template lands as aimed all the same; `hit` is false, the bands and none_if say who suffers).",
+    )
+
+
 class ScatterDie(_Table):
     """A scatter die: some faces show HIT (no scatter), the others an arrow."""
 
@@ -281,7 +291,7 @@ class RulesFile(_Table):
     placement: Placement = Placement()
     battery: Battery | None = None
     target: Target = Target()
-    to_hit: Roll | None = None
+    to_hit: ToHit | None = None
     scatter: Scatter | None = None
     under: Under = Under()
     cover: list[Cover] = []
