@@ -167,6 +167,15 @@ def test_a_curly_apostrophe_in_the_rules_text_matches_a_typed_one(tmp_path: Path
     assert capsys.readouterr().err == ""
 
 
+def test_every_problem_at_once_unknown_keys_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A misspelt key used to hide every other problem of the file until it was fixed."""
+    text = MORTAR.replace('roll = "d6 >= 4"', 'rol = "d6 >= 4"').replace('needs = "model.Save"', 'needs = "model.Sav"')
+    _game(tmp_path, text)
+    lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert any(f":{_line_of(text, 'rol = ')}: to_hit.rol: unknown key 'rol'" in line and 'did you mean "roll"' in line for line in lines), lines
+    assert any(f":{_line_of(text, 'model.Sav')}: saves.save.needs: model.Sav:" in line and 'did you mean "model.Save"' in line for line in lines), lines
+
+
 def test_a_setting_whose_default_the_file_contradicts_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """default = 6 while the field says 4: the setting was shown as 6 (and `--set hard=6` was taken as
     "unchanged") while the file's 4 judged. Refused, at the default's line."""

@@ -43,11 +43,21 @@ def key_for(path: Path | str) -> str:
 def load(path: Path | str) -> tuple[Any, list[Any]]:
     """Read, check and compile a rules file: (Rules, warnings). Raises RulesFileError with every problem."""
     from tabletop.rulesfile.compile import compile_rules
-    from tabletop.rulesfile.reading import parse, read_text
+    from tabletop.rulesfile.reading import Located, parse, read_text
     from tabletop.rulesfile.ruleset import check_settings
 
     name, raw = read_text(path)
-    spec, where = parse(raw, name)
+    try:
+        spec, where = parse(raw, name)
+    except RulesFileError as exc:
+        repaired = getattr(exc, "repaired", None)
+        if repaired is None:
+            raise
+        # Unknown keys only: read as what they nearly spell, the rest of the file is checked in the same run.
+        spec, data = repaired
+        found = Located(name, raw.decode("utf-8-sig"))
+        compile_rules(spec, found, Path(path), data)
+        raise RulesFileError(sorted([*exc.problems, *found.problems], key=lambda p: p.line or 0)) from None
     import tomllib
 
     data = tomllib.loads(raw.decode("utf-8-sig"))
