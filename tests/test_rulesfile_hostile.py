@@ -285,6 +285,13 @@ def test_an_expression_that_fails_on_the_table_is_a_located_error(tmp_path: Path
         assert "division by zero" in line
 
 
+def test_in_cover_read_where_no_cover_grants_a_save_is_warned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = MORTAR.replace('needs = "model.Save"', 'needs = "model.Save"\nmodifiers = [{ if = "in_cover", add = 1 }]')
+    _game(tmp_path, text)
+    assert main(["rules", "check", str(tmp_path / "mortar.rules.toml")]) == 0
+    assert "warning: saves.save.modifiers[0].if: reads in_cover, but no [[cover]] grants a save" in capsys.readouterr().err
+
+
 LANCE = """format = 1
 units = "in"
 

@@ -411,8 +411,8 @@ class _Compiler:
             loc = tuple(int(p) if p.isdigit() else p for p in path.split("."))
             if ("var", "strike") in e.refs and not strike_makers:
                 self.where.add(loc, "reads strike, but nothing is rolled to hit ([to_hit] or scatter.then)")
-            if ("var", "squares") in e.refs and not s.effect.halve_per_square:
-                pass  # squares is known on any gridded table
+            if ("var", "in_cover") in e.refs and not any(c.effect == "save" for c in s.cover):
+                self.where.add(loc, "reads in_cover, but no [[cover]] grants a save (effect = \"save\"): it is never true", warning=True)
         if s.scatter is not None and s.scatter.when == "miss" and s.to_hit is None:
             self.where.add(("scatter", "when"), "scatter on a miss, but nothing is rolled to hit: add [to_hit] or scatter when = \"always\"")
         if s.to_hit is not None and s.scatter is not None and "miss" in s.to_hit.model_fields_set:
