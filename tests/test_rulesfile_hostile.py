@@ -292,6 +292,12 @@ def test_in_cover_read_where_no_cover_grants_a_save_is_warned(tmp_path: Path, ca
     assert "warning: saves.save.modifiers[0].if: reads in_cover, but no [[cover]] grants a save" in capsys.readouterr().err
 
 
+def test_a_rules_file_too_big_says_its_limit_in_kilobytes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _game(tmp_path, MORTAR + "#" * (300 * 1024) + "\n")
+    (line,) = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
+    assert "the limit is 256 KB" in line, line
+
+
 LANCE = """format = 1
 units = "in"
 
