@@ -11,8 +11,8 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from collections.abc import Mapping
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,17 @@ class Rules:
         return any(e.reads(owner) for e in self.exprs.values())
 
 
+#: Typographic marks a word processor or a PDF puts where a keyboard types plain ones.
+_TYPOGRAPHIC = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+    "\u00ad": None,
+})
+#: Largest rules text read to check the quotes against.
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+
+
 def _norm(text: str) -> str:
     """Text as compared for "verbatim": the same words and punctuation, whatever the spacing, ligatures
     (NFKC) or typographic quotes and dashes (a sentence typed with ' matches the rulebook's ’)."""
@@ -115,17 +126,6 @@ def _nearest_passage(sentence: str, body: str) -> str | None:
     passages = [_norm(p) for p in re.split(r"(?<=[.!?:;])\s+|\n\s*\n", body) if p.strip()]
     best = difflib.get_close_matches(sentence, passages, n=1, cutoff=0.6)
     return best[0] if best else None
-#: Typographic marks a word processor or a PDF puts where a keyboard types plain ones.
-_TYPOGRAPHIC = str.maketrans({
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
-    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
-    "\u00ad": None,
-})
-#: Largest rules text read to check the quotes against.
-MAX_TEXT_BYTES = 16 * 1024 * 1024
-
-
 
 
 class _Compiler:
