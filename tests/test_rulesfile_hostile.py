@@ -415,6 +415,19 @@ def test_a_miss_may_still_land_when_the_file_says_so(tmp_path: Path, capsys: pyt
     assert any(f":{_line_of(text, 'miss = ')}: to_hit.miss: a miss scatters" in line for line in lines), lines
 
 
+def test_a_shape_of_a_rules_file_no_longer_used_is_saved_in_full(tmp_path: Path) -> None:
+    """The table left the mortar's rules for WWPD: its template "mortar5" was saved by name, and the file
+    then could not be opened ("no template named 'mortar5'"). Under the mortar's rules the name stays."""
+    s = scenario_io.load(_game(tmp_path))
+    scenario_io.save(s, tmp_path / "same.toml")
+    assert 'shape = "mortar5"' in (tmp_path / "same.toml").read_text(encoding="utf-8")
+    moved = dataclasses.replace(s, ruleset="wwpd")
+    scenario_io.save(moved, tmp_path / "moved.toml")
+    again = scenario_io.load(tmp_path / "moved.toml")
+    assert again.templates[0].shape == s.templates[0].shape
+    assert "mortar5" not in (tmp_path / "moved.toml").read_text(encoding="utf-8")
+
+
 def test_a_file_copied_by_hand_into_the_rules_folder_still_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TABLETOP_RULES_DIR", str(tmp_path / "installed"))
     (tmp_path / "installed").mkdir()
