@@ -176,6 +176,9 @@ def test_every_problem_at_once_unknown_keys_too(tmp_path: Path, capsys: pytest.C
     assert any(f":{_line_of(text, 'model.Sav')}: saves.save.needs: model.Sav:" in line and 'did you mean "model.Save"' in line for line in lines), lines
 
 
+# --------------------------------------------------------------------------- settings
+
+
 def test_a_setting_whose_default_the_file_contradicts_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """default = 6 while the field says 4: the setting was shown as 6 (and `--set hard=6` was taken as
     "unchanged") while the file's 4 judged. Refused, at the default's line."""
@@ -197,6 +200,9 @@ def test_a_settings_choice_with_impossible_dice_is_refused_when_checked(tmp_path
     _game(tmp_path, numbers)
     lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
     assert any("settings.aim: the value 9 makes to_hit.needs invalid" in line for line in lines), lines
+
+
+# --------------------------------------------------------------------------- install
 
 
 def test_installing_under_a_built_in_name_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -238,6 +244,9 @@ def test_install_shows_the_files_warnings(tmp_path: Path, monkeypatch: pytest.Mo
     assert "warning: source.file: 'lost.txt' not found" in capsys.readouterr().err
 
 
+# --------------------------------------------------------------------------- the rules text
+
+
 def test_a_rules_text_that_is_not_text_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A PDF, or a text saved as Windows-1252, gave six "sentence N is not (verbatim) in" lines."""
     _game(tmp_path, text=b"%PDF-1.4\n\x00\x01 stream")
@@ -253,6 +262,9 @@ def test_a_sentence_not_in_the_text_names_the_nearest_passage(tmp_path: Path, ca
     _game(tmp_path, text)
     lines = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
     assert any("sentence 1 is not (verbatim) in mortar.txt; the nearest in it is 'Place the 5 inch blast template" in line for line in lines), lines
+
+
+# --------------------------------------------------------------------------- numbers
 
 
 def test_a_non_finite_default_and_a_negative_amount_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -297,6 +309,8 @@ def test_a_rules_file_too_big_says_its_limit_in_kilobytes(tmp_path: Path, capsys
     (line,) = _errors(capsys, ["rules", "check", str(tmp_path / "mortar.rules.toml")])
     assert "the limit is 256 KB" in line, line
 
+
+# --------------------------------------------------------------------------- a miss with nothing to scatter it
 
 LANCE = """format = 1
 units = "in"
@@ -415,6 +429,9 @@ def test_a_miss_may_still_land_when_the_file_says_so(tmp_path: Path, capsys: pyt
     assert any(f":{_line_of(text, 'miss = ')}: to_hit.miss: a miss scatters" in line for line in lines), lines
 
 
+# --------------------------------------------------------------------------- saving a table
+
+
 def test_a_shape_of_a_rules_file_no_longer_used_is_saved_in_full(tmp_path: Path) -> None:
     """The table left the mortar's rules for WWPD: its template "mortar5" was saved by name, and the file
     then could not be opened ("no template named 'mortar5'"). Under the mortar's rules the name stays."""
@@ -426,6 +443,30 @@ def test_a_shape_of_a_rules_file_no_longer_used_is_saved_in_full(tmp_path: Path)
     again = scenario_io.load(tmp_path / "moved.toml")
     assert again.templates[0].shape == s.templates[0].shape
     assert "mortar5" not in (tmp_path / "moved.toml").read_text(encoding="utf-8")
+
+
+def test_the_app_mends_a_table_put_under_a_rules_file_one_field_at_a_time(tmp_path: Path) -> None:
+    """Under a rules file whose stats the table's models lack, every typed edit was refused (each left
+    the table with the other problem), even a model's name: the table could not be mended in the app."""
+    from tabletop.app.commands import EditModel, SetRuleset
+    from tabletop.app.pilot import Pilot
+
+    two = LANCE.replace('Defence = { meaning = "to beat", default = 10 }', 'Defence = { meaning = "to beat" }')
+    table = _lance(tmp_path, two)
+    bare = LANCE_TABLE.replace("stats = { Skill = 3 }\n", "").replace("stats = { Defence = 12 }\n", "").replace('ruleset = "lance.rules.toml"', 'ruleset = "wwpd"')
+    bare = bare.replace('shape = "lance"', 'shape = "small_blast"')
+    table.write_text(bare, encoding="utf-8")
+    p = Pilot(table)
+    try:
+        assert p.app.dispatch(SetRuleset(rulesfile.ruleset_for(tmp_path / "lance.rules.toml").name))
+        assert p.app.dispatch(EditModel("m1", {"name": "Squire"}), validate=True), p.app.message
+        assert p.app.dispatch(EditModel("knight", {"stats": {"Skill": 3}}), validate=True), p.app.message
+        assert p.app.dispatch(EditModel("m3", {"stats": {"Defence": 12}}), validate=True), p.app.message
+        assert not p.app.dispatch(EditModel("m3", {"stats": {}}), validate=True)  # a new problem is still refused
+        assert "has no stat 'Defence'" in p.app.message
+        assert "lance" in p.app.catalogue  # the rules file's own template, for New template and the inspector
+    finally:
+        p.close()
 
 
 def test_a_file_copied_by_hand_into_the_rules_folder_still_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

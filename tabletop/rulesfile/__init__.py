@@ -23,7 +23,7 @@ from tabletop.rulesfile.errors import SUFFIX, RulesFileError
 
 __all__ = [
     "SUFFIX", "RulesFileError", "load", "ruleset_for", "key_for", "looks_like_path", "user_rules_dir",
-    "installed", "install", "for_scenario", "relative_to", "rules_of", "is_key", "refresh",
+    "installed", "install", "taken_name", "catalogue_with", "for_scenario", "relative_to", "rules_of", "is_key", "refresh",
 ]  # fmt: skip
 
 #: Compiled rule sets by key: the file's (mtime, size) when compiled, the Ruleset, its compiled rules.
@@ -212,6 +212,14 @@ def for_scenario(data: Mapping[str, Any], scenario_name: str, catalogue: Any) ->
     out = dict(data)
     out["ruleset"] = ruleset.name
     return out, _with_shapes(catalogue, rules_of(ruleset.name), p), []
+
+
+def catalogue_with(ruleset: str, catalogue: Any) -> Any:
+    """``catalogue`` with the templates of the rules file registered as ``ruleset`` (itself for any other ruleset)."""
+    rules = rules_of(ruleset)
+    if rules is None or not rules.shapes:
+        return catalogue
+    return _with_shapes(catalogue, rules, rules.path or Path(ruleset))
 
 
 def _with_shapes(catalogue: Any, rules: Any, path: Path) -> Any:
