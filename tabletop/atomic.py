@@ -226,7 +226,7 @@ def read_regular(path: Path | str, limit: int) -> bytes:
     if not stat.S_ISREG(st.st_mode):
         raise InputError("is not a regular file (a pipe, device or socket); give a file")
     if st.st_size > limit:
-        raise InputError(f"file is {st.st_size / 1e6:.1f} MB; the limit is {limit // (1024 * 1024)} MB")
+        raise InputError(f"file is {_size(st.st_size)}; the limit is {_size(limit)}")
     try:
         # O_NONBLOCK: if the path was swapped for a FIFO since the stat, opening must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -240,5 +240,10 @@ def read_regular(path: Path | str, limit: int) -> bytes:
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror or exc}") from None
     if len(data) > limit:
-        raise InputError(f"file is larger than the limit of {limit // (1024 * 1024)} MB")
+        raise InputError(f"file is larger than the limit of {_size(limit)}")
     return data
+
+
+def _size(n: int) -> str:
+    """``n`` bytes for a message: "8.7 MB", "256 KB" (a limit under a megabyte is not "0 MB")."""
+    return f"{n / (1024 * 1024):.1f} MB".replace(".0 MB", " MB") if n >= 1024 * 1024 else f"{max(1, round(n / 1024))} KB"

@@ -40,8 +40,8 @@ def test_installed_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caps
     table = _copy_example(tmp_path)
     assert main(["rules", "install", str(tmp_path / "club-blast.rules.toml")]) == 0
     assert "installed" in capsys.readouterr().out
-    assert (tmp_path / "installed" / "club-blast.rules.toml").is_file()
-    assert (tmp_path / "installed" / "club-blast.txt").is_file()  # the rules text goes with it
+    assert (tmp_path / "installed" / "club-blast" / "club-blast.rules.toml").is_file()  # each game in a folder of its own
+    assert (tmp_path / "installed" / "club-blast" / "club-blast.txt").is_file()  # the rules text goes with it
     assert main(["rules", "list"]) == 0
     assert "club-blast" in capsys.readouterr().out
     assert "club-blast" in rulesets.names() and rulesets.is_registered("club-blast")

@@ -7,6 +7,7 @@ Pure: no pygame.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from tabletop.model import Scenario
 from tabletop.scenario_io import ScenarioError, scenario_from_data, scenario_to_data
@@ -49,15 +50,27 @@ def check_seed(text: str) -> int:
     return value
 
 
-def document_problem(scenario: Scenario) -> str | None:
-    """None when ``scenario``, written as a file, loads back; else the loader's first message."""
+def document_problem(scenario: Scenario, before: Scenario | None = None) -> str | None:
+    """None when ``scenario``, written as a file, loads back; else the loader's first messages.
+
+    ``before``: the table before the edit; problems it already had do not refuse the edit (a table put
+    under a rules file whose stats its models lack is mended one field at a time).
+    """
+    problems = _problems(scenario)
+    if problems and before is not None:
+        had = {(p.path, p.message) for p in _problems(before) if hasattr(p, "path")}
+        problems = [p for p in problems if not hasattr(p, "path") or (p.path, p.message) not in had]
+    return "; ".join(str(p) for p in problems[:3]) or None
+
+
+def _problems(scenario: Scenario) -> list[Any]:
     try:
         scenario_from_data(scenario_to_data(scenario), "<edit>")
     except ScenarioError as exc:
-        return "; ".join(str(p) for p in exc.problems[:3] if not p.warning) or str(exc)
+        return [p for p in exc.problems if not p.warning] or [str(exc)]
     except Exception as exc:  # noqa: BLE001 - whatever the writer or the loader chokes on refuses the edit
-        return f"the table could not be written and read back ({type(exc).__name__}: {exc})"[:300]
-    return None
+        return [f"the table could not be written and read back ({type(exc).__name__}: {exc})"[:300]]
+    return []
 
 
 __all__ = ["MAX_LENGTH_MM", "MAX_SEED", "check_heading", "check_length", "check_seed", "document_problem"]

@@ -110,7 +110,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self.size = size
         self.state: AppState = new_state(scenario, path)
         self.live = LiveAdjudicator(seed=self.state.seed)
-        self.catalogue = default_catalogue()
+        self._catalogue = default_catalogue()
         if self.state.new_shape not in self.catalogue and self.catalogue:
             self.state = replace(self.state, new_shape=next(iter(self.catalogue)))
         self.viewport = self._fit_viewport()
@@ -197,6 +197,13 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         return self.pan is not None or self.tool.busy
 
     @property
+    def catalogue(self) -> dict[str, Any]:
+        """The template catalogue, with the table's rules file's own templates (docs/rules-files.md)."""
+        from tabletop import rulesfile
+
+        return rulesfile.catalogue_with(self.scenario.ruleset, self._catalogue)
+
+    @property
     def ruler(self) -> overlays.RulerReading | None:
         """The ruler's reading, if one is shown."""
         return self.tools["ruler"].reading  # type: ignore[attr-defined, no-any-return]
@@ -214,7 +221,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             self.flash(str(exc), error=True)
             return False
         if validate and after.scenario is not before.scenario:
-            problem = document_problem(after.scenario)
+            problem = document_problem(after.scenario, before.scenario)
             if problem is not None:
                 self.flash(f"Not applied: {problem}", error=True)
                 return False

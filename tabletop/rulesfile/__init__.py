@@ -23,7 +23,7 @@ from tabletop.rulesfile.errors import SUFFIX, RulesFileError
 
 __all__ = [
     "SUFFIX", "RulesFileError", "load", "ruleset_for", "key_for", "looks_like_path", "user_rules_dir",
-    "installed", "install", "for_scenario", "relative_to", "rules_of", "is_key", "refresh",
+    "installed", "install", "taken_name", "catalogue_with", "for_scenario", "relative_to", "rules_of", "is_key", "refresh",
 ]  # fmt: skip
 
 #: Compiled rule sets by key: the file's (mtime, size) when compiled, the Ruleset, its compiled rules.
@@ -43,11 +43,21 @@ def key_for(path: Path | str) -> str:
 def load(path: Path | str) -> tuple[Any, list[Any]]:
     """Read, check and compile a rules file: (Rules, warnings). Raises RulesFileError with every problem."""
     from tabletop.rulesfile.compile import compile_rules
-    from tabletop.rulesfile.reading import parse, read_text
+    from tabletop.rulesfile.reading import Located, parse, read_text
     from tabletop.rulesfile.ruleset import check_settings
 
     name, raw = read_text(path)
-    spec, where = parse(raw, name)
+    try:
+        spec, where = parse(raw, name)
+    except RulesFileError as exc:
+        repaired = getattr(exc, "repaired", None)
+        if repaired is None:
+            raise
+        # Unknown keys only: read as what they nearly spell, the rest of the file is checked in the same run.
+        spec, data = repaired
+        found = Located(name, raw.decode("utf-8-sig"))
+        compile_rules(spec, found, Path(path), data)
+        raise RulesFileError(sorted([*exc.problems, *found.problems], key=lambda p: p.line or 0)) from None
     import tomllib
 
     data = tomllib.loads(raw.decode("utf-8-sig"))
@@ -117,29 +127,60 @@ def user_rules_dir() -> Path:
 
 
 def installed() -> dict[str, Path]:
-    """Installed rules files by game name (the file's stem before ``.rules.toml``)."""
+    """Installed rules files by game name (the file's stem before ``.rules.toml``).
+
+    ``tabletop rules install`` puts each game in a folder of its own (``NAME/NAME.rules.toml`` and its
+    rules text), so two games' texts of the same name never overwrite each other; a file copied by
+    hand straight into the rules folder counts too (a game's own folder wins).
+    """
     folder = user_rules_dir()
     if not folder.is_dir():
         return {}
-    return {p.name[: -len(SUFFIX)]: p for p in sorted(folder.glob(f"*{SUFFIX}")) if p.is_file()}
+    found = {p.name[: -len(SUFFIX)]: p for p in sorted(folder.glob(f"*{SUFFIX}")) if p.is_file()}
+    for p in sorted(folder.glob(f"*/*{SUFFIX}")):
+        if p.is_file() and p.name == f"{p.parent.name}{SUFFIX}":
+            found[p.parent.name] = p
+    return dict(sorted(found.items()))
 
 
-def install(path: Path | str) -> Path:
-    """Check the rules file at ``path`` and copy it into the user's rules folder under its game name."""
-    rules, _warnings = load(path)
-    folder = user_rules_dir()
+def taken_name(name: str) -> str | None:
+    """Why a game may not be installed as ``name`` (a built-in's or a plug-in's name), or None."""
+    from tabletop import rulesets
+
+    if name in rulesets.BUILT_IN:
+        return "a built-in ruleset"
+    if name in rulesets._entry_points():
+        return "an installed ruleset plug-in"
+    return None
+
+
+def install(path: Path | str) -> tuple[Path, list[Any], bool]:
+    """Check the rules file at ``path`` and copy it (and its rules text, when beside it) into the user's
+    rules folder under its game name: (where, the file's warnings, whether it replaced an installed one).
+    Raises RulesFileError: the file's problems, or a game name that a built-in or a plug-in already has."""
+    from tabletop.rulesfile.reading import parse, read_text
+
+    rules, warnings = load(path)
+    taken = taken_name(rules.name)
+    if taken is not None:
+        _spec, where = parse(*reversed(read_text(path)))
+        where.add(("game", "name"), f"{rules.name!r} is the name of {taken}: a scenario saying ruleset = \"{rules.name}\" "
+                  f"would get that one, not this file; give the game another name (e.g. \"{rules.name}-club\")")
+        raise RulesFileError(where.problems)
+    folder = user_rules_dir() / rules.name
+    replaced = rules.name in installed()
     folder.mkdir(parents=True, exist_ok=True)
     dest = folder / f"{rules.name}{SUFFIX}"
     # Through the one atomic writer (temp, fsync, rename): a full disk leaves an installed file whole or as it was.
     atomic_write(dest, Path(path).read_bytes())  # read whole first: installing a file over itself is harmless
     source = rules.spec.source.file
     if source is not None and not Path(source).is_absolute() and ".." not in Path(source).parts:
-        text = Path(path).parent / source
-        if text.is_file():  # the rules text goes with it, so its quotes can still be checked
+        text_path = Path(path).parent / source
+        if text_path.is_file():  # the rules text goes with it, so its quotes can still be checked
             (folder / source).parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(folder / source, text.read_bytes())
+            atomic_write(folder / source, text_path.read_bytes())
     _CACHE.pop(rules.name, None)
-    return dest
+    return dest, warnings, replaced
 
 
 def for_scenario(data: Mapping[str, Any], scenario_name: str, catalogue: Any) -> tuple[dict[str, Any], Any, list[Any]]:
@@ -170,6 +211,14 @@ def for_scenario(data: Mapping[str, Any], scenario_name: str, catalogue: Any) ->
     out = dict(data)
     out["ruleset"] = ruleset.name
     return out, _with_shapes(catalogue, rules_of(ruleset.name), p), []
+
+
+def catalogue_with(ruleset: str, catalogue: Any) -> Any:
+    """``catalogue`` with the templates of the rules file registered as ``ruleset`` (itself for any other ruleset)."""
+    rules = rules_of(ruleset)
+    if rules is None or not rules.shapes:
+        return catalogue
+    return _with_shapes(catalogue, rules, rules.path or Path(ruleset))
 
 
 def _with_shapes(catalogue: Any, rules: Any, path: Path) -> Any:

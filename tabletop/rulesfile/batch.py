@@ -177,6 +177,8 @@ class _Plan:
         moved = np.zeros(n, dtype=bool)
         dud = np.zeros(n, dtype=bool)
         sc = spec.scatter
+        # A miss that nothing scatters lands nowhere (to_hit.miss = "nothing"): no one under it, nothing contested.
+        nowhere = ~hit if spec.to_hit is not None and sc is None and spec.to_hit.miss == "nothing" else np.zeros(n, dtype=bool)
         if sc is not None:
             scatters = np.ones(n, dtype=bool) if sc.when == "always" else ~hit
             go = scatters.copy()
@@ -198,7 +200,7 @@ class _Plan:
                 if then.needs is not None:
                     dud = go & ~(total >= then.needs(scope))
         env.update(hit=hit, scattered=moved, strike=strike)
-        under = self.under[landing]
+        under = self.under[landing] & ~nowhere[:, None]
         whole = self.whole[landing]
         cover = self.cover[landing]
         squares = self.squares[landing]
@@ -229,7 +231,7 @@ class _Plan:
             scope = local[c]
             primary = self.ids[c] == self.target_id
             none = np.asarray(none_if(scope), dtype=bool) * np.ones(n, dtype=bool) if none_if is not None else np.zeros(n, dtype=bool)
-            amount = np.trunc(np.asarray(amount_e(scope), dtype=float)).astype(np.int64) * counts[:, c]
+            amount = np.maximum(np.trunc(np.asarray(amount_e(scope), dtype=float)), 0).astype(np.int64) * counts[:, c]
             if e.halve_per_square:
                 amount = np.where(squares[:, c] < 63, amount >> np.minimum(squares[:, c], 62), 0)
             band = _bands(e, primary, hit, moved)
@@ -276,7 +278,7 @@ class _Plan:
         return BatchOutcomes(
             affected=under,
             damage=final.astype(float),
-            contested=self.contested[landing],
+            contested=self.contested[landing] & ~nowhere[:, None],
             landing=landing,
         )
 

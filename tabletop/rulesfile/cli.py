@@ -76,9 +76,11 @@ def run_explain(args: argparse.Namespace) -> int:
 def run_install(args: argparse.Namespace) -> int:
     from tabletop import rulesfile
 
-    dest = rulesfile.install(args.file)
+    dest, warnings, replaced = rulesfile.install(args.file)
+    _print_problems(warnings)
     name = dest.name[: -len(rulesfile.SUFFIX)]
-    print(f"installed {args.file} as {name!r}: {dest}\nscenarios can now say ruleset = \"{name}\"")
+    again = " (replacing the one installed before)" if replaced else ""
+    print(f"installed {args.file} as {name!r}{again}: {dest}\nscenarios can now say ruleset = \"{name}\"")
     return EXIT_OK
 
 

@@ -8,8 +8,10 @@ contradictions between sections.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,7 @@ from tabletop.model import TemplateShape
 from tabletop.rulesfile.expr import DiceTerm, Expr, ExprError, constant_int, parse, split_test
 from tabletop.rulesfile.reading import Located
 from tabletop.rulesfile.schema import Modifier, Quote, RulesFile
+from tabletop.scenario_io.lines import format_path
 from tabletop.units import LengthError, parse_length
 
 
@@ -85,8 +88,44 @@ class Rules:
         return any(e.reads(owner) for e in self.exprs.values())
 
 
+#: Typographic marks a word processor or a PDF puts where a keyboard types plain ones.
+_TYPOGRAPHIC = str.maketrans({
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+    "\u00ad": None,
+})
+#: Largest rules text read to check the quotes against.
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+
+
 def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+    """Text as compared for "verbatim": the same words and punctuation, whatever the spacing, ligatures
+    (NFKC) or typographic quotes and dashes (a sentence typed with ' matches the rulebook's ’)."""
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text).translate(_TYPOGRAPHIC)).strip()
+
+
+def _read_rules_text(path: Path) -> tuple[str | None, str | None]:
+    """(the rules text, None) or (None, why it cannot be read as text)."""
+    from tabletop.atomic import InputError, read_regular
+
+    try:
+        raw = read_regular(path, MAX_TEXT_BYTES)
+    except InputError as exc:
+        return None, str(exc)
+    if b"\x00" in raw[:65536] or raw.startswith(b"%PDF"):
+        return None, "is not plain text (a PDF or a word processor's file?): save the rules as a .txt file beside this one, or name them with url = \"...\" or cite = \"...\""
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        return None, f"is not UTF-8 text (byte 0x{raw[exc.start]:02x} at {exc.start}): save it as UTF-8 (most editors: Save as… › Encoding)"
+
+
+def _nearest_passage(sentence: str, body: str) -> str | None:
+    """The passage of the rules text most like ``sentence`` (a did-you-mean for a sentence not found)."""
+    passages = [_norm(p) for p in re.split(r"(?<=[.!?:;])\s+|\n\s*\n", body) if p.strip()]
+    best = difflib.get_close_matches(sentence, passages, n=1, cutoff=0.6)
+    return best[0] if best else None
 
 
 class _Compiler:
@@ -108,8 +147,10 @@ class _Compiler:
             return None
         self.check_refs(loc, e)
         key = ".".join(map(str, store if store is not None else loc))
+        line = self.where.line(loc)
+        e = dataclasses.replace(e, where=f"{self.where.name}:{line}: {format_path(loc)}" if line else f"{self.where.name}: {format_path(loc)}")
         self.out.exprs[key] = e
-        self.out.lines[key] = self.where.line(loc)
+        self.out.lines[key] = line
         return e
 
     def check_refs(self, loc: tuple[Any, ...], e: Expr) -> None:
@@ -133,7 +174,7 @@ class _Compiler:
                 self.where.add(loc, f"sentence {q}: source.sentences has {len(sentences)}")
                 return None
             return sentences[q - 1]
-        if not any(q in s for s in sentences):
+        if not any(_norm(q) in _norm(s) for s in sentences):
             best = difflib.get_close_matches(q, sentences, n=1, cutoff=0.3)
             hint = f"; the nearest is {best[0][:80]!r}" if best else ""
             self.where.add(loc, f"this quote is not (verbatim) in source.sentences{hint}")
@@ -223,13 +264,19 @@ class _Compiler:
             self.where.add(("source",), "name the rules text: file = \"...\" (relative to this file), url = \"https://...\" or cite = \"...\"")
         if src.file is not None and self.path is not None:
             text_path = (self.path.parent / src.file) if not Path(src.file).is_absolute() else Path(src.file)
-            if not text_path.is_file():
+            if not text_path.exists():
                 self.where.add(("source", "file"), f"{src.file!r} not found (looked for {text_path}): the quotes are not checked against it", warning=True)
             else:
-                body = _norm(text_path.read_text(encoding="utf-8", errors="replace"))
-                for k, sentence in enumerate(src.sentences):
-                    if _norm(sentence) not in body:
-                        self.where.add(("source", "sentences", k), f"sentence {k + 1} is not (verbatim) in {src.file}")
+                raw_text, why = _read_rules_text(text_path)
+                if raw_text is None:
+                    self.where.add(("source", "file"), f"{src.file!r} {why}")
+                else:
+                    body = _norm(raw_text)
+                    for k, sentence in enumerate(src.sentences):
+                        if _norm(sentence) not in body:
+                            near = _nearest_passage(_norm(sentence), raw_text)
+                            hint = f"; the nearest in it is {near[:160]!r}" if near else ""
+                            self.where.add(("source", "sentences", k), f"sentence {k + 1} is not (verbatim) in {src.file}{hint}")
         for name, table in s.templates.items():
             data = {k: v for k, v in table.model_dump().items() if v is not None}
             shape, problems = shape_from_table(data, s.units)
@@ -326,7 +373,9 @@ class _Compiler:
 
     def effect(self) -> None:
         e = self.spec.effect
-        self.expr(("effect", "amount"), e.amount)
+        amount = self.expr(("effect", "amount"), e.amount)
+        if amount is not None and isinstance(amount.constant, (int, float)) and not isinstance(amount.constant, bool) and amount.constant < 0:
+            self.where.add(("effect", "amount"), f"{e.amount!r} is less than nothing: a model suffers 0 or more")
         if e.none_if is not None:
             self.expr(("effect", "none_if"), e.none_if)
         if e.structures is not None and e.structures not in self.spec.stats:
@@ -362,10 +411,12 @@ class _Compiler:
             loc = tuple(int(p) if p.isdigit() else p for p in path.split("."))
             if ("var", "strike") in e.refs and not strike_makers:
                 self.where.add(loc, "reads strike, but nothing is rolled to hit ([to_hit] or scatter.then)")
-            if ("var", "squares") in e.refs and not s.effect.halve_per_square:
-                pass  # squares is known on any gridded table
+            if ("var", "in_cover") in e.refs and not any(c.effect == "save" for c in s.cover):
+                self.where.add(loc, "reads in_cover, but no [[cover]] grants a save (effect = \"save\"): it is never true", warning=True)
         if s.scatter is not None and s.scatter.when == "miss" and s.to_hit is None:
             self.where.add(("scatter", "when"), "scatter on a miss, but nothing is rolled to hit: add [to_hit] or scatter when = \"always\"")
+        if s.to_hit is not None and s.scatter is not None and "miss" in s.to_hit.model_fields_set:
+            self.where.add(("to_hit", "miss"), "a miss scatters ([scatter]): to_hit.miss only says what a miss does without one")
         if s.scatter is not None and s.battery is not None:
             self.where.add(("battery",), "a battery is laid as a T, and [scatter] moves one template: use one or the other")
         if s.under.partial is not None and s.under.counts == "fraction" and s.under.fraction >= 1.0:

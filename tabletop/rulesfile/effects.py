@@ -126,7 +126,7 @@ def effects(rules: Rules, ctx: Context, aim: Aim, env: dict[str, Any], per: list
             out.steps.append(step("note", f"{mid}: {e.none_if}: suffers nothing", "effect_none", model=mid))
             continue
         band, rule_id = band_of(rules, mid == target_id, hit, scattered)
-        amount = int(amount_e(local)) * k
+        amount = max(0, int(amount_e(local))) * k  # less than nothing is nothing (docs/rules-files.md, [effect])
         how = [BAND_WORDS[band]] if band != "full" or rule_id != "effect" else []
         if k > 1:
             how.append(f"× {k} templates")

@@ -57,6 +57,13 @@ def judged(rules: Rules, ctx: Context, placed: PlacedTemplate) -> tuple[Coverage
     return (with_statuses(cov, statuses) if statuses else cov), under, touching, whole, facts
 
 
+def missed(j: tuple[Coverage, set[str], list[str], dict[str, bool], dict[str, Any]]) -> tuple[Coverage, set[str], list[str], dict[str, bool], dict[str, Any]]:
+    """What :func:`judged` says of a template that missed and lands nowhere: no one under it, nothing contested."""
+    cov = j[0]
+    models = {mid: c._replace(status="outside" if c.status == "affected" else c.status, contested=False) for mid, c in cov.models.items()}
+    return dataclasses.replace(cov, models=models, terrain_affected=()), set(), [], {}, {"blocked": {}, "in_cover": {}, "rule": {}}
+
+
 def combine(covers: list[Coverage], primary: PlacedTemplate, scenario: Scenario, tolerance_mm: float) -> Coverage:
     """One coverage for a battery: affected when under any member; the margin is the deepest."""
     models: dict[str, ModelCoverage] = {}
@@ -127,6 +134,10 @@ def resolve(rules: Rules, ctx: Context) -> Resolution:
         steps.append(step("roll", f"To hit: {shown}, needs {_num(needs)}: {'hit' if hit else 'miss'}", "to_hit", aim.placed[0], roll=face, total=_num(total)))
     scattered, landing, dud = False, aim.placed[0], False
     sc = spec.scatter
+    if spec.to_hit is not None and not hit and sc is None and spec.to_hit.miss == "nothing":
+        steps.append(step("note", "Missed, and nothing scatters it: the template lands nowhere, no one is harmed", "to_hit", aim.placed[0]))
+        per = [missed(j) for j in per]
+        details["missed"] = True
     if sc is not None and (sc.when == "always" or not hit):
         env.update(hit=hit, strike=strike if strike is not None else 0)
         landing, scattered, hit, info, dud, new_strike, more = _scatter(rules, ctx, aim, env, hit)
@@ -250,4 +261,4 @@ def _scatter(rules: Rules, ctx: Context, aim: Aim, env: dict[str, Any], hit: boo
     return landing, True, hit, info, dud, new_strike, out
 
 
-__all__ = ["resolve", "step", "combine", "judged", "friends", "scatter_heading", "scatter_distance_mm", "scatter_cap"]
+__all__ = ["resolve", "step", "combine", "judged", "missed", "friends", "scatter_heading", "scatter_distance_mm", "scatter_cap"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.placement import PlacementError
 from tabletop.units import MM_PER_UNIT
 
 #: Who a stat can be read from: ``attacker.BS``, ``target.DF``, ``model.SV`` (the model suffering).
@@ -42,6 +44,11 @@ MAX_SIDES = 1000
 
 _DICE = re.compile(r"(?<![\w.])(\d*)[dD](\d+)(?![\w.])")
 _LENGTH = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?|\.\d+)(mm|cm|in)(?![\w])")
+
+
+class ExprFailed(PlacementError):
+    """An expression that cannot be worked out on a table's numbers (a division by zero, text added to a
+    number): a mistake of the rules file (or of the table's stats), reported as bad input, not a crash."""
 
 
 class ExprError(ValueError):
@@ -85,9 +92,23 @@ class Expr:
     refs: frozenset[tuple[str, str]] = frozenset()
     #: Its value when it reads nothing and rolls nothing.
     constant: Any = None
+    #: Where the rules file writes it ("house.rules.toml:44: effect.amount"), for a failure's message.
+    where: str = field(default="", compare=False)
 
     def __call__(self, env: Env) -> Any:
-        return self.fn(env)
+        try:
+            value = self.fn(env)
+        except (ArithmeticError, TypeError) as exc:
+            raise ExprFailed(self._failed(env, str(exc))) from None
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ExprFailed(self._failed(env, f"it comes to {value}"))
+        return value
+
+    def _failed(self, env: Env, why: str) -> str:
+        who = getattr(env.get("model"), "thing", None)
+        whom = f" for {who.id!r}" if who is not None and hasattr(who, "id") else ""
+        where = f"{self.where}: " if self.where else ""
+        return f"{where}{self.text!r} cannot be worked out{whom}: {why}"
 
     def reads(self, owner: str) -> set[str]:
         return {name for who, name in self.refs if who == owner}

@@ -159,6 +159,37 @@ def parse(raw: bytes, name: str) -> tuple[RulesFile, Located]:
             if message.startswith("required") and loc in meant:
                 continue
             where.add(loc, message)
-        where.raise_if_any()
-        raise  # pragma: no cover - a validation error always has errors
+        error = RulesFileError(where.problems)
+        error.repaired = _repaired(data, exc.errors())  # type: ignore[attr-defined]
+        raise error from None
     return spec, where
+
+
+def _repaired(data: dict[str, Any], errors: list[Any]) -> tuple[RulesFile, dict[str, Any]] | None:
+    """The file read as if its unknown keys were what they nearly spell (or absent), so that its other
+    problems can be found in the same run; None when it has problems of other kinds too."""
+    import copy
+
+    fixed = copy.deepcopy(data)
+    for err in errors:
+        if err["type"] == "missing":
+            continue  # a misspelt key's "missing" twin; a truly missing key fails the validation below
+        if err["type"] != "extra_forbidden":
+            return None
+        loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and (p.startswith("function-") or p in ("str", "int", "float", "list[...]", "constrained-str"))))
+        parent: Any = fixed
+        try:
+            for part in loc[:-1]:
+                parent = parent[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+        if not isinstance(parent, dict) or loc[-1] not in parent:
+            return None
+        guess = difflib.get_close_matches(str(loc[-1]), _known_keys(loc[:-1]), n=1, cutoff=0.5)
+        value = parent.pop(loc[-1])
+        if guess and guess[0] not in parent:
+            parent[guess[0]] = value
+    try:
+        return RulesFile.model_validate(fixed), fixed
+    except ValidationError:
+        return None

@@ -115,7 +115,8 @@ def apply(data: Mapping[str, Any], spec: RulesFile, values: Mapping[str, Any]) -
 
 
 def check_settings(rules: Rules, where: Located) -> None:
-    """Each setting sets fields that exist, and each of its choices (and its default) gives a valid file."""
+    """Each setting sets fields that exist, its default is what the file says there, and each of its
+    choices (its default, its values, its low and high) compiles to a valid file."""
     spec = rules.spec
     for name, s in spec.settings.items():
         for path in _paths(s):
@@ -125,16 +126,43 @@ def check_settings(rules: Rules, where: Located) -> None:
                 where.add(("settings", name, "sets"), f"{path!r} is not a field of this file")
                 return
         default = setting_default(spec, name)
+        if s.default is not None:
+            # The file's fields are the rules when no setting is given: a default that says otherwise would be
+            # shown (and taken as "unchanged") while the file's value judges.
+            written = apply(rules.data, spec, {name: s.default})
+            for path in _paths(s):
+                field_value = _get(spec, path.split("."))
+                wanted = _get(RulesFile.model_validate(written), path.split(".")) if _valid(written) else None
+                if wanted != field_value:
+                    where.add(("settings", name, "default"), f"default = {s.default!r}, but {path} is {field_value!r} in this file: "
+                              f"give the setting no default (it is the field's value), or write the field as the default")
+                    return
         trial = [default] + ([{"true": True, "false": False}.get(k, k) for k in s.values] if s.values else [])
         if isinstance(default, (int, float)) and not isinstance(default, bool):
             trial += [v for v in (s.low, s.high) if v is not None]
         for value in trial:
+            value = int(value) if isinstance(value, float) and value.is_integer() else value
+            data = apply(rules.data, spec, {name: value})
             try:
-                RulesFile.model_validate(apply(rules.data, spec, {name: value}))
+                trial_spec = RulesFile.model_validate(data)
             except ValidationError as exc:
                 loc, message = _message(exc.errors()[0])
                 where.add(("settings", name), f"the value {value!r} makes {'.'.join(map(str, loc))} invalid: {message}")
                 break
+            trial_where = Located(where.name, None)
+            compile_rules(trial_spec, trial_where, rules.path, data)
+            if trial_where.problems:
+                first = trial_where.problems[0]
+                where.add(("settings", name), f"the value {value!r} makes {first.path or 'the file'} invalid: {first.message}")
+                break
+
+
+def _valid(data: Mapping[str, Any]) -> bool:
+    try:
+        RulesFile.model_validate(data)
+    except ValidationError:
+        return False
+    return True
 
 
 class CompiledRuleset:

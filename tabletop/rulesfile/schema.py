@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, StringConstraints
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_\-]{0,63}$")]
 RollName = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]{0,39}$")]
@@ -47,7 +47,7 @@ class Stat(_Table):
     """A stat the rules read from models (or from terrain, for structures)."""
 
     meaning: Text = ""
-    default: float | None = Field(None, description="Value for a model without the stat (none: a model the rules read it from must have it).")
+    default: FiniteFloat | None = Field(None, description="Value for a model without the stat (none: a model the rules read it from must have it).")
 
 
 class WeaponKey(_Table):
@@ -128,6 +128,16 @@ class Roll(_Table):
     quote: Quote | None = None
 
 
+class ToHit(Roll):
+    """The roll to hit, and what a miss does when nothing scatters it."""
+
+    miss: Literal["nothing", "lands"] = Field(
+        "nothing",
+        description="Without [scatter]: nothing (a miss lands nowhere: no one is under it, no one suffers) or lands "
+        "(the template lands as aimed all the same; `hit` is false, the bands and none_if say who suffers).",
+    )
+
+
 class ScatterDie(_Table):
     """A scatter die: some faces show HIT (no scatter), the others an arrow."""
 
@@ -156,7 +166,7 @@ class Distance(_Table):
     roll: str = "2d6"
     unit: Literal["in", "cm", "mm"] = "in"
     minus: Expression | None = Field(None, description="Taken off the roll, e.g. \"attacker.BS\".")
-    min: float = Field(0.0, ge=0.0, description="The least distance (in `unit`).")
+    min: FiniteFloat = Field(0.0, ge=0.0, description="The least distance (in `unit`).")
     max: LengthText | None = Field(None, description="The most: \"range\" (the firer's range to the target), a length, or a weapon key.")
     name: RollName = "scatter_distance"
     reroll: list[int] = []
@@ -264,8 +274,8 @@ class Setting(_Table):
     sets: Annotated[str, StringConstraints(min_length=1, max_length=200)] | list[Annotated[str, StringConstraints(min_length=1, max_length=200)]]
     default: Any = None
     values: dict[str, Any] | None = Field(None, description="Setting value -> field value, where they differ.")
-    low: float | None = None
-    high: float | None = None
+    low: FiniteFloat | None = None
+    high: FiniteFloat | None = None
 
 
 class RulesFile(_Table):
@@ -281,7 +291,7 @@ class RulesFile(_Table):
     placement: Placement = Placement()
     battery: Battery | None = None
     target: Target = Target()
-    to_hit: Roll | None = None
+    to_hit: ToHit | None = None
     scatter: Scatter | None = None
     under: Under = Under()
     cover: list[Cover] = []

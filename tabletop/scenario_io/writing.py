@@ -55,6 +55,20 @@ def _tomlable(value: Any) -> Any:
     return value
 
 
+def _name_finds(name: str, shape: Any, ruleset: str) -> bool:
+    """Whether reading the file back finds ``shape`` under ``name``: in the ruleset's rules file's own
+    templates, else the catalogue. A name from a rules file the table no longer uses is written out
+    in full instead, or the file could not be opened again."""
+    from tabletop import rulesfile
+    from tabletop.catalogue import default_catalogue
+
+    rules = rulesfile.rules_of(ruleset)
+    if rules is not None and name in rules.shapes:
+        return bool(rules.shapes[name] == shape)
+    entry = default_catalogue().get(name)
+    return entry is not None and entry.shape == shape
+
+
 def scenario_to_data(s: Scenario) -> dict[str, Any]:
     """The file structure for ``s`` (lengths in its units, to 0.001 mm: :func:`length_for_file`)."""
     u = s.units
@@ -120,7 +134,7 @@ def scenario_to_data(s: Scenario) -> dict[str, Any]:
         use_radius = extra.pop("shape_radius", False)
         sub_extra = {k: extra.pop(f"{k}_extra", {}) for k in ("impact", "direct", "explosion")}
         d = {"id": tpl.id}
-        if tpl.shape_name is not None:
+        if tpl.shape_name is not None and (tpl.shape is None or _name_finds(tpl.shape_name, tpl.shape, s.ruleset)):
             d["shape"] = tpl.shape_name
         elif tpl.shape is not None:
             d["shape"] = shape_to_data(tpl.shape, u, use_radius) | shape_extra
@@ -271,14 +285,13 @@ def _json_default(value: Any) -> Any:
 def save(s: Scenario, path: Path | str) -> None:
     """Save as TOML atomically (a ``.json`` path gets JSON of the same structure)."""
     path = Path(path)
+    document = scenario_to_data(s)  # (shape names checked against the rules file as the table names it)
     if s.ruleset.lower().endswith(".toml"):  # a rules file: written relative to the scenario (docs/rules-files.md)
-        from dataclasses import replace
-
         from tabletop.rulesfile import relative_to
 
-        s = replace(s, ruleset=relative_to(s.ruleset, path))
+        document["ruleset"] = relative_to(s.ruleset, path)
     if path.suffix.lower() == ".json":
-        data = json.dumps(scenario_to_data(s), indent=2, ensure_ascii=False, default=_json_default).encode("utf-8")
+        data = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default).encode("utf-8")
     else:
-        data = dumps(s).encode("utf-8")
+        data = toml_text(document).encode("utf-8")
     atomic_write(path, data)
