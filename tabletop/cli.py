@@ -201,8 +201,9 @@ def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-
     from tabletop.adjudicate import adjudicate
     from tabletop.progress import progress_line
 
-<<<<<<< HEAD
-    adj = adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=_parse_settings(args.set, scenario))
+    settings = _parse_settings(args.set, scenario)
+    with progress_line("adjudicating", len(scenario.templates)) as step:
+        adj = adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=settings, progress=step)
     log = getattr(args, "roll_log", None)
     if log is not None:
         from tabletop.replay import unreplayed
@@ -212,11 +213,6 @@ def _adjudicate(args: argparse.Namespace, scenario):  # type: ignore[no-untyped-
             print(f"tabletop: warning: {args.rolls}: the log has no value for {', '.join(extra[:8])}: rolled from the seed "
                   "(the table differs from the one the log was written for)", file=sys.stderr)
     return adj
-=======
-    settings = _parse_settings(args.set, scenario)
-    with progress_line("adjudicating", len(scenario.templates)) as step:
-        return adjudicate(scenario, seed=_seed(args, scenario), tolerance_mm=args.tolerance, settings=settings, progress=step)
->>>>>>> outputs
 
 
 def run_check(args: argparse.Namespace) -> int:
