@@ -226,7 +226,10 @@ def read_regular(path: Path | str, limit: int) -> bytes:
     if not stat.S_ISREG(st.st_mode):
         raise InputError("is not a regular file (a pipe, device or socket); give a file")
     if st.st_size > limit:
-        raise InputError(f"file is {_size(st.st_size)}; the limit is {_size(limit)}")
+        size, most = _size(st.st_size), _size(limit)
+        if size == most:  # just over: "file is 10 MB; the limit is 10 MB" would read as no reason at all
+            size, most = f"{st.st_size:,} bytes", f"{most} ({limit:,} bytes)"
+        raise InputError(f"file is {size}; the limit is {most}")
     try:
         # O_NONBLOCK: if the path was swapped for a FIFO since the stat, opening must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

@@ -374,7 +374,7 @@ def test_rebuild_the_cone_table_with_bases_put_in_contact() -> None:
         texts = {
             "torch": "1 from left, 5 from bottom",  # bare numbers: the table's inches
             "c1": '2" from torch, edge to edge, at 0°',
-            "c2": "3 from left, 7 from bottom",
+            "c2": "3 from left, 6 from bottom",
             "c3": "9 from right, 4 from top",
             "c4": "25mm from torch, edge to edge, at 180",
         }

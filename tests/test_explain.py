@@ -59,7 +59,9 @@ MARKDOWN = {
         "   *Rule: Chain reaction: a Martyr destroyed by another Model's explosion, +1*",
         "8. tank, caught by bomber's explosion, does not explode: critical damage 5 \\< 6",
         "**Result:** boom: 4 affected: bomber, scout, tank, troopers",
-        "| tank | affected | -145.1 mm | caught by bomber |",
+        # bomber's AOE/3 reaches 3" = 76.2 mm from its centre (15, 24); tank's 40 mm base at 18.5": its near
+        # edge 88.9 - 20 = 68.9 mm away, so 76.2 - 68.9 = +7.3 mm into it (the explosion that catches it).
+        "| tank | affected | +7.3 mm | caught by bomber |",
     ],
     "default": [
         "*Ruleset: Geometry only (none) · seed 1*",

@@ -813,7 +813,12 @@ def test_a_file_over_the_size_limit_is_named_with_the_limit(tmp_path: Path) -> N
     path.write_bytes(b"#" * (10 * 1024 * 1024 + 1))
     with pytest.raises(scenario_io.ScenarioError) as err:
         scenario_io.load(path)
-    assert str(err.value) == f"{path}: file is 10.5 MB; scenarios are limited to 10 MB"
+    # One byte over: the sizes in bytes, so the message gives a reason (10 MB is 10,485,760 bytes).
+    assert str(err.value) == f"{path}: file is 10,485,761 bytes; scenarios are limited to 10 MB (10,485,760 bytes)"
+    path.write_bytes(b"#" * (11 * 1024 * 1024))
+    with pytest.raises(scenario_io.ScenarioError) as err:
+        scenario_io.load(path)
+    assert str(err.value) == f"{path}: file is 11 MB; scenarios are limited to 10 MB"
 
 
 def test_an_unknown_ruleset_is_named_with_the_nearest_or_all_the_known_ones(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -119,7 +119,8 @@ def test_photo_json_holds_null_where_a_measurement_failed_never_infinity(value: 
                                                                            capsys: pytest.CaptureFixture[str]) -> None:
     from tabletop.photo import pipeline
 
-    monkeypatch.setattr(pipeline, "analyse_photo", lambda *a, **k: _result(value, sigma=value))
+    monkeypatch.setattr(pipeline, "analyse_image", lambda *a, **k: _result(value, sigma=value))
+    Image.new("L", (640, 480), 128).save(tmp_path / "p.png")  # a real file: the command checks its input first
     assert cli.main(["photo", str(tmp_path / "p.png"), "--table", "48x48in", "--json"]) == 0
     out = capsys.readouterr().out
     data = _strict(out)

@@ -86,7 +86,16 @@ def start_xvfb(screen: str = "1600x1000x24", timeout: float = 30.0) -> tuple[sub
                 data += chunk
     finally:
         os.close(read_fd)
-    return xvfb, f":{int(data.strip())}"
+    display = f":{int(data.strip())}"
+    # The number is written once the server listens; under heavy load, make sure a client really gets in
+    # before an app is started on it (an app that cannot connect exits with "no display").
+    probe = dict(os.environ, DISPLAY=display)
+    while subprocess.run(["xdotool", "getdisplaygeometry"], env=probe, capture_output=True, timeout=timeout).returncode != 0:
+        if xvfb.poll() is not None or time.monotonic() > end:
+            xvfb.kill()
+            pytest.fail(f"Xvfb on {display} does not accept clients")
+        time.sleep(0.1)
+    return xvfb, display
 
 
 ROOT = Path(__file__).resolve().parent.parent
