@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import errno
-import io
 import json
 import os
 import shutil
@@ -29,6 +28,7 @@ from tabletop import atomic, scenario_io
 
 from .scenario_compare import differences
 from .conftest import ROOT, SCENARIOS
+from .faults import FullDisk
 
 DEFAULT = SCENARIOS / "default.toml"
 OLD = b"old contents\n"
@@ -102,32 +102,10 @@ def test_replacing_a_file_an_encoder_wrote_syncs_and_renames_the_same_way(tmp_pa
 # --------------------------------------------------------------------------- failures part-way
 
 
-class _FullDisk(io.RawIOBase):
-    """A file whose write stores half of the first buffer, then fails with ENOSPC."""
-
-    def __init__(self, path: Any, mode: str) -> None:
-        self._f = open(path, mode)  # noqa: SIM115 - closed in close()
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        self._f.write(bytes(data)[: len(data) // 2])
-        self._f.flush()
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    def fileno(self) -> int:
-        return self._f.fileno()
-
-    def close(self) -> None:
-        self._f.close()
-        super().close()
-
-
 def _fail_on(where: str, monkeypatch: pytest.MonkeyPatch) -> None:
     enospc = OSError(errno.ENOSPC, "No space left on device")
     if where == "write":
-        monkeypatch.setattr(atomic, "open", lambda path, mode="r", *a, **k: _FullDisk(path, mode) if "w" in mode else open(path, mode, *a, **k), raising=False)
+        monkeypatch.setattr(atomic, "open", lambda path, mode="r", *a, **k: FullDisk(path, mode) if "w" in mode else open(path, mode, *a, **k), raising=False)
     elif where == "fsync":
         real = os.fsync
 

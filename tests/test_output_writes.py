@@ -30,6 +30,7 @@ import pytest
 from tabletop import atomic, cli
 
 from .conftest import ROOT, SCENARIOS
+from .faults import FullDisk
 
 DEFAULT = SCENARIOS / "default.toml"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -107,28 +108,6 @@ def test_layout_json_on_a_real_full_disk_is_kept_and_named(small_disk: Path, tab
 # --------------------------------------------------------------------------- a full disk, injected
 
 
-class _FullDisk(io.RawIOBase):
-    """A file whose write stores half of the data, then fails with ENOSPC."""
-
-    def __init__(self, path: Any, mode: str) -> None:
-        self._f = open(path, mode)  # noqa: SIM115 - closed in close()
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        self._f.write(bytes(data)[: len(data) // 2])
-        self._f.flush()
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    def fileno(self) -> int:
-        return self._f.fileno()
-
-    def close(self) -> None:
-        self._f.close()
-        super().close()
-
-
 @pytest.fixture
 def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every write through Python fails with ENOSPC part-way, and pygame writing a file itself fails
@@ -138,7 +117,7 @@ def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
     real_open, real_save = open, pygame.image.save
 
     def opener(path: Any, mode: str = "r", *a: Any, **k: Any) -> Any:
-        return _FullDisk(path, mode) if "w" in mode else real_open(path, mode, *a, **k)
+        return FullDisk(path, mode) if "w" in mode else real_open(path, mode, *a, **k)
 
     def save(surface: Any, target: Any, *a: Any, **k: Any) -> None:
         if isinstance(target, (str, os.PathLike)):
@@ -178,7 +157,7 @@ def test_layout_json_on_a_full_disk_is_named_and_kept(table: Path, tmp_path: Pat
     assert layout.read_text() == '{"old": true}\n'
 
 
-class _JsonFull(_FullDisk):
+class _JsonFull(FullDisk):
     """Full only for what is not a PNG."""
 
     def write(self, data: Any) -> int:
@@ -191,7 +170,7 @@ def test_a_short_write_that_reports_no_error_is_caught_by_its_size(tmp_path: Pat
     target = tmp_path / "a.png"
     target.write_bytes(b"old")
 
-    class Short(_FullDisk):
+    class Short(FullDisk):
         def write(self, data: Any) -> int:
             self._f.write(bytes(data)[:10])
             self._f.flush()
