@@ -29,6 +29,7 @@ SLOW = {
     "tests/test_xvfb_trace.py": None,
     "tests/test_xvfb_present.py": None,
     "tests/test_xvfb_demo_menu.py": None,
+    "tests/test_xvfb_window_manager.py": None,
     "tests/test_crash_recovery.py": "test_killed_app_offers_its_unsaved_work_back",
     "tests/test_no_data_lost.py": "test_a_save_killed_mid_write_leaves_a_whole_file",
     # one parameter: the real pip build of the example plug-in (the hand-written dist-info one stays fast)
