@@ -29,6 +29,8 @@ from tabletop.coverage import table_geometry
 from tabletop.odds.limits import PROBES
 from tabletop.odds.tree import _estimate_leaves, _Explorer
 
+from tabletop.app.layout import STATUS_H
+
 from .conftest import SCENARIOS
 
 VOLLEY = tomllib.loads((SCENARIOS / "robotech-volley.toml").read_text(encoding="utf-8"))
@@ -221,6 +223,49 @@ def test_the_results_panel_shows_a_bounded_number_of_lines(tmp_path: Path) -> No
     assert len(lines) <= TEMPLATE_LINES + 6 and "more lines of this template" in lines[-1]
     small = adjudicate(scenario_io.load(SCENARIOS / "robotech-volley.toml"))
     assert "more lines" not in results_html(small, fired=True)  # a real table shows everything
+
+
+def test_the_apps_odds_show_their_progress_and_an_edit_or_odds_off_stops_the_job(tmp_path: Path) -> None:
+    """The odds of a slow table (30 volleys of 100 missiles: some 10 s of the worker's time) run off the
+    frame loop: the status bar says how many templates are done and draws a progress bar; an edit
+    meanwhile makes the worker give the job up at its next template (it used to finish minutes of
+    unwanted work before starting the new request), and so does turning the odds off (O)."""
+    import pygame
+
+    from tabletop.app.pilot import Pilot
+    from tabletop.app.state import MoveModel
+
+    p = Pilot(_scenario(_volley(100, templates=30), tmp_path))
+    try:
+        w = p.app.odds_worker
+        p.key(pygame.K_o, unicode="o")
+
+        def step_until(condition: Any, what: str, frames: int = 60 * 120) -> None:
+            for _ in range(frames):  # frames of the loop: the app stays responsive meanwhile
+                if condition():
+                    return
+                p.step()
+            pytest.fail(f"never {what}")
+
+        step_until(lambda: w.progress is not None and w.progress[0] >= 1, "any progress")
+        done, total = w.progress  # type: ignore[misc]
+        assert total == 30 and 1 <= done < 30
+        assert f"{done}/30 templates" in p.app.odds_status() or f"{w.progress[0]}/30 templates" in p.app.odds_status()  # type: ignore[index]
+        fraction = p.app.odds_fraction()
+        assert fraction is not None and 0 < fraction < 1
+        bar = pygame.surfarray.array3d(p.screen)[2, p.app.size[1] - STATUS_H + 1]
+        assert tuple(bar) == (120, 170, 235)  # the bar's filled part, at the left of the status bar's top
+        first = p.app.scenario
+        pod = first.model("pod2")
+        p.app.dispatch(MoveModel("pod2", pod.x + 5, pod.y))
+        step_until(lambda: w.given_up == 1, "the superseded job given up")
+        assert w.stale_dropped == 1 and w.result is None
+        step_until(lambda: w.submitted == 2 and w.progress is not None and w.progress[0] >= 1, "the new job under way")
+        p.key(pygame.K_o, unicode="o")  # odds off
+        step_until(lambda: w.given_up == 2, "the job given up on odds off")
+        assert p.app.odds_status() == "" and p.app.odds_fraction() is None and w.alive
+    finally:
+        p.close()
 
 
 # --------------------------------------------------------------------------- animate

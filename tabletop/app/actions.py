@@ -49,6 +49,7 @@ class ActionsMixin:
         self.dispatch(ToggleView("show_odds"))
         if not self.state.view.show_odds:
             self.odds_worker.cancel()
+            self.odds_worker.poll(self._now)  # a busy worker is told now: it gives the job up at its next template
         self._refresh_widgets()
         if not self.state.view.show_odds:
             self.flash("Odds off")

@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any
@@ -60,11 +61,23 @@ class OddsRequest:
         )
 
 
-def compute(request: OddsRequest) -> OddsResult:
-    """Run in the worker process."""
+def compute(request: OddsRequest, progress: Callable[[int, str], None] | None = None) -> OddsResult:
+    """Run in the worker process; ``progress(templates done, template id)`` before each template."""
     return compute_odds(
-        request.scenario, seed=request.seed, samples=request.samples, keep_fixed_rolls=not request.dice_free
+        request.scenario, seed=request.seed, samples=request.samples, keep_fixed_rolls=not request.dice_free, progress=progress
     )
+
+
+#: The worker's interim message, before each template: ``(PROGRESS, generation, templates done, templates)``.
+PROGRESS = "progress"
+#: The app's message to a busy worker: give up the job (it was superseded or the odds were turned off).
+CANCEL = "cancel"
+#: The error of a job given up on the app's word (the app drops its reply as stale).
+CANCELLED = "cancelled"
+
+
+class _GivenUp(Exception):
+    """The app asked the worker to give up the job it is computing."""
 
 
 #: Seconds between two checks, in the worker, that the app is still there.
@@ -104,16 +117,33 @@ def serve(conn: Connection, parent_pid: int) -> None:
     # It started with SIGINT ignored (``_start_ignoring_sigint``); this keeps it so wherever it was started from.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent(parent_pid)
+    waiting: list[Any] = []  # a message read while computing, to be handled next
     while True:
         try:
-            message = conn.recv()
+            message = waiting.pop(0) if waiting else conn.recv()
         except (EOFError, OSError):
             return  # the app closed its end, or died
         if message is None:
             return
+        if message[0] == CANCEL:
+            continue  # the job it meant is already over
         gen, request = message
+        total = len(request.scenario.templates)
+
+        def progress(done: int, template_id: str, gen: int = gen, total: int = total) -> None:
+            # Before each template: say how far the job is, and give it up if the app has spoken since
+            # (it only speaks to a busy worker to cancel, or to end it).
+            conn.send((PROGRESS, gen, done, total))
+            if conn.poll():
+                waiting.append(conn.recv())
+                raise _GivenUp
+
         try:
-            reply: tuple[int, OddsResult | None, str | None] = (gen, compute(request), None)
+            reply: tuple[int, OddsResult | None, str | None] = (gen, compute(request, progress), None)
+        except _GivenUp:
+            reply = (gen, None, CANCELLED)
+        except (EOFError, BrokenPipeError):
+            return
         except Exception as exc:  # noqa: BLE001 - any failure is the app's to show, the worker carries on
             reply = (gen, None, f"{type(exc).__name__}: {exc}")
         try:
@@ -154,6 +184,7 @@ class OddsWorker:
         self.error: str | None = None
         self.submitted = 0
         self.stale_dropped = 0
+        self.given_up = 0  # jobs the worker gave up part way when told (superseded, or the odds turned off)
         self.process: Any = None  # the multiprocessing Process, while it runs
         self._conn: Connection | None = None
         self._wanted: OddsRequest | None = None
@@ -162,6 +193,9 @@ class OddsWorker:
         self._submitted_gen = 0
         self._done_gen = 0
         self._in_flight: int | None = None  # the generation the worker is computing
+        self._cancel_sent: int | None = None  # the in-flight generation the worker was told to give up
+        #: How far the job in the worker is: (templates done, templates), from its last progress message.
+        self.progress: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ requests
 
@@ -197,11 +231,23 @@ class OddsWorker:
             if reply is not None:
                 gen, result, error = reply
                 self._in_flight = None
+                self._cancel_sent = None
+                self.progress = None
+                self.given_up += error == CANCELLED
                 if gen != self._wanted_gen:
                     self.stale_dropped += 1
                 else:
                     self._store(gen, result, error)
                     arrived = True
+            elif self._in_flight != self._wanted_gen and self._cancel_sent != self._in_flight:
+                # Superseded (an edit, Odds off): the worker gives it up at its next template instead
+                # of finishing minutes of work nobody wants before it starts the new request.
+                self._cancel_sent = self._in_flight
+                try:
+                    if self._conn is not None:
+                        self._conn.send((CANCEL, self._in_flight))
+                except (BrokenPipeError, EOFError, OSError) as exc:
+                    self._lost(f"the odds worker stopped ({type(exc).__name__})")
         due = now - self._changed_at >= self.debounce_s
         if self._wanted is not None and self._submitted_gen != self._wanted_gen and due and self._in_flight is None:
             # One job at a time: a request superseded while the worker was busy is never started.
@@ -220,14 +266,20 @@ class OddsWorker:
         """The worker's answer if there is one (None: still working); a worker that died answers with an error."""
         conn = self._conn
         try:
-            if conn is not None and conn.poll():
-                reply: tuple[int, OddsResult | None, str | None] = conn.recv()
-                return reply
+            while conn is not None and conn.poll():
+                reply = conn.recv()
+                if reply[0] == PROGRESS:
+                    if reply[1] == self._wanted_gen:
+                        self.progress = (reply[2], reply[3])
+                    continue
+                return reply  # type: ignore[no-any-return]
+            if conn is not None:
+                return None if self.process is not None and self.process.is_alive() else self._died()
         except (EOFError, OSError):
             pass
-        else:
-            if self.process is not None and self.process.is_alive():
-                return None
+        return self._died()
+
+    def _died(self) -> tuple[int, OddsResult | None, str | None]:
         gen = self._in_flight if self._in_flight is not None else -1
         self._stop_process()
         return (gen, None, "the odds worker stopped unexpectedly")
@@ -248,6 +300,8 @@ class OddsWorker:
     def _lost(self, message: str) -> None:
         self._stop_process()
         self._in_flight = None
+        self._cancel_sent = None
+        self.progress = None
         self._store(self._wanted_gen, None, message)
 
     def cancel(self) -> None:
@@ -259,6 +313,7 @@ class OddsWorker:
         self.result = None
         self.result_request = None
         self.error = None
+        self.progress = None
 
     def _connection(self) -> Connection:
         """The pipe to the worker, starting the worker if it is not running."""
@@ -296,4 +351,6 @@ class OddsWorker:
     def shutdown(self) -> None:
         """Stop the worker now: a running job is not waited for."""
         self._in_flight = None
+        self._cancel_sent = None
+        self.progress = None
         self._stop_process()

@@ -24,10 +24,20 @@ class StatusBarMixin:
         w = self.odds_worker
         if w.pending:
             waited = w.waiting_s(self._now)
-            return f"{SPINNER[int(waited * 8) % len(SPINNER)]} odds… {waited:.1f} s"
+            done = f" {w.progress[0]}/{w.progress[1]} templates" if w.progress is not None and w.progress[1] > 1 else ""
+            # A table of many slow templates takes a while: say how far, and how to stop it (Odds off).
+            stop = " · O stops" if waited >= 1.0 else ""
+            return f"{SPINNER[int(waited * 8) % len(SPINNER)]} odds{done}… {waited:.1f} s{stop}"
         if w.error:
             return "odds failed: " + w.error[:60]
         return "odds ready" if w.result is not None else ""
+
+    def odds_fraction(self) -> float | None:
+        """How far the odds being computed are (templates done / templates), None when none are."""
+        w = self.odds_worker
+        if not self.state.view.show_odds or not w.pending or w.progress is None or w.progress[1] <= 0:
+            return None
+        return min(1.0, w.progress[0] / w.progress[1])
 
     def _status_parts(self) -> list[tuple[int, str]]:
         """The status bar's parts, each with its rank: a message needing room drops the highest ranks first."""
@@ -60,6 +70,10 @@ class StatusBarMixin:
         while show_message and len(parts) > 1 and 10 + bar_font.size(sep.join(p for _, p in parts))[0] + message_w > w - 6:
             parts.remove(max(parts, key=lambda p: p[0]))
         left = overlays.text(surface, sep.join(p for _, p in parts), (10, bar.centery), (200, 205, 212), 17, "midleft")
+        fraction = self.odds_fraction()
+        if fraction is not None:  # the odds' progress bar, along the top of the status bar
+            pygame.draw.line(surface, (40, 46, 56), (bar.left, bar.top + 1), (bar.right, bar.top + 1), 3)
+            pygame.draw.line(surface, (120, 170, 235), (bar.left, bar.top + 1), (bar.left + round(bar.width * fraction), bar.top + 1), 3)
         x = left.right + 24
         key_right = x
         if not self.state.view.show_legend and not show_message:

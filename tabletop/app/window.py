@@ -619,6 +619,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         if self.state.view.show_odds:
             self.odds_worker.request(self.odds_request(), self._now)
             self.odds_worker.poll(self._now)
+        elif self.odds_worker.running:
+            self.odds_worker.poll(self._now)  # odds off: collect the job the worker is giving up
         self.poll_photo_import()
         self._refresh_results()  # during a drag too: the panel follows the live answer
 
