@@ -288,3 +288,49 @@ def test_a_failed_save_as_elsewhere_leaves_the_backdrops_path_as_it_was(tmp_path
         assert p.app.scenario.backdrop is not None and p.app.scenario.backdrop.image == "../photos/table.jpg"
     finally:
         p.close()
+
+
+@pytest.mark.parametrize("when", ["before the table opens", "before its autosave is written"])
+def test_a_signal_while_recover_opens_the_work_offers_it_once(table: Path, when: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM lands while Recover opens a crashed session's work (under the window manager's tests it
+    did: the title changes before this session's autosave holds the work). Once the recovered table
+    is in the window its emergency copy stands for the crashed session: offered once, not twice.
+    Before that, the crashed session stays as it was (the copy holds the table shown before)."""
+    from tabletop.app.lifecycle import SignalStop
+    from tabletop.app.recovery_dialog import RecoveryDialog
+    from tabletop.app.state import Open
+
+    from .test_app_data_loss import _crashed, _press, windows
+
+    rec, _ = _crashed(table)
+    q = Pilot(DEFAULT, autosave=True, recovery=rec)
+    try:
+        app = q.app
+        stop = SignalStop(15)
+        real_flush, raised = app.autosaver.flush, []
+
+        def interrupted(*args: object, **kwargs: object) -> bool:
+            if not raised:  # the signal lands once, in Recover's write; the emergency copy writes as usual
+                raised.append(True)
+                raise stop
+            return real_flush(*args, **kwargs)
+
+        if when == "before the table opens":
+            real = app.dispatch
+            monkeypatch.setattr(app, "dispatch", lambda command: (_ for _ in ()).throw(stop) if isinstance(command, Open) else real(command))
+        else:
+            monkeypatch.setattr(app.autosaver, "flush", interrupted)
+        [dialog] = windows(q, RecoveryDialog)
+        with pytest.raises(SignalStop):
+            _press(q, dialog.recover_button)
+        app.stop_on_signal(15)  # what the loop does on the SignalStop, then it lets go of the session
+        app.shutdown()
+        offered = autosave.find_recoveries(claim=False)
+        if when == "before the table opens":
+            assert offered == [rec]  # the window showed the default table, unsaved-free: no copy, the crash kept
+        else:
+            [kept] = offered  # was two: the crashed session and the emergency copy of the same work
+            assert kept.emergency is not None and kept.session != rec.session
+            assert autosave.load_recovery(kept) == autosave.load_recovery(rec)
+    finally:
+        q.close()

@@ -206,6 +206,10 @@ class DocumentsMixin:
         if problem is not None:
             self.show_message("Could not recover", html.escape(f"{recovery.autosave}: {problem}"))
             return False
+        # A signal from here on writes the recovered table to an emergency copy, which then stands for
+        # the crashed session (stop_on_signal forgets it): the work is offered once, not twice.
+        # (Not cleared on the way out of a SignalStop: the loop's stop_on_signal reads it after.)
+        self.recovering = (recovery, scenario)
         self.dispatch(Open(scenario, recovery.original_path, dirty=True))
         self.remember_on_disk(recovery.original_path)  # as it is now: the offer said how the work differs from it
         self.fit()
@@ -215,6 +219,7 @@ class DocumentsMixin:
             adopt_recovery(recovery)  # the work is in this session's autosave now
         else:
             release_recovery(recovery)
+        self.recovering = None
         self.flash("Recovered the autosaved table: save it to keep it")
         return True
 

@@ -38,7 +38,7 @@ from . import overlays
 from .advice import for_the_app
 from .actions import ActionsMixin
 from .build import BuildMixin
-from .autosave import Autosaver, Recovery, find_recoveries, release_recovery
+from .autosave import Autosaver, Recovery, adopt_recovery, find_recoveries, release_recovery
 from .documents import DocumentsMixin
 from .elevation import ElevationProfile
 from .firing import Firing, STEP_SECONDS
@@ -147,6 +147,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self._recoveries_total = 0
         self._signal_stop = threading.Lock()
         self._signal_result: tuple[bool, Path | None] | None = None  # what stop_on_signal did, once
+        #: A crashed session's work being opened (Recover), and its table, until this session's autosave holds it.
+        self.recovering: tuple[Recovery, Scenario] | None = None
         self._inspector: list[Any] = []
         self._inspector_key: Any = object()
         self._fields: dict[str, Any] = {}
@@ -446,6 +448,10 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
                 return self._signal_result
             unsaved = self.state.dirty
             copy = self.autosaver.emergency(self.scenario, f"stopped by {signal_name(signum)}") if unsaved else None
+            if copy is not None and self.recovering is not None and self.scenario is self.recovering[1]:
+                # Stopped while Recover was opening a crashed session's work, before this session's
+                # autosave held it: the emergency copy holds that work now, and alone is offered next time.
+                adopt_recovery(self.recovering[0])
             if not unsaved:
                 self.autosaver.stop()
             self._signal_result = (unsaved, copy)
