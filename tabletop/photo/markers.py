@@ -112,6 +112,9 @@ STEP_WINDOW_PX = 2.0
 """Half-width of the window round a side's steepest point whose area places the edge (px): the edge's blur is 1-2 px."""
 STEP_LEVEL_PX = 3.0
 """How far beyond that window the two levels either side of the edge are measured (px)."""
+SIDE_CONSENSUS_PX = 2.0
+"""A side's edge points lie this close to a straight line through the seen corner they are followed from (px): their own
+scatter (0.2-1 px) and the bend the markers' lens leaves before the sides have measured k2."""
 SIDE_TRIMS = 4
 """Rounds of fitting and dropping the points over 3 MADs off their side: terrain on the edge can hold a third of a side, and
 the first round's MAD is widened by it."""
@@ -781,9 +784,30 @@ def _table_side(grey: np.ndarray, colour: np.ndarray | None, model: _Model, p: n
     else:
         start, end = (a, b) if seen_a else (b, a)
         points = _side_points(grey, cam.distortion, ends[start], ends[end], band(table[end]), t_range=(clear, 1.0 - clear), area=True, colour=colour)
+    points = _through_corner(points, [ends[k] for k in (a, b) if k in model.ids])
     if len(points) > SIDE_POINTS_MAX:
         points = points[np.linspace(0, len(points) - 1, SIDE_POINTS_MAX).round().astype(int)]
     return points
+
+
+def _through_corner(points: np.ndarray, anchors: list[np.ndarray]) -> np.ndarray:
+    """The points (undistorted px) on the straightest line through a seen corner (``anchors``) that holds most of them
+    (within ``SIDE_CONSENSUS_PX``): a parallel edge found over part of the side (the foot of the table's front face, a
+    terrain piece's base) cannot pass through the corner the markers place, so it is left out, however much of the side it
+    holds. Every point is tried as the line's direction."""
+    if len(points) < SIDE_MIN_POINTS or not anchors:
+        return points
+    best = np.zeros(len(points), bool)
+    for anchor in anchors:
+        rel = points - anchor
+        dirs = rel / np.maximum(np.linalg.norm(rel, axis=1, keepdims=True), 1e-9)
+        dirs = dirs[np.linspace(0, len(dirs) - 1, min(len(dirs), 120)).round().astype(int)]
+        normals = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
+        inliers = np.abs(rel @ normals.T) <= SIDE_CONSENSUS_PX  # (points, candidates)
+        counts = inliers.sum(axis=0)
+        if counts.max() > best.sum():
+            best = inliers[:, int(np.argmax(counts))]
+    return points[best]
 
 
 def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarray, half_at_b: float,
