@@ -105,6 +105,7 @@ SIDE_CLEAR_MM = MARKER_SIZE_MM + 2 * MARKER_MARGIN_MM + 15.0
 """A side is followed from this far from either corner: the piece of paper lying there has its own edge, turned a
 degree or two from the table's."""
 SIDE_MIN_POINTS = 30
+"""Fewer edge points than this left on a side (hidden by terrain, cut by the frame) and it is not used."""
 SIDE_CORRELATED = 3.0
 """Neighbouring edge points of a side (a few pixels apart, the profiles blurred along the side over 15 px) share their
 error: about this many count as one."""
@@ -120,7 +121,6 @@ SIDE_TRIMS = 4
 the first round's MAD is widened by it."""
 TRIM_ITERATIONS = 6
 """Levenberg-Marquardt steps of each fit made only to find the points off their side (each starts where the last ended)."""
-"""Fewer edge points than this left on a side (hidden by terrain, cut by the frame) and it is not used."""
 MIN_MARKERS_FOR_CORNERS = 3
 """Markers needed to place all four corners (three corners and the camera fitted to them give the fourth)."""
 MIN_MARKERS_FOR_LENS = 2
@@ -516,10 +516,10 @@ class _Model:
         self.sides = list(sides or [])
         """(side j from table corner j to corner j+1, its edge points (n, 2) in photo pixels)."""
         self.side_sigmas = list(side_sigmas or [SIDE_POINT_SIGMA_PX] * len(self.sides))
+        """Each side's points' 1-sigma (px) as weighed in the fit."""
         counts = np.cumsum([0] + [len(points) for _, points in self.sides])
         self._side_spans = list(zip(counts[:-1], counts[1:]))
         self._side_points_all = np.concatenate([points for _, points in self.sides]) if self.sides else np.zeros((0, 2))
-        """Each side's points' 1-sigma (px) as weighed in the fit."""
         self.observed = np.stack([c for _, c in sightings])  # (m, 4, 2)
         self.table_mm = table_mm
         self.size = size
@@ -778,12 +778,13 @@ def _table_side(grey: np.ndarray, colour: np.ndarray | None, model: _Model, p: n
         return np.zeros((0, 2))
     if seen_a and seen_b:
         half_mid = band(0.5 * (table[a] + table[b]))
-        first = _side_points(grey, cam.distortion, ends[a], 0.5 * (ends[a] + ends[b]), half_mid, t_range=(2 * clear, 1.0), area=True, colour=colour)
-        second = _side_points(grey, cam.distortion, ends[b], 0.5 * (ends[a] + ends[b]), half_mid, t_range=(2 * clear, 1.0), area=True, colour=colour)
-        points = np.concatenate([first, second])
+        middle = 0.5 * (ends[a] + ends[b])
+        points = np.concatenate([_side_points(grey, cam.distortion, ends[k], middle, half_mid, t_range=(2 * clear, 1.0), area=True,
+                                              colour=colour) for k in (a, b)])
     else:
         start, end = (a, b) if seen_a else (b, a)
-        points = _side_points(grey, cam.distortion, ends[start], ends[end], band(table[end]), t_range=(clear, 1.0 - clear), area=True, colour=colour)
+        points = _side_points(grey, cam.distortion, ends[start], ends[end], band(table[end]), t_range=(clear, 1.0 - clear), area=True,
+                              colour=colour)
     points = _through_corner(points, [ends[k] for k in (a, b) if k in model.ids])
     if len(points) > SIDE_POINTS_MAX:
         points = points[np.linspace(0, len(points) - 1, SIDE_POINTS_MAX).round().astype(int)]
@@ -815,7 +816,9 @@ def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarra
     """Edge points (undistorted px) of the table's side near the undistorted segment from ``a`` (a marker's corner,
     sure) to ``b`` (the camera's guess): the steepest step across it, looked for within ``SIDE_SEARCH_MIN_PX`` at ``a``
     widening to ``half_at_b`` at ``b`` (the guess's error grows along the side), of the sign the step has near ``a``
-    (the mat on the same side all along), where the photo shows it."""
+    (the mat on the same side all along), where the photo shows it, between the fractions ``t_range`` of the way. With
+    ``area`` each edge is placed by the step's area between its two levels (``_step``), and with ``colour`` (BGR) again
+    in the colour that best parts the two sides."""
     import cv2
 
     length = float(np.linalg.norm(b - a))
