@@ -53,6 +53,9 @@ PLACEMENT_SIGMA_MM = 0.2
 a piece laid by hand against both edges (a mat's rounded corner or a chamfered table edge adds more; see docs/photo.md)."""
 
 DETECT_SIDE_PX = 2000
+FAINT_THRESHOLD = 3.0
+"""ArUco's adaptive threshold's constant (grey levels) for a second look when a marker is missing (OpenCV's default: 7):
+a piece in a lamp's sheen shows its black squares 40-60 levels under its white."""
 """ArUco's detector runs on a copy at most this long: a 50 mm marker is then 70+ px across on a 1.8 m table."""
 EDGE_SAMPLES_PER_PX = 2.0
 """Profiles across a square's side per pixel of its length: every one holds a little of the edge's noise."""
@@ -393,9 +396,19 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, MARKER_DICTIONARY))
     detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
     found, ids, _ = detector.detectMarkers(small)
-    if ids is None:
+    found, ids = list(found), ([] if ids is None else ids.ravel().tolist())
+    if len({k for k in ids if k in (0, 1, 2, 3)}) < 4:
+        # A piece in a lamp's sheen shows its black printed light grey: looked for again at a lower contrast (the
+        # dictionary's bits still have to match, so the mat's print is not taken for a marker).
+        faint = cv2.aruco.DetectorParameters()
+        faint.adaptiveThreshConstant = FAINT_THRESHOLD
+        more, more_ids, _ = cv2.aruco.ArucoDetector(dictionary, faint).detectMarkers(small)
+        for quad, k in zip(more, [] if more_ids is None else more_ids.ravel().tolist()):
+            if k in (0, 1, 2, 3) and k not in ids:
+                found.append(quad)
+                ids.append(k)
+    if not ids:
         return []
-    ids = ids.ravel().tolist()
     out = []
     for quad, k in zip(found, ids):
         if k not in (0, 1, 2, 3) or ids.count(k) != 1:
