@@ -1,5 +1,5 @@
 """Photo review speed (issue 35): a click on a missed base adds it in < 200 ms on a 12 MP photo; printed markers give
-the table's corners in well under a second.
+the table's corners in about a second of CPU (the camera fitted to the markers and the table's sides).
 
 The photo: ``benchmarks.photogen``'s ``markers`` condition (4032x3024, printed corner markers, terrain against the
 edges), rendered once into the generator's cache. Measured in the same run:

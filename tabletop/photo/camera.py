@@ -83,7 +83,7 @@ class Distortion:
         d = (p - c) / self.scale
         u = d.copy()
         for _ in range(iterations):
-            r2 = np.sum(u * u, axis=-1, keepdims=True)
+            r2 = (u[..., 0] * u[..., 0] + u[..., 1] * u[..., 1])[..., None]
             u = d / (1.0 + self.k1 * r2 + self.k2 * r2 * r2)
         return c + u * self.scale
 

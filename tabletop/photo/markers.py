@@ -53,6 +53,9 @@ PLACEMENT_SIGMA_MM = 0.2
 a piece laid by hand against both edges (a mat's rounded corner or a chamfered table edge adds more; see docs/photo.md)."""
 
 DETECT_SIDE_PX = 2000
+FAINT_THRESHOLD = 3.0
+"""ArUco's adaptive threshold's constant (grey levels) for a second look when a marker is missing (OpenCV's default: 7):
+a piece in a lamp's sheen shows its black squares 40-60 levels under its white."""
 """ArUco's detector runs on a copy at most this long: a 50 mm marker is then 70+ px across on a 1.8 m table."""
 EDGE_SAMPLES_PER_PX = 2.0
 """Profiles across a square's side per pixel of its length: every one holds a little of the edge's noise."""
@@ -89,6 +92,38 @@ CONSISTENT_RMS_PX = 0.6
 """The markers' corners lie within this of where the fitted camera puts them (RMS, px) when the table's size and the
 markers' places are right: refined corners are good to a tenth or two of a pixel; a table size 1 % off or a piece
 turned to another corner leaves pixels."""
+K2_SIGMA = 0.05
+"""Prior 1-sigma of k2 (per half-diagonal to the fourth): fitted only where the table's sides are followed (the squares
+alone do not fix it), and then it is what places a corner outside the frame (see ``_Model``)."""
+SIDE_POINT_SIGMA_PX = 0.5
+"""1-sigma of one edge point of the table's side about the side's line, as weighed in the camera fit: the scatter of a
+found edge (0.2-0.3 px) widened because neighbouring points share the blur and the mat's weave."""
+SIDE_POINTS_MAX = 160
+"""Edge points per side kept for the camera fit (evenly spread): more add time, not information."""
+SIDE_OFFSET_SIGMA_PX = 1.0
+"""Prior 1-sigma of a side's edge offset (px): the table's edge is found a fraction of a pixel inside or outside the
+mat's true edge (the slab's rounded edge, a contact shadow), so a side gives the camera its direction and its bend, not
+its place."""
+SIDE_CLEAR_MM = MARKER_SIZE_MM + 2 * MARKER_MARGIN_MM + 15.0
+"""A side is followed from this far from either corner: the piece of paper lying there has its own edge, turned a
+degree or two from the table's."""
+SIDE_MIN_POINTS = 30
+"""Fewer edge points than this left on a side (hidden by terrain, cut by the frame) and it is not used."""
+SIDE_CORRELATED = 3.0
+"""Neighbouring edge points of a side (a few pixels apart, the profiles blurred along the side over 15 px) share their
+error: about this many count as one."""
+STEP_WINDOW_PX = 2.0
+"""Half-width of the window round a side's steepest point whose area places the edge (px): the edge's blur is 1-2 px."""
+STEP_LEVEL_PX = 3.0
+"""How far beyond that window the two levels either side of the edge are measured (px)."""
+SIDE_CONSENSUS_PX = 2.0
+"""A side's edge points lie this close to a straight line through the seen corner they are followed from (px): their own
+scatter (0.2-1 px) and the bend the markers' lens leaves before the sides have measured k2."""
+SIDE_TRIMS = 4
+"""Rounds of fitting and dropping the points over 3 MADs off their side: terrain on the edge can hold a third of a side, and
+the first round's MAD is widened by it."""
+TRIM_ITERATIONS = 6
+"""Levenberg-Marquardt steps of each fit made only to find the points off their side (each starts where the last ended)."""
 MIN_MARKERS_FOR_CORNERS = 3
 """Markers needed to place all four corners (three corners and the camera fitted to them give the fourth)."""
 MIN_MARKERS_FOR_LENS = 2
@@ -361,18 +396,47 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, MARKER_DICTIONARY))
     detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
     found, ids, _ = detector.detectMarkers(small)
-    if ids is None:
+    found, ids = list(found), ([] if ids is None else ids.ravel().tolist())
+    if len({k for k in ids if k in (0, 1, 2, 3)}) < 4:
+        # A piece in a lamp's sheen shows its black printed light grey: looked for again at a lower contrast (the
+        # dictionary's bits still have to match, so the mat's print is not taken for a marker).
+        faint = cv2.aruco.DetectorParameters()
+        faint.adaptiveThreshConstant = FAINT_THRESHOLD
+        more, more_ids, _ = cv2.aruco.ArucoDetector(dictionary, faint).detectMarkers(small)
+        for quad, k in zip(more, [] if more_ids is None else more_ids.ravel().tolist()):
+            if k in (0, 1, 2, 3) and k not in ids:
+                found.append(quad)
+                ids.append(k)
+    if not ids:
         return []
-    ids = ids.ravel().tolist()
     out = []
     for quad, k in zip(found, ids):
         if k not in (0, 1, 2, 3) or ids.count(k) != 1:
             continue  # another marker, or one printed twice: which corner it names is not known
         rough = (np.asarray(quad, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5
+        if f < 1.0:
+            rough = _full_resolution(grey, detector, int(k), rough)
         sides = _refine(grey, rough)
         if sides is not None:
             out.append(Sighting(int(k), rough, sides))
     return sorted(out, key=lambda s: s.id)
+
+
+def _full_resolution(grey: np.ndarray, detector: object, k: int, rough: np.ndarray) -> np.ndarray:
+    """Marker ``k``'s corners found again by the detector on the photo itself round where the reduced copy put them: a
+    small marker's corners from the copy can be off by more than the band its sides are then looked for in."""
+    h, w = grey.shape[:2]
+    reach = float(np.max(np.linalg.norm(rough - rough.mean(axis=0), axis=1)))
+    x0, y0 = np.floor(rough.min(axis=0) - reach).astype(int)
+    x1, y1 = np.ceil(rough.max(axis=0) + reach).astype(int)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 - x0 < 20 or y1 - y0 < 20:
+        return rough
+    found, ids, _ = detector.detectMarkers(np.ascontiguousarray(grey[y0:y1, x0:x1]))  # type: ignore[attr-defined]
+    if ids is None or list(ids.ravel()).count(k) != 1:
+        return rough
+    quad = np.asarray(found[list(ids.ravel()).index(k)], dtype=np.float64).reshape(4, 2) + [x0, y0]
+    return quad if float(np.max(np.linalg.norm(quad - rough, axis=1))) < 0.5 * reach else rough
 
 
 # ---------------------------------------------------------------------------------------------- the camera and the corners
@@ -437,10 +501,10 @@ def _rvec(r: np.ndarray) -> np.ndarray:
     return v.ravel()
 
 
-_GLOBAL = 11
+_GLOBAL = 12
 """The camera fit's parameters shared by every marker: log focal, rotation (3), translation (3), k1, principal point (2),
-edge bias. (A free k2 was tried: with three markers it and the principal point are not fixed, and the corner cut by the
-frame moved by pixels.)"""
+edge bias, k2. (k2 is held at 0 by its prior unless the table's sides are in the fit: with three markers alone it and the
+principal point are not fixed.)"""
 
 
 class _Model:
@@ -452,10 +516,23 @@ class _Model:
     (unknown, and clipped or lifted by glare) moves by a fraction of a pixel, inward or outward on every side alike, so a
     square looks a little smaller or larger than it is. Its corner point, outside the square, would move by more. The
     markers' sizes against their spacing on the table (whose size is known) measure it: one bias for the photo and a
-    small one of each marker's (its light differs)."""
+    small one of each marker's (its light differs).
 
-    def __init__(self, sightings: list[tuple[int, np.ndarray]], table_mm: tuple[float, float], size: tuple[int, int]) -> None:
+    *The table's sides* (optional): edge points found along each side (photo pixels) are the image of a straight line,
+    the one between the table's corners, bent by the lens. Each is a residual (its distance from the camera's line, in
+    undistorted pixels, less the side's own edge offset, free within ``SIDE_OFFSET_SIGMA_PX``). They run to the photo's
+    edges where the squares do not, so they fix k2 and the principal point, which place a corner outside the frame."""
+
+    def __init__(self, sightings: list[tuple[int, np.ndarray]], table_mm: tuple[float, float], size: tuple[int, int],
+                 sides: list[tuple[int, np.ndarray]] | None = None, side_sigmas: list[float] | None = None) -> None:
         self.ids = [k for k, _ in sightings]
+        self.sides = list(sides or [])
+        """(side j from table corner j to corner j+1, its edge points (n, 2) in photo pixels)."""
+        self.side_sigmas = list(side_sigmas or [SIDE_POINT_SIGMA_PX] * len(self.sides))
+        """Each side's points' 1-sigma (px) as weighed in the fit."""
+        counts = np.cumsum([0] + [len(points) for _, points in self.sides])
+        self._side_spans = list(zip(counts[:-1], counts[1:]))
+        self._side_points_all = np.concatenate([points for _, points in self.sides]) if self.sides else np.zeros((0, 2))
         self.observed = np.stack([c for _, c in sightings])  # (m, 4, 2)
         self.table_mm = table_mm
         self.size = size
@@ -467,12 +544,12 @@ class _Model:
 
     @property
     def n(self) -> int:
-        return _GLOBAL + 2 * self.m
+        return _GLOBAL + 2 * self.m + len(self.sides)
 
     def camera(self, p: np.ndarray) -> Camera:
         cx = self.centre0[0] + p[8] * self.size[0]
         cy = self.centre0[1] + p[9] * self.size[0]
-        lens = Distortion((cx, cy), self.scale, float(p[7]))
+        lens = Distortion((cx, cy), self.scale, float(p[7]), float(p[11]))
         return Camera(float(math.exp(p[0])), (cx, cy), _rodrigues(p[1:4]), np.asarray(p[4:7], dtype=np.float64), lens)
 
     def turns(self, p: np.ndarray) -> np.ndarray:
@@ -481,6 +558,23 @@ class _Model:
     def biases(self, p: np.ndarray) -> np.ndarray:
         """Each marker's edge bias (px, inward)."""
         return p[10] + p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]
+
+    def side_offsets(self, p: np.ndarray) -> np.ndarray:
+        return p[_GLOBAL + 2 * self.m:]
+
+    def side_residuals(self, p: np.ndarray) -> list[np.ndarray]:
+        """Each side's edge points' distances (px, undistorted) from the camera's line of that side, less its offset."""
+        if not self.sides:
+            return []
+        cam = self.camera(p)
+        ends = apply_homography(cam.homography(0.0), table_corners_mm(self.table_mm))
+        und = cam.distortion.remove(self._side_points_all)
+        out = []
+        for (j, _), offset, (i0, i1) in zip(self.sides, self.side_offsets(p), self._side_spans):
+            a, b = ends[j], ends[(j + 1) % 4]
+            d = (b - a) / np.linalg.norm(b - a)
+            out.append((und[i0:i1] - a) @ np.array([-d[1], d[0]]) - offset)
+        return out
 
     def points(self, p: np.ndarray) -> np.ndarray:
         return np.stack([marker_corners_on_table(k, self.table_mm, math.degrees(t)) for k, t in zip(self.ids, self.turns(p))])
@@ -491,10 +585,12 @@ class _Model:
 
     def residuals(self, p: np.ndarray) -> np.ndarray:
         priors = [p[7] / K1_SIGMA, p[8] / CENTRE_SIGMA, p[9] / CENTRE_SIGMA, (p[0] - math.log(self.focal0)) / FOCAL_PRIOR_SIGMA,
-                  p[10] / EDGE_BIAS_SIGMA_PX]
+                  p[10] / EDGE_BIAS_SIGMA_PX, p[11] / (K2_SIGMA if self.sides else 1e-4)]
         priors += [t / math.radians(TURN_SIGMA_DEG) for t in self.turns(p)]
-        priors += [b / MARKER_BIAS_SIGMA_PX for b in p[_GLOBAL + self.m:]]
-        return np.concatenate([((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel(), priors])
+        priors += [b / MARKER_BIAS_SIGMA_PX for b in p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]]
+        priors += [o / SIDE_OFFSET_SIGMA_PX for o in self.side_offsets(p)]
+        sides = [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)]
+        return np.concatenate([((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel(), *sides, priors])
 
     def start(self) -> np.ndarray:
         """From the homography of every corner seen (pieces assumed straight): focal length where it is defined, pose."""
@@ -511,7 +607,8 @@ class _Model:
         return p
 
     def steps(self) -> np.ndarray:
-        return np.array([1e-4, 1e-5, 1e-5, 1e-5, 1e-2, 1e-2, 1e-2, 1e-4, 1e-5, 1e-5, 1e-3] + [1e-5] * self.m + [1e-3] * self.m)
+        return np.array([1e-4, 1e-5, 1e-5, 1e-5, 1e-2, 1e-2, 1e-2, 1e-4, 1e-5, 1e-5, 1e-3, 1e-4] + [1e-5] * self.m + [1e-3] * self.m
+                        + [1e-3] * len(self.sides))
 
 
 def _jacobian(model: _Model, p: np.ndarray) -> np.ndarray:
@@ -523,14 +620,14 @@ def _jacobian(model: _Model, p: np.ndarray) -> np.ndarray:
     return np.stack(cols, axis=1)
 
 
-def _fit(model: _Model) -> tuple[np.ndarray, np.ndarray]:
-    """Levenberg-Marquardt from the homography's start: the parameters and their covariance (scaled by the fit's own
-    residuals where they exceed the assumed corner error)."""
-    p = model.start()
+def _fit(model: _Model, start: np.ndarray | None = None, iterations: int = FIT_ITERATIONS) -> tuple[np.ndarray, np.ndarray]:
+    """Levenberg-Marquardt from ``start`` or the homography's: the parameters and their covariance (scaled by the fit's
+    own residuals where they exceed the assumed corner error)."""
+    p = model.start() if start is None else np.array(start, dtype=np.float64)
     r = model.residuals(p)
     cost = float(r @ r)
     damping = 1e-3
-    for _ in range(FIT_ITERATIONS):
+    for _ in range(iterations):
         jac = _jacobian(model, p)
         a = jac.T @ jac
         g = jac.T @ r
@@ -596,28 +693,19 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, None, None, (seen_only[0], seen_only[1], seen_only[2], seen_only[3]), turns)
     by_id = {s.id: s for s in sightings}
     table = table_corners_mm(table_mm)
+    consistent = rms <= CONSISTENT_RMS_PX
+    if consistent:
+        import cv2
+
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        colour = image if image.ndim == 3 else None
+        model, p, cov = _fit_with_sides(grey, colour, sightings, model, p, cov)
+        cam = model.camera(p)
+        turns = {k: math.degrees(float(t)) for k, t in zip(model.ids, model.turns(p))}
+        biases = dict(zip(model.ids, (float(b) for b in model.biases(p))))
     corners = cam.project(table, 0.0)
     sigmas = np.array([math.hypot(_projection_sigma(model, p, cov, table[k]), PLACEMENT_SIGMA_MM * _px_per_mm(cam, table[k]))
                        for k in range(4)])
-    consistent = rms <= CONSISTENT_RMS_PX
-    grey = None
-    for k in range(4):
-        if k in by_id or not consistent:
-            continue
-        # The corner cut by the frame: the camera fitted to three markers cannot pin a point outside the photo to a
-        # pixel (the principal point and the lens's outer terms are not fixed by them), but the two sides running to
-        # it can be followed from the markers at their other ends.
-        if grey is None:
-            import cv2
-
-            grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        found = corner_from_sides(grey, cam.distortion, corners, k, float(sigmas[k]))
-        if found is not None:
-            # The sides' corner and the camera's, each weighed by its own uncertainty.
-            point, sigma = found
-            w_sides, w_camera = 1 / max(sigma, 1e-3) ** 2, 1 / max(float(sigmas[k]), 1e-3) ** 2
-            corners[k] = (w_sides * point + w_camera * corners[k]) / (w_sides + w_camera)
-            sigmas[k] = math.hypot(1 / math.sqrt(w_sides + w_camera), PLACEMENT_SIGMA_MM * _px_per_mm(cam, table[k]))
     if not consistent:
         # The markers do not sit where a table of this size would put them (a wrong table size, a piece at the wrong
         # corner): each marker seen gives its own corner point, which does not depend on the table's size.
@@ -640,45 +728,193 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
                      (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent)
 
 
-def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarray, half_at_b: float) -> np.ndarray:
+def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sighting], model: _Model, p: np.ndarray,
+                    cov: np.ndarray) -> tuple[_Model, np.ndarray, np.ndarray]:
+    """The camera fitted again with the table's sides (``_Model``): each side followed near where the markers' camera
+    puts it, the fit made, the points off their side's line (terrain standing on the edge, its shadow) dropped, and the
+    fit made again; a side with too few points left is not used. The markers' model and fit when no side is seen."""
+    size = model.size
+    best = (model, p, cov)
+    for _ in range(2):
+        cam = model.camera(p)
+        sides = []
+        for j in range(4):
+            points = _table_side(grey, colour, model, p, cov, j)
+            if len(points) >= SIDE_MIN_POINTS:
+                sides.append((j, cam.distortion.apply(points)))
+        if not sides:
+            return best
+        lens = cam.distortion
+        observed = [(s.id, lens.apply(s.corners(lens)[0])) for s in sightings]
+        start = np.concatenate([p[:_GLOBAL + 2 * model.m], np.zeros(len(sides))])
+        sigmas = [SIDE_POINT_SIGMA_PX] * len(sides)
+        for _ in range(SIDE_TRIMS):
+            trial = _Model(observed, model.table_mm, size, sides, sigmas)
+            q, _ = _fit(trial, start, TRIM_ITERATIONS)
+            kept, sigmas = [], []
+            for (j, points), res in zip(sides, trial.side_residuals(q)):
+                centre = float(np.median(res))
+                spread = max(1.4826 * float(np.median(np.abs(res - centre))), 0.2)
+                keep = np.abs(res - centre) <= 3 * spread
+                if keep.sum() >= SIDE_MIN_POINTS:
+                    kept.append((j, points[keep]))
+                    # A side whose edge is ragged (a textured mat, grass at its edge) is weighed by its own scatter: its
+                    # neighbouring points share that texture, so it counts about one point in SIDE_CORRELATED.
+                    rms = float(np.sqrt(np.mean((res[keep] - centre) ** 2)))
+                    sigmas.append(max(SIDE_POINT_SIGMA_PX, math.sqrt(SIDE_CORRELATED) * rms))
+            if not kept:
+                return best
+            sides = kept
+            start = np.concatenate([q[:_GLOBAL + 2 * model.m], np.zeros(len(sides))])
+        model = _Model(observed, model.table_mm, size, sides, sigmas)
+        p, cov = _fit(model, start)
+        best = (model, p, cov)
+    return best
+
+
+def _table_side(grey: np.ndarray, colour: np.ndarray | None, model: _Model, p: np.ndarray, cov: np.ndarray, j: int) -> np.ndarray:
+    """Edge points (undistorted px through the camera's lens) of the table's side from corner ``j`` to corner ``j + 1``,
+    followed from a corner whose marker is seen (or, between two seen ones, from both) in a band as wide as three of the
+    camera's sigmas there (``SIDE_SEARCH_MIN_PX`` at least, ``SIDE_SEARCH_MAX_PX`` at most), clear of the paper pieces."""
+    cam = model.camera(p)
+    table = table_corners_mm(model.table_mm)
+    ends = apply_homography(cam.homography(0.0), table)
+    a, b = j, (j + 1) % 4
+    length_mm = float(np.linalg.norm(table[b] - table[a]))
+    clear = min(0.45, SIDE_CLEAR_MM / length_mm)
+
+    def band(xy: np.ndarray) -> float:
+        return float(np.clip(3 * _projection_sigma(model, p, cov, xy), SIDE_SEARCH_MIN_PX, SIDE_SEARCH_MAX_PX))
+
+    seen_a, seen_b = a in model.ids, b in model.ids
+    if not (seen_a or seen_b):
+        return np.zeros((0, 2))
+    if seen_a and seen_b:
+        half_mid = band(0.5 * (table[a] + table[b]))
+        middle = 0.5 * (ends[a] + ends[b])
+        points = np.concatenate([_side_points(grey, cam.distortion, ends[k], middle, half_mid, t_range=(2 * clear, 1.0), area=True,
+                                              colour=colour) for k in (a, b)])
+    else:
+        start, end = (a, b) if seen_a else (b, a)
+        points = _side_points(grey, cam.distortion, ends[start], ends[end], band(table[end]), t_range=(clear, 1.0 - clear), area=True,
+                              colour=colour)
+    points = _through_corner(points, [ends[k] for k in (a, b) if k in model.ids])
+    if len(points) > SIDE_POINTS_MAX:
+        points = points[np.linspace(0, len(points) - 1, SIDE_POINTS_MAX).round().astype(int)]
+    return points
+
+
+def _through_corner(points: np.ndarray, anchors: list[np.ndarray]) -> np.ndarray:
+    """The points (undistorted px) on the straightest line through a seen corner (``anchors``) that holds most of them
+    (within ``SIDE_CONSENSUS_PX``): a parallel edge found over part of the side (the foot of the table's front face, a
+    terrain piece's base) cannot pass through the corner the markers place, so it is left out, however much of the side it
+    holds. Every point is tried as the line's direction."""
+    if len(points) < SIDE_MIN_POINTS or not anchors:
+        return points
+    best = np.zeros(len(points), bool)
+    for anchor in anchors:
+        rel = points - anchor
+        dirs = rel / np.maximum(np.linalg.norm(rel, axis=1, keepdims=True), 1e-9)
+        dirs = dirs[np.linspace(0, len(dirs) - 1, min(len(dirs), 120)).round().astype(int)]
+        normals = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
+        inliers = np.abs(rel @ normals.T) <= SIDE_CONSENSUS_PX  # (points, candidates)
+        counts = inliers.sum(axis=0)
+        if counts.max() > best.sum():
+            best = inliers[:, int(np.argmax(counts))]
+    return points[best]
+
+
+def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarray, half_at_b: float,
+                 t_range: tuple[float, float] = (0.03, 0.97), area: bool = False, colour: np.ndarray | None = None) -> np.ndarray:
     """Edge points (undistorted px) of the table's side near the undistorted segment from ``a`` (a marker's corner,
     sure) to ``b`` (the camera's guess): the steepest step across it, looked for within ``SIDE_SEARCH_MIN_PX`` at ``a``
     widening to ``half_at_b`` at ``b`` (the guess's error grows along the side), of the sign the step has near ``a``
-    (the mat on the same side all along), where the photo shows it."""
+    (the mat on the same side all along), where the photo shows it, between the fractions ``t_range`` of the way. With
+    ``area`` each edge is placed by the step's area between its two levels (``_step``), and with ``colour`` (BGR) again
+    in the colour that best parts the two sides."""
     import cv2
 
     length = float(np.linalg.norm(b - a))
     direction = (b - a) / length
     normal = np.array([-direction[1], direction[0]])
-    t = np.linspace(0.03, 0.97, int(np.clip(length / 3.0, 20, 600)))
+    t = np.linspace(t_range[0], t_range[1], int(np.clip((t_range[1] - t_range[0]) * length / 3.0, 20, 600)))
     base = a[None, :] + t[:, None] * (b - a)[None, :]
     step = 0.5
     half = max(half_at_b, SIDE_SEARCH_MIN_PX)
-    offsets = np.arange(-half, half + step / 2, step)
+    pad = STEP_LEVEL_PX + STEP_WINDOW_PX if area else 0.0
+    offsets = np.arange(-half - pad, half + pad + step / 2, step)
     und = base[:, None, :] + offsets[None, :, None] * normal[None, None, :]
     px = lens.apply(und.reshape(-1, 2)).reshape(und.shape)
     h, w = grey.shape[:2]
     inside = np.all((px[..., 0] >= 2) & (px[..., 0] <= w - 3) & (px[..., 1] >= 2) & (px[..., 1] <= h - 3), axis=1)
     if inside.sum() < 10:
         return np.zeros((0, 2))
-    values = cv2.remap(grey, px[inside, :, 0].astype(np.float32), px[inside, :, 1].astype(np.float32), cv2.INTER_LINEAR).astype(np.float32)
-    grad = np.gradient(cv2.GaussianBlur(values, (1, 5), 0), step, axis=1)
+    mx, my = px[inside, :, 0].astype(np.float32), px[inside, :, 1].astype(np.float32)
+    values = cv2.GaussianBlur(cv2.remap(grey, mx, my, cv2.INTER_LINEAR).astype(np.float32), (1, 5), 0)
     reach = SIDE_SEARCH_MIN_PX + (half - SIDE_SEARCH_MIN_PX) * t[inside]
     allowed = np.abs(offsets[None, :]) <= reach[:, None]
     near_a = t[inside] < 0.3
-    strength = np.where(allowed, np.abs(grad), 0.0)
+    where, strong, peak = _step(values, offsets, allowed, near_a, area)
+    if colour is not None and area and strong.sum() >= 10:
+        # Where the mat's colour differs from what lies beyond more than its brightness does (a grass mat's grain
+        # against a grey floor), the step is followed in the colour that best tells the two apart: Fisher's
+        # discriminant of the samples either side of the edge found in grey.
+        bgr = cv2.GaussianBlur(cv2.remap(colour, mx, my, cv2.INTER_LINEAR).astype(np.float32), (1, 5), 0)
+        rel = offsets[None, :] - offsets[peak][:, None]
+        before = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX) & strong[:, None]
+        after = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX) & strong[:, None]
+        lo, hi = bgr[before], bgr[after]
+        if len(lo) >= 30 and len(hi) >= 30:
+            diff = hi.mean(axis=0) - lo.mean(axis=0)
+            spread = np.cov(lo.T) + np.cov(hi.T) + 1e-3 * np.eye(3)
+            weights = np.linalg.solve(spread, diff)
+            if float(weights @ diff) > 0:
+                projected = (bgr @ (weights / float(weights @ diff))).astype(np.float32)
+                where, strong, _ = _step(projected, offsets, allowed, near_a, area, sign=1.0)
+    return (base[inside] + where[:, None] * normal[None, :])[strong]
+
+
+def _step(values: np.ndarray, offsets: np.ndarray, allowed: np.ndarray, near_a: np.ndarray, area: bool,
+          sign: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each profile's (rows of ``values`` across a side, sampled at ``offsets``) step within ``allowed``: its place, whether
+    it is strong enough to keep, and the index of its steepest sample. The step's sign is the one most profiles near the
+    side's sure end have (the mat on the same side all along) unless given."""
+    step = float(offsets[1] - offsets[0])
+    grad = np.gradient(values, step, axis=1)
+    rows = np.arange(len(values))
+    if sign is None:
+        peak = np.argmax(np.where(allowed, np.abs(grad), 0.0), axis=1)
+        sign = float(np.sign(np.median(grad[rows, peak][near_a]))) if near_a.any() else 0.0
+    strength = np.where(allowed, np.maximum(sign * grad, 0.0) if sign != 0.0 else np.abs(grad), 0.0)
     peak = np.argmax(strength, axis=1)
-    rows = np.arange(len(peak))
-    sign = np.sign(np.median(grad[rows, peak][near_a])) if near_a.any() else 0.0
-    if sign != 0.0:
-        strength = np.where(allowed, np.maximum(sign * grad, 0.0), 0.0)
-        peak = np.argmax(strength, axis=1)
+    top = strength[rows, peak]
+    if area:
+        # The step's place from its area (the sub-pixel edge of a step between two levels): the levels are the medians
+        # either side of a window round the steepest point, so a textured mat's grain moves them little, and every
+        # sample in the window counts, not only the steepest.
+        rel = offsets[None, :] - offsets[peak][:, None]
+        window = np.abs(rel) <= STEP_WINDOW_PX
+        before = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX)
+        after = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX)
+        with np.errstate(all="ignore"):
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                low = np.nanmedian(np.where(before, values, np.nan), axis=1)
+                high = np.nanmedian(np.where(after, values, np.nan), axis=1)
+        rise = high - low
+        ok = np.isfinite(rise) & (np.abs(rise) > 1e-6)
+        rise = np.where(ok, rise, 1.0)
+        frac = np.clip((values - np.where(ok, low, 0.0)[:, None]) / rise[:, None], 0.0, 1.0)
+        where = offsets[peak] + STEP_WINDOW_PX + step / 2 - np.sum(np.where(window, frac, 0.0), axis=1) * step
+        strong = ok & (top > 0.5 * np.median(top)) & (np.abs(where - offsets[peak]) <= STEP_WINDOW_PX)
+        return where, strong, peak
     window = np.abs(offsets[None, :] - offsets[peak][:, None]) <= 1.0
     weight = np.where(window, strength, 0.0)
     where = np.sum(weight * offsets[None, :], axis=1) / np.maximum(np.sum(weight, axis=1), 1e-9)
-    top = strength[rows, peak]
     strong = (top > 0.5 * np.median(top)) & (peak > 1) & (peak < len(offsets) - 2)
-    return (base[inside] + where[:, None] * normal[None, :])[strong]
+    return where, strong, peak
 
 
 def _line_through(anchor: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, float, float] | None:

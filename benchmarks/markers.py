@@ -1,0 +1,162 @@
+"""Printed corner markers (issue 35): the table's corners from ``table_from_markers`` against the generator's truth, on
+three kinds of photo made by ``benchmarks.photogen`` (its ``markers`` condition: the sheet's pieces in the table's
+corners, 12 MP, lens k1 0 to -0.08 with the baseline's k2 and principal point's offset):
+
+- ``whole``: the whole table in the frame, no terrain against its edges;
+- ``terrain``: the whole table in the frame, 1-3 tall pieces against its edges (the condition as drawn);
+- ``cut``: as ``terrain``, with one near corner left outside the frame (its marker unseen).
+
+Each kind takes the condition's own draw for a seed and sets only what makes the kind, so the same seed gives the same
+table, light and phone in every kind. Photos are rendered once into the generator's cache (``markers-kinds/``).
+Reported per kind: each corner's error (px) whose marker is seen, and each cut corner's, median and worst.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+KINDS = ("whole", "terrain", "cut")
+
+
+def kind_params(kind: str, seed: int):  # noqa: ANN201 - benchmarks.photogen's PhotoParams
+    """The ``markers`` condition's parameters for ``seed``, made into ``kind``."""
+    from benchmarks.photogen.conditions import markers
+    from benchmarks.photogen.generate import _rngs
+
+    params = markers(_rngs("markers", seed)[0])
+    cut = None
+    if kind == "cut":
+        cut = seed % 2  # a near corner (LL or LR): the one a phone held close loses
+    camera = dataclasses.replace(params.camera, cut_corner=cut)
+    layout = params.layout
+    if kind == "whole":
+        layout = dataclasses.replace(layout, edge_terrain=0)
+    return dataclasses.replace(params, camera=camera, layout=layout)
+
+
+def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
+    """The photo of ``kind`` for ``seed`` (its JPEG path and truth), rendered once."""
+    from benchmarks.photogen import generate as gen
+    from benchmarks.photogen.render import ID_MARKER, ID_MAT, cast, scene_objects, shade, shadow_map
+
+    from benchmarks.photogen.conditions import markers
+
+    if kind_params(kind, seed) == markers(gen._rngs("markers", seed)[0]):
+        return gen.cached_photo("markers", seed)  # the condition's own photo
+    jpg = gen.cache_dir() / f"markers-kinds.r{gen.CONDITION_REVISION['markers']}" / f"{kind}-{seed}.jpg"
+    meta = jpg.with_suffix(".json")
+    if jpg.exists() and meta.exists():
+        return jpg, json.loads(meta.read_text())
+    # render_photo's own steps, with the kind's parameters.
+    _, rng_layout, rng_tex, rng_render, rng_phone = gen._rngs("markers", seed)
+    params = kind_params(kind, seed)
+    scene, ctx = gen.build_scene(params, rng_layout, rng_tex)
+    camera = gen.place_camera(params, scene)
+    jitter = rng_render.random((2, camera.height, camera.width), dtype=np.float32) - np.float32(0.5)
+    dirs = camera.ray_grid(jitter)
+    del jitter
+    gb = cast(camera, scene, ctx, dirs, scene_objects(scene))
+    sm = shadow_map(scene, 2048 if camera.width >= 3000 else 1024)
+    radiance = shade(camera, scene, gb, dirs, sm, rng_render)
+    del dirs
+    meter = (gb.ident == ID_MAT) | (gb.ident >= ID_MARKER)
+    _, jpeg = gen.develop(radiance, params.phone, rng_phone, gen.linear(scene.light.colour), meter)
+    truth = gen.make_truth(params, seed, scene, camera, gb.t, gb.ident)
+    truth["kind"] = kind
+    gen._write_atomic(jpg, jpeg)
+    gen._write_atomic(meta, json.dumps(truth, indent=1).encode())
+    return jpg, truth
+
+
+def measure(kind: str, seed: int) -> dict:
+    """One photo: each corner's error (px), whether its marker was seen, its sigma, and the fit's CPU time."""
+    from tabletop.photo.imageio import load_image
+    from tabletop.photo.markers import table_from_markers
+
+    path, truth = cached_kind_photo(kind, seed)
+    image = load_image(path).pixels
+    c0 = time.process_time()
+    fit = table_from_markers(image, tuple(truth["table_mm"]))
+    cpu = time.process_time() - c0
+    out = {"kind": kind, "seed": seed, "cpu_s": cpu, "in_frame": truth["corners_in_frame"], "seen": [], "errors": None, "sigmas": None}
+    if fit is None or fit.corners_px is None:
+        return out
+    err = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(truth["corners_px"]), axis=1)
+    out.update(seen=list(fit.seen), errors=[float(e) for e in err], sigmas=[float(s) for s in fit.corner_sigma_px or ()],
+               from_marker=list(fit.from_marker))
+    return out
+
+
+def summary(rows: list[dict]) -> str:
+    lines = []
+    for kind in KINDS:
+        rs = [r for r in rows if r["kind"] == kind]
+        if not rs:
+            continue
+        seen, cut, failed = [], [], []
+        for r in rs:
+            if r["errors"] is None:
+                failed.append(r["seed"])
+                continue
+            for k, e in enumerate(r["errors"]):
+                (seen if r["from_marker"][k] else cut).append((e, r["seed"], r["sigmas"][k]))
+        line = f"{kind:8s} {len(rs):3d} photos"
+        for name, vals in (("seen", seen), ("unseen", cut)):
+            if vals:
+                worst = max(vals)
+                over = sum(1 for v in vals if v[0] > 1.0)
+                line += (f" | {name} corners {len(vals)}: median {statistics.median(v[0] for v in vals):.2f} px, worst "
+                         f"{worst[0]:.2f} px (seed {worst[1]}, sigma {worst[2]:.2f}), over 1 px: {over}")
+        if failed:
+            line += f" | no corners: seeds {failed}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.markers", description=__doc__.splitlines()[0])
+    ap.add_argument("--photos", type=int, default=20, help="photos per kind (seeds 1..N)")
+    ap.add_argument("--first", type=int, default=1)
+    ap.add_argument("--kinds", default=",".join(KINDS))
+    ap.add_argument("--seeds", help="seeds to take instead of --first/--photos, e.g. 1-7,9,11-20")
+    ap.add_argument("--json", type=Path, help="write every photo's row here")
+    ap.add_argument("--render-only", action="store_true")
+    args = ap.parse_args(argv)
+    seeds = list(range(args.first, args.first + args.photos))
+    if args.seeds:
+        seeds = []
+        for part in args.seeds.split(","):
+            lo, _, hi = part.partition("-")
+            seeds += list(range(int(lo), int(hi or lo) + 1))
+    rows = []
+    for kind in args.kinds.split(","):
+        for seed in seeds:
+            try:
+                if args.render_only:
+                    cached_kind_photo(kind, seed)
+                    print(f"rendered {kind} {seed}", flush=True)
+                    continue
+                r = measure(kind, seed)
+            except Exception as e:  # noqa: BLE001 - the generator cannot draw this one: said, not hidden
+                print(f"{kind:8s} seed {seed:3d}: not rendered ({type(e).__name__}: {str(e).splitlines()[-1][:80]})", flush=True)
+                continue
+            rows.append(r)
+            errs = "-" if r["errors"] is None else " ".join(f"{e:.2f}{'' if m else '*'}" for e, m in zip(r["errors"], r["from_marker"]))
+            print(f"{kind:8s} seed {seed:3d}: {errs}  ({r['cpu_s']:.2f} s CPU)", flush=True)
+    if rows:
+        print(summary(rows))
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
