@@ -112,7 +112,13 @@ def test_fire_then_export_and_drag_the_drawn_template_with_the_mouse(tmp_path: P
               "mousemove", "--window", wid, str(end[0]), str(end[1]), "sleep", "0.2", "mouseup", "1"], env)
 
         def dragged() -> bool:
+            import time
+
+            before = table.stat().st_mtime_ns
             _run(["xdotool", "key", "--window", wid, "ctrl+s"], env)
+            end = time.monotonic() + 5  # Ctrl+S faster than the app saves would only queue saves on a loaded machine
+            while time.monotonic() < end and table.stat().st_mtime_ns == before:
+                time.sleep(0.1)
             try:
                 placement = load(table).template("blast").placement
             except Exception:  # noqa: BLE001 - mid-write or not saved yet: ask again
