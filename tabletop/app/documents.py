@@ -17,6 +17,7 @@ from tabletop.scenario_io import ScenarioError, atomic_write, load_with_warnings
 from tabletop.viewport import Viewport
 
 from .autosave import Recovery, adopt_recovery, describe_recovery, discard_recovery, load_recovery, release_recovery
+from .judging import judge_with_progress
 from .layout import SCENARIOS
 from .paths import suggested_path
 from .state import MarkSaved, Open, empty_scenario
@@ -40,6 +41,10 @@ class DocumentsMixin:
             return False
         except Exception as exc:  # noqa: BLE001 - e.g. a ruleset that cannot be imported
             self.show_message("Could not open the file", html.escape(f"{path}: {exc}"))
+            return False
+        # Judged before it is shown (the first frame reuses it): a long judgement shows its progress, Esc cancels.
+        if not judge_with_progress(self.live, scenario, f"Opening {Path(path).name}"):
+            self.flash(f"Opening {Path(path).name} cancelled: this table stays")
             return False
         # A demo opens as a copy: saving asks where, so the bundled file stays as shipped.
         self.dispatch(Open(scenario, None if as_demo else str(Path(path)), dirty=False))

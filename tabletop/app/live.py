@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,11 +74,14 @@ class LiveAdjudicator:
         self.stats.coverages_computed += 1
         return result
 
-    def adjudicate(self, scenario: Scenario, settings: Mapping[str, Any] | None = None) -> Adjudication:
+    def adjudicate(
+        self, scenario: Scenario, settings: Mapping[str, Any] | None = None, progress: Callable[[int, int], None] | None = None
+    ) -> Adjudication:
         """Every template resolved in file order with one seeded generator, like ``adjudicate``.
 
         A template that cannot be placed or resolved is left out and its message
-        kept in ``errors`` (the app shows it instead of failing).
+        kept in ``errors`` (the app shows it instead of failing). ``progress(templates done, of how
+        many)`` is called before each template; what it raises stops the work (nothing is kept).
         """
         key = (scenario, self.seed)
         if self._last is not None and self._last[0] is scenario and self._last[1] == self.seed and self._last_result:
@@ -89,7 +92,9 @@ class LiveAdjudicator:
         dice = Dice(self.seed)
         results: list[TemplateResult] = []
         errors: dict[str, str] = {}
-        for template in scenario.templates:
+        for done, template in enumerate(scenario.templates):
+            if progress is not None:
+                progress(done, len(scenario.templates))
             try:
                 results.append(
                     resolve_template(

@@ -47,6 +47,7 @@ from .input import InputMixin
 from .lifecycle import NoDisplay, SignalStop, on_signals, open_display, signal_name
 from .inspector import InspectorMixin
 from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, THEME, demo_tables, toolbar_layout, view_rect_for
+from .judging import judge_with_progress
 from .live import LiveAdjudicator, placed_templates
 from .odds_worker import OddsWorker
 from .present import PresenterMixin
@@ -799,6 +800,9 @@ def run(path: str | None, size: tuple[int, int] = (1280, 800)) -> int:
             screen = open_display(size, pygame.RESIZABLE)
             scenario, opened, problems = startup_scenario(path)
             app = TabletopApp(scenario, opened, screen.get_size(), problems=problems, recoveries=find_recoveries())
+            if opened is not None and not judge_with_progress(app.live, app.scenario, f"Opening {Path(opened).name}"):
+                app.new_table()
+                app.flash(f"Opening {Path(opened).name} cancelled: a new table instead")
             pacer = FramePacer()  # draws only when something changed: an idle app costs nothing
             while app.running:
                 events, dt = pacer.next_events(app)
