@@ -351,10 +351,12 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
-            mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray) -> list[Detection]:
+            mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
+            drop_unexplained: bool = True) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
-    confident."""
+    confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
+    base: they say it is one, and its sigma says how well it is measured)."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
@@ -386,7 +388,8 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         profile = PROFILE_SIGMA_MM if footprints is not None else 0.0
         sigma = math.sqrt(sigma_fit ** 2 + rect.calibration_rms_mm ** 2 + float(lens_mm[k]) ** 2 + profile ** 2)
         here = float(mm_per_px_at(rect, centres[k:k + 1])[0])
-        if footprints is not None and footprints.taken[k] and footprints.rms[k] > max(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * here):
+        if (drop_unexplained and footprints is not None and footprints.taken[k]
+                and footprints.rms[k] > max(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * here)):
             continue  # an outline no base's profile explains: a stain, a printed cell, a circle drawn across neighbours
         coarse_here = here > COARSE_MM_PER_PX
         if coarse_here:
