@@ -309,3 +309,53 @@ def test_json_has_the_honest_fields(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert {"unfitted", "camera"} <= set(out)
     for b in out["bases"]:
         assert b["shape"] == "round" and isinstance(b["confident"], bool) and "diameter_mm" in b
+
+
+def _table_with_front_face(face_px: int) -> tuple[np.ndarray, tuple[tuple[float, float], ...], tuple[tuple[float, float], ...]]:
+    """A drawn photo: a grey room, a green mat (the table's top) and, below its lower edge, a dark front face
+    ``face_px`` tall on a floor of the mat's own colour. Returns the photo, the top's corners and the outline whose
+    lower side is the face's foot (what an unaided segmentation of mat-coloured floor against the face finds)."""
+    img = np.full((600, 800, 3), (120, 120, 120), np.uint8)
+    top = ((150.0, 450.0), (650.0, 450.0), (650.0, 100.0), (150.0, 100.0))
+    img[100:451, 150:651] = (60, 140, 70)  # the mat
+    img[451:451 + face_px, 150:651] = (30, 30, 40)  # the front face
+    img[451 + face_px:, :] = (60, 140, 70)  # the floor, the mat's colour
+    foot = ((150.0, 450.0 + face_px), (650.0, 450.0 + face_px), (650.0, 100.0), (150.0, 100.0))
+    return cv2.GaussianBlur(img, (0, 0), 0.8), top, foot
+
+
+def test_an_outline_on_the_front_faces_foot_has_a_rival_edge_inside_it() -> None:
+    from tabletop.photo.rectify import RIVAL_RATIO, inner_rivals
+
+    img, top, foot = _table_with_front_face(12)
+    # Taken at the face's foot, the lower side has the table's real edge 12 px inside it, as strong as its own.
+    ratio, inside = inner_rivals(img, foot)[0]
+    assert ratio >= RIVAL_RATIO and inside == pytest.approx(12.0, abs=1.0)
+    # At the table's real edge nothing lies inside it: the face and the floor are outside.
+    assert all(ratio < RIVAL_RATIO for ratio, _ in inner_rivals(img, top))
+
+
+def test_a_doubtful_unaided_outline_marks_every_base_and_says_what_to_do() -> None:
+    from tabletop.photo.pipeline import _doubt_outline
+
+    img, top, foot = _table_with_front_face(12)
+    sigmas, note = _doubt_outline(img, foot, (0.2, 0.2, 0.2, 0.2), None)
+    # Both corners of the lower side may be 12 px off: their sigmas say so; the upper ones keep theirs.
+    assert sigmas[0] == pytest.approx(12.0, abs=1.0) and sigmas[1] == pytest.approx(12.0, abs=1.0)
+    assert sigmas[2:] == (0.2, 0.2)
+    assert note is not None and "lower" in note and "--corners" in note and "markers" in note
+    assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
+
+
+def test_a_contrario_outline_on_bare_mat_is_no_base_and_a_drawn_rim_is() -> None:
+    """Worked numbers: 100 points at chance 1/4 each; 25 aligned is what chance gives (tail about 0.54), 60 aligned
+    has a tail near 1e-13; with 2.4e8 outlines tried (a 1,220 mm square table on a 1 mm grid, 10 sizes, 16 profiles),
+    log10 NFA is about 8.4 - 0.27 > 0 (not a base) and 8.4 - 12.9 < 0 (a base)."""
+    from tabletop.photo.contrario import log10_binomial_tail
+
+    chance, rim = log10_binomial_tail(np.array([100, 100]), np.array([25, 60]))
+    tests = math.log10(1220 * 1220 * 10 * 16)
+    assert -0.5 < chance < -0.1 and tests + chance > 0
+    assert -13.5 < rim < -12.5 and tests + rim < 0
+    # The tail is exact: P[B(4, 1/4) >= 4] = 1/256.
+    assert log10_binomial_tail(np.array([4]), np.array([4]))[0] == pytest.approx(math.log10(1 / 256))

@@ -2,7 +2,8 @@
 (add a missed base by a click, drag a wrong one onto its base, delete the false ones), accept, save, and read the saved
 table back: the bases the review touched are within 0.5 mm of the truth (issue 35's test).
 
-The photo is ``benchmarks.photogen``'s ``markers`` condition, seed 7 (12 MP, tall bases, lens k1 about -0.04), with a
+The photo is ``benchmarks.photogen``'s ``markers`` condition, seed 15 (12 MP, tall bases; seed 7 until the a-contrario
+outline test of issue 34 left it no wrong proposal to drag), with a
 round red token painted on the mat: an objective marker the analysis takes for a base. Which bases are missed, wrong or
 false is not written into the test: it analyses the same photo itself first (the app runs the same analysis) and picks
 them against the generator's truth.
@@ -26,7 +27,7 @@ photogen = pytest.importorskip("benchmarks.photogen")
 
 pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(600)]
 TOOLS = ("Xvfb", "xdotool", "import")
-SEED = 7
+SEED = 15
 TOKEN_AT, TOKEN_MM = (175.0, 550.0), 30.0
 WHEEL_NOTCHES = 20
 """Zoom in 1.15^20, about 16 times: a millimetre is then ten pixels or so."""

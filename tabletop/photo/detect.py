@@ -37,6 +37,7 @@ import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, rimfit, sizesnap, uncertainty
 from tabletop.photo.candidates import MatModel, candidate_px_per_mm, candidates
+from tabletop.photo.contrario import log10_nfa, outline_alignment
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
@@ -66,6 +67,12 @@ OVAL_MODEL_SIGMA_MM = 0.6
 """An oval's position error beyond its fit's own (1-sigma): on the generator's oval photos the fits' sigmas were
 0.1-0.3 mm and their errors up to 1.8 mm (figures and neighbours over the rim bend an ellipse's fit more than a
 circle's). So an oval is always "check this base", its sigma saying how far to look."""
+OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX = 0.75, 1.5
+"""A base's outline is a smooth curve its fitted profile (footprint, height, bevel) explains to a few tenths of a
+millimetre: its edge points' RMS about it was 0.22 mm in the median on the generator's development photos, under
+0.32 mm for three in four. A detection whose outline scatters more than this (or this many of the photo's pixels
+where they are coarser) is not a base: the edge of a stain on a grass mat, a hex cell of a printed mat (a circle
+touching its six sides), a circle drawn across two neighbours scattered 0.8-1.3 mm."""
 SEARCH_MIN_SCORE = 0.3
 FAINT_FLOOR = 0.05
 """Rims under the confidence bar but above this are measured by the half-level fit too: a faint base's rim
@@ -197,19 +204,28 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         snap_err = abs(2 * free_r[i] - 2 * radii[i])
         return confidence_of_rim(float(support[i]), scatter, float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
 
+    # Is there an outline at all? The a-contrario test (``contrario``): the photo's gradient across the outline this
+    # base would have, on more of it than chance allows anywhere on the table.
+    n_points, n_aligned = outline_alignment(rect, centres, radii, mat_colour, mat.whiten)
+    nfa = log10_nfa(rect, n_points, n_aligned, len(sizes))
+    if trace is not None:
+        trace.update(nfa=nfa.copy(), aligned=(n_points.copy(), n_aligned.copy()))
     found: list[tuple[float, int]] = []
     faint: list[tuple[float, int]] = []  # below the bar on the rim fit's scatter: the half-level fit may lift them
+    seen: list[tuple[float, int]] = []  # too faint or scattered for the rim fit, but an outline no chance would draw
     for i in np.nonzero(finite)[0]:
         confidence = rim_confidence(int(i), float(rms[i]))
-        if inside_a_rim(i) or not (0 <= centres[i][0] <= w and 0 <= centres[i][1] <= d):
+        if inside_a_rim(i) or not (0 <= centres[i][0] <= w and 0 <= centres[i][1] <= d) or not nfa[i] < 0:
             continue
         if confidence >= min_confidence:
             found.append((float(np.clip(confidence, 0.0, 1.0)), int(i)))
         elif confidence >= FAINT_FLOOR:
             faint.append((confidence, int(i)))
-    if not found and not faint:
+        else:
+            seen.append((confidence, int(i)))
+    if not found and not faint and not seen:
         return []
-    pick = np.array([i for _, i in found + faint])
+    pick = np.array([i for _, i in found + faint + seen], dtype=int)
     # The centre where the colour is half-way between the base's and the mat's (the rim fit's where the
     # radius runs off). Inside a base's colour, outside the mat's, on most of the circle: or it is not a base.
     # (A faint rim's bands must differ by more than the mat's texture, or its crossings only trace that texture.)
@@ -227,7 +243,8 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                & (half_centres[:, 0] >= 0) & (half_centres[:, 0] <= w) & (half_centres[:, 1] >= 0) & (half_centres[:, 1] <= d))
     keep = list(range(len(found)))  # rows of pick: the confident, then the faint ones lifted over the bar
     lifted: dict[int, float] = {}  # detection: the rays its half-level fit crossed
-    for k in range(len(found), len(pick)):
+    first_faint = len(found)
+    for k in range(first_faint, first_faint + len(faint)):
         i = int(pick[k])
         if trusted[k] and half_rms[k] < rms[i] and half_rays[k] >= rimfit.HALF_MIN_SUPPORT * FIT_RAYS:
             confidence = rim_confidence(i, float(half_rms[k]))
@@ -235,6 +252,16 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                 found.append((float(confidence), i))
                 keep.append(k)
                 lifted[i] = float(half_rays[k])
+    # The faint ones not lifted, and those fainter still, are kept on the a-contrario test alone (their rim confidence
+    # makes them "check this base"), as lifted ones: a larger rim round one can still show it is a figure on a base.
+    # Their centre is the rim fit's (its radius held at the catalogue size), unless the half-level fit is trusted.
+    for k in range(first_faint, len(pick)):
+        i = int(pick[k])
+        if k not in keep:
+            found.append((float(max(rim_confidence(i, float(rms[i])), 0.0)), i))
+            keep.append(k)
+            measurable[k] = False
+            lifted[i] = float(support[i] * FIT_RAYS)
     if not found:
         return []
     pick, half_centres, half_rms, half_rays, half_spread = pick[keep], half_centres[keep], half_rms[keep], half_rays[keep], half_spread[keep]
@@ -324,10 +351,12 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
-            mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray) -> list[Detection]:
+            mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
+            drop_unexplained: bool = True) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
-    confident."""
+    confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
+    base: they say it is one, and its sigma says how well it is measured)."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
@@ -359,6 +388,9 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         profile = PROFILE_SIGMA_MM if footprints is not None else 0.0
         sigma = math.sqrt(sigma_fit ** 2 + rect.calibration_rms_mm ** 2 + float(lens_mm[k]) ** 2 + profile ** 2)
         here = float(mm_per_px_at(rect, centres[k:k + 1])[0])
+        if (drop_unexplained and footprints is not None and footprints.taken[k]
+                and footprints.rms[k] > max(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * here)):
+            continue  # an outline no base's profile explains: a stain, a printed cell, a circle drawn across neighbours
         coarse_here = here > COARSE_MM_PER_PX
         if coarse_here:
             sigma = max(sigma, COARSE_SIGMA_PX * here)

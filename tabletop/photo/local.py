@@ -95,7 +95,7 @@ def fit_base_at(rect: Rectified, x_mm: float, y_mm: float, base_sizes_mm: tuple[
             if np.isfinite(rms[0]):
                 confidence = detect_module.confidence_of_rim(float(support[0]), float(rms[0]), float(strength[0]), 0.0, scale.rms_mm)
                 chosen = [(confidence, 0, c[0], float(rms[0]), float(spread[0]), float(r[0]), float(free_r[0]))]
-                found += detect_module.report_bases(rect, chosen, {}, one, mat.whiten, scale, sizes)
+                found += detect_module.report_bases(rect, chosen, {}, one, mat.whiten, scale, sizes, drop_unexplained=False)
     if shape in ("any", "oval"):
         grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
         rows = _edge_drawing_image(grey)

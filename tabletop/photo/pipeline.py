@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import replace
 
 import numpy as np
 
@@ -12,7 +13,8 @@ from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
-from tabletop.photo.rectify import calibration_rms_mm, find_table, rectified_px_per_mm, rectify, refine_corners, side_profiles
+from tabletop.photo.rectify import (RIVAL_RATIO, calibration_rms_mm, find_table, inner_rivals, rectified_px_per_mm, rectify,
+                                    refine_corners, side_profiles)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 TABLE_CONFIDENT = 0.3
@@ -23,6 +25,28 @@ MAX_CORNER_MOVE_PX = 3.0
 """A given corner is replaced by the edge fit only if the fit lands this close to it: a corner clicked with the app's
 loupe is within a pixel or two, and a fit further off has locked onto another straight edge near the table's (a line
 printed on the mat, the foot of the table's front face)."""
+
+
+SIDE_NAMES = ("lower", "right", "upper", "left")
+
+
+def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None
+                   ) -> tuple[tuple[float, ...], str | None]:
+    """An outline found unaided against the edges inside it (``rectify.inner_rivals``): where a side has a strong
+    straight edge inside it, the table's top edge may be there (the side found is the foot of its front face, a
+    border, the floor), so both its corners' sigmas cover that distance; and the note saying what to do."""
+    doubtful = [(i, inside) for i, (ratio, inside) in enumerate(inner_rivals(image, corners, lens)) if ratio >= RIVAL_RATIO]
+    if not doubtful:
+        return sigmas, None
+    widened = list(sigmas)
+    for i, inside in doubtful:
+        for corner in (i, (i + 1) % 4):
+            widened[corner] = max(widened[corner], inside)
+    sides = ", ".join(f"{SIDE_NAMES[i]} ({inside:.0f} px)" for i, inside in doubtful)
+    return tuple(widened), (f"the table's outline found unaided is doubtful: a second straight edge lies inside its {sides} side, "
+                            "which may be the table's real edge (the one found: the foot of its front face, a border or the floor); "
+                            "every base is marked 'check this base': give the corners with --corners, click them in the app, or lay "
+                            "the printed corner markers (tabletop photo markers)")
 
 
 def _as_corners(points: np.ndarray) -> Corners:
@@ -86,6 +110,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     focal: float | None = None
     lens_rms, k_sigma = 0.0, 0.0
     marked = None
+    unaided = False  # the outline found in the photo alone (no corners given, no markers seen)
     if corners is None and markers:
         from tabletop.photo.markers import table_from_markers
 
@@ -123,6 +148,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             notes.append("the table's edges do not confirm the given corners: used as given (±1 px assumed)")
     else:
         fit = find_table(image)
+        unaided = True
         work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
         if confidence < TABLE_CONFIDENT:
             # Never a silent wrong table: on the generator's photos every outline found this unsure was tens to
@@ -153,13 +179,18 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
+    doubt = None
+    if unaided:
+        sigmas, doubt = _doubt_outline(image, work_corners, sigmas, lens)
+        if doubt is not None:
+            notes.append(doubt)
     camera = camera_from_corners(work_corners, table_mm, size, lens, sigmas, focal, lens_rms, k_sigma)
     h = homography_undistorted(work_corners, table_mm, lens)
     calibration = calibration_rms_mm(h, _as_corners(lens.remove(np.asarray(work_corners))), sigmas)
     rect = rectify(image, work_corners, table_mm, rectified_px_per_mm(work_corners, table_mm), calibration, camera=camera,
                    base_height_mm=base_height_mm)
     found, unfitted = detect(rect, base_sizes_mm)
-    bases = tuple(found)
+    bases = tuple(found) if doubt is None else tuple(replace(b, confident=False) for b in found)
     mm_per_px = photo_scale(rect).mm_per_px
     if mm_per_px > COARSE_MM_PER_PX:
         notes.append(f"the photo is coarse: up to {mm_per_px:.2f} mm of table per pixel (above {COARSE_MM_PER_PX} mm some bases "

@@ -665,6 +665,67 @@ def side_profiles(image: np.ndarray, corners_px: Corners) -> list[np.ndarray]:
     return sides
 
 
+RIVAL_BAND = 0.012
+"""How far inside each side of an outline found unaided (a fraction of the photo's diagonal: 60 px on a 12 MP photo)
+another straight edge is looked for: a table's front face seen below its near side is a band of a few to a few tens of
+pixels, and the table's top edge is the innermost of its edges (the face and the floor lie beyond it, never within)."""
+RIVAL_MIN_PX = 3.0
+"""Lines nearer the side than this are its own edge's blur."""
+RIVAL_RATIO = 0.5
+"""An inner straight edge at least this strong against the side's own makes the side doubtful: on the generator's
+photos the near side taken 3-30 px outside the table's edge (the front face's foot, its shadow, a floor the mat's
+colour) had an edge 0.8-6 times as strong inside it; the sides found right had none over 0.4 (the blur's shoulder, a
+base near the edge). The gradient's magnitude is scored, not its room-to-mat part: a floor of the mat's own colour
+leaves that direction undefined."""
+
+
+def _magnitude_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
+                     lens: Distortion | None) -> tuple[np.ndarray, np.ndarray]:
+    """Colour-gradient magnitude along normals through ``points`` (undistorted pixels with a ``lens``)."""
+    offsets = np.arange(-half, half + step / 2, step)
+    xy = points[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+    if lens is not None and not lens.identity:
+        xy = lens.apply(xy)
+    prof = cv2.remap(image, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if prof.ndim == 2:
+        prof = prof[..., None]
+    grad = np.zeros_like(prof)
+    grad[:, 1:-1] = (prof[:, 2:] - prof[:, :-2]) / (2 * step)
+    return offsets, np.sqrt(np.sum(grad ** 2, axis=2))
+
+
+def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None,
+                 samples: int = 60) -> list[tuple[float, float]]:
+    """Per side (bottom, right, top, left): the strongest straight edge inside it within ``RIVAL_BAND`` of the photo's
+    diagonal, as (its mean gradient over the side's own, its distance inside in pixels). A ratio of ``RIVAL_RATIO`` or
+    more says the side found may be the foot of the table's front face, a border or the floor, not its top edge."""
+    quad = np.asarray(corners_px, dtype=np.float64)
+    if lens is not None:
+        quad = lens.remove(quad)
+    h, w = image.shape[:2]
+    band = max(4 * RIVAL_MIN_PX, RIVAL_BAND * math.hypot(w, h))
+    step = 0.5
+    centre = quad.mean(axis=0)
+    out = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / float(np.linalg.norm(b - a))
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # into the table
+        t = np.linspace(0.06, 0.94, samples)
+        pts = a[None, :] + t[:, None] * (b - a)[None, :]
+        offsets, strength = _magnitude_lines(image, pts, normal, band, step, lens)
+        score, slopes = _line_scores(strength, 1)
+        mean_offset = offsets[None, :] + 0.5 * slopes[:, None] * step  # each line's offset halfway along the side
+        own = float(score[np.abs(mean_offset) <= RIVAL_MIN_PX / 2].max())
+        inner = np.where(mean_offset > RIVAL_MIN_PX, score, -1.0)
+        k = int(np.argmax(inner))
+        out.append((float(inner.flat[k]) / max(own, 1e-9), float(mean_offset.flat[k])))
+    return out
+
+
 def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
     small, f = _small_copy(image)
