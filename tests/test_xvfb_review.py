@@ -2,11 +2,11 @@
 (add a missed base by a click, drag a wrong one onto its base, delete the false ones), accept, save, and read the saved
 table back: the bases the review touched are within 0.5 mm of the truth (issue 35's test).
 
-The photo is ``benchmarks.photogen``'s ``markers`` condition, seed 15 (12 MP, tall bases; seed 7 until the a-contrario
-outline test of issue 34 left it no wrong proposal to drag), with a
-round red token painted on the mat: an objective marker the analysis takes for a base. Which bases are missed, wrong or
-false is not written into the test: it analyses the same photo itself first (the app runs the same analysis) and picks
-them against the generator's truth.
+The photo is ``benchmarks.photogen``'s ``markers`` condition (12 MP, tall bases), with a round red token painted on
+the mat: an objective marker the analysis takes for a base. Which bases are missed, wrong or false is not written
+into the test: it analyses the photo itself first (the app runs the same analysis) and picks them against the
+generator's truth; the photo is the first of the condition's seeds that has all three (as the analysis improves, a
+seed may lose its wrong proposal: the test then takes the next, instead of failing for a better answer).
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ photogen = pytest.importorskip("benchmarks.photogen")
 
 pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(600)]
 TOOLS = ("Xvfb", "xdotool", "import")
-SEED = 15
+SEEDS = range(1, 41)
 TOKEN_AT, TOKEN_MM = (175.0, 550.0), 30.0
 WHEEL_NOTCHES = 20
 """Zoom in 1.15^20, about 16 times: a millimetre is then ten pixels or so."""
 
 
-def _photo_with_token(out: Path) -> dict:
+def _photo_with_token(out: Path, seed: int) -> dict:
     """The generator's photo with a red token (a flat disc 30 mm across, 0.8 mm thick) painted on bare mat; its truth."""
-    path, truth = photogen.cached_photo("markers", SEED)
+    path, truth = photogen.cached_photo("markers", seed)
     img = cv2.imread(str(path))
     cam = truth["camera"]
     k, dist, rvec, tvec = (np.asarray(cam[key], dtype=np.float64) for key in ("K", "dist", "rvec", "tvec"))
@@ -55,15 +55,22 @@ def _photo_with_token(out: Path) -> dict:
     return truth
 
 
-def _plan(photo: Path, truth: dict) -> tuple[list, dict, tuple, list]:
+def _plan(photo: Path, truth: dict) -> tuple[list, dict, tuple, list] | None:
     """The analysis the app will make, and against the truth: a missed base the local fit places well, a wrong
-    proposal that refits well on its base, and the false proposals."""
+    proposal that refits well on its base, and the false proposals (one of them the token); None when the photo
+    lacks one of them."""
     from tabletop.photo.imageio import load_image
     from tabletop.photo.local import fit_base_at, rectified_for
     from tabletop.photo.pipeline import analyse_image
+    from tabletop.photo.values import PhotoError
 
     loaded = load_image(photo)
-    result = analyse_image(loaded, tuple(truth["table_mm"]))
+    try:
+        result = analyse_image(loaded, tuple(truth["table_mm"]))
+    except PhotoError:
+        return None  # no table found unaided (markers not all seen): the app would ask for corners
+    if result.coarse:
+        return None  # the app would first warn about the photo's scale: another review than this test drives
     rect = rectified_for(loaded, result)
     bases = [b for b in truth["bases"] if b["z_mm"] == 0]
 
@@ -84,14 +91,23 @@ def _plan(photo: Path, truth: dict) -> tuple[list, dict, tuple, list]:
         e, b = nearest(d)
         if e > (b.get("diameter_mm") or b["length_mm"]) / 2:
             false.append(d)
-        elif e > 1.0:
-            fit = fit_base_at(rect, b["x_mm"], b["y_mm"])
-            if fit is not None and math.hypot(fit.x_mm - b["x_mm"], fit.y_mm - b["y_mm"]) < 0.35:
+        elif e > 0.5:  # off by more than the review must deliver; refitted where dropped as the app does, at its own shape
+            fit = fit_base_at(rect, b["x_mm"], b["y_mm"], shape="oval" if getattr(d, "shape", "round") == "oval" else "round")
+            if fit is not None and math.hypot(fit.x_mm - b["x_mm"], fit.y_mm - b["y_mm"]) < 0.35 and fit.diameter_mm == (b.get("diameter_mm") or b["length_mm"]):
                 wrong.append((d, b))
-    assert missed, "the photo has a missed base the local fit places within 0.35 mm"
-    assert wrong, "the photo has a wrong proposal that refits within 0.35 mm"
-    assert any(math.hypot(d.x_mm - TOKEN_AT[0], d.y_mm - TOKEN_AT[1]) < 5 for d in false), "the token is proposed as a base"
+    if not missed or not wrong or not any(math.hypot(d.x_mm - TOKEN_AT[0], d.y_mm - TOKEN_AT[1]) < 5 for d in false):
+        return None
     return proposals, missed[0], wrong[0], false
+
+
+def _photo_to_review(out: Path) -> tuple[dict, tuple[list, dict, tuple, list]]:
+    """The first seed's photo with a missed base, a wrong proposal and the token proposed: its truth and plan."""
+    for seed in SEEDS:
+        truth = _photo_with_token(out, seed)
+        plan = _plan(out, truth)
+        if plan is not None:
+            return truth, plan
+    pytest.fail(f"none of the markers photos (seeds {SEEDS.start}-{SEEDS.stop - 1}) has a missed base, a wrong proposal and the token proposed")
 
 
 def _near(colour: tuple[int, ...], want: tuple[int, int, int], tol: int = 45) -> bool:
@@ -123,8 +139,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
     from tabletop.model import Scenario, Table
 
     photo = tmp_path / "photo.jpg"
-    truth = _photo_with_token(photo)
-    proposals, missed, (wrong, wrong_truth), false = _plan(photo, truth)
+    truth, (proposals, missed, (wrong, wrong_truth), false) = _photo_to_review(photo)
     table = tmp_path / "table.toml"
     w_mm, d_mm = truth["table_mm"]
     scenario_io.save(Scenario(Table(w_mm, d_mm), title="review", units="mm"), table)
