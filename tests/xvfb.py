@@ -67,7 +67,7 @@ def start_xvfb(screen: str = "1600x1000x24", timeout: float = 30.0) -> tuple[sub
     anyone else's), returned once it accepts connections, with its ``DISPLAY`` value."""
     read_fd, write_fd = os.pipe()
     xvfb = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", screen, "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(write_fd), "-screen", "0", screen, "-nolisten", "tcp", "-noreset"],
         pass_fds=(write_fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     os.close(write_fd)
@@ -87,8 +87,9 @@ def start_xvfb(screen: str = "1600x1000x24", timeout: float = 30.0) -> tuple[sub
     finally:
         os.close(read_fd)
     display = f":{int(data.strip())}"
-    # The number is written once the server listens; under heavy load, make sure a client really gets in
-    # before an app is started on it (an app that cannot connect exits with "no display").
+    # The number is written once the server listens; make sure a client really gets in before an app is
+    # started on it. -noreset: without it the server resets when its last client leaves (this probe, an
+    # xdotool call), and a client connecting meanwhile is refused ("no display", openbox exiting 1).
     probe = dict(os.environ, DISPLAY=display)
     while subprocess.run(["xdotool", "getdisplaygeometry"], env=probe, capture_output=True, timeout=timeout).returncode != 0:
         if xvfb.poll() is not None or time.monotonic() > end:
