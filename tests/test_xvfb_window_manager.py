@@ -52,11 +52,17 @@ class WmDesk(Desk):
         wm_home.mkdir()
         env = dict(self.env, HOME=str(wm_home), XDG_CONFIG_HOME=str(wm_home / "config"), XDG_CACHE_HOME=str(wm_home / "cache"))
         self.wm_log = tmp_path / "openbox.log"
-        with open(self.wm_log, "wb") as log:
-            self.wm = popen_group(["openbox", "--sm-disable"], env=env, stdout=log, stderr=subprocess.STDOUT)
-        wait_until(self._wm_running, "Openbox to manage the display", 30)
+        self.wm: subprocess.Popen[bytes] | None = None
+        try:
+            with open(self.wm_log, "wb") as log:
+                self.wm = popen_group(["openbox", "--sm-disable"], env=env, stdout=log, stderr=subprocess.STDOUT)
+            wait_until(self._wm_running, "Openbox to manage the display", 30)
+        except BaseException:
+            self.close()  # no fixture teardown runs for a desk that failed to start: end its Xvfb and Openbox here
+            raise
 
     def _wm_running(self) -> bool:
+        assert self.wm is not None
         if self.wm.poll() is not None:
             pytest.fail(f"openbox exited ({self.wm.returncode}): {self.wm_log.read_text(errors='replace')[-1000:]}")
         done = subprocess.run(["wmctrl", "-m"], env=self.env, capture_output=True, text=True, timeout=20)
