@@ -156,6 +156,18 @@ class TemplateShape:
             return math.hypot(self.length, self.width) / 2
         return self.length
 
+    def local_extent(self) -> tuple[float, float, float]:
+        """(u_min, u_max, half width across) in the template's own frame, focus at 0, axis +u."""
+        if self.kind == "circle":
+            return -self.radius, self.radius, self.radius
+        if self.kind == "rect":
+            return -self.length / 2, self.length / 2, self.width / 2
+        if self.kind == "teardrop":
+            return 0.0, self.length, max(self.tip_width, self.end_width) / 2
+        # cone: apex at 0, the arc reaches u = length on the axis; wider than a half turn, the full length across.
+        half = math.radians(self.angle / 2)
+        return 0.0, self.length, self.length * math.sin(half) if self.angle <= 180 else self.length
+
     @property
     def half_width(self) -> float:
         """Half the template's width (Infinity: the template's height)."""

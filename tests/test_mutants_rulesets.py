@@ -13,7 +13,7 @@ from tabletop.rulesets.catastrophic.rules import critical_of
 from tabletop.rulesets.infinity.rules import close_combats, has_no_damage, in_front_arc, relation, silhouette_span
 from tabletop.rulesets.robotech.rules import scatter_point
 from tabletop.rulesets.increments.rules import block_start, gap, measure, save_dc
-from tabletop.rulesets.wwpd.rules import battery_offsets, local_extent
+from tabletop.rulesets.wwpd.rules import battery_offsets
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_wwpd_battery_offsets_at_a_50_mm_pitch(n: int, even_centre: str, want: l
     ],
 )
 def test_wwpd_local_extent(shape: TemplateShape, want: tuple[float, float, float]) -> None:
-    assert local_extent(shape) == pytest.approx(want, abs=1e-12)
+    assert shape.local_extent() == pytest.approx(want, abs=1e-12)
 
 
 @pytest.mark.parametrize(

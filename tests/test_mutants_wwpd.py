@@ -18,7 +18,7 @@ from tabletop.coverage import table_geometry
 from tabletop.dice import Dice
 from tabletop.marks import TEXT, WARN
 from tabletop.report import report_json
-from tabletop.rulesets.wwpd.rules import friends, lay, local_extent
+from tabletop.rulesets.wwpd.rules import friends, lay
 from tabletop.scenario_io import loads
 
 WWPD = rulesets.get("wwpd")
@@ -66,7 +66,7 @@ POINT = {"allow_point_aim": True}
 
 def test_a_half_turn_cone_reaches_its_full_length_across() -> None:
     s = loads(mm_table(model("a", 100, 100, 25), template("c", '{kind = "cone", length = 40, angle = 180}', "at = [300, 300]")))
-    assert local_extent(s.templates[0].shape) == (0.0, 40.0, 40.0)  # sin 90° = 1: the same at a half turn
+    assert s.templates[0].shape.local_extent() == (0.0, 40.0, 40.0)  # sin 90° = 1: the same at a half turn
 
 
 def test_a_rect_wider_than_long_keeps_its_axis_on_the_line_of_fire_and_spans_its_width() -> None:

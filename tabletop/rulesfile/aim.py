@@ -43,22 +43,9 @@ class Aim:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def local_extent(shape: TemplateShape) -> tuple[float, float, float]:
-    """(u_min, u_max, half width across) of ``shape`` in its own frame, focus at 0, axis +u."""
-    if shape.kind == "circle":
-        r = shape.diameter / 2
-        return -r, r, r
-    if shape.kind == "rect":
-        return -shape.length / 2, shape.length / 2, shape.width / 2
-    if shape.kind == "teardrop":
-        return 0.0, shape.length, max(shape.tip_width, shape.end_width) / 2
-    half = math.radians(shape.angle / 2)
-    return 0.0, shape.length, shape.length * math.sin(half) if shape.angle <= 180 else shape.length
-
-
 def lay(shape: TemplateShape, tid: str, at: tuple[float, float], fire: float, orient: str, centre: str, written: float) -> tuple[PlacedTemplate, float]:
     """``shape`` with its focus (or middle) on ``at``; returns it and its extent across the line of fire."""
-    u_min, u_max, half_v = local_extent(shape)
+    u_min, u_max, half_v = shape.local_extent()
     along, across = u_max - u_min, 2 * half_v
     if orient == "across":
         if shape.kind == "circle" or along >= across:
@@ -124,7 +111,7 @@ def take_aim(rules: Rules, ctx: Context) -> Aim:
     written = ctx.placed.heading
     if pl.on == "as_written":
         first = ctx.placed
-        extent = 2 * local_extent(shape)[2]
+        extent = 2 * shape.local_extent()[2]
         if pl.orient != "as_written" or pl.centre != "focus":
             first, extent = lay(shape, ctx.placed.id, ctx.placed.focus, fire, pl.orient, pl.centre, written)
     else:
@@ -132,7 +119,8 @@ def take_aim(rules: Rules, ctx: Context) -> Aim:
         if pl.on == "target" and target is not None:
             at = target.centre
         elif pl.on == "firer_edge" and firer is not None:
-            u_min = local_extent(shape)[0] if pl.centre == "focus" else (local_extent(shape)[0] - local_extent(shape)[1]) / 2
+            back, front, _ = shape.local_extent()
+            u_min = back if pl.centre == "focus" else (back - front) / 2
             edge = base_edge_point(firer, fire)
             at = (edge[0] - u_min * math.cos(math.radians(fire)), edge[1] - u_min * math.sin(math.radians(fire)))
         elif pl.on == "range" and firer is not None:

@@ -74,28 +74,13 @@ SETTINGS: dict[str, tuple[Any, str]] = {
 }
 
 
-def local_extent(shape: TemplateShape) -> tuple[float, float, float]:
-    """(u_min, u_max, half width across) of ``shape`` in its own frame, focus at 0, axis +u."""
-    if shape.kind == "circle":
-        r = shape.diameter / 2
-        return -r, r, r
-    if shape.kind == "rect":
-        return -shape.length / 2, shape.length / 2, shape.width / 2
-    if shape.kind == "teardrop":
-        return 0.0, shape.length, max(shape.tip_width, shape.end_width) / 2
-    # cone (angle <= 180): apex at 0, the arc reaches u = length on the axis.
-    half = math.radians(shape.angle / 2)
-    across = shape.length * math.sin(half) if shape.angle <= 180 else shape.length
-    return 0.0, shape.length, across
-
-
 def lay(shape: TemplateShape, template_id: str, centre: tuple[float, float], fire: float) -> tuple[PlacedTemplate, float]:
     """``shape`` centred on ``centre`` with its longest dimension across the line of fire ``fire``.
 
     Returns the placed template and its extent along the line across the line of fire.
     The centre of a template is the centre of its bounding box in its own frame.
     """
-    u_min, u_max, half_v = local_extent(shape)
+    u_min, u_max, half_v = shape.local_extent()
     along, across = u_max - u_min, 2 * half_v
     if shape.kind == "circle" or along >= across:
         # The axis carries the longest dimension: lay it across the line of fire.
