@@ -20,7 +20,7 @@ from typing import Any
 from tabletop.catalogue import shape_from_table
 from tabletop.dice import RollSpec
 from tabletop.model import TemplateShape
-from tabletop.rulesfile.expr import DiceTerm, Expr, ExprError, constant_int, parse, split_test
+from tabletop.rulesfile.expr import Expr, ExprError, constant_int, parse, split_test
 from tabletop.rulesfile.reading import Located
 from tabletop.rulesfile.schema import Modifier, Quote, RulesFile
 from tabletop.scenario_io.lines import format_path
@@ -41,7 +41,7 @@ class RollRule:
     """A named roll: its dice, its total (modifiers included) and what it needs."""
 
     name: str
-    dice: DiceTerm
+    dice: RollSpec
     total: Expr
     needs: Expr | None
     modifiers: tuple[tuple[Expr, Expr], ...] = ()

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop.dice import RollSpec
 from tabletop.placement import PlacementError
 from tabletop.units import MM_PER_UNIT
 
@@ -59,25 +60,6 @@ class ExprError(ValueError):
         self.column = column
 
 
-@dataclass(frozen=True)
-class DiceTerm:
-    """``count`` dice of ``sides`` summed."""
-
-    count: int
-    sides: int
-
-    @property
-    def lowest(self) -> int:
-        return self.count
-
-    @property
-    def highest(self) -> int:
-        return self.count * self.sides
-
-    def label(self) -> str:
-        return f"{self.count if self.count > 1 else ''}D{self.sides}"
-
-
 Env = Mapping[str, Any]
 
 
@@ -87,7 +69,7 @@ class Expr:
 
     text: str
     fn: Callable[[Env], Any] = field(repr=False, compare=False)
-    dice: DiceTerm | None = None
+    dice: RollSpec | None = None
     #: (owner, name) pairs read: ("attacker", "BS"), ("weapon", "md"), ("var", "strike").
     refs: frozenset[tuple[str, str]] = frozenset()
     #: Its value when it reads nothing and rolls nothing.
@@ -164,7 +146,7 @@ class _Compiler:
         self.text = text
         self.allow_dice = allow_dice
         self.variables = variables
-        self.dice: DiceTerm | None = None
+        self.dice: RollSpec | None = None
         self.refs: set[tuple[str, str]] = set()
 
     def fail(self, message: str, node: ast.AST | None = None) -> ExprError:
@@ -207,7 +189,7 @@ class _Compiler:
                 raise self.fail(f"{count}d{sides}: between 1 and {MAX_DICE} dice", node)
             if not 2 <= sides <= MAX_SIDES:
                 raise self.fail(f"{count}d{sides}: a die has between 2 and {MAX_SIDES} sides", node)
-            self.dice = DiceTerm(count, sides)
+            self.dice = RollSpec(count, sides)
             return lambda env: env["__dice"]
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and not node.keywords:
             if len(node.args) < 2:
