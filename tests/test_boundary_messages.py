@@ -109,7 +109,8 @@ def test_every_problem_of_a_file_is_named_at_once() -> None:
     )
     assert _problems(text) == [
         't.toml:2: ruleset: unknown ruleset \'robotek\': did you mean "robotech"?',
-        "t.toml:6: model[0].base: is required (the unknown key 'bsae' looks like a misspelling of 'base')",
+        # line 10, the misspelt key's own line (its [[model]] header is line 6): the line a player edits
+        "t.toml:10: model[0].base: is required (the unknown key 'bsae' looks like a misspelling of 'base')",
         "t.toml:13: template[0].shape: no template named 'smal_blast' in the catalogue (did you mean 'small_blast'?)",
         "t.toml:17: template[1].shape.diameter: must be positive, got -50.8 mm",
         "t.toml:18: template[1].impact.attacker: attacker 'aa' is not a model on this table (did you mean 'a'?)",
@@ -258,3 +259,11 @@ def test_a_rect_or_oval_base_needs_both_sides(shape: str) -> None:
     assert _problems(text) == [f"t.toml:9: model[0].base: a {shape} base needs both length and width (a round base takes length alone)"]
     both = scenario_io.loads(text.replace("length = 2", "length = 2, width = 1"), "t.toml")
     assert (both.models[0].base.length, both.models[0].base.width) == (50.8, 25.4)
+
+
+def test_a_misspelt_required_key_is_named_at_its_own_line_in_json() -> None:
+    """The player edits the misspelt key, so its line is given, not the line that opens its object."""
+    text = '{"format": 1, "table": {"width": 24, "depth": 24},\n "model": [{"id": "a", "x": 1, "y": 1,\n   "bsae": "25mm"}]}'
+    assert _problems(text, "t.json") == [
+        "t.json:3: model[0].base: is required (the unknown key 'bsae' looks like a misspelling of 'base')",
+    ]

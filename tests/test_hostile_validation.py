@@ -48,7 +48,7 @@ BARE_TOML = 'format = 1\ntitle = "t"\n[table]\nwidth = 24\ndepth = 18\n'
 def test_did_you_mean_is_blind_to_case() -> None:
     """`X = 5` for `x`: difflib finds nothing alike in "X" and "x", so the message said only 'is required'."""
     assert _problems(BARE_TOML + '[[model]]\nid = "a"\nX = 5\ny = 5\nbase = 1\n', "t.toml") == [
-        "t.toml:6: model[0].x: is required (the unknown key 'X' looks like a misspelling of 'x')",
+        "t.toml:8: model[0].x: is required (the unknown key 'X' looks like a misspelling of 'x')",  # X's own line
     ]
     text = BARE_TOML + '[[model]]\nid = "sgt"\nx = 5\ny = 5\nbase = 1\nengaged = ["SGT2"]\nSide = "red"\n[[model]]\nid = "sgt2"\nx = 9\ny = 5\nbase = 1\n'
     assert _problems(text, "t.toml") == [

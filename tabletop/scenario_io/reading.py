@@ -104,8 +104,9 @@ class _Report:
                 self._lines = toml_lines(self.text)
         return _line_for(self._lines, loc)
 
-    def __call__(self, loc: Sequence[Any], message: str, warning: bool = False) -> None:
-        p = Problem(self.name, format_path(loc), message, self.line(loc), warning)
+    def __call__(self, loc: Sequence[Any], message: str, warning: bool = False, line_of: Sequence[Any] | None = None) -> None:
+        """Report ``message`` for the field ``loc``, at the line of ``line_of`` (the field's own by default)."""
+        p = Problem(self.name, format_path(loc), message, self.line(loc if line_of is None else line_of), warning)
         (self.warnings if warning else self.problems).append(p)
 
     def error(self) -> ScenarioError:
@@ -145,12 +146,14 @@ def _schema_parse(data: dict[str, Any], units: str, report: _Report, unknown: di
         for err in exc.errors():
             sub, message = _split_sub(_message(err))
             loc = (*_clean_loc(err["loc"]), *sub)
+            line_of = None
             if err.get("type") == "missing":
                 typo = _misspelt(data, loc, unknown)
                 if typo is not None:
                     message = f"is required (the unknown key {typo!r} looks like a misspelling of {loc[-1]!r})"
                     unknown.pop((*loc[:-1], typo), None)  # said here: not again as a warning
-            report(loc, message)
+                    line_of = (*loc[:-1], typo)  # the line to edit is the misspelt key's, not its table's
+            report(loc, message, line_of=line_of)
     return None
 
 
