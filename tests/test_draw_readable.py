@@ -200,3 +200,19 @@ def test_app_palette_key_and_help() -> None:
     finally:
         pilot.close()
         set_palette("default")
+
+
+def test_a_refusal_reason_is_wrapped_whole_under_its_banner_not_cut() -> None:
+    """The reason ends with what to do ("place it with impact = {attacker, target} ..."): cut at 57
+    characters it lost exactly that, so it is wrapped on up to three lines of 60 characters."""
+    from tabletop.draw.scene import REFUSAL_LINE_CHARS, REFUSAL_MAX_LINES, refusal_lines
+
+    reason = "a Robotech Blast needs an attacker: place it with impact = {attacker, target} (or at for Indirect Fire)"
+    lines = refusal_lines(reason)
+    assert lines == ["a Robotech Blast needs an attacker: place it with impact =", "{attacker, target} (or at for Indirect Fire)"]
+    assert " ".join(lines) == reason
+    assert refusal_lines("short") == ["short"]
+    long = " ".join(["word"] * 100)  # 499 characters: more than three lines hold
+    cut = refusal_lines(long)
+    assert len(cut) == REFUSAL_MAX_LINES and cut[-1].endswith(" …")
+    assert all(len(line) <= REFUSAL_LINE_CHARS for line in cut)

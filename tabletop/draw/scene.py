@@ -5,6 +5,7 @@ projects these arrays through the Viewport."""
 from __future__ import annotations
 
 import math
+import textwrap
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -607,6 +608,17 @@ def _top_middle(ring: FloatArray) -> tuple[float, float]:
         if abs(float(ring[j, 1]) - y) <= 0.5 and float(ring[j, 0]) != x:
             xs.append(float(ring[j, 0]))
     return (sum(xs) / len(xs), y)
+
+
+#: A refusal's reason under its banner: lines of at most this many characters, at most this many lines.
+REFUSAL_LINE_CHARS = 60
+REFUSAL_MAX_LINES = 3
+
+
+def refusal_lines(reason: str) -> list[str]:
+    """``reason`` wrapped under a NOT ALLOWED / NULLIFIED banner: whole, unless it runs past
+    :data:`REFUSAL_MAX_LINES` lines (the instruction it ends with is what a player needs to read)."""
+    return textwrap.wrap(reason, REFUSAL_LINE_CHARS, max_lines=REFUSAL_MAX_LINES, placeholder=" …")
 
 
 def _inch_label(inches: float) -> str:

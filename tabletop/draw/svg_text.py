@@ -13,7 +13,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from tabletop.draw.plan import action_box, fit_box, legend_rows, scale_bar, title_lines
-from tabletop.draw.scene import _Scene, _inch_label, _top_middle
+from tabletop.draw.scene import _Scene, _inch_label, _top_middle, refusal_lines
 from tabletop.draw.style import INCH, STATUS_COLOURS, Colour, DrawOptions
 from tabletop.draw.svg_primitives import _arrow_path, _rgb, _text
 from tabletop.label_layout import LabelRequest, Overlay, Placement, Rect, base_boxes, dock_overlays, layout_labels
@@ -150,7 +150,7 @@ def label_requests(scene: _Scene, vp: Viewport, options: DrawOptions, canvas: tu
             word = "NULLIFIED" if t.reason and "nullif" in t.reason.lower() else "NOT ALLOWED"
             lines = [Line(word, 22, (255, 255, 255), True)]
             if t.reason:
-                lines.append(Line(t.reason if len(t.reason) <= 60 else t.reason[:57] + "...", 14, TEXT))
+                lines.extend(Line(line, 14, TEXT) for line in refusal_lines(t.reason))
             k = int(np.argmax(ring[:, 1]))
             text = word + (f": {t.reason}" if t.reason else "")
             out.append(_label(f"refusal:{t.id}", (float(ring[k, 0]), float(ring[k, 1])), lines, REFUSAL_BACK, PRIORITY["refusal"], ("below", "below_right", "below_left", "right", "left"), 2.0, True, "refusal", text))

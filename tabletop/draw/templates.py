@@ -9,7 +9,7 @@ import pygame
 
 from tabletop.draw.labels import PRIORITY, Label, block
 from tabletop.draw.primitives import _arrow, _dashed, _disjoint, _fill_poly, _fill_ring, _screen_rect
-from tabletop.draw.scene import _Scene, _TemplateArt, _bbox_visible, _hatch_cached, _hatch_spacing, _top_middle
+from tabletop.draw.scene import _Scene, _TemplateArt, _bbox_visible, _hatch_cached, _hatch_spacing, _top_middle, refusal_lines
 from tabletop.draw.style import DrawOptions, FloatArray, SCATTER, SHADOW_FILL, SHADOW_HATCH, TEMPLATE_FILL, VISIBLE_FILL
 from tabletop.draw.text import _text
 from tabletop.label_layout import LabelRequest
@@ -140,8 +140,7 @@ def _refusal(art: _TemplateArt, ring: FloatArray) -> Label:
     word = "NULLIFIED" if art.reason and "nullif" in art.reason.lower() else "NOT ALLOWED"
     parts = [_text(word, 22, (255, 255, 255), REFUSAL_BACK, bold=True)]
     if art.reason:
-        reason = art.reason if len(art.reason) <= 60 else art.reason[:57] + "..."
-        parts.append(_text(reason, 14, TEXT, (14, 16, 20)))
+        parts.extend(_text(line, 14, TEXT, (14, 16, 20)) for line in refusal_lines(art.reason))
     surf = block(parts)
     k = int(np.argmax(ring[:, 1]))
     anchor = (float(ring[k, 0]), float(ring[k, 1]))
