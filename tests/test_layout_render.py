@@ -297,3 +297,22 @@ def test_a_leader_sprite_paints_exactly_the_strokes_it_replaces(scale: float) ->
     finally:
         set_ui_scale(1.0)
         _reset_caches()
+
+
+def test_the_hidden_labels_note_says_hover_only_where_hovering_is_possible() -> None:
+    """A still (a PNG, an SVG, an export) cannot be hovered: its note says why labels are missing."""
+    from tabletop.draw.plan import hidden_words
+
+    assert hidden_words(1, live=True) == "+1 label hidden · hover a model or zoom in"
+    assert hidden_words(3, live=False) == "+3 labels hidden: no room at this size"
+    s = big_table(300, 40, 6, seed=5)
+    adj = adjudicate(s)
+    vp = Viewport.fit(s.table.width, s.table.depth, (0, 0, 800, 500)).zoomed(2.0, (400, 250))
+    pills = {}
+    for live in (True, False):
+        _reset_caches()
+        surface = pygame.Surface((800, 500))
+        frame = draw_scene(surface, vp, adj, DrawOptions(live=live))
+        x, y, w, h = frame.overlays["hidden"]
+        pills[live] = (w, pygame.image.tobytes(surface.subsurface((x, y, w, h)), "RGB"))
+    assert pills[True] != pills[False]  # the two wordings are drawn, not one of them twice

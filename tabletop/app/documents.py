@@ -126,7 +126,7 @@ class DocumentsMixin:
         try:
             surface = pygame.Surface(r.size)
             vp = Viewport(self.viewport.centre, self.viewport.scale, (0, 0, r.width, r.height))
-            draw_scene(surface, vp, self._in_app_words(self.adjudication()), self._draw_options(selected=False))
+            draw_scene(surface, vp, self._in_app_words(self.adjudication()), self._draw_options(still=True))
             png = io.BytesIO()
             pygame.image.save(surface, png, "export.png")
             atomic_write(path, png.getvalue())  # an old PNG is replaced whole or not at all

@@ -29,7 +29,7 @@ def export_as(app: Any, path: str) -> bool:
             from tabletop.draw.svg import render_svg
 
             r = app.view_rect
-            render_svg(adj, path, (max(320, r.width), max(240, r.height)), app._draw_options(selected=False), "table")
+            render_svg(adj, path, (max(320, r.width), max(240, r.height)), app._draw_options(still=True), "table")
         elif suffix == ".gif":
             from tabletop.draw.animate import render_animation
 

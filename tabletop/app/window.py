@@ -638,9 +638,10 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             cached = self._app_words = (adj, for_the_app(adj))
         return cached[1]
 
-    def _draw_options(self, selected: bool = True) -> Any:
+    def _draw_options(self, still: bool = False) -> Any:
+        """What the window draws; ``still``: an export (no selection, no hover hints)."""
         v = self.state.view
-        sel = self.state.selection.id if selected and self.state.selection else None
+        sel = self.state.selection.id if not still and self.state.selection else None
         hov = self.hovered.id if self.hovered and not self._modal_open() else None
         return DrawOptions(
             show_grid=v.show_grid,
@@ -654,6 +655,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             template_alpha=70,
             palette="cb" if v.palette_cb else "default",
             ui_scale=self.ui_scale,
+            live=not still,
         )
 
     @property

@@ -310,5 +310,5 @@ def _draw_static(
     bases, marks = label_paint.bases_on_screen(sc, scene.radii * vp.scale, [m.id for m in scene.models], clip)
     foci = [vp.to_screen(*art.placed.focus) for art in scene.templates if _bbox_visible(art.bbox, view) and not (scene.art is not None and art.id in scene.art.replaced)]
     table = tuple(_screen_rect(vp, (0.0, 0.0, scene.width, scene.depth), pad=0))
-    frame, by_id = label_paint.place_and_paint(surface, clip, table, labels, bases, marks, np.asarray(foci, dtype=float).reshape(-1, 2), panels, regions, previous)
+    frame, by_id = label_paint.place_and_paint(surface, clip, table, labels, bases, marks, np.asarray(foci, dtype=float).reshape(-1, 2), panels, regions, previous, options.live)
     return frame, by_id

@@ -17,6 +17,7 @@ import numpy as np
 import pygame
 
 from tabletop.draw.frame import Frame
+from tabletop.draw.plan import hidden_words
 from tabletop.draw.style import ui_scale
 from tabletop.draw.text import _KEY, _text
 from tabletop.label_layout import BaseMark, Layout, LabelRequest, Overlay, Placement, Rect, base_boxes, dock_overlays, layout_labels
@@ -160,10 +161,9 @@ def paint(surface: pygame.Surface, placements: Sequence[Placement], surfaces: di
     surface.fblits([*_leader_sprites(placements), *((surfaces[p.id], p.rect[:2]) for p in placements if p.id in surfaces)])
 
 
-def hidden_pill(count: int) -> pygame.Surface:
+def hidden_pill(count: int, live: bool) -> pygame.Surface:
     """The "+n labels hidden" note."""
-    words = f"+{count} label{'s' if count != 1 else ''} hidden · hover a model or zoom in"
-    return _text(words, 13, TEXT, PILL_BACK, bold=True)
+    return _text(hidden_words(count, live), 13, TEXT, PILL_BACK, bold=True)
 
 
 _docks: dict[tuple[object, ...], dict[str, Rect | None]] = {}
@@ -209,6 +209,7 @@ def place_and_paint(
     panels: Sequence[tuple[Overlay, pygame.Surface]],
     regions: Sequence[Rect],
     previous: Layout | None,
+    live: bool = False,
 ) -> tuple[Frame, dict[str, Label]]:
     """Dock ``panels`` (title, legend), lay ``labels`` out, paint everything; the frame and the labels by id."""
     canvas = (clip.left, clip.top, clip.width, clip.height)
@@ -221,7 +222,7 @@ def place_and_paint(
     layout = layout_labels(canvas, requests, bases=bases, foci=foci, regions=fixed, previous=previous, focus_pad=focus_pad)
     pill_at: Rect | None = None
     if layout.hidden:
-        pill = hidden_pill(len(layout.hidden))
+        pill = hidden_pill(len(layout.hidden), live)
         taken = [*fixed, *(p.rect for p in layout.placements)]
         last = _last_pill[0] if _last_pill and previous is not None else None
         if last is not None and last[2:] == pill.get_size() and _free_of(last, canvas, bases, taken):
@@ -230,7 +231,7 @@ def place_and_paint(
             pill_at = dock_overlays(canvas, table, bases, [Overlay("hidden", pill.get_size(), "bottom_right")], margin=8, avoid=taken)["hidden"]
         if pill_at is None:
             # No free corner: reserve one off the bases and panels (wide enough for any count) and lay out again.
-            widest = hidden_pill(len(labels))
+            widest = hidden_pill(len(labels), live)
             spot = _dock(canvas, table, bases, [Overlay("hidden", widest.get_size(), "bottom_right")], fixed)
             if spot["hidden"] is not None:
                 pill_at = spot["hidden"]
@@ -241,7 +242,7 @@ def place_and_paint(
         if rect is not None:
             surface.blit(surf, rect[:2])
     if layout.hidden and pill_at is not None:
-        pill = hidden_pill(len(layout.hidden))
+        pill = hidden_pill(len(layout.hidden), live)
         surface.blit(pill, pill_at[:2])
         overlays["hidden"] = (pill_at[0], pill_at[1], pill.get_width(), pill.get_height())
         _last_pill[:] = [overlays["hidden"]]

@@ -126,3 +126,9 @@ def scale_bar(scale: float) -> tuple[float, int, str]:
         if inches * INCH * scale >= 70:
             break
     return bar_in, int(round(bar_in * INCH * scale)), f"{_inch_label(bar_in)} ({bar_in * INCH:g} mm)"
+
+
+def hidden_words(count: int, live: bool) -> str:
+    """The "+n labels hidden" note's words: in the app, how to see them; on a still, why they are missing."""
+    hidden = f"+{count} label{'s' if count != 1 else ''} hidden"
+    return f"{hidden} · hover a model or zoom in" if live else f"{hidden}: no room at this size"

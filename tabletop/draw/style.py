@@ -247,6 +247,7 @@ class DrawOptions:
     palette: str = "default"  # see PALETTES
     ui_scale: float = 1.0  # fonts, labels and leaders (1: a 96 dpi desktop)
     reserved: tuple[tuple[int, int, int, int], ...] = ()  # screen rects (x, y, w, h) the table's labels keep off: another layer's words
+    live: bool = False  # drawn in the app's window, where hovering a model or zooming shows a hidden label; not a still
 
 
 #: Ink of the status patterns: readable without colour (affected: a cross; total cover: hatching).

@@ -12,7 +12,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
-from tabletop.draw.plan import action_box, fit_box, legend_rows, scale_bar, title_lines
+from tabletop.draw.plan import action_box, fit_box, hidden_words, legend_rows, scale_bar, title_lines
 from tabletop.draw.scene import _Scene, _inch_label, _top_middle, refusal_lines
 from tabletop.draw.style import INCH, STATUS_COLOURS, Colour, DrawOptions
 from tabletop.draw.svg_primitives import _arrow_path, _rgb, _text
@@ -203,8 +203,8 @@ def _leader(p: Placement) -> str:
 
 
 def hidden_note(count: int) -> str:
-    """The "+n labels hidden" note, as the PNG words it."""
-    return f"+{count} label{'s' if count != 1 else ''} hidden · hover a model or zoom in"
+    """The "+n labels hidden" note, as a still PNG words it (an SVG is always a still)."""
+    return hidden_words(count, live=False)
 
 
 def _rulers(scene: _Scene, vp: Viewport) -> tuple[list[str], list[Rect]]:
