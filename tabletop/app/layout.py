@@ -18,6 +18,7 @@ STATUS_H = 26
 PANEL_W = 340
 LOUPE_PX = 230
 ELEVATION_SIZE = (560, 300)
+HINT_MAX_W = 520  # a tool's hint box: wider lines are broken at their " · " (it must find a free corner of the table)
 SPINNER = "|/-\\"
 ROTATE_STEP_DEG = 15.0
 WHEEL_ROTATE_DEG = 5.0

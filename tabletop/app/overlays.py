@@ -462,6 +462,27 @@ def message_size(lines: list[str], size: int = 19) -> tuple[int, int]:
     return (max(f.size(line)[0] for line in lines) + 12, sum(f.size(line)[1] for line in lines) + 8)
 
 
+def wrap_message(lines: list[str], max_width: int, size: int = 19) -> list[str]:
+    """``lines`` of :func:`draw_message` each broken at its " · " separators into lines at most
+    ``max_width`` px wide (a hint listing several gestures is wider than a small window's table)."""
+    f = font(size)
+    out: list[str] = []
+    for line in lines:
+        if f.size(line)[0] + 12 <= max_width:
+            out.append(line)
+            continue
+        current = ""
+        for part in line.split(" · "):
+            joined = f"{current} · {part}" if current else part
+            if current and f.size(joined)[0] + 12 > max_width:
+                out.append(current)
+                current = part
+            else:
+                current = joined
+        out.append(current)
+    return out
+
+
 def draw_message(surface: pygame.Surface, rect: pygame.Rect, lines: list[str], at: tuple[int, int] | None = None) -> None:
     """A short note at the bottom of the table view (placement-mode hints), or at ``at`` (docked)."""
     if not lines:

@@ -46,7 +46,7 @@ from .frames import FramePacer
 from .input import InputMixin
 from .lifecycle import NoDisplay, SignalStop, on_signals, open_display, signal_name
 from .inspector import InspectorMixin
-from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, THEME, demo_tables, toolbar_layout, view_rect_for
+from .layout import DEFAULT_SCENARIO, TOOLBAR_H, STATUS_H, PANEL_W, LOUPE_PX, ELEVATION_SIZE, HINT_MAX_W, THEME, demo_tables, toolbar_layout, view_rect_for
 from .judging import judge_with_progress
 from .live import LiveAdjudicator, placed_templates
 from .odds_worker import OddsWorker
@@ -754,9 +754,11 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
                 rect = self.side_view_rect = self._docked(frame, "side_view", (w, h), "bottom_right", shrink=(1.0, 0.8, 0.65))
                 frame = frame.adding(overlays={"side_view": tuple(rect)})
                 overlays.draw_elevation(surface, rect, profile)
-        hint = self.tool.hint(self)
+        hint = overlays.wrap_message(self.tool.hint(self), min(view.width - 24, HINT_MAX_W))
+        self.hint_rect: pygame.Rect | None = None
         if hint:
-            overlays.draw_message(surface, view, hint, self._docked(frame, "hint", overlays.message_size(hint), "bottom_left").topleft)
+            self.hint_rect = self._docked(frame, "hint", overlays.message_size(hint), "bottom_left")
+            overlays.draw_message(surface, view, hint, self.hint_rect.topleft)
         self.draw_photo_import(surface)
         surface.set_clip(None)
         self.ui.draw_ui(surface)

@@ -292,7 +292,8 @@ def draw_terrain_handles(host: ToolHost, surface: pygame.Surface, piece: Terrain
     vp = host.viewport
     c = vp.to_screen(*terrain_centre(piece))
     h = vp.to_screen(*rotate_handle(host, piece))
-    pygame.draw.line(surface, overlays.ACCENT, c, h, 1)
+    top = vp.to_screen(terrain_centre(piece)[0], max(y for _, y in piece.polygon))
+    pygame.draw.line(surface, overlays.ACCENT, top, h, 1)  # from the piece's top, not its centre: its label sits inside
     pygame.draw.circle(surface, overlays.INK, h, overlays.HANDLE_RADIUS_PX + 2)
     pygame.draw.circle(surface, overlays.ACCENT, h, overlays.HANDLE_RADIUS_PX)
     pygame.draw.circle(surface, overlays.ACCENT, c, 4, 1)
