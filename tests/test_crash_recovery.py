@@ -70,6 +70,15 @@ def test_killed_app_offers_its_unsaved_work_back(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- real windows
 
 
+def _as_from_a_terminal(ignore_sigint: bool) -> None:
+    """In the app's process before it starts: SIGHUP as a terminal leaves it (default), whatever the test
+    run inherited: under ``nohup`` it is ignored, and the app rightly keeps ignoring it, so the SIGHUP case
+    waited 60 s for an exit that never came. SIGINT ignored only when the case asks for it."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    if ignore_sigint:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Desk:
     """A private X display, the apps started on it (each killed with its group in teardown), and
     the state folder they share with this test process."""
@@ -93,7 +102,7 @@ class Desk:
         with open(err, "wb") as out:
             # stderr to a file: the odds worker inherits the app's pipes, a pipe would outlive the app.
             app = popen_group(app_command(*args), env=self.env, cwd=str(self.tmp), stdout=subprocess.DEVNULL, stderr=out,
-                              preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None)
+                              preexec_fn=lambda: _as_from_a_terminal(ignore_sigint))
         self.apps.append(app)
         self.errors[app.pid] = err
         seen: dict[str, str] = {}
