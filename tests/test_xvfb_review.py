@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import math
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
 import pygame
 import pytest
 
+from .test_xvfb_fire_shown import _changed
 from .xvfb import app_command, app_env, popen_group, require, run as _run, screenshot, start_xvfb, stop, wait_until, window_of, window_size
 
 cv2 = pytest.importorskip("cv2")
@@ -165,9 +165,14 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
         places, _ = toolbar_layout(size[0])
         x, y, bw, bh = places["photo"]
         wait_until(lambda: screenshot(wid, png, env), "a first frame", 30)
+        before = tmp_path / "before-dialog.png"
+        png.replace(before)
         click(x + bw / 2, y + bh / 2)
         dl, dt = (size[0] - 560) // 2, (size[1] - 440) // 2  # the dialog: 560x440, centred
-        time.sleep(0.5)
+        # Seen open before its field is clicked: the button's press reaches the app as an event queued
+        # behind the raw clicks already waiting, so on a loaded machine a click sent 0.5 s later could be
+        # handled before the dialog existed (and the markers' outline was then waited for in vain).
+        wait_until(lambda: _changed(wid, env, before, tmp_path / "dialog.png"), "the import dialog", 60)
         click(dl + 280, dt + 80)  # its path field
         key("ctrl+a")
         _run(["xdotool", "type", "--window", wid, "--delay", "15", str(photo)], env)
@@ -180,7 +185,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
         top = view[1] + view[3] / 2 - round(ih * scale) / 2
         c = np.asarray(truth["corners_px"]) * scale + [left, top]
         side = [tuple(c[0] + (c[1] - c[0]) * t) for t in np.linspace(0.2, 0.8, 13)]
-        wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 120)
+        wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 300)  # a 12 MP photo read and fitted: minutes on a loaded machine
         key("Return")
 
         # The review: every proposal drawn; wait for a sure one's ring.
