@@ -39,6 +39,17 @@ def draw(self, surface):
 window.TabletopApp.__init__ = init
 window.TabletopApp.draw = draw
 
+from tabletop.app import frames
+turns, real_next = [], frames.FramePacer.next_events
+
+def next_events(self, app):
+    events, dt = real_next(self, app)
+    # (when, frames drawn before this turn, whether it brought a key press)
+    turns.append((time.monotonic() - start, len(drawn), any(e.type == pygame.KEYDOWN for e in events)))
+    return events, dt
+
+frames.FramePacer.next_events = next_events
+
 def driver():
     while not apps:
         time.sleep(0.01)
@@ -48,16 +59,16 @@ def driver():
         marks["key"] = time.monotonic() - start
         pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_g, mod=0, unicode="g", scancode=0))
         time.sleep(2.0)
-        marks["flash"] = time.monotonic() - start
         app.flash("a short note")
-        app._message_until = app._now + 0.6  # runs out while idle
+        app._message_until = app._now + 1.5  # runs out while idle (a wake every 0.5 s: not before it is drawn)
+        marks["flash"] = time.monotonic() - start
     time.sleep(seconds)
     app.running = False
 
 start = time.monotonic()
 threading.Thread(target=driver, daemon=True).start()
 code = window.run(scenario)
-print(json.dumps({"code": code, "drawn": drawn, "marks": marks}))
+print(json.dumps({"code": code, "drawn": drawn, "marks": marks, "turns": turns}))
 """
 
 
@@ -85,11 +96,17 @@ def test_an_idle_app_stops_drawing() -> None:
 
 @pytest.mark.timeout(180)
 def test_input_is_drawn_at_once_and_a_message_running_out_is_drawn() -> None:
-    result = run_loop(2.5, "key_then_flash")
-    drawn, marks = result["drawn"], result["marks"]
-    assert any(marks["key"] < t < marks["key"] + 0.2 for t, _ in drawn), "a key press is drawn within 0.2 s"
+    """Counted in the loop's turns, not seconds: on a loaded machine a turn can come late, but the turn
+    that takes a key press must draw it (not leave it to the next wake, half a second on)."""
+    result = run_loop(4.0, "key_then_flash")
+    drawn, marks, turns = result["drawn"], result["marks"], result["turns"]
+    with_key = [k for k, (_, _, key) in enumerate(turns) if key]
+    assert with_key, "the key press reached the loop"
+    k = with_key[0]
+    before, after = turns[k][1], turns[k + 1][1] if k + 1 < len(turns) else len(drawn)
+    assert after > before, "the turn that took the key press drew it"
     after_flash = [(t, shown) for t, shown in drawn if t > marks["flash"]]
-    assert after_flash and after_flash[0][0] < marks["flash"] + 0.7 and after_flash[0][1], "the message is drawn"
+    assert after_flash and after_flash[0][1], "the message is drawn"
     assert not after_flash[-1][1], "and drawn away when it runs out"
     assert len(after_flash) <= 3, "and nothing else is drawn"
 
