@@ -347,6 +347,31 @@ def test_a_doubtful_unaided_outline_marks_every_base_and_says_what_to_do() -> No
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
 
 
+def test_a_faint_edge_steady_along_the_side_makes_an_unaided_outline_doubtful() -> None:
+    from tabletop.photo.pipeline import STEADY_EDGE_SNR, _doubt_outline, steady_inner_edges
+    from tabletop.photo.rectify import RIVAL_RATIO, inner_rivals
+
+    # A cream mat with a texture, a pale grey front face 20 px tall (a faint step from the mat) on a red floor (a
+    # strong step from the face): the foot's edge is so strong that the mat-to-face edge scores under RIVAL_RATIO of
+    # it, but it runs the whole side, several times the mat's texture.
+    rng = np.random.default_rng(3)
+    img = np.full((600, 800, 3), (40, 50, 180), np.float32)  # the floor, red (BGR)
+    img[100:451, 150:651] = (205, 220, 230)  # the mat, cream
+    img[451:471, 150:651] = (215, 208, 200)  # the front face, pale grey
+    img[100:471, 150:651] += rng.normal(0.0, 4.0, (371, 501, 1)).astype(np.float32)
+    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    top = ((150.0, 450.0), (650.0, 450.0), (650.0, 100.0), (150.0, 100.0))
+    foot = ((150.0, 470.0), (650.0, 470.0), (650.0, 100.0), (150.0, 100.0))
+    assert inner_rivals(img, foot)[0][0] < RIVAL_RATIO
+    snr, inside = steady_inner_edges(img, foot, None)[0]
+    assert snr >= STEADY_EDGE_SNR and inside == pytest.approx(20.0, abs=1.5)
+    sigmas, note = _doubt_outline(img, foot, (0.2,) * 4, None)
+    assert note is not None and "lower" in note and sigmas[0] == pytest.approx(20.0, abs=1.5)
+    # At the table's real edge: the mat's texture inside, nothing steady.
+    assert all(snr < STEADY_EDGE_SNR for snr, _ in steady_inner_edges(img, top, None))
+    assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
+
+
 def test_a_contrario_outline_on_bare_mat_is_no_base_and_a_drawn_rim_is() -> None:
     """Worked numbers: 100 points at chance 1/4 each; 25 aligned is what chance gives (tail about 0.54), 60 aligned
     has a tail near 1e-13; with 2.4e8 outlines tried (a 1,220 mm square table on a 1 mm grid, 10 sizes, 16 profiles),
