@@ -33,8 +33,9 @@ SIDE_NAMES = ("lower", "right", "upper", "left")
 STEADY_EDGE_SNR = 5.0
 """A straight line inside a side whose gradient, in the median along the whole side, is this many times the median
 gradient of the band inside it is an edge running the side's length (the table's top edge above its front face), not
-the mat's texture: on the generator's photos a mat's own lines scored 1.5-4, its printed grid up to 8 on one photo in
-sixty; the top edge above a front face taken for the near side 6.5-50. Judged against the texture, not the side's own
+the mat's texture: on the generator's photos a mat's own lines scored 1.5-4 (a printed grid 6-9 on one photo in
+sixty, 12 just past the side's halo: that outline the rival test doubts as well); the top edge above a front face
+taken for the near side 6.5-50. Judged against the texture, not the side's own
 edge (``rectify.RIVAL_RATIO``): a floor that contrasts strongly with the front face makes the side's edge so strong
 that a clear mat-to-face edge scored under a fifth of it."""
 STEADY_EDGE_MIN_PX = 6.0
