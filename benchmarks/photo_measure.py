@@ -45,7 +45,8 @@ SETS: dict[str, dict[str, list[int]]] = {
 }
 CACHED_SYNTH = range(20000, 20180)
 """``--set cached``: every generator photo already rendered (a 12 MP ray-cast photo costs minutes of CPU), beside
-these ``synth.py`` seeds (3 s each to draw): 129 generator photos and these made 309 on 2026-11-27."""
+these ``synth.py`` seeds (3 s each to draw): 129 generator photos and these made 309 on the morning of 2026-11-27,
+149 and these 329 that evening."""
 DOUBT_NOTE = "outline found unaided is doubtful"
 """The note ``tabletop.photo.pipeline`` adds to an unaided outline it doubts (every base then "check this base")."""
 WRONG_TABLE_PX = 4.0

@@ -194,6 +194,34 @@ def test_footprint_of_a_tall_base_from_its_outline(height: float, bevel: float) 
     err = math.hypot(*(fit.centres[0] - centre))
     assert err <= 0.15
     assert err <= 3 * math.sqrt(np.max(np.linalg.eigvalsh(fit.covariance[0]))) + 0.05
+    assert not fit.profile_conflict[0]  # 3 and 5 mm tall, bevels 0 and 2 mm: within two sigmas of the catalogue's 4 and 1.25
+
+
+def test_an_outline_seen_as_a_flat_disc_conflicts_with_the_profiles_prior() -> None:
+    """Only the top rim of a 4 mm base seen (its side face towards the camera read as mat): the outline is a flat
+    disc's, which the fit explains with a bevel wider than the rim's shift (or, on the generator's photos, a height near 0),
+    its centre the disc's, millimetres from the footprint, at a small covariance. The profile, over two of the prior's
+    sigmas from the catalogue's, marks the conflict."""
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.footprint import BEVEL_PRIOR_SIGMA_MM, PROFILE_CONFLICT_SIGMAS, fit_footprints
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.rectify import rectify
+
+    cam = _true_camera()
+    footprint = np.array([[600.0, 700.0]])
+    # The top rim of a 4 mm base with no bevel, taken down to the table: where a flat disc's outline would be.
+    top = footprint + cam.rim_shift(footprint, np.array([4.0]))
+    image = _tall_base_photo(cam, (float(top[0, 0]), float(top[0, 1])), 16.0, 0.0, 0.0)
+    rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
+    mat = mat_model(rect.image)
+    colour = np.array([[70.0, 110.0, 60.0]], dtype=np.float32)
+    fit = fit_footprints(rect, top, np.array([16.0]), colour, mat.whiten, photo_scale(rect), np.array(BASE_SIZES_MM))
+    assert fit is not None and fit.taken[0]
+    # Explained as a base whose footprint is the whole outline: bevelled by more than the rim's shift (3.6 mm where
+    # the catalogue's is 1.25), its centre the disc's, over 5 mm from the footprint.
+    assert fit.bevels[0] - 1.25 > PROFILE_CONFLICT_SIGMAS * BEVEL_PRIOR_SIGMA_MM
+    assert math.hypot(*(fit.centres[0] - footprint[0])) > 3.0
+    assert fit.profile_conflict[0]
 
 
 def test_an_oval_base_is_fitted_and_snapped() -> None:
@@ -344,6 +372,31 @@ def test_a_doubtful_unaided_outline_marks_every_base_and_says_what_to_do() -> No
     assert sigmas[0] == pytest.approx(12.0, abs=1.0) and sigmas[1] == pytest.approx(12.0, abs=1.0)
     assert sigmas[2:] == (0.2, 0.2)
     assert note is not None and "lower" in note and "--corners" in note and "markers" in note
+    assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
+
+
+def test_a_faint_edge_steady_along_the_side_makes_an_unaided_outline_doubtful() -> None:
+    from tabletop.photo.pipeline import STEADY_EDGE_SNR, _doubt_outline, steady_inner_edges
+    from tabletop.photo.rectify import RIVAL_RATIO, inner_rivals
+
+    # A cream mat with a texture, a pale grey front face 20 px tall (a faint step from the mat) on a red floor (a
+    # strong step from the face): the foot's edge is so strong that the mat-to-face edge scores under RIVAL_RATIO of
+    # it, but it runs the whole side, several times the mat's texture.
+    rng = np.random.default_rng(3)
+    img = np.full((600, 800, 3), (40, 50, 180), np.float32)  # the floor, red (BGR)
+    img[100:451, 150:651] = (205, 220, 230)  # the mat, cream
+    img[451:471, 150:651] = (215, 208, 200)  # the front face, pale grey
+    img[100:471, 150:651] += rng.normal(0.0, 4.0, (371, 501, 1)).astype(np.float32)
+    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    top = ((150.0, 450.0), (650.0, 450.0), (650.0, 100.0), (150.0, 100.0))
+    foot = ((150.0, 470.0), (650.0, 470.0), (650.0, 100.0), (150.0, 100.0))
+    assert inner_rivals(img, foot)[0][0] < RIVAL_RATIO
+    snr, inside = steady_inner_edges(img, foot, None)[0]
+    assert snr >= STEADY_EDGE_SNR and inside == pytest.approx(20.0, abs=1.5)
+    sigmas, note = _doubt_outline(img, foot, (0.2,) * 4, None)
+    assert note is not None and "lower" in note and sigmas[0] == pytest.approx(20.0, abs=1.5)
+    # At the table's real edge: the mat's texture inside, nothing steady.
+    assert all(snr < STEADY_EDGE_SNR for snr, _ in steady_inner_edges(img, top, None))
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
 
 

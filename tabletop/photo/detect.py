@@ -55,8 +55,10 @@ CONFIDENT_MAX_DISAGREEMENT_MM = 0.3
 """... where its centre was cross-checked, its measurements agreeing to this ..."""
 CONFIDENT_RAYS, CONFIDENT_RMS_MM = 0.75, 0.3
 """... and its footprint fit (on a tall base) of the size the rim fit found, on this fraction of the rays, with its
-outline this close to the fitted profile: a size changed at the end, or an outline the profile explains badly (a
-figure, a shadow, a neighbour against it), is a base to check."""
+outline this close to the fitted profile and its height and bevel not in conflict with their priors
+(``footprint.PROFILE_CONFLICT_SIGMAS``): a size changed at the end, an outline the profile explains badly (a figure, a
+shadow, a neighbour against it), or one it explains only as a much flatter, taller or more bevelled base, is a base to
+check."""
 PROFILE_SIGMA_MM = 0.15
 """The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of
 footprint and top rim, not the rounded edges and contact shadows of a real base."""
@@ -396,7 +398,7 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
             sigma = max(sigma, COARSE_SIGMA_PX * here)
         footprint_clean = footprints is None or bool(
             footprints.taken[k] and footprints.radii[k] == chosen[k][5] and footprints.rays[k] >= CONFIDENT_RAYS * FIT_RAYS
-            and footprints.rms[k] <= CONFIDENT_RMS_MM)
+            and footprints.rms[k] <= CONFIDENT_RMS_MM and not footprints.profile_conflict[k])
         sure = bool(confidence >= CONFIDENT_MIN and sigma <= CONFIDENT_MAX_SIGMA_MM and not coarse_here
                     and disagree <= CONFIDENT_MAX_DISAGREEMENT_MM and footprint_clean)
         kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma), sure))

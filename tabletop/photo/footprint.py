@@ -30,6 +30,13 @@ BEVEL_PRIOR_SIGMA_MM = 0.8
 """How far its bevel may be from the catalogue's (1-sigma): flat-sided to 2.5 mm slopes."""
 GIVEN_HEIGHT_SIGMA_MM = 0.2
 """The height's 1-sigma when the user gave it (``--base-height``): measured with a ruler, on a base or two."""
+PROFILE_CONFLICT_SIGMAS = 2.0
+"""A fitted height or bevel further than this many of its prior's sigmas from the prior (the catalogue's, or the height
+given) is a conflict between the outline and the base's profile, not a measurement of an unusual base. Most often the
+side face towards the camera, in shadow or of the mat's colour, was read as mat and the top rim's near edge taken for
+the footprint's: the outline is then a flat disc's, which the fit explains as a base under 1.5 mm tall (3-4.5 mm
+bases) or, bevelled by more than the rim's shift, as one whose footprint is the whole outline (bevels of 3-4 mm). Either
+way the centre is off by most of the shift, and the fit's own covariance (of a profile that fits well) does not know."""
 FOOTPRINT_FIRST_HALF_MM, FOOTPRINT_HALF_MM = 2.5, 1.5
 """The outline is looked for this far either side of where the catalogue's profile puts it (a straight-sided 5 mm base
 reaches 2 mm further than the catalogue's at 35°), then this far about the profile fitted."""
@@ -64,6 +71,8 @@ class FootprintFit:
     loss: np.ndarray
     radii: np.ndarray
     """The catalogue radius each was fitted at."""
+    profile_conflict: np.ndarray
+    """Whether the fitted height or bevel lies over ``PROFILE_CONFLICT_SIGMAS`` of its prior's sigmas from the prior."""
 
 
 def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.ndarray, bevels: np.ndarray,
@@ -101,7 +110,7 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     pick = np.array([best.get(k, next(j for j, kk in enumerate(rows.tolist()) if kk == k and options[j][1] == radii[k]))
                      for k in range(n)])
     return FootprintFit(fit.centres[pick], fit.covariance[pick], fit.heights[pick], fit.bevels[pick], fit.rms[pick],
-                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick])
+                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick])
 
 
 def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
@@ -139,8 +148,10 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
     res = outline - (radii[:, None] + params[:, 0, None] * np.cos(angles) + params[:, 1, None] * np.sin(angles) + extra)
     u = np.minimum(np.abs(res) / LOSS_SCALE_MM, 1.0)
     loss = np.sum(np.where(usable, 1 - (1 - u * u) ** 3, 1.0), axis=1)
+    conflict = ((np.abs(params[:, 2] - h0) > PROFILE_CONFLICT_SIGMAS * h_sigma)
+                | (np.abs(params[:, 3] - b0) > PROFILE_CONFLICT_SIGMAS * BEVEL_PRIOR_SIGMA_MM))
     return FootprintFit(np.where(taken[:, None], final, centres), centre_cov, params[:, 2], params[:, 3], rms, rays, taken,
-                        loss, radii.copy())
+                        loss, radii.copy(), conflict)
 
 
 def _gauss_newton(rect: Rectified, centres: np.ndarray, radii: np.ndarray, outline: np.ndarray, usable: np.ndarray,

@@ -13,8 +13,8 @@ from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
-from tabletop.photo.rectify import (RIVAL_RATIO, calibration_rms_mm, find_table, inner_rivals, rectified_px_per_mm, rectify,
-                                    refine_corners, side_profiles)
+from tabletop.photo.rectify import (RIVAL_BAND, RIVAL_RATIO, _magnitude_lines, calibration_rms_mm, find_table, inner_rivals,
+                                    rectified_px_per_mm, rectify, refine_corners, side_profiles)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 TABLE_CONFIDENT = 0.3
@@ -30,12 +30,74 @@ printed on the mat, the foot of the table's front face)."""
 SIDE_NAMES = ("lower", "right", "upper", "left")
 
 
+STEADY_EDGE_SNR = 5.0
+"""A straight line inside a side whose gradient, in the median along the whole side, is this many times the median
+gradient of the band inside it is an edge running the side's length (the table's top edge above its front face), not
+the mat's texture: on the generator's photos a mat's own lines scored 1.5-4 (a printed grid 6-9 on one photo in
+sixty, 12 just past the side's halo: that outline the rival test doubts as well); the top edge above a front face
+taken for the near side 6.5-50. Judged against the texture, not the side's own
+edge (``rectify.RIVAL_RATIO``): a floor that contrasts strongly with the front face makes the side's edge so strong
+that a clear mat-to-face edge scored under a fifth of it."""
+STEADY_EDGE_MIN_PX = 6.0
+"""Lines nearer a side than this are its own edge's blur and sharpening halo (they scored up to 45 at 3 px)."""
+STEADY_EDGE_TEXTURE_FLOOR = 1.0
+"""The least texture a band is taken to have (grey levels per pixel: the 8-bit quantisation's own), so a drawn mat of
+one flat colour does not make every faint line infinitely steady."""
+STEADY_EDGE_SLOPE_PX = 10.0
+"""The lines tried run at most this many pixels nearer or further from the side at one end than at the other (a front
+face's band narrows with distance from the camera)."""
+
+
+def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | None, samples: int = 60) -> list[tuple[float, float]]:
+    """Per side (bottom, right, top, left): the straight line inside it, within ``rectify.RIVAL_BAND`` of the photo's
+    diagonal, whose gradient is strongest in the median along the side, as (that median over the band's median
+    gradient, its distance inside in pixels). The median keeps a base or a shadow near the edge, strong along part of a
+    line, from scoring as an edge along all of it."""
+    quad = np.asarray(corners, dtype=np.float64)
+    if lens is not None:
+        quad = lens.remove(quad)
+    h, w = image.shape[:2]
+    band = max(4 * STEADY_EDGE_MIN_PX, RIVAL_BAND * math.hypot(w, h))
+    step = 0.5
+    centre = quad.mean(axis=0)
+    reach = int(round(STEADY_EDGE_SLOPE_PX / step))
+    slopes = np.arange(-reach, reach + 1)
+    out = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / float(np.linalg.norm(b - a))
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # into the table
+        t = np.linspace(0.06, 0.94, samples)
+        offsets, strength = _magnitude_lines(image, a[None, :] + t[:, None] * (b - a)[None, :], normal, band, step, lens)
+        inner = offsets > 0
+        offsets, strength = offsets[inner], strength[:, inner]
+        n_s = len(offsets)
+        shift = np.rint(np.linspace(0.0, 1.0, samples)[None, :] * slopes[:, None]).astype(np.intp)
+        idx = np.arange(n_s)[None, None, :] + shift[:, :, None]
+        whole = ((idx >= 0) & (idx < n_s)).all(axis=1)
+        score = np.median(strength[np.arange(samples)[None, :, None], np.clip(idx, 0, n_s - 1)], axis=1)
+        middle = offsets[None, :] + 0.5 * slopes[:, None] * step
+        score = np.where(whole & (middle >= STEADY_EDGE_MIN_PX), score, -1.0)
+        texture = float(np.median(strength[:, offsets >= STEADY_EDGE_MIN_PX]))
+        k = np.unravel_index(int(np.argmax(score)), score.shape)
+        out.append((float(score[k]) / max(texture, STEADY_EDGE_TEXTURE_FLOOR), float(middle[k])))
+    return out
+
+
 def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None
                    ) -> tuple[tuple[float, ...], str | None]:
-    """An outline found unaided against the edges inside it (``rectify.inner_rivals``): where a side has a strong
-    straight edge inside it, the table's top edge may be there (the side found is the foot of its front face, a
-    border, the floor), so both its corners' sigmas cover that distance; and the note saying what to do."""
-    doubtful = [(i, inside) for i, (ratio, inside) in enumerate(inner_rivals(image, corners, lens)) if ratio >= RIVAL_RATIO]
+    """An outline found unaided against the edges inside it (``rectify.inner_rivals``, ``steady_inner_edges``): where a
+    side has a straight edge inside it strong against the side's own, or steady along the side's whole length against
+    the texture, the table's top edge may be there (the side found is the foot of its front face, a border, the floor),
+    so both its corners' sigmas cover that distance; and the note saying what to do."""
+    rivals = inner_rivals(image, corners, lens)
+    steady = steady_inner_edges(image, corners, lens)
+    doubtful = [(i, inside) for i, (ratio, inside) in enumerate(rivals) if ratio >= RIVAL_RATIO]
+    doubtful += [(i, inside) for i, (snr, inside) in enumerate(steady)
+                 if snr >= STEADY_EDGE_SNR and all(i != j for j, _ in doubtful)]
+    doubtful.sort()
     if not doubtful:
         return sigmas, None
     widened = list(sigmas)
