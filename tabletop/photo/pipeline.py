@@ -13,7 +13,7 @@ from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
-from tabletop.photo.rectify import (RIVAL_BAND, RIVAL_RATIO, _magnitude_lines, calibration_rms_mm, find_table, inner_rivals,
+from tabletop.photo.rectify import (RIVAL_BAND, RIVAL_RATIO, magnitude_lines, calibration_rms_mm, find_table, inner_rivals,
                                     rectified_px_per_mm, rectify, refine_corners, side_profiles)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
@@ -70,7 +70,7 @@ def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | N
         if np.dot(centre - a, normal) < 0:
             normal = -normal  # into the table
         t = np.linspace(0.06, 0.94, samples)
-        offsets, strength = _magnitude_lines(image, a[None, :] + t[:, None] * (b - a)[None, :], normal, band, step, lens)
+        offsets, strength = magnitude_lines(image, a[None, :] + t[:, None] * (b - a)[None, :], normal, band, step, lens)
         inner = offsets > 0
         offsets, strength = offsets[inner], strength[:, inner]
         n_s = len(offsets)

@@ -679,7 +679,7 @@ base near the edge). The gradient's magnitude is scored, not its room-to-mat par
 leaves that direction undefined."""
 
 
-def _magnitude_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
+def magnitude_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
                      lens: Distortion | None) -> tuple[np.ndarray, np.ndarray]:
     """Colour-gradient magnitude along normals through ``points`` (undistorted pixels with a ``lens``)."""
     offsets = np.arange(-half, half + step / 2, step)
@@ -716,7 +716,7 @@ def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None
             normal = -normal  # into the table
         t = np.linspace(0.06, 0.94, samples)
         pts = a[None, :] + t[:, None] * (b - a)[None, :]
-        offsets, strength = _magnitude_lines(image, pts, normal, band, step, lens)
+        offsets, strength = magnitude_lines(image, pts, normal, band, step, lens)
         score, slopes = _line_scores(strength, 1)
         mean_offset = offsets[None, :] + 0.5 * slopes[:, None] * step  # each line's offset halfway along the side
         own = float(score[np.abs(mean_offset) <= RIVAL_MIN_PX / 2].max())
