@@ -8,7 +8,8 @@ corners, 12 MP, lens k1 0 to -0.08 with the baseline's k2 and principal point's 
 
 Each kind takes the condition's own draw for a seed and sets only what makes the kind, so the same seed gives the same
 table, light and phone in every kind. Photos are rendered once into the generator's cache (``markers-kinds/``).
-Reported per kind: each corner's error (px) whose marker is seen, and each cut corner's, median and worst.
+Reported per kind: each corner's error (px) whose marker is seen, and each cut corner's, median and worst, how many are
+over 1 px, and how many lie within two and three of their sigmas (a sigma that says how sure a corner is).
 """
 
 from __future__ import annotations
@@ -113,8 +114,10 @@ def summary(rows: list[dict]) -> str:
             if vals:
                 worst = max(vals)
                 over = sum(1 for v in vals if v[0] > 1.0)
+                within = [sum(1 for v in vals if v[0] <= k * v[2]) for k in (2, 3)]
                 line += (f" | {name} corners {len(vals)}: median {statistics.median(v[0] for v in vals):.2f} px, worst "
-                         f"{worst[0]:.2f} px (seed {worst[1]}, sigma {worst[2]:.2f}), over 1 px: {over}")
+                         f"{worst[0]:.2f} px (seed {worst[1]}, sigma {worst[2]:.2f}), over 1 px: {over}, within 2 / 3 sigmas: "
+                         f"{within[0]} / {within[1]}")
         if failed:
             line += f" | no corners: seeds {failed}"
         lines.append(line)

@@ -169,9 +169,49 @@ def test_three_markers_place_the_fourth_corner_and_two_give_only_the_lens() -> N
     assert err[[0, 2, 3]].max() < 0.5
     assert err[1] < 3 * three.corner_sigma_px[1] + 0.5
     assert "lower-right corner placed from the others" in three.note()
+    # The note gives that corner's sigma, and calls it unsure past a pixel.
+    from dataclasses import replace
+
+    sure = replace(three, corner_sigma_px=(0.4, 0.8, 0.4, 0.4))
+    unsure = replace(three, corner_sigma_px=(0.4, 2.4, 0.4, 0.4))
+    assert "(±0.8 px)" in sure.note() and "check bases near it" not in sure.note()
+    assert "(±2.4 px: the photo shows too little" in unsure.note() and "check bases near it" in unsure.note()
     two = mk.table_from_markers(_photo_of_pieces(cam, turns, size, hide=(1, 2)), TABLE)
     assert two is not None and two.corners_px is None and "the lens from them" in two.note()
     assert mk.table_from_markers(_photo_of_pieces(cam, turns, size, hide=(0, 1, 2)), TABLE) is None
+
+
+def test_a_near_side_is_followed_on_the_mat_not_the_foot_of_the_slab_s_face() -> None:
+    """A table's near edge with the slab's face seen under it: the mat (beige, grey 180), a 6 px strip of the face
+    (blue-grey, grey 172: hardly darker), then the floor (orange, grey 120: the strongest step). The edge is the mat's
+    own boundary, the first change coming out of the mat: found at y = 100, not 6 px out at the face's foot."""
+    from tabletop.photo.camera import no_distortion
+
+    h, w = 200, 600
+    colour = np.zeros((h, w, 3), np.uint8)
+    colour[:100] = (150, 182, 200)  # BGR: the mat
+    colour[100:106] = (190, 172, 160)  # the slab's face
+    colour[106:] = (60, 115, 170)  # the floor
+    colour = cv2.GaussianBlur(colour, (0, 0), 0.8)
+    grey = cv2.cvtColor(colour, cv2.COLOR_BGR2GRAY)
+    lens = no_distortion((w, h))
+    a, b = np.array([50.0, 99.5]), np.array([550.0, 99.5])
+    kw = {"t_range": (0.05, 0.95), "area": True, "colour": colour}
+    plain = mk._side_points(grey, lens, a, b, 10.0, **kw)
+    on_mat = mk._side_points(grey, lens, a, b, 10.0, interior=np.array([300.0, 20.0]), **kw)
+    assert np.median(plain[:, 1]) > 104.0  # the steepest step: the face's foot on the floor
+    assert len(on_mat) > 0.8 * len(plain)
+    assert np.median(np.abs(on_mat[:, 1] - 99.5)) < 0.5, on_mat[:, 1]
+    # A clean edge (no strip) is found where it was without the rule.
+    clean = np.zeros((h, w, 3), np.uint8)
+    clean[:100] = (150, 182, 200)
+    clean[100:] = (60, 115, 170)
+    clean = cv2.GaussianBlur(clean, (0, 0), 0.8)
+    grey = cv2.cvtColor(clean, cv2.COLOR_BGR2GRAY)
+    kw["colour"] = clean
+    before = mk._side_points(grey, lens, a, b, 10.0, **kw)
+    after = mk._side_points(grey, lens, a, b, 10.0, interior=np.array([300.0, 20.0]), **kw)
+    assert np.array_equal(before, after) and abs(float(np.median(after[:, 1])) - 99.5) < 0.5
 
 
 def test_markers_laid_at_the_wrong_corners_are_said() -> None:

@@ -169,3 +169,15 @@ def test_harness_scoring():
     assert s["recall"] == 1.0 and s["precision"] == pytest.approx(2 / 3)
     assert s["orientation_median_deg"] == pytest.approx(15.0)
     assert s["corner_worst_px"] == pytest.approx(1.0)
+
+
+def test_sampling_no_texels_gives_an_empty_array():
+    """A surface no ray hits asks a texture for no texels (cv2.remap refuses an empty map): nothing is sampled."""
+    from benchmarks.photogen.textures import sample
+
+    grey = np.ones((8, 8), np.float32)
+    colour = np.ones((8, 8, 3), np.float32)
+    none = np.zeros(0, np.float32)
+    assert sample(grey, none, none).shape == (0,)
+    assert sample(colour, none, none).shape == (0, 3)
+    assert sample(colour, np.array([1.5]), np.array([2.0])).shape == (1, 3)

@@ -75,6 +75,10 @@ def sample(img: np.ndarray, u: np.ndarray, v: np.ndarray, interpolation: int = c
            border: int = cv2.BORDER_REPLICATE, value: float = 0.0) -> np.ndarray:
     """``img`` at texel positions (u, v) (1-D arrays of any length): (m,) or (m, channels)."""
     m = u.size
+    if m == 0:
+        # No texel asked for (a surface no ray hit): cv2.remap refuses an empty map.
+        channels = img.shape[2:] if img.ndim == 3 else ()
+        return np.zeros((0, *channels), img.dtype)
     cols = 4096 if m > 4096 else max(m, 1)
     rows = -(-m // cols)
     pad = rows * cols - m

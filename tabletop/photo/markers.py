@@ -104,6 +104,11 @@ SIDE_OFFSET_SIGMA_PX = 1.0
 """Prior 1-sigma of a side's edge offset (px): the table's edge is found a fraction of a pixel inside or outside the
 mat's true edge (the slab's rounded edge, a contact shadow), so a side gives the camera its direction and its bend, not
 its place."""
+SIDE_TURN_SIGMA_PX = 0.25
+"""Prior 1-sigma of how much further out a side's edge is found at one end of its followed span than at the middle (px):
+what is found as the edge drifts along a side by a fraction of a pixel with the light, a contact shadow, and the slab's
+face seen under a near edge (its height in the photo grows towards the camera), so a side's direction is known this much
+less well than its points' scatter says. It matters for a corner outside the frame: the sides' directions carry it there."""
 SIDE_CLEAR_MM = MARKER_SIZE_MM + 2 * MARKER_MARGIN_MM + 15.0
 """A side is followed from this far from either corner: the piece of paper lying there has its own edge, turned a
 degree or two from the table's."""
@@ -119,11 +124,23 @@ STEP_LEVEL_PX = 3.0
 SIDE_CONSENSUS_PX = 2.0
 """A side's edge points lie this close to a straight line through the seen corner they are followed from (px): their own
 scatter (0.2-1 px) and the bend the markers' lens leaves before the sides have measured k2."""
+MAT_REFERENCE_PX = 3.0
+"""The innermost this many pixels of a side's profiles (a side's width of search band and more inside the table's edge)
+give the mat's own colour there."""
+MAT_LIKE_FRACTION = 0.25
+"""An edge point's inner side is the mat when it differs from the mat less than this fraction of the step's rise: a clean
+edge's inner side differs by its noise and the mat's grain (a tenth of the rise or less), a strip between the mat and a
+stronger step beyond it (the slab's face under a near edge, lit differently from its foot) by a third or more."""
+MAT_RUN_PROFILES = 15
+"""Neighbouring profiles (3 px apart) over which an edge's inner side is judged: 45 px of the side, longer than a textured
+mat's blotches, shorter than the run of a slab's face or a shadow along the edge."""
 SIDE_TRIMS = 4
 """Rounds of fitting and dropping the points over 3 MADs off their side: terrain on the edge can hold a third of a side, and
 the first round's MAD is widened by it."""
 TRIM_ITERATIONS = 6
 """Levenberg-Marquardt steps of each fit made only to find the points off their side (each starts where the last ended)."""
+UNSURE_CORNER_PX = 1.0
+"""A corner placed from the others with a 1-sigma over this (px) is called unsure in the note."""
 MIN_MARKERS_FOR_CORNERS = 3
 """Markers needed to place all four corners (three corners and the camera fitted to them give the fourth)."""
 MIN_MARKERS_FOR_LENS = 2
@@ -477,8 +494,12 @@ class MarkerFit:
                    else f"{MIN_MARKERS_FOR_CORNERS} are needed for the corners")
             return (f"{len(self.seen)} corner markers seen ({names}): the lens from them (k1 {k1:+.3f}); {why}, so the outline "
                     "comes from the table's edges")
-        cut = [CORNER_NAMES[i] for i in range(4) if not self.from_marker[i]]
-        extra = f"; the {' and '.join(cut)} corner placed from the others through the camera" if cut else ""
+        extra = ""
+        for i in (i for i in range(4) if not self.from_marker[i]):
+            sigma = self.corner_sigma_px[i] if self.corner_sigma_px is not None else float("nan")
+            extra += f"; the {CORNER_NAMES[i]} corner placed from the others through the camera (±{sigma:.1f} px"
+            extra += (": the photo shows too little of the sides running to it to place it closer, and every length near it "
+                      "carries that; show that corner, or check bases near it)" if sigma > UNSURE_CORNER_PX else ")")
         if not self.consistent:
             extra += (f"; they do not fit a table of the size given ({self.rms_px:.1f} px RMS): is the size right, and each "
                       "piece at the corner printed on it?")
@@ -520,7 +541,8 @@ class _Model:
 
     *The table's sides* (optional): edge points found along each side (photo pixels) are the image of a straight line,
     the one between the table's corners, bent by the lens. Each is a residual (its distance from the camera's line, in
-    undistorted pixels, less the side's own edge offset, free within ``SIDE_OFFSET_SIGMA_PX``). They run to the photo's
+    undistorted pixels, less the side's own edge offset, free within ``SIDE_OFFSET_SIGMA_PX``, and its turn, free within
+    ``SIDE_TURN_SIGMA_PX``: how far the edge found drifts from the mat's along the side). They run to the photo's
     edges where the squares do not, so they fix k2 and the principal point, which place a corner outside the frame."""
 
     def __init__(self, sightings: list[tuple[int, np.ndarray]], table_mm: tuple[float, float], size: tuple[int, int],
@@ -532,6 +554,8 @@ class _Model:
         """Each side's points' 1-sigma (px) as weighed in the fit."""
         counts = np.cumsum([0] + [len(points) for _, points in self.sides])
         self._side_spans = list(zip(counts[:-1], counts[1:]))
+        self._side_along = np.concatenate([_along(points) for _, points in self.sides]) if self.sides else np.zeros(0)
+        """Each side point's place along the span of its side's points, -1 to 1 (the side's turn's lever)."""
         self._side_points_all = np.concatenate([points for _, points in self.sides]) if self.sides else np.zeros((0, 2))
         self.observed = np.stack([c for _, c in sightings])  # (m, 4, 2)
         self.table_mm = table_mm
@@ -544,7 +568,7 @@ class _Model:
 
     @property
     def n(self) -> int:
-        return _GLOBAL + 2 * self.m + len(self.sides)
+        return _GLOBAL + 2 * self.m + 2 * len(self.sides)
 
     def camera(self, p: np.ndarray) -> Camera:
         cx = self.centre0[0] + p[8] * self.size[0]
@@ -560,7 +584,12 @@ class _Model:
         return p[10] + p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]
 
     def side_offsets(self, p: np.ndarray) -> np.ndarray:
-        return p[_GLOBAL + 2 * self.m:]
+        return p[_GLOBAL + 2 * self.m:_GLOBAL + 2 * self.m + len(self.sides)]
+
+    def side_turns(self, p: np.ndarray) -> np.ndarray:
+        """Each side's edge's turn: how much further out its points are found at one end of their span than at the
+        other (px, half the difference)."""
+        return p[_GLOBAL + 2 * self.m + len(self.sides):]
 
     def side_residuals(self, p: np.ndarray) -> list[np.ndarray]:
         """Each side's edge points' distances (px, undistorted) from the camera's line of that side, less its offset."""
@@ -570,10 +599,10 @@ class _Model:
         ends = apply_homography(cam.homography(0.0), table_corners_mm(self.table_mm))
         und = cam.distortion.remove(self._side_points_all)
         out = []
-        for (j, _), offset, (i0, i1) in zip(self.sides, self.side_offsets(p), self._side_spans):
+        for (j, _), offset, turn, (i0, i1) in zip(self.sides, self.side_offsets(p), self.side_turns(p), self._side_spans):
             a, b = ends[j], ends[(j + 1) % 4]
             d = (b - a) / np.linalg.norm(b - a)
-            out.append((und[i0:i1] - a) @ np.array([-d[1], d[0]]) - offset)
+            out.append((und[i0:i1] - a) @ np.array([-d[1], d[0]]) - offset - turn * self._side_along[i0:i1])
         return out
 
     def points(self, p: np.ndarray) -> np.ndarray:
@@ -589,6 +618,7 @@ class _Model:
         priors += [t / math.radians(TURN_SIGMA_DEG) for t in self.turns(p)]
         priors += [b / MARKER_BIAS_SIGMA_PX for b in p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]]
         priors += [o / SIDE_OFFSET_SIGMA_PX for o in self.side_offsets(p)]
+        priors += [t / SIDE_TURN_SIGMA_PX for t in self.side_turns(p)]
         sides = [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)]
         return np.concatenate([((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel(), *sides, priors])
 
@@ -608,7 +638,16 @@ class _Model:
 
     def steps(self) -> np.ndarray:
         return np.array([1e-4, 1e-5, 1e-5, 1e-5, 1e-2, 1e-2, 1e-2, 1e-4, 1e-5, 1e-5, 1e-3, 1e-4] + [1e-5] * self.m + [1e-3] * self.m
-                        + [1e-3] * len(self.sides))
+                        + [1e-3] * (2 * len(self.sides)))
+
+
+def _along(points: np.ndarray) -> np.ndarray:
+    """Points' places along their own line, scaled to -1 .. 1 over their span."""
+    centre = points.mean(axis=0)
+    _, _, vt = np.linalg.svd(points - centre, full_matrices=False)
+    along = (points - centre) @ vt[0]
+    lo, hi = float(along.min()), float(along.max())
+    return (2 * along - lo - hi) / max(hi - lo, 1e-9)
 
 
 def _jacobian(model: _Model, p: np.ndarray) -> np.ndarray:
@@ -746,7 +785,7 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
             return best
         lens = cam.distortion
         observed = [(s.id, lens.apply(s.corners(lens)[0])) for s in sightings]
-        start = np.concatenate([p[:_GLOBAL + 2 * model.m], np.zeros(len(sides))])
+        start = np.concatenate([p[:_GLOBAL + 2 * model.m], np.zeros(2 * len(sides))])
         sigmas = [SIDE_POINT_SIGMA_PX] * len(sides)
         for _ in range(SIDE_TRIMS):
             trial = _Model(observed, model.table_mm, size, sides, sigmas)
@@ -765,7 +804,7 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
             if not kept:
                 return best
             sides = kept
-            start = np.concatenate([q[:_GLOBAL + 2 * model.m], np.zeros(len(sides))])
+            start = np.concatenate([q[:_GLOBAL + 2 * model.m], np.zeros(2 * len(sides))])
         model = _Model(observed, model.table_mm, size, sides, sigmas)
         p, cov = _fit(model, start)
         best = (model, p, cov)
@@ -787,17 +826,18 @@ def _table_side(grey: np.ndarray, colour: np.ndarray | None, model: _Model, p: n
         return float(np.clip(3 * _projection_sigma(model, p, cov, xy), SIDE_SEARCH_MIN_PX, SIDE_SEARCH_MAX_PX))
 
     seen_a, seen_b = a in model.ids, b in model.ids
+    inside = ends.mean(axis=0)
     if not (seen_a or seen_b):
         return np.zeros((0, 2))
     if seen_a and seen_b:
         half_mid = band(0.5 * (table[a] + table[b]))
         middle = 0.5 * (ends[a] + ends[b])
         points = np.concatenate([_side_points(grey, cam.distortion, ends[k], middle, half_mid, t_range=(2 * clear, 1.0), area=True,
-                                              colour=colour) for k in (a, b)])
+                                              colour=colour, interior=inside) for k in (a, b)])
     else:
         start, end = (a, b) if seen_a else (b, a)
         points = _side_points(grey, cam.distortion, ends[start], ends[end], band(table[end]), t_range=(clear, 1.0 - clear), area=True,
-                              colour=colour)
+                              colour=colour, interior=inside)
     points = _through_corner(points, [ends[k] for k in (a, b) if k in model.ids])
     if len(points) > SIDE_POINTS_MAX:
         points = points[np.linspace(0, len(points) - 1, SIDE_POINTS_MAX).round().astype(int)]
@@ -825,13 +865,15 @@ def _through_corner(points: np.ndarray, anchors: list[np.ndarray]) -> np.ndarray
 
 
 def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarray, half_at_b: float,
-                 t_range: tuple[float, float] = (0.03, 0.97), area: bool = False, colour: np.ndarray | None = None) -> np.ndarray:
+                 t_range: tuple[float, float] = (0.03, 0.97), area: bool = False, colour: np.ndarray | None = None,
+                 interior: np.ndarray | None = None) -> np.ndarray:
     """Edge points (undistorted px) of the table's side near the undistorted segment from ``a`` (a marker's corner,
     sure) to ``b`` (the camera's guess): the steepest step across it, looked for within ``SIDE_SEARCH_MIN_PX`` at ``a``
     widening to ``half_at_b`` at ``b`` (the guess's error grows along the side), of the sign the step has near ``a``
     (the mat on the same side all along), where the photo shows it, between the fractions ``t_range`` of the way. With
     ``area`` each edge is placed by the step's area between its two levels (``_step``), and with ``colour`` (BGR) again
-    in the colour that best parts the two sides."""
+    in the colour that best parts the two sides. With ``interior`` (an undistorted point on the table) an edge point is
+    kept only where the mat lies just inside it (``_mat_within``)."""
     import cv2
 
     length = float(np.linalg.norm(b - a))
@@ -871,7 +913,74 @@ def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarra
             if float(weights @ diff) > 0:
                 projected = (bgr @ (weights / float(weights @ diff))).astype(np.float32)
                 where, strong, _ = _step(projected, offsets, allowed, near_a, area, sign=1.0)
+    if interior is not None and area:
+        inward = 1.0 if float((interior - a) @ normal) > 0 else -1.0
+        profiles = values if colour is None else cv2.GaussianBlur(cv2.remap(colour, mx, my, cv2.INTER_LINEAR).astype(np.float32), (1, 5), 0)
+        where, strong = _mat_edge(profiles, offsets, inward, allowed, near_a, where, strong)
     return (base[inside] + where[:, None] * normal[None, :])[strong]
+
+
+def _mat_edge(profiles: np.ndarray, offsets: np.ndarray, inward: float, allowed: np.ndarray, near_a: np.ndarray,
+              where: np.ndarray, strong: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The table's edge is the mat's own boundary: the first change met coming out of the mat. Where what lies just
+    inside a profile's step (``where``, at ``offsets``; grey (n, k) or colour (n, k, 3) ``profiles``; ``inward`` the
+    offsets' sign into the table) is not the mat as seen deeper in, the step lies beyond the edge (the slab's face seen
+    under a near edge, its sheen, its foot on the floor, a floor tile's joint): the edge is looked for again inside it,
+    as the step from the mat's colour to that strip's, and the point is kept only if the mat lies just inside that one."""
+    vals = profiles if profiles.ndim == 3 else profiles[..., None]
+    depth = offsets * inward
+    mat, inner, outer = _levels(vals, depth, where * inward)
+    rise = np.linalg.norm(outer - mat, axis=1)
+    off = np.linalg.norm(inner - mat, axis=1)
+    with np.errstate(all="ignore"):
+        ratio = np.where(strong & np.isfinite(rise) & np.isfinite(off), off / np.maximum(rise, 1e-9), np.nan)
+    # The slab's face runs along the side, the mat's grain does not: the ratio is judged over a run of neighbouring
+    # profiles, so a textured mat's blotch inside a clean edge is not taken for a strip.
+    beyond = strong & (_running_median(ratio, MAT_RUN_PROFILES) > MAT_LIKE_FRACTION)
+    if not beyond.any():
+        return where, strong
+    rows = np.flatnonzero(beyond)
+    away = (inner - mat)[rows] / off[rows, None]
+    projected = np.einsum("nkc,nc->nk", vals[rows] - mat[rows, None, :], away).astype(np.float32)
+    inside_step = allowed[rows] & (depth[None, :] > (where[rows] * inward)[:, None] + STEP_WINDOW_PX)
+    again, found, _ = _step(projected, offsets, inside_step, near_a[rows], True, sign=-inward)
+    mat2, inner2, outer2 = _levels(vals[rows], depth, again * inward)
+    rise2 = np.linalg.norm(outer2 - mat2, axis=1)
+    off2 = np.linalg.norm(inner2 - mat2, axis=1)
+    found &= np.isfinite(rise2) & np.isfinite(off2) & (off2 <= MAT_LIKE_FRACTION * rise2)
+    where, strong = where.copy(), strong.copy()
+    where[rows] = again
+    strong[rows] = found
+    return where, strong
+
+
+def _running_median(values: np.ndarray, run: int) -> np.ndarray:
+    """Each value's median with its ``run`` - 1 nearest neighbours (NaNs left out; NaN where all are)."""
+    import warnings
+
+    half = run // 2
+    padded = np.concatenate([np.full(half, np.nan), values, np.full(half, np.nan)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmedian(windows, axis=1)
+
+
+def _levels(vals: np.ndarray, depth: np.ndarray, edge: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per profile (``vals`` (n, k, channels) sampled at ``depth`` px into the table), the median colour of the mat deep
+    inside (the innermost ``MAT_REFERENCE_PX``), and just inside and just outside its step at ``edge`` (depth px)."""
+    import warnings
+
+    rel = depth[None, :] - edge[:, None]
+    deep = np.broadcast_to(depth[None, :] >= depth.max() - MAT_REFERENCE_PX, rel.shape)
+    just_in = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX)
+    just_out = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX)
+    out = []
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for mask in (deep, just_in, just_out):
+            out.append(np.nanmedian(np.where(mask[..., None], vals, np.nan), axis=1))
+    return out[0], out[1], out[2]
 
 
 def _step(values: np.ndarray, offsets: np.ndarray, allowed: np.ndarray, near_a: np.ndarray, area: bool,
