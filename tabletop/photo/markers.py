@@ -936,7 +936,9 @@ def _mat_edge(profiles: np.ndarray, offsets: np.ndarray, inward: float, allowed:
         ratio = np.where(strong & np.isfinite(rise) & np.isfinite(off), off / np.maximum(rise, 1e-9), np.nan)
     # The slab's face runs along the side, the mat's grain does not: the ratio is judged over a run of neighbouring
     # profiles, so a textured mat's blotch inside a clean edge is not taken for a strip.
-    beyond = strong & (_running_median(ratio, MAT_RUN_PROFILES) > MAT_LIKE_FRACTION)
+    # A profile whose own inside is the mat (or unmeasured) has its step at the mat's edge already, whatever its
+    # neighbours: only the others are looked at again (their step's direction away from the mat is defined).
+    beyond = strong & np.isfinite(off) & (off > 0) & (_running_median(ratio, MAT_RUN_PROFILES) > MAT_LIKE_FRACTION)
     if not beyond.any():
         return where, strong
     rows = np.flatnonzero(beyond)
