@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -45,10 +46,15 @@ SCENARIOS = ROOT / "scenarios"
 
 
 @pytest.fixture(autouse=True)
-def _user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep tests away from the real user's config, state and autosaves."""
+def _user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep tests away from the real user's config, state and autosaves.
+
+    A MonkeyPatch of its own, not the test's ``monkeypatch``: a test calling ``monkeypatch.undo()`` undid these too,
+    and its next autosave went into the real state folder (a "crashed" session the user's app then offered back)."""
     home = tmp_path_factory.mktemp("home")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / "state"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+        patch.setenv("XDG_STATE_HOME", str(home / "state"))
+        patch.setenv("XDG_DATA_HOME", str(home / "data"))
+        patch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+        yield

@@ -399,6 +399,7 @@ def test_a_failed_autosave_is_counted_named_and_not_retried_until_the_next_edit(
 
     s = scenario_io.load(DEFAULT)
     saver = autosave.Autosaver(debounce_s=0.0)
+    writes = autosave.atomic_write
 
     def full(path: Any, data: bytes) -> None:
         raise OSError(errno.ENOSPC, "No space left on device: " + "x" * 200)
@@ -411,7 +412,7 @@ def test_a_failed_autosave_is_counted_named_and_not_retried_until_the_next_edit(
     assert saver.last_error == f"autosave failed (OSError: {shown}); there is no autosave of this table yet" and len(shown) == 120  # nothing was autosaved before
     saver.changed(s, 1.0)  # the same document: not retried
     assert not saver.tick(5.0) and saver.failures == 1
-    monkeypatch.undo()
+    monkeypatch.setattr(autosave, "atomic_write", writes)  # the disk has room again
     s2 = dataclass_replace(s, title="edited")
     saver.changed(s2, 6.0)  # the next edit is written
     assert saver.tick(6.0) and saver.last_error is None and scenario_io.load(saver.autosave_path).title == "edited"
