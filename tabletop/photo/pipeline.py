@@ -13,8 +13,8 @@ from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
-from tabletop.photo.rectify import (RIVAL_BAND, RIVAL_RATIO, magnitude_lines, calibration_rms_mm, find_table, inner_rivals,
-                                    rectified_px_per_mm, rectify, refine_corners, side_profiles)
+from tabletop.photo.rectify import (RIVAL_RATIO, SIDE_PROFILE_STEP_PX, calibration_rms_mm, find_table, inner_rivals,
+                                    inward_side_profiles, rectified_px_per_mm, rectify, refine_corners, side_profiles)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 TABLE_CONFIDENT = 0.3
@@ -53,24 +53,11 @@ def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | N
     diagonal, whose gradient is strongest in the median along the side, as (that median over the band's median
     gradient, its distance inside in pixels). The median keeps a base or a shadow near the edge, strong along part of a
     line, from scoring as an edge along all of it."""
-    quad = np.asarray(corners, dtype=np.float64)
-    if lens is not None:
-        quad = lens.remove(quad)
-    h, w = image.shape[:2]
-    band = max(4 * STEADY_EDGE_MIN_PX, RIVAL_BAND * math.hypot(w, h))
-    step = 0.5
-    centre = quad.mean(axis=0)
+    step = SIDE_PROFILE_STEP_PX
     reach = int(round(STEADY_EDGE_SLOPE_PX / step))
     slopes = np.arange(-reach, reach + 1)
     out = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        direction = (b - a) / float(np.linalg.norm(b - a))
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot(centre - a, normal) < 0:
-            normal = -normal  # into the table
-        t = np.linspace(0.06, 0.94, samples)
-        offsets, strength = magnitude_lines(image, a[None, :] + t[:, None] * (b - a)[None, :], normal, band, step, lens)
+    for offsets, strength in inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples):
         inner = offsets > 0
         offsets, strength = offsets[inner], strength[:, inner]
         n_s = len(offsets)

@@ -695,17 +695,20 @@ def magnitude_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, h
     return offsets, np.sqrt(np.sum(grad ** 2, axis=2))
 
 
-def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None,
-                 samples: int = 60) -> list[tuple[float, float]]:
-    """Per side (bottom, right, top, left): the strongest straight edge inside it within ``RIVAL_BAND`` of the photo's
-    diagonal, as (its mean gradient over the side's own, its distance inside in pixels). A ratio of ``RIVAL_RATIO`` or
-    more says the side found may be the foot of the table's front face, a border or the floor, not its top edge."""
+SIDE_PROFILE_STEP_PX = 0.5
+"""The spacing of the samples across a side in :func:`inward_side_profiles`."""
+
+
+def inward_side_profiles(image: np.ndarray, corners_px: Corners, lens: Distortion | None, min_px: float,
+                         samples: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per side (bottom, right, top, left): the gradient magnitude across it (:func:`magnitude_lines`) at ``samples``
+    points along it, over ``RIVAL_BAND`` of the photo's diagonal each way (at least ``4 * min_px``), as (offsets in
+    pixels, positive into the table; strength, one row per point)."""
     quad = np.asarray(corners_px, dtype=np.float64)
     if lens is not None:
         quad = lens.remove(quad)
     h, w = image.shape[:2]
-    band = max(4 * RIVAL_MIN_PX, RIVAL_BAND * math.hypot(w, h))
-    step = 0.5
+    band = max(4 * min_px, RIVAL_BAND * math.hypot(w, h))
     centre = quad.mean(axis=0)
     out = []
     for i in range(4):
@@ -715,8 +718,18 @@ def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None
         if np.dot(centre - a, normal) < 0:
             normal = -normal  # into the table
         t = np.linspace(0.06, 0.94, samples)
-        pts = a[None, :] + t[:, None] * (b - a)[None, :]
-        offsets, strength = magnitude_lines(image, pts, normal, band, step, lens)
+        out.append(magnitude_lines(image, a[None, :] + t[:, None] * (b - a)[None, :], normal, band, SIDE_PROFILE_STEP_PX, lens))
+    return out
+
+
+def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None,
+                 samples: int = 60) -> list[tuple[float, float]]:
+    """Per side (bottom, right, top, left): the strongest straight edge inside it within ``RIVAL_BAND`` of the photo's
+    diagonal, as (its mean gradient over the side's own, its distance inside in pixels). A ratio of ``RIVAL_RATIO`` or
+    more says the side found may be the foot of the table's front face, a border or the floor, not its top edge."""
+    step = SIDE_PROFILE_STEP_PX
+    out = []
+    for offsets, strength in inward_side_profiles(image, corners_px, lens, RIVAL_MIN_PX, samples):
         score, slopes = _line_scores(strength, 1)
         mean_offset = offsets[None, :] + 0.5 * slopes[:, None] * step  # each line's offset halfway along the side
         own = float(score[np.abs(mean_offset) <= RIVAL_MIN_PX / 2].max())
