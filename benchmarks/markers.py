@@ -72,8 +72,8 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
     _, jpeg = gen.develop(radiance, params.phone, rng_phone, gen.linear(scene.light.colour), meter)
     truth = gen.make_truth(params, seed, scene, camera, gb.t, gb.ident)
     truth["kind"] = kind
-    gen._write_atomic(jpg, jpeg)
-    gen._write_atomic(meta, json.dumps(truth, indent=1).encode())
+    gen.write_cached(jpg, jpeg)
+    gen.write_cached(meta, json.dumps(truth, indent=1).encode())
     return jpg, truth
 
 

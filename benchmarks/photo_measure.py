@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 import time
 from collections.abc import Iterable
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.photo_conditions import MODES, _niced, markdown, score_photo, summarise
+from benchmarks.photogen.generate import cache_root, write_cached
 
 SYNTH = "synth"
 SYNTH_JPEG_QUALITY = 95
@@ -66,27 +66,12 @@ def cached_set() -> dict[str, list[int]]:
     return out
 
 
-def cache_root() -> Path:
-    root = os.environ.get("TABLETOP_PHOTOGEN_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "tabletop-photogen")
-    return Path(root)
-
-
 def code_version(package_dir: Path) -> str:
     """A hash of the analysis code (every ``tabletop/photo/*.py`` file): analyses are cached per version."""
     h = hashlib.sha1()
     for path in sorted(package_dir.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()[:12]
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    import tempfile
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
 
 
 def synth_cached(seed: int) -> tuple[Path, dict]:
@@ -107,8 +92,8 @@ def synth_cached(seed: int) -> tuple[Path, dict]:
              "corners_px": [list(c) for c in photo.corners_px], "base_height_mm": 0.0,
              "bases": [{"id": f"b{k}", "x_mm": b.x_mm, "y_mm": b.y_mm, "shape": "round", "diameter_mm": b.diameter_mm,
                         "in_frame": True, "visible_fraction": 1.0} for k, b in enumerate(photo.bases)]}
-    _write_atomic(jpg, buf.tobytes())
-    _write_atomic(meta, json.dumps(truth).encode())
+    write_cached(jpg, buf.tobytes())
+    write_cached(meta, json.dumps(truth).encode())
     return jpg, truth
 
 
@@ -151,7 +136,7 @@ def analyse_cached(job: tuple[str, int, tuple[str, ...], str]) -> dict:
             except PhotoError as e:
                 analysis = {"result": None, "refused": str(e)}
             analysis["cpu_seconds"] = time.process_time() - t0
-            _write_atomic(cached, json.dumps(analysis).encode())
+            write_cached(cached, json.dumps(analysis).encode())
         out[mode] = score_photo(analysis["result"], truth, analysis["cpu_seconds"], analysis["refused"])
         out[mode]["table_confidence"] = analysis.get("table_confidence")
         out[mode]["table_doubtful"] = any(DOUBT_NOTE in n for n in analysis.get("notes", []))

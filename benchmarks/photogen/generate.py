@@ -6,7 +6,6 @@ import dataclasses
 import json
 import math
 import os
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from benchmarks.photogen.phone import develop
 from benchmarks.photogen.render import ID_BASE, ID_MARKER, ID_MAT, Context, cast, scene_objects, shade, shadow_map
 from benchmarks.photogen.scene import MARKER_DICTIONARY, BaseSpec, Light, Scene, layout
 from benchmarks.photogen.textures import NoiseBank, linear, make_floor, make_mat
+from tabletop.atomic import atomic_write
 
 GENERATOR_VERSION = "1"
 """Part of every cache key: bump it whenever a photo for the same (condition, seed) would change."""
@@ -252,18 +252,22 @@ def render_photo(condition: str, seed: int, size: tuple[int, int] | None = None,
 # ---------------------------------------------------------------------------------------------- cache
 
 
+def cache_root() -> Path:
+    """``$TABLETOP_PHOTOGEN_CACHE`` or ~/.cache/tabletop-photogen: the photos (one folder per generator version)
+    and what is measured of them."""
+    return Path(os.environ.get("TABLETOP_PHOTOGEN_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "tabletop-photogen"))
+
+
 def cache_dir() -> Path:
-    """``$TABLETOP_PHOTOGEN_CACHE`` or ~/.cache/tabletop-photogen, one folder per generator version."""
-    root = os.environ.get("TABLETOP_PHOTOGEN_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "tabletop-photogen")
-    return Path(root) / f"v{GENERATOR_VERSION}"
+    """The cache's folder of this generator version's photos."""
+    return cache_root() / f"v{GENERATOR_VERSION}"
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_cached(path: Path, data: bytes) -> None:
+    """``data`` into the cache at ``path``, its folder made first; atomically (``tabletop.atomic``): a run stopped
+    mid-write leaves no half a photo for the next to read."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    atomic_write(path, data)
 
 
 def cached_photo(condition: str, seed: int, size: tuple[int, int] | None = None) -> tuple[Path, dict]:
@@ -275,6 +279,6 @@ def cached_photo(condition: str, seed: int, size: tuple[int, int] | None = None)
     if jpg.exists() and meta.exists():
         return jpg, json.loads(meta.read_text())
     photo = render_photo(condition, seed, size)
-    _write_atomic(jpg, photo.jpeg)
-    _write_atomic(meta, json.dumps(photo.truth, indent=1).encode())
+    write_cached(jpg, photo.jpeg)
+    write_cached(meta, json.dumps(photo.truth, indent=1).encode())
     return jpg, photo.truth
