@@ -897,11 +897,12 @@ def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarra
     allowed = np.abs(offsets[None, :]) <= reach[:, None]
     near_a = t[inside] < 0.3
     where, strong, peak = _step(values, offsets, allowed, near_a, area)
-    if colour is not None and area and strong.sum() >= 10:
+    # The colour profiles, sampled once for both the colour step and the mat's edge.
+    bgr = cv2.GaussianBlur(cv2.remap(colour, mx, my, cv2.INTER_LINEAR).astype(np.float32), (1, 5), 0) if colour is not None and area else None
+    if bgr is not None and strong.sum() >= 10:
         # Where the mat's colour differs from what lies beyond more than its brightness does (a grass mat's grain
         # against a grey floor), the step is followed in the colour that best tells the two apart: Fisher's
         # discriminant of the samples either side of the edge found in grey.
-        bgr = cv2.GaussianBlur(cv2.remap(colour, mx, my, cv2.INTER_LINEAR).astype(np.float32), (1, 5), 0)
         rel = offsets[None, :] - offsets[peak][:, None]
         before = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX) & strong[:, None]
         after = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX) & strong[:, None]
@@ -915,8 +916,7 @@ def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarra
                 where, strong, _ = _step(projected, offsets, allowed, near_a, area, sign=1.0)
     if interior is not None and area:
         inward = 1.0 if float((interior - a) @ normal) > 0 else -1.0
-        profiles = values if colour is None else cv2.GaussianBlur(cv2.remap(colour, mx, my, cv2.INTER_LINEAR).astype(np.float32), (1, 5), 0)
-        where, strong = _mat_edge(profiles, offsets, inward, allowed, near_a, where, strong)
+        where, strong = _mat_edge(values if bgr is None else bgr, offsets, inward, allowed, near_a, where, strong)
     return (base[inside] + where[:, None] * normal[None, :])[strong]
 
 
