@@ -269,11 +269,15 @@ def outline_extra(angles: np.ndarray, radii: np.ndarray, shift: np.ndarray, top:
     cx = shift[:, 0, None] * lam[None, :]  # [n, steps]
     cy = shift[:, 1, None] * lam[None, :]
     r = (1 - lam)[None, :] * radii[:, None] + lam[None, :] * top[:, None]
+    centre2, r2 = cx * cx + cy * cy, r * r
     ux, uy = np.cos(angles), np.sin(angles)
-    proj = cx[:, None, :] * ux[None, :, None] + cy[:, None, :] * uy[None, :, None]  # [n, rays, steps]
-    disc = proj * proj - (cx * cx + cy * cy)[:, None, :] + (r * r)[:, None, :]
-    t = np.where(disc >= 0, proj + np.sqrt(np.maximum(disc, 0.0)), -np.inf)
-    return np.max(t, axis=2) - radii[:, None]
+    far = np.full((n, len(angles)), -np.inf)
+    # One disc at a time, the furthest kept: [n, rays] arrays stay in the cache where [n, rays, steps] ones did not.
+    for j in range(len(lam)):
+        proj = cx[:, j, None] * ux[None, :] + cy[:, j, None] * uy[None, :]  # [n, rays]
+        disc = proj * proj - centre2[:, j, None] + r2[:, j, None]
+        np.maximum(far, np.where(disc >= 0, proj + np.sqrt(np.maximum(disc, 0.0)), -np.inf), out=far)
+    return far - radii[:, None]
 
 
 def outline_of(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:
