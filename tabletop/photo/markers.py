@@ -10,7 +10,7 @@ the table's edges), the black square lies in a known place from the table's corn
 **From a photo** (``find_markers``, ``table_from_markers``):
 
 1. *Find*: ArUco's detector on a copy of at most ``DETECT_SIDE_PX`` (it only has to name the markers and place them
-   roughly).
+   roughly); a marker missing there is looked for at a lower contrast, then on the photo itself.
 2. *Refine*: each black square's four sides are followed on the photo itself: profiles across each side (intensities
    linearised, so the phone's tone curve does not shift the edge), the steepest point of each to a fraction of a pixel,
    a straight line through them; the square's corners are the lines' intersections.
@@ -53,6 +53,9 @@ PLACEMENT_SIGMA_MM = 0.2
 a piece laid by hand against both edges (a mat's rounded corner or a chamfered table edge adds more; see docs/photo.md)."""
 
 DETECT_SIDE_PX = 2000
+FAINT_CONTRAST = 0.03
+"""The least rise of linear light across a square's side taken for its edge on a piece in a lamp's sheen whose bits the
+detector still reads (a tenth of white otherwise): 3-4 levels of 255 near white, above a JPEG's noise there (1-2)."""
 FAINT_THRESHOLD = 3.0
 """ArUco's adaptive threshold's constant (grey levels) for a second look when a marker is missing (OpenCV's default: 7):
 a piece in a lamp's sheen shows its black squares 40-60 levels under its white."""
@@ -134,6 +137,11 @@ stronger step beyond it (the slab's face under a near edge, lit differently from
 MAT_RUN_PROFILES = 15
 """Neighbouring profiles (3 px apart) over which an edge's inner side is judged: 45 px of the side, longer than a textured
 mat's blotches, shorter than the run of a slab's face or a shadow along the edge."""
+SIDE_RUN_PROFILES = 31
+"""Neighbouring profiles (3 px apart: 90 px of a side) whose steps' most common sign is each one's: the floor's light
+under a side changes over hundreds of pixels (the lamp's fall-off, its tiles), so the floor may be darker than the mat at
+one end of a side and lighter at the other; the colour that parts the mat from what lies beyond is then found for each
+of the two parts on its own."""
 SIDE_TRIMS = 4
 """Rounds of fitting and dropping the points over 3 MADs off their side: terrain on the edge can hold a third of a side, and
 the first round's MAD is widened by it."""
@@ -371,7 +379,10 @@ def _side_edges(grey: np.ndarray, a: np.ndarray, b: np.ndarray, outward: np.ndar
     weight = np.where(window, np.maximum(grad, 0.0), 0.0)
     where = np.sum(weight * offsets[None, :], axis=1) / np.maximum(np.sum(weight, axis=1), 1e-12)
     contrast = values[:, -1] - values[:, 0]
-    strong = (g1 > 0.25 * np.max(g1)) & (contrast > 0.1) & (i > 1) & (i < len(offsets) - 2)
+    # A square's black is at least a tenth of the white's light below it, or half what it is along the rest of this side
+    # where the piece lies in a lamp's sheen (its black printed light grey, yet its bits read).
+    least = max(FAINT_CONTRAST, min(0.1, 0.5 * float(np.median(contrast))))
+    strong = (g1 > 0.25 * np.max(g1)) & (contrast > least) & (i > 1) & (i < len(offsets) - 2)
     return (base + where[:, None] * outward[None, :])[strong]
 
 
@@ -411,31 +422,36 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
     f = min(1.0, DETECT_SIDE_PX / max(h, w))
     small = cv2.resize(grey, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA) if f < 1.0 else grey
     dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, MARKER_DICTIONARY))
-    detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
-    found, ids, _ = detector.detectMarkers(small)
-    found, ids = list(found), ([] if ids is None else ids.ravel().tolist())
-    if len({k for k in ids if k in (0, 1, 2, 3)}) < 4:
-        # A piece in a lamp's sheen shows its black printed light grey: looked for again at a lower contrast (the
-        # dictionary's bits still have to match, so the mat's print is not taken for a marker).
-        faint = cv2.aruco.DetectorParameters()
-        faint.adaptiveThreshConstant = FAINT_THRESHOLD
-        more, more_ids, _ = cv2.aruco.ArucoDetector(dictionary, faint).detectMarkers(small)
-        for quad, k in zip(more, [] if more_ids is None else more_ids.ravel().tolist()):
-            if k in (0, 1, 2, 3) and k not in ids:
-                found.append(quad)
-                ids.append(k)
-    if not ids:
-        return []
+    faint = cv2.aruco.DetectorParameters()
+    faint.adaptiveThreshConstant = FAINT_THRESHOLD
+    detectors = [cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters()), cv2.aruco.ArucoDetector(dictionary, faint)]
+    # Each marker missing after a look is looked for again: at a lower contrast (a piece in a lamp's sheen shows its
+    # black printed light grey; the dictionary's bits still have to match, so the mat's print is not taken for a
+    # marker), then on the photo itself (a far piece seen obliquely has cells of 4 px or less across on the reduced
+    # copy, too few for the detector to read its bits).
+    looks = [(small, f, d) for d in detectors] + ([(grey, 1.0, d) for d in detectors] if f < 1.0 else [])
+    found: dict[int, tuple[np.ndarray, object]] = {}
+    twice: set[int] = set()
+    for picture, scale, detector in looks:
+        quads, ids, _ = detector.detectMarkers(picture)
+        ids = [] if ids is None else ids.ravel().tolist()
+        for quad, k in zip(quads, ids):
+            if k not in (0, 1, 2, 3) or k in found or k in twice:
+                continue
+            if ids.count(k) != 1:
+                twice.add(k)  # printed twice: which corner it names is not known
+                continue
+            rough = (np.asarray(quad, dtype=np.float64).reshape(4, 2) + 0.5) / scale - 0.5
+            if scale < 1.0:
+                rough = _full_resolution(grey, detector, int(k), rough)
+            found[int(k)] = (rough, detector)
+        if len(found) + len(twice) >= 4:
+            break
     out = []
-    for quad, k in zip(found, ids):
-        if k not in (0, 1, 2, 3) or ids.count(k) != 1:
-            continue  # another marker, or one printed twice: which corner it names is not known
-        rough = (np.asarray(quad, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5
-        if f < 1.0:
-            rough = _full_resolution(grey, detector, int(k), rough)
+    for k, (rough, _) in found.items():
         sides = _refine(grey, rough)
         if sides is not None:
-            out.append(Sighting(int(k), rough, sides))
+            out.append(Sighting(k, rough, sides))
     return sorted(out, key=lambda s: s.id)
 
 
@@ -870,7 +886,8 @@ def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarra
     """Edge points (undistorted px) of the table's side near the undistorted segment from ``a`` (a marker's corner,
     sure) to ``b`` (the camera's guess): the steepest step across it, looked for within ``SIDE_SEARCH_MIN_PX`` at ``a``
     widening to ``half_at_b`` at ``b`` (the guess's error grows along the side), of the sign the step has near ``a``
-    (the mat on the same side all along), where the photo shows it, between the fractions ``t_range`` of the way. With
+    (the mat on the same side all along; with ``interior``, the sign most of its neighbours have: the floor beyond may
+    turn lighter than the mat), where the photo shows it, between the fractions ``t_range`` of the way. With
     ``area`` each edge is placed by the step's area between its two levels (``_step``), and with ``colour`` (BGR) again
     in the colour that best parts the two sides. With ``interior`` (an undistorted point on the table) an edge point is
     kept only where the mat lies just inside it (``_mat_within``)."""
@@ -896,28 +913,59 @@ def _side_points(grey: np.ndarray, lens: Distortion, a: np.ndarray, b: np.ndarra
     reach = SIDE_SEARCH_MIN_PX + (half - SIDE_SEARCH_MIN_PX) * t[inside]
     allowed = np.abs(offsets[None, :]) <= reach[:, None]
     near_a = t[inside] < 0.3
-    where, strong, peak = _step(values, offsets, allowed, near_a, area)
+    inward = None if interior is None else (1.0 if float((interior - a) @ normal) > 0 else -1.0)
+    # With the table's inside known, the step's direction is taken along the side, not once for all of it: the floor
+    # beyond a side may be darker than the mat at one end and lighter at the other (the lamp's fall-off, a floor tile).
+    signs = _step_signs(values, offsets, allowed, near_a, SIDE_RUN_PROFILES if area and inward is not None else 0)
+    where, strong, peak = _step(values, offsets, allowed, near_a, area, sign=signs)
     # The colour profiles, sampled once for both the colour step and the mat's edge.
     bgr = cv2.GaussianBlur(cv2.remap(colour, mx, my, cv2.INTER_LINEAR).astype(np.float32), (1, 5), 0) if colour is not None and area else None
     if bgr is not None and strong.sum() >= 10:
         # Where the mat's colour differs from what lies beyond more than its brightness does (a grass mat's grain
         # against a grey floor), the step is followed in the colour that best tells the two apart: Fisher's
-        # discriminant of the samples either side of the edge found in grey.
+        # discriminant of the samples either side of the edge found in grey (mat side against far side).
         rel = offsets[None, :] - offsets[peak][:, None]
-        before = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX) & strong[:, None]
-        after = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX) & strong[:, None]
-        lo, hi = bgr[before], bgr[after]
-        if len(lo) >= 30 and len(hi) >= 30:
-            diff = hi.mean(axis=0) - lo.mean(axis=0)
-            spread = np.cov(lo.T) + np.cov(hi.T) + 1e-3 * np.eye(3)
-            weights = np.linalg.solve(spread, diff)
-            if float(weights @ diff) > 0:
-                projected = (bgr @ (weights / float(weights @ diff))).astype(np.float32)
-                where, strong, _ = _step(projected, offsets, allowed, near_a, area, sign=1.0)
-    if interior is not None and area:
-        inward = 1.0 if float((interior - a) @ normal) > 0 else -1.0
+        if inward is not None:
+            rel = rel * inward  # positive into the table
+        near = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX) & strong[:, None]
+        far = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX) & strong[:, None]
+        weights = _discriminant(bgr, near, far, signs)
+        if weights is not None:
+            projected = np.einsum("nkc,nc->nk", bgr, weights).astype(np.float32)
+            # The projection rises from the near side to the far side: going outward when the inside is known.
+            where, strong, _ = _step(projected, offsets, allowed, near_a, area, sign=-1.0 if inward is None else -inward)
+    if inward is not None and area:
         where, strong = _mat_edge(values if bgr is None else bgr, offsets, inward, allowed, near_a, where, strong)
     return (base[inside] + where[:, None] * normal[None, :])[strong]
+
+
+def _discriminant(bgr: np.ndarray, near: np.ndarray, far: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
+    """Per profile (``bgr`` (n, k, 3)), the colour weights (n, 3) that best part the ``near`` samples from the ``far``
+    ones (masks (n, k)): Fisher's discriminant, scaled so the far side lies 1 above the near one, taken over the profiles
+    of the same group (``groups`` (n,): what lies beyond the mat lighter than it along part of a side, darker along
+    another) where that group holds enough samples, else over all; None where the two sides cannot be told apart."""
+    def weights(rows: np.ndarray) -> np.ndarray | None:
+        lo, hi = bgr[near & rows[:, None]], bgr[far & rows[:, None]]
+        if len(lo) < 30 or len(hi) < 30:
+            return None
+        diff = hi.mean(axis=0) - lo.mean(axis=0)
+        spread = np.cov(lo.T) + np.cov(hi.T) + 1e-3 * np.eye(3)
+        w = np.linalg.solve(spread, diff)
+        gain = float(w @ diff)
+        return w / gain if gain > 0 else None
+
+    whole = weights(np.ones(len(bgr), bool))
+    if whole is None:
+        return None
+    out = np.broadcast_to(whole, (len(bgr), 3)).copy()
+    kinds = np.unique(groups)
+    if len(kinds) > 1:
+        for g in kinds:
+            rows = groups == g
+            own = weights(rows)
+            if own is not None:
+                out[rows] = own
+    return out
 
 
 def _mat_edge(profiles: np.ndarray, offsets: np.ndarray, inward: float, allowed: np.ndarray, near_a: np.ndarray,
@@ -985,18 +1033,31 @@ def _levels(vals: np.ndarray, depth: np.ndarray, edge: np.ndarray) -> tuple[np.n
     return out[0], out[1], out[2]
 
 
+def _step_signs(values: np.ndarray, offsets: np.ndarray, allowed: np.ndarray, near_a: np.ndarray, run: int = 0) -> np.ndarray:
+    """Each profile's step sign (+1 rising with the offsets, -1 falling): the one most profiles near the side's sure end
+    have (the mat on the same side all along); with ``run``, the one most of the ``run`` neighbouring profiles have (the
+    floor beyond the mat lighter along part of the side, darker along another)."""
+    grad = np.gradient(values, float(offsets[1] - offsets[0]), axis=1)
+    peak = np.argmax(np.where(allowed, np.abs(grad), 0.0), axis=1)
+    steepest = grad[np.arange(len(values)), peak]
+    signs = np.full(len(values), float(np.sign(np.median(steepest[near_a]))) if near_a.any() else 0.0)
+    if run > 1:
+        local = np.sign(_running_median(steepest, run))
+        signs = np.where(np.isfinite(local) & (local != 0), local, signs)
+    return signs
+
+
 def _step(values: np.ndarray, offsets: np.ndarray, allowed: np.ndarray, near_a: np.ndarray, area: bool,
-          sign: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+          sign: float | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each profile's (rows of ``values`` across a side, sampled at ``offsets``) step within ``allowed``: its place, whether
-    it is strong enough to keep, and the index of its steepest sample. The step's sign is the one most profiles near the
-    side's sure end have (the mat on the same side all along) unless given."""
+    it is strong enough to keep, and the index of its steepest sample. The step's sign (one, or one per profile) is the
+    one most profiles near the side's sure end have (``_step_signs``) unless given."""
     step = float(offsets[1] - offsets[0])
     grad = np.gradient(values, step, axis=1)
     rows = np.arange(len(values))
-    if sign is None:
-        peak = np.argmax(np.where(allowed, np.abs(grad), 0.0), axis=1)
-        sign = float(np.sign(np.median(grad[rows, peak][near_a]))) if near_a.any() else 0.0
-    strength = np.where(allowed, np.maximum(sign * grad, 0.0) if sign != 0.0 else np.abs(grad), 0.0)
+    signs = np.broadcast_to(np.asarray(_step_signs(values, offsets, allowed, near_a) if sign is None else sign, dtype=np.float64),
+                            (len(values),))
+    strength = np.where(allowed, np.where(signs[:, None] != 0.0, np.maximum(signs[:, None] * grad, 0.0), np.abs(grad)), 0.0)
     peak = np.argmax(strength, axis=1)
     top = strength[rows, peak]
     if area:
