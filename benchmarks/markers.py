@@ -77,15 +77,28 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
     return jpg, truth
 
 
-def measure(kind: str, seed: int) -> dict:
-    """One photo: each corner's error (px), whether its marker was seen, its sigma, and the fit's CPU time."""
+def true_lens(truth: dict):  # noqa: ANN201 - tabletop.photo.camera.LensFile
+    """The generator's lens for a photo as a calibrated lens file would give it (an exact calibration)."""
+    import ast
+
+    from tabletop.photo.camera import LensFile
+
+    cam = truth["camera"] if isinstance(truth["camera"], dict) else ast.literal_eval(truth["camera"])
+    k = cam["K"]
+    return LensFile(tuple(truth["image_size"]), float(k[0][0]), (float(k[0][2]), float(k[1][2])), float(cam["dist"][0]),
+                    float(cam["dist"][1]), 0.0)
+
+
+def measure(kind: str, seed: int, calibrated: bool = False) -> dict:
+    """One photo: each corner's error (px), whether its marker was seen, its sigma, and the fit's CPU time; with
+    ``calibrated``, the fit given the generator's lens as the phone's calibration (``--camera``)."""
     from tabletop.photo.imageio import load_image
     from tabletop.photo.markers import table_from_markers
 
     path, truth = cached_kind_photo(kind, seed)
     image = load_image(path).pixels
     c0 = time.process_time()
-    fit = table_from_markers(image, tuple(truth["table_mm"]))
+    fit = table_from_markers(image, tuple(truth["table_mm"]), lens=true_lens(truth) if calibrated else None)
     cpu = time.process_time() - c0
     out = {"kind": kind, "seed": seed, "cpu_s": cpu, "in_frame": truth["corners_in_frame"], "seen": [], "errors": None, "sigmas": None}
     if fit is None or fit.corners_px is None:
@@ -132,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", help="seeds to take instead of --first/--photos, e.g. 1-7,9,11-20")
     ap.add_argument("--json", type=Path, help="write every photo's row here")
     ap.add_argument("--render-only", action="store_true")
+    ap.add_argument("--calibrated", action="store_true", help="give the fit the generator's lens as the phone's calibration")
     args = ap.parse_args(argv)
     seeds = list(range(args.first, args.first + args.photos))
     if args.seeds:
@@ -147,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
                     cached_kind_photo(kind, seed)
                     print(f"rendered {kind} {seed}", flush=True)
                     continue
-                r = measure(kind, seed)
+                r = measure(kind, seed, args.calibrated)
             except Exception as e:  # noqa: BLE001 - the generator cannot draw this one: said, not hidden
                 print(f"{kind:8s} seed {seed:3d}: not rendered ({type(e).__name__}: {str(e).splitlines()[-1][:80]})", flush=True)
                 continue

@@ -181,6 +181,32 @@ def test_three_markers_place_the_fourth_corner_and_two_give_only_the_lens() -> N
     assert mk.table_from_markers(_photo_of_pieces(cam, turns, size, hide=(0, 1, 2)), TABLE) is None
 
 
+def test_a_calibrated_lens_is_held_in_the_markers_fit() -> None:
+    """``--camera``'s lens (``tabletop photo calibrate``) given to the markers' fit: its k1, k2 and principal point are held
+    (a board over the whole frame fixes the lens at the frame's corners, which three markers and the table's sides leave
+    to k2's extrapolation), and the unseen corner is placed more surely than with the lens fitted from the markers."""
+    from dataclasses import replace
+
+    from tabletop.photo.camera import LensFile
+
+    size = (1800, 1350)
+    drawn = _camera(size, -0.06)
+    centre = (drawn.centre[0] + 9.0, drawn.centre[1] - 7.0)
+    cam = replace(drawn, centre=centre, distortion=Distortion(centre, drawn.distortion.scale, -0.06, 0.02))
+    photo = _photo_of_pieces(cam, {0: 0.5, 1: -0.7, 2: 0.2, 3: 1.0}, size, hide=(1,))
+    k1, k2 = cam.distortion.opencv(cam.focal_px)
+    lens = LensFile(size, cam.focal_px, centre, k1, k2, 0.2, 5)
+    free = mk.table_from_markers(photo, TABLE)
+    held = mk.table_from_markers(photo, TABLE, lens=lens)
+    assert free is not None and held is not None and free.corner_sigma_px is not None and held.corner_sigma_px is not None
+    fitted_k1, fitted_k2 = held.camera.distortion.opencv(held.camera.focal_px)
+    assert fitted_k1 == pytest.approx(k1, abs=0.005) and fitted_k2 == pytest.approx(k2, abs=0.01)
+    assert np.allclose(held.camera.centre, centre, atol=2.0)
+    truth = cam.project(mk.table_corners_mm(TABLE), 0.0)
+    err = np.linalg.norm(np.asarray(held.corners_px) - truth, axis=1)
+    assert err.max() < 0.5 and held.corner_sigma_px[1] < 0.85 * free.corner_sigma_px[1]
+
+
 def test_a_near_side_is_followed_on_the_mat_not_the_foot_of_the_slab_s_face() -> None:
     """A table's near edge with the slab's face seen under it: the mat (beige, grey 180), a 6 px strip of the face
     (blue-grey, grey 172: hardly darker), then the floor (orange, grey 120: the strongest step). The edge is the mat's

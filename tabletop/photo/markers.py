@@ -152,6 +152,12 @@ UNSURE_CORNER_PX = 1.0
 MIN_MARKERS_FOR_CORNERS = 3
 """Markers needed to place all four corners (three corners and the camera fitted to them give the fourth)."""
 MIN_MARKERS_FOR_LENS = 2
+CALIBRATED_K_SIGMA = 0.002
+"""1-sigma of a calibrated lens's k1 and k2 (per half-diagonal's powers) held in the camera fit (``tabletop photo calibrate``:
+a board over the whole frame in three or more photos fixes the lens at the frame's corners, where the table's sides
+alone leave it to k2's extrapolation): 5 px of bend at the frame's corner each, wide of a good calibration."""
+CALIBRATED_CENTRE_SIGMA = 0.001
+"""1-sigma of a calibrated principal point held in the camera fit, as a fraction of the photo's width (4 px on 12 MP)."""
 
 
 # ---------------------------------------------------------------------------------------------- geometry
@@ -562,8 +568,11 @@ class _Model:
     edges where the squares do not, so they fix k2 and the principal point, which place a corner outside the frame."""
 
     def __init__(self, sightings: list[tuple[int, np.ndarray]], table_mm: tuple[float, float], size: tuple[int, int],
-                 sides: list[tuple[int, np.ndarray]] | None = None, side_sigmas: list[float] | None = None) -> None:
+                 sides: list[tuple[int, np.ndarray]] | None = None, side_sigmas: list[float] | None = None,
+                 lens: Distortion | None = None) -> None:
         self.ids = [k for k, _ in sightings]
+        self.lens = lens
+        """A calibrated lens for this photo's pixels: its k1, k2 and principal point held within ``CALIBRATED_*``."""
         self.sides = list(sides or [])
         """(side j from table corner j to corner j+1, its edge points (n, 2) in photo pixels)."""
         self.side_sigmas = list(side_sigmas or [SIDE_POINT_SIGMA_PX] * len(self.sides))
@@ -631,6 +640,10 @@ class _Model:
     def residuals(self, p: np.ndarray) -> np.ndarray:
         priors = [p[7] / K1_SIGMA, p[8] / CENTRE_SIGMA, p[9] / CENTRE_SIGMA, (p[0] - math.log(self.focal0)) / FOCAL_PRIOR_SIGMA,
                   p[10] / EDGE_BIAS_SIGMA_PX, p[11] / (K2_SIGMA if self.sides else 1e-4)]
+        if self.lens is not None:
+            k1, c8, c9, k2 = self._calibrated()
+            priors[0:3] = [(p[7] - k1) / CALIBRATED_K_SIGMA, (p[8] - c8) / CALIBRATED_CENTRE_SIGMA, (p[9] - c9) / CALIBRATED_CENTRE_SIGMA]
+            priors[5] = (p[11] - k2) / CALIBRATED_K_SIGMA
         priors += [t / math.radians(TURN_SIGMA_DEG) for t in self.turns(p)]
         priors += [b / MARKER_BIAS_SIGMA_PX for b in p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]]
         priors += [o / SIDE_OFFSET_SIGMA_PX for o in self.side_offsets(p)]
@@ -638,11 +651,21 @@ class _Model:
         sides = [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)]
         return np.concatenate([((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel(), *sides, priors])
 
+    def _calibrated(self) -> tuple[float, float, float, float]:
+        """The calibrated lens as parameters: k1, the principal point's offset (2), k2."""
+        assert self.lens is not None
+        s = (self.scale / self.lens.scale) ** 2  # k per the lens's half-diagonal to per this photo's
+        cx, cy = self.lens.centre
+        return (self.lens.k1 * s, (cx - self.centre0[0]) / self.size[0], (cy - self.centre0[1]) / self.size[0],
+                self.lens.k2 * s * s)
+
     def start(self) -> np.ndarray:
         """From the homography of every corner seen (pieces assumed straight): focal length where it is defined, pose."""
         import cv2
 
         p = np.zeros(self.n)
+        if self.lens is not None:
+            p[7], p[8], p[9], p[11] = self._calibrated()
         obj = self.points(p).reshape(-1, 2)
         h, _ = cv2.findHomography(obj, self.observed.reshape(-1, 2), 0)
         f = focal_from_homography(h, self.centre0) if h is not None else None
@@ -724,19 +747,23 @@ def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return h / h[2, 2]
 
 
-def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightings: list[Sighting] | None = None) -> MarkerFit | None:
+def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightings: list[Sighting] | None = None,
+                       lens: LensFile | None = None) -> MarkerFit | None:
     """The table's corners and the camera from the corner markers in ``image`` (BGR or grey); None with fewer than
-    ``MIN_MARKERS_FOR_LENS`` markers seen. Corners (photo pixels, LL, LR, UR, UL) need ``MIN_MARKERS_FOR_CORNERS``."""
+    ``MIN_MARKERS_FOR_LENS`` markers seen. Corners (photo pixels, LL, LR, UR, UL) need ``MIN_MARKERS_FOR_CORNERS``.
+    ``lens``: the phone's calibrated lens, whose k1, k2 and principal point the fit then holds (within
+    ``CALIBRATED_K_SIGMA`` and ``CALIBRATED_CENTRE_SIGMA``): what places a corner outside the frame."""
     if sightings is None:
         sightings = find_markers(image)
     if len(sightings) < MIN_MARKERS_FOR_LENS:
         return None
     size = (image.shape[1], image.shape[0])
-    model = _Model([(s.id, s.corners()[0]) for s in sightings], table_mm, size)
+    calibrated = lens.for_size(size)[0] if lens is not None else None
+    model = _Model([(s.id, s.corners()[0]) for s in sightings], table_mm, size, lens=calibrated)
     p, _ = _fit(model)
     # Once more with each square's corners from its sides' lines straightened through the fitted lens.
-    lens = model.camera(p).distortion
-    model = _Model([(s.id, lens.apply(s.corners(lens)[0])) for s in sightings], table_mm, size)
+    fitted = model.camera(p).distortion
+    model = _Model([(s.id, fitted.apply(s.corners(fitted)[0])) for s in sightings], table_mm, size, lens=calibrated)
     p, cov = _fit(model)
     cam = model.camera(p)
     n_obs = model.observed.size
@@ -804,7 +831,7 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
         start = np.concatenate([p[:_GLOBAL + 2 * model.m], np.zeros(2 * len(sides))])
         sigmas = [SIDE_POINT_SIGMA_PX] * len(sides)
         for _ in range(SIDE_TRIMS):
-            trial = _Model(observed, model.table_mm, size, sides, sigmas)
+            trial = _Model(observed, model.table_mm, size, sides, sigmas, model.lens)
             q, _ = _fit(trial, start, TRIM_ITERATIONS)
             kept, sigmas = [], []
             for (j, points), res in zip(sides, trial.side_residuals(q)):
@@ -821,7 +848,7 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
                 return best
             sides = kept
             start = np.concatenate([q[:_GLOBAL + 2 * model.m], np.zeros(2 * len(sides))])
-        model = _Model(observed, model.table_mm, size, sides, sigmas)
+        model = _Model(observed, model.table_mm, size, sides, sigmas, model.lens)
         p, cov = _fit(model, start)
         best = (model, p, cov)
     return best

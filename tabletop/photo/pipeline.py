@@ -163,7 +163,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     if corners is None and markers:
         from tabletop.photo.markers import table_from_markers
 
-        marked = table_from_markers(image, table_mm)
+        marked = table_from_markers(image, table_mm, lens=lens_file)
         if marked is not None:
             notes.append(marked.note())
             if lens_file is None:
