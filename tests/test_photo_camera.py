@@ -451,33 +451,16 @@ def test_a_colour_step_along_a_side_makes_an_unaided_outline_doubtful() -> None:
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
 
 
-def test_the_ground_round_a_base_tells_the_mat_from_terrain() -> None:
-    """A base stands on the mat where a good share of the ring round it has the mat's colour; on a hill it does not.
-    Drawn top-down at 1 px/mm: a grey mat (texture 4 grey levels), 28 mm bases of a dark colour on it, one in the middle
-    of a 150 mm green hill, one under a lamp's hotspot (the mat 35 % brighter, its hue kept), one with three neighbours
-    in contact. Worked numbers: a ray's colour is the median of 8 samples, its texture's scatter 4 * sqrt(pi / 16) = 1.8
-    per channel; the hill's green (-40, +30, -30) is about 50 grey levels across the mat's own colour: some 28 of those
-    scatters, far past GROUND_OFF_MAT. The hotspot's light is along the mat's colour and does not count."""
-    from tabletop.photo.candidates import mat_model
-    from tabletop.photo.detect import GROUND_OFF_MAT, ground_off_mat
-    from tabletop.photo.rectify import rectify
+def test_two_sizes_are_told_apart_only_by_more_than_chance() -> None:
+    """Worked numbers on 120 rays (standard error of the mean excess: its spread * 1.5 / sqrt(120) = spread * 0.137):
+    an excess of 0.1 on every ray has no spread, so it tells the sizes apart; +0.5 and -0.3 alternating has mean 0.1 and
+    spread 0.4 (error 0.055: two of them 0.110 > 0.1), so it does not; +0.6 and -0.3 has mean 0.15, spread 0.45 (two
+    errors 0.123 < 0.15): told apart."""
+    from tabletop.photo.footprint import SIZE_DISTINCT_SIGMAS, sizes_told_apart
 
-    rng = np.random.default_rng(11)
-    mat = np.array([150.0, 160.0, 170.0])
-    img = np.empty((900, 1200, 3), np.float32)
-    img[...] = mat
-    img[375:526, 825:976] += (-40.0, 30.0, -30.0)  # the hill, round the base at (900, 450) in pixels
-    yy, xx = np.mgrid[0:900, 0:1200]
-    img *= (1.0 + 0.35 * np.exp(-((xx - 300.0) ** 2 + (yy - 700.0) ** 2) / (2 * 90.0 ** 2)))[..., None]  # the hotspot
-    img += rng.normal(0.0, 4.0, (900, 1200, 1)).astype(np.float32)
-    bases_px = [(300.0, 300.0), (900.0, 450.0), (300.0, 700.0), (600.0, 450.0), (628.0, 450.0), (572.0, 450.0), (600.0, 478.0)]
-    for x, y in bases_px:
-        cv2.circle(img, (int(x), int(y)), 14, (40.0, 50.0, 60.0), -1)
-    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 0.8)
-    rect = rectify(img, ((-0.5, 899.5), (1199.5, 899.5), (1199.5, -0.5), (-0.5, -0.5)), (1200.0, 900.0), 1.0,
-                   base_height_mm=0.0)
-    centres = np.array([(x, 900.0 - y) for x, y in bases_px])  # table mm: y up
-    off = ground_off_mat(rect, centres, np.full(len(centres), 14.0), mat_model(rect.image))
-    plain, on_hill, lit, clustered = off[0], off[1], off[2], off[3]
-    assert on_hill > 5 * GROUND_OFF_MAT
-    assert plain < GROUND_OFF_MAT / 2 and lit < GROUND_OFF_MAT and clustered < GROUND_OFF_MAT
+    assert SIZE_DISTINCT_SIGMAS == 2.0
+    better = np.full(120, 0.2)
+    assert sizes_told_apart(better, better + 0.1)
+    assert not sizes_told_apart(better, better + np.tile([0.5, -0.3], 60))
+    assert sizes_told_apart(better, better + np.tile([0.6, -0.3], 60))
+    assert not sizes_told_apart(better, better)  # the same fit is no evidence either way

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, rimfit, sizesnap, uncertainty
@@ -41,7 +40,7 @@ from tabletop.photo.candidates import MatModel, candidate_px_per_mm, candidates
 from tabletop.photo.contrario import log10_nfa, outline_alignment
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, outline_of, photo_scale, to_photo
+from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
 from tabletop.photo.rimfit import CONTAINING_SUPPORT, fit_rims, half_level_centres, half_level_fits, search_circles
 from tabletop.photo.sizesnap import inner_rims, outer_rims
 from tabletop.photo.uncertainty import confidence_of_rim, median_centres
@@ -76,19 +75,6 @@ millimetre: its edge points' RMS about it was 0.22 mm in the median on the gener
 0.32 mm for three in four. A detection whose outline scatters more than this (or this many of the photo's pixels
 where they are coarser) is not a base: the edge of a stain on a grass mat, a hex cell of a printed mat (a circle
 touching its six sides), a circle drawn across two neighbours scattered 0.8-1.3 mm."""
-GROUND_RING_MM = (5.0, 12.0)
-"""The ring just outside a base's outline (past its top rim's reach) whose colour says what the base stands on."""
-GROUND_RAYS, GROUND_SAMPLES = 72, 8
-"""Rays round the base, and samples along each across the ring (a millimetre apart)."""
-GROUND_MAT_SHARE = 0.25
-"""A base stands on the mat where at least this share of the ring round it is of the mat's colour: neighbours in
-contact, its figure's shadow or a weapon cover the rest at most."""
-GROUND_OFF_MAT = 3.0
-"""A colour further than this from the mat's (a Mahalanobis distance: the mat's texture and its variation over the
-whole table, blotches and the lamp's light, as its covariance; 97 % of the mat's own colours lie within 3 in three
-channels) is not the mat's. A base whose ring shows the mat on less than ``GROUND_MAT_SHARE`` of it stands on something
-else (a hill, a building, a terrain piece): its footprint is not on the table's plane (a base 28 mm up a hill seen at
-70° is placed 10 mm off), so it is not confident, however sharp its outline."""
 SEARCH_MIN_SCORE = 0.3
 FAINT_FLOOR = 0.05
 """Rims under the confidence bar but above this are measured by the half-level fit too: a faint base's rim
@@ -96,45 +82,6 @@ fit scatters by about a millimetre (its steepest fall wanders on a weak edge) wh
 scatters a third of that, and with that scatter such a base clears the bar. One so lifted is dropped if a
 larger rim round it is seen on 60 % of rays (``LOOSE_SUPPORT``), and on as many as its own: it may be a figure on
 an invisible base."""
-
-
-def ground_off_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat: MatModel) -> np.ndarray:
-    """Per base: the ``GROUND_MAT_SHARE`` quantile, over the rays round it, of how far the colour just outside its
-    outline lies from the mat's (``GROUND_OFF_MAT``): over that, less than that share of its surroundings is mat."""
-    if not len(centres):
-        return np.zeros(0)
-    angles = np.linspace(0, 2 * math.pi, GROUND_RAYS, endpoint=False)
-    reach = radii[:, None] + outline_of(rect, centres, radii, angles)
-    dist = reach[:, :, None] + np.linspace(*GROUND_RING_MM, GROUND_SAMPLES)[None, None, :]
-    xs = centres[:, 0, None, None] + dist * np.cos(angles)[None, :, None]
-    ys = centres[:, 1, None, None] + dist * np.sin(angles)[None, :, None]
-    ix, iy = to_photo(rect, xs.reshape(len(centres), -1), ys.reshape(len(centres), -1))
-    ring = cv2.remap(rect.source, ix, iy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float64)
-    per_ray = np.median(ring.reshape(len(centres), GROUND_RAYS, -1, 3), axis=2)  # [n, rays, 3]
-    # The mat's colour where the base stands: its smooth map over 248 mm (a hill or a building covers a small part of
-    # that window; the lamp's light and the mat's large blotches are followed). Its error there is how the map over
-    # 124 mm differs from it across the table (blotches between the two scales), and the texture's share of a ray's
-    # colour, the median of its samples a millimetre apart (the texture's scale): pi / 2 over their number.
-    s = candidate_px_per_mm(rect)
-    d_mm = rect.table_mm[1]
-    xy = np.column_stack([centres[:, 0] * s, (d_mm - centres[:, 1]) * s])
-    here = mat.at(xy, np.full(len(centres), np.inf)).astype(np.float64)
-    step = max(1, int(round(8 * s)))
-    apart = (mat.near[::step, ::step] - mat.wide[::step, ::step]).reshape(-1, 3).astype(np.float64)
-    mad = 1.4826 * np.median(np.abs(apart - np.median(apart, axis=0)), axis=0) + 0.5
-    core = apart[np.all(np.abs(apart - np.median(apart, axis=0)) < 3 * mad, axis=1)]
-    whiten = mat.whiten.astype(np.float64)
-    texture = np.linalg.inv(whiten.T @ whiten) * math.pi / (2 * GROUND_SAMPLES)
-    spread = np.cov(core.T) + texture if len(core) > 3 else texture
-    # Light changes how bright the mat is (the lamp's hotspot, a cast shadow), not its hue: the colour is compared across
-    # the mat's own colour (the two directions perpendicular to it), not along it.
-    far = np.zeros((len(centres), GROUND_RAYS))
-    for k in range(len(centres)):
-        along = here[k] / max(float(np.linalg.norm(here[k])), 1e-9)
-        across = np.linalg.svd(np.eye(3) - np.outer(along, along))[0][:, :2].T  # [2, 3]
-        d = (per_ray[k] - here[k]) @ across.T
-        far[k] = np.sqrt(np.einsum("ri,ij,rj->r", d, np.linalg.inv(across @ spread @ across.T), d))
-    return np.quantile(far, GROUND_MAT_SHARE, axis=1)
 
 
 def detect(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) -> tuple[list[Detection], list[Unfitted]]:
@@ -402,21 +349,16 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             chosen.append(item)
     if trace is not None:
         trace.update(chosen=[(i, centre.copy(), radius, confidence) for confidence, i, centre, _, _, radius, _ in chosen])
-    ground = ground_off_mat(rect, np.array([c for _, _, c, *_ in chosen], dtype=float).reshape(-1, 2),
-                            np.array([r for *_, r, _ in chosen], dtype=float), mat)
-    if trace is not None:
-        trace.update(ground=ground.copy())
-    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes, ground_off=ground)
+    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes)
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
             mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
-            drop_unexplained: bool = True, ground_off: np.ndarray | None = None) -> list[Detection]:
+            drop_unexplained: bool = True) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
     confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
-    base: they say it is one, and its sigma says how well it is measured). ``ground_off``: per chosen detection, how far
-    the colour round it is from the mat's (:func:`ground_off_mat`); one over ``GROUND_OFF_MAT`` is not confident."""
+    base: they say it is one, and its sigma says how well it is measured)."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
@@ -459,9 +401,8 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         footprint_clean = footprints is None or bool(
             footprints.taken[k] and footprints.radii[k] == chosen[k][5] and footprints.rays[k] >= CONFIDENT_RAYS * FIT_RAYS
             and footprints.rms[k] <= CONFIDENT_RMS_MM and not footprints.profile_conflict[k])
-        on_mat = ground_off is None or bool(ground_off[k] <= GROUND_OFF_MAT)
         sure = bool(confidence >= CONFIDENT_MIN and sigma <= CONFIDENT_MAX_SIGMA_MM and not coarse_here
-                    and disagree <= CONFIDENT_MAX_DISAGREEMENT_MM and footprint_clean and on_mat)
+                    and disagree <= CONFIDENT_MAX_DISAGREEMENT_MM and footprint_clean)
         kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma), sure))
     kept.sort(key=lambda det: (det.y_mm, det.x_mm))
     return kept

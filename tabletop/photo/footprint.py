@@ -124,13 +124,20 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
         b = pick[k]
         if j == b or not (fit.taken[j] and fit.taken[b]):
             continue
-        excess = fit.ray_loss[j] - fit.ray_loss[b]
-        error = float(np.std(excess)) * CORRELATION / math.sqrt(len(excess))
-        if float(np.mean(excess)) < SIZE_DISTINCT_SIGMAS * error:
+        if not sizes_told_apart(fit.ray_loss[b], fit.ray_loss[j]):
             ambiguity[k] = max(ambiguity[k], float(np.hypot(*(fit.centres[j] - fit.centres[b]))))
     return FootprintFit(fit.centres[pick], fit.covariance[pick], fit.heights[pick], fit.bevels[pick], fit.rms[pick],
                         fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick],
                         fit.ray_loss[pick], ambiguity)
+
+
+def sizes_told_apart(better: np.ndarray, worse: np.ndarray) -> bool:
+    """Whether an outline's per-ray losses at one catalogue size (``better``) beat those at another (``worse``) by more
+    than chance: the mean excess over ``SIZE_DISTINCT_SIGMAS`` standard errors, the rays counted as ``CORRELATION``
+    squared of one each (neighbouring rays see overlapping pixels)."""
+    excess = np.asarray(worse, dtype=float) - np.asarray(better, dtype=float)
+    error = float(np.std(excess)) * CORRELATION / math.sqrt(len(excess))
+    return float(np.mean(excess)) > SIZE_DISTINCT_SIGMAS * error
 
 
 def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
