@@ -449,18 +449,3 @@ def test_a_colour_step_along_a_side_makes_an_unaided_outline_doubtful() -> None:
     # At the table's real edge: the mat's texture steps both ways and cancels in the median.
     assert all(s < MAT_STEP_STEADY / 2 for s, _ in inner_colour_steps(img, top, None, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX))
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
-
-
-def test_two_sizes_are_told_apart_only_by_more_than_chance() -> None:
-    """Worked numbers on 120 rays (standard error of the mean excess: its spread * 1.5 / sqrt(120) = spread * 0.137):
-    an excess of 0.1 on every ray has no spread, so it tells the sizes apart; +0.5 and -0.3 alternating has mean 0.1 and
-    spread 0.4 (error 0.055: two of them 0.110 > 0.1), so it does not; +0.6 and -0.3 has mean 0.15, spread 0.45 (two
-    errors 0.123 < 0.15): told apart."""
-    from tabletop.photo.footprint import SIZE_DISTINCT_SIGMAS, sizes_told_apart
-
-    assert SIZE_DISTINCT_SIGMAS == 2.0
-    better = np.full(120, 0.2)
-    assert sizes_told_apart(better, better + 0.1)
-    assert not sizes_told_apart(better, better + np.tile([0.5, -0.3], 60))
-    assert sizes_told_apart(better, better + np.tile([0.6, -0.3], 60))
-    assert not sizes_told_apart(better, better)  # the same fit is no evidence either way

@@ -386,9 +386,7 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
             # The footprint fit's loosest axis, the height's and bevel's uncertainty included.
             sigma_rim = max(sigma_rim, float(math.sqrt(np.max(np.linalg.eigvalsh(footprints.covariance[k])))))
         disagree = disagreement.get(i, 0.0)
-        # Where the outline fits a neighbouring catalogue size as well, the centre may be that size's.
-        ambiguous = float(footprints.size_ambiguity[k]) if footprints is not None and footprints.taken[k] else 0.0
-        sigma_fit = math.hypot(sigma_rim, disagree, ambiguous)
+        sigma_fit = math.hypot(sigma_rim, disagree)
         profile = PROFILE_SIGMA_MM if footprints is not None else 0.0
         sigma = math.sqrt(sigma_fit ** 2 + rect.calibration_rms_mm ** 2 + float(lens_mm[k]) ** 2 + profile ** 2)
         here = float(mm_per_px_at(rect, centres[k:k + 1])[0])

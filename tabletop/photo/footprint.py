@@ -50,11 +50,6 @@ LOSS_SCALE_MM = 0.6
 """Residual (mm) past which a ray counts fully against a fitted profile when sizes are compared (a few times a sharp
 rim's scatter)."""
 """A footprint fit on fewer rays than this leaves the detection as the earlier stages measured it."""
-SIZE_DISTINCT_SIGMAS = 2.0
-"""Two catalogue sizes fitted to one outline are told apart only where the worse one's loss exceeds the better's, ray by
-ray, by this many standard errors of the difference's mean (one-sided, 98 %: neighbouring rays count as
-``rays.CORRELATION`` squared of one). Otherwise the outline fits both (a side face in shadow, a base taller or flatter
-than the catalogue's): the size is a guess, and the centre is uncertain by the distance between the two fits' centres."""
 MAX_MOVE_MM = 2.5
 """A footprint fit that would move the centre further than this (a figure's outline drew it) is not taken."""
 SCATTER_FLOOR_MM = 0.08
@@ -78,11 +73,6 @@ class FootprintFit:
     """The catalogue radius each was fitted at."""
     profile_conflict: np.ndarray
     """Whether the fitted height or bevel lies over ``PROFILE_CONFLICT_SIGMAS`` of its prior's sigmas from the prior."""
-    ray_loss: np.ndarray
-    """[n, rays]: each ray's share of ``loss``."""
-    size_ambiguity: np.ndarray
-    """How far (mm) the centre fitted at a neighbouring catalogue size lies from this one's, where the outline does not
-    tell the two sizes apart (``SIZE_DISTINCT_SIGMAS``); 0 where it does, or where no other size was tried."""
 
 
 def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.ndarray, bevels: np.ndarray,
@@ -119,25 +109,8 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
             best[k] = j
     pick = np.array([best.get(k, next(j for j, kk in enumerate(rows.tolist()) if kk == k and options[j][1] == radii[k]))
                      for k in range(n)])
-    ambiguity = np.zeros(n)
-    for j, k in enumerate(rows.tolist()):
-        b = pick[k]
-        if j == b or not (fit.taken[j] and fit.taken[b]):
-            continue
-        if not sizes_told_apart(fit.ray_loss[b], fit.ray_loss[j]):
-            ambiguity[k] = max(ambiguity[k], float(np.hypot(*(fit.centres[j] - fit.centres[b]))))
     return FootprintFit(fit.centres[pick], fit.covariance[pick], fit.heights[pick], fit.bevels[pick], fit.rms[pick],
-                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick],
-                        fit.ray_loss[pick], ambiguity)
-
-
-def sizes_told_apart(better: np.ndarray, worse: np.ndarray) -> bool:
-    """Whether an outline's per-ray losses at one catalogue size (``better``) beat those at another (``worse``) by more
-    than chance: the mean excess over ``SIZE_DISTINCT_SIGMAS`` standard errors, the rays counted as ``CORRELATION``
-    squared of one each (neighbouring rays see overlapping pixels)."""
-    excess = np.asarray(worse, dtype=float) - np.asarray(better, dtype=float)
-    error = float(np.std(excess)) * CORRELATION / math.sqrt(len(excess))
-    return float(np.mean(excess)) > SIZE_DISTINCT_SIGMAS * error
+                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick])
 
 
 def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
@@ -174,12 +147,11 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
     extra = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
     res = outline - (radii[:, None] + params[:, 0, None] * np.cos(angles) + params[:, 1, None] * np.sin(angles) + extra)
     u = np.minimum(np.abs(res) / LOSS_SCALE_MM, 1.0)
-    ray_loss = np.where(usable, 1 - (1 - u * u) ** 3, 1.0)
-    loss = np.sum(ray_loss, axis=1)
+    loss = np.sum(np.where(usable, 1 - (1 - u * u) ** 3, 1.0), axis=1)
     conflict = ((np.abs(params[:, 2] - h0) > PROFILE_CONFLICT_SIGMAS * h_sigma)
                 | (np.abs(params[:, 3] - b0) > PROFILE_CONFLICT_SIGMAS * BEVEL_PRIOR_SIGMA_MM))
     return FootprintFit(np.where(taken[:, None], final, centres), centre_cov, params[:, 2], params[:, 3], rms, rays, taken,
-                        loss, radii.copy(), conflict, ray_loss, np.zeros(n))
+                        loss, radii.copy(), conflict)
 
 
 def _gauss_newton(rect: Rectified, centres: np.ndarray, radii: np.ndarray, outline: np.ndarray, usable: np.ndarray,
