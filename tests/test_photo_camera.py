@@ -412,3 +412,40 @@ def test_a_contrario_outline_on_bare_mat_is_no_base_and_a_drawn_rim_is() -> None
     assert -13.5 < rim < -12.5 and tests + rim < 0
     # The tail is exact: P[B(4, 1/4) >= 4] = 1/256.
     assert log10_binomial_tail(np.array([4]), np.array([4]))[0] == pytest.approx(math.log10(1 / 256))
+
+
+def _table_below_a_wall_strip(strip_px: int) -> tuple[np.ndarray, tuple[tuple[float, float], ...], tuple[tuple[float, float], ...]]:
+    """A drawn photo: a tan mat with a texture, and beyond its far side a blue strip of wall ``strip_px`` tall, then the
+    grey room. Returns the photo, the top's corners and the outline whose upper side is the strip's top (the wall's
+    foot, what an unaided segmentation finds when the strip is taken for the table)."""
+    rng = np.random.default_rng(7)
+    img = np.full((1500, 2000, 3), (150, 150, 150), np.float32)  # the room
+    img[300:1201, 300:1701] = (157, 182, 195)  # the mat, tan (BGR)
+    img[300 - strip_px:300, 300:1701] = (198, 178, 162)  # the wall's strip, pale blue
+    img[300 - strip_px:1201, 300:1701] += rng.normal(0.0, 4.0, (901 + strip_px, 1401, 1)).astype(np.float32)
+    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    top = ((300.0, 1200.0), (1700.0, 1200.0), (1700.0, 300.0), (300.0, 300.0))
+    foot = ((300.0, 1200.0), (1700.0, 1200.0), (1700.0, 300.0 - strip_px), (300.0, 300.0 - strip_px))
+    return img, top, foot
+
+
+def test_a_colour_step_along_a_side_makes_an_unaided_outline_doubtful() -> None:
+    """Worked numbers: the step from strip to mat is (41, -4, -33) grey levels; a pixel's texture 4 (less after the
+    blur), so a step between 3-pixel means scatters at most 4 * sqrt(2 / 3) = 3.3 (4.3 with the grey level added): the
+    step's median over its spread is at least sqrt((9.6² + 0.9² + 7.7²) / 3) = 7.1, over MAT_STEP_STEADY."""
+    from tabletop.photo.pipeline import (MAT_STEP_STEADY, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX, STEADY_EDGE_SNR,
+                                         _doubt_outline, steady_inner_edges)
+    from tabletop.photo.rectify import RIVAL_RATIO, inner_colour_steps, inner_rivals
+
+    img, top, foot = _table_below_a_wall_strip(45)
+    steps = inner_colour_steps(img, foot, None, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX)
+    steadiness, inside = steps[2]
+    assert steadiness >= 7.0 and inside == pytest.approx(45.0, abs=1.5)
+    # The strip is beyond the band the gradient tests search (1.2 % of the diagonal, 30 px): only the colour step sees it.
+    assert inner_rivals(img, foot)[2][0] < RIVAL_RATIO and steady_inner_edges(img, foot, None)[2][0] < STEADY_EDGE_SNR
+    sigmas, note = _doubt_outline(img, foot, (0.2,) * 4, None)
+    assert note is not None and "upper" in note
+    assert sigmas[2] == pytest.approx(45.0, abs=1.5) and sigmas[3] == pytest.approx(45.0, abs=1.5) and sigmas[:2] == (0.2, 0.2)
+    # At the table's real edge: the mat's texture steps both ways and cancels in the median.
+    assert all(s < MAT_STEP_STEADY / 2 for s, _ in inner_colour_steps(img, top, None, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX))
+    assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)

@@ -739,6 +739,68 @@ def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None
     return out
 
 
+MAT_STEP_BAND = 0.024
+"""How far inside each side of an outline found unaided (a fraction of the photo's diagonal: 120 px on a 12 MP photo) a
+step in colour is looked for: the band between a table's top edge and the foot of its front face, or the strip of wall
+or floor beyond its far side, was 10-80 px on the generator's photos."""
+MAT_STEP_HALF_PX = 3
+"""A step is the mean colour over this many pixels on the inner side of a line less the mean over as many on the outer
+side (past an edge's blur, within a narrow band's width)."""
+
+
+def inner_colour_steps(image: np.ndarray, corners_px: Corners, lens: Distortion | None, min_px: float, slope_px: float,
+                       samples: int = 120) -> list[tuple[float, float]]:
+    """Per side (bottom, right, top, left): the straight line inside it, within ``MAT_STEP_BAND`` of the photo's diagonal
+    and at least ``min_px`` in, across which the colour steps most steadily along the whole side, as (the step's median
+    along the side over its spread, root-mean-square over the three channels; the line's distance inside in pixels).
+
+    The table's top edge is where the mat begins: inside it there is mat and nothing else runs the side's length. A
+    colour step seen the same way all along a line inside a side (the mat beginning above the front face's foot, or above
+    a wall's) says the side is not the top edge. The step is signed, so the mat's texture cancels in its median, and its
+    spread is measured point by point, so the light changing along the side does not count; lines may run ``slope_px``
+    nearer the side at one end than at the other (a front face narrows away from the camera)."""
+    quad = np.asarray(corners_px, dtype=np.float64)
+    if lens is not None:
+        quad = lens.remove(quad)
+    h, w = image.shape[:2]
+    band = int(round(max(4 * min_px, MAT_STEP_BAND * math.hypot(w, h))))
+    half = MAT_STEP_HALF_PX
+    centre = quad.mean(axis=0)
+    reach = int(round(slope_px))
+    slopes = np.arange(-reach, reach + 1)
+    out = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        direction = (b - a) / float(np.linalg.norm(b - a))
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # into the table
+        t = np.linspace(0.06, 0.94, samples)
+        points = a[None, :] + t[:, None] * (b - a)[None, :]
+        xy = points[:, None, :] + np.arange(band + 1)[None, :, None] * normal[None, None, :]
+        if lens is not None and not lens.identity:
+            xy = lens.apply(xy)
+        prof = cv2.remap(image, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+        if prof.ndim == 2:
+            prof = prof[..., None]
+        run = np.concatenate([np.zeros((samples, 1, prof.shape[2]), np.float32), np.cumsum(prof, axis=1)], axis=1)
+        at = np.arange(half, band + 1 - half)  # a line between pixel at - 1 and pixel at
+        steps = (run[:, at + half] - run[:, at]) / half - (run[:, at] - run[:, at - half]) / half  # [samples, lines, ch]
+        shift = np.rint(np.linspace(0.0, 1.0, samples)[None, :] * slopes[:, None]).astype(np.intp)
+        idx = np.arange(len(at))[None, None, :] + shift[:, :, None]
+        whole = ((idx >= 0) & (idx < len(at))).all(axis=1)
+        along = steps[np.arange(samples)[None, :, None], np.clip(idx, 0, len(at) - 1)]  # [slopes, samples, lines, ch]
+        median = np.median(along, axis=1)
+        spread = 1.4826 * np.median(np.abs(along - median[:, None]), axis=1) + 1.0  # a grey level: 8-bit quantisation
+        score = np.sqrt(np.mean((median / spread) ** 2, axis=2))
+        middle = at[None, :] - 0.5 + 0.5 * slopes[:, None]
+        score = np.where(whole & (middle >= min_px), score, -1.0)
+        k = np.unravel_index(int(np.argmax(score)), score.shape)
+        out.append((float(score[k]), float(middle[k])))
+    return out
+
+
 def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
     small, f = _small_copy(image)
