@@ -440,7 +440,7 @@ def _analysed(seed: int) -> tuple[SynthPhoto, PhotoResult]:
     return photo, analyse_image(LoadedImage(_as_the_benchmark_reads_it(photo), f"synthetic-{seed}.jpg", (4000, 3000)), photo.table_mm, base_height_mm=0.0)
 
 
-_FAINT_KEPT = pytest.mark.xfail(reason="the a-contrario outline test (issue 34) keeps a faint outline the rim fit could not measure as 'check this base' (measured in aggregate on both generators, docs/photo.md): on this photo such a detection is further off, or its sigma narrower, than this test's figure", strict=False)
+_FAINT_KEPT = pytest.mark.xfail(reason="the a-contrario outline test (issue 34) keeps a faint outline the rim fit could not measure as 'check this base' (measured in aggregate on both generators, docs/photo.md): on this photo such a detection is further off, or its sigma narrower, than this test's figure", strict=True)
 
 
 @pytest.mark.parametrize(("seed", "was", "found"), [(100, 1.012, 38), (309, 1.317, 38), (600, 1.938, 38), (809, 1.702, 38),
@@ -483,12 +483,12 @@ def test_worst_benchmark_bases_within_1_mm(seed: int, was: float, found: int) ->
             assert e <= 1.0 or (not b.confident and e <= 3 * b.sigma_mm), (b, e)
 
 
-_MISSED_NOW = pytest.mark.xfail(reason="the base is missed: the candidates come from EDCircles since issue 34 (measured in aggregate on both generators, docs/photo.md); on this hard photo the path to this base changed", strict=False)
+_MISSED_NOW = pytest.mark.xfail(reason="the base is missed: the candidates come from EDCircles since issue 34 (measured in aggregate on both generators, docs/photo.md); on this hard photo the path to this base changed", strict=True)
 
 
 @pytest.mark.parametrize(("seed", "at", "was"), [pytest.param(418, (700.4, 1172.6), 0.17, marks=_MISSED_NOW),
                                                  (1103, (559.5, 919.8), 0.25), (1412, (1076.4, 858.3), 0.34),
-                                                 pytest.param(2050, (740.45, 357.3), 0.17, marks=_MISSED_NOW),
+                                                 (2050, (740.45, 357.3), 0.17),
                                                  pytest.param(2060, (752.71, 228.99), 0.29, marks=_FAINT_KEPT)])
 def test_disagreeing_centres_widen_sigma(seed: int, at: tuple[float, float], was: float) -> None:
     """Bases of the mat's colour under a figure, whose measurements disagree by a millimetre or more: the sigma says
@@ -775,7 +775,7 @@ def test_a_faint_base_is_lifted_over_the_bar_by_its_half_level_scatter() -> None
     assert max(s.centre_errors_mm) <= 1.0
 
 
-@pytest.mark.xfail(reason="the candidates come from EDCircles since issue 34 (measured in aggregate on both generators, docs/photo.md); on this hard photo the path to this base changed", strict=False)
+@pytest.mark.xfail(reason="the candidates come from EDCircles since issue 34 (measured in aggregate on both generators, docs/photo.md); on this hard photo the path to this base changed", strict=True)
 def test_a_figure_off_the_middle_of_an_invisible_base_is_not_lifted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 415: a blue figure 5 mm off the middle of a 40 mm base of the mat's colour. Its outline is a faint
     25 mm circle the half-level fit lifts over the bar. From where the 40 mm disc covers most of the base's colour
@@ -878,7 +878,7 @@ def test_the_half_level_diameter_sets_the_size() -> None:
     # fit starts elsewhere and the rule no longer decides it on this photo.)
 
 
-@pytest.mark.xfail(reason="the candidates come from EDCircles since issue 34 (measured in aggregate on both generators, docs/photo.md); on this hard photo the path to this base changed", strict=False)
+@pytest.mark.xfail(reason="the candidates come from EDCircles since issue 34 (measured in aggregate on both generators, docs/photo.md); on this hard photo the path to this base changed", strict=True)
 def test_a_faint_50_mm_rim_round_a_figure_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed 815: a 50 mm base of the dark mat's colour under a green figure was reported as the figure's 40 mm
     outline, 3.6 mm off; the larger rim round it scatters 0.54-0.58 mm, over the old 0.5 mm bar."""
