@@ -94,11 +94,20 @@ def sample_rays(rect: Rectified, centres: np.ndarray, t: np.ndarray, angles: np.
     """
     ux, uy = np.cos(angles), np.sin(angles)
     tt = t if t.ndim == 3 else t[:, None, :]
-    px = centres[:, 0, None, None] + tt * ux[None, :, None]
-    py = centres[:, 1, None, None] + tt * uy[None, :, None]
-    ix, iy = to_photo(rect, px, py)
-    n, k, m = ix.shape
-    return remap_photo(rect, ix.reshape(n * k, m), iy.reshape(n * k, m)).reshape(n, k, m, -1)
+    n, k, m = len(centres), len(angles), tt.shape[2]
+    channels = rect.source.shape[2] if rect.source.ndim == 3 else 1
+    out = np.empty((n, k, m, channels), np.float32)
+    # A few centres at a time: their points, maps and colours stay in the cache (each sample is on its own, so the
+    # colours are those of all centres at once).
+    block = max(1, TO_PHOTO_PIECE // max(1, k * m))
+    for i in range(0, n, block):
+        part = slice(i, i + block)
+        px = centres[part, 0, None, None] + tt[part] * ux[None, :, None]
+        py = centres[part, 1, None, None] + tt[part] * uy[None, :, None]
+        ix, iy = to_photo(rect, px, py)
+        rows = ix.shape[0] * k
+        out[part] = remap_photo(rect, ix.reshape(rows, m), iy.reshape(rows, m)).reshape(-1, k, m, channels)
+    return out
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,23 @@ def _disc_kernel(radius_px: float, reach_px: np.ndarray | None = None) -> np.nda
     return np.clip(radius_px + reach - dist + 0.5, 0.0, 1.0).astype(np.float32)
 
 
+def commonest_row(rows: np.ndarray) -> np.ndarray:
+    """The most frequent row of an integer [n, c] array; of equally frequent ones the first in lexicographic order (as
+    ``np.unique(rows, axis=0)`` sorts them). Each row is packed into one integer in that order: ``np.unique`` of rows
+    sorts them as structured records, ten times slower."""
+    low = rows.min(axis=0)
+    span = rows.max(axis=0) - low + 1
+    code = np.zeros(len(rows), dtype=np.int64)
+    for j in range(rows.shape[1]):
+        code = code * span[j] + (rows[:, j] - low[j])
+    keys, counts = np.unique(code, return_counts=True)
+    packed = int(keys[np.argmax(counts)])
+    out = np.empty(rows.shape[1], dtype=np.int64)
+    for j in reversed(range(rows.shape[1])):
+        packed, out[j] = divmod(packed, int(span[j]))
+    return out + low
+
+
 def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: np.ndarray, whiten: np.ndarray,
                  iterations: int = 2, px_per_mm: float = DISC_PX_PER_MM) -> np.ndarray | None:
     """Where a disc of the catalogue ``radius`` covers the most pixels of the base's colour and the fewest of the
@@ -93,8 +110,7 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
         off_mat = band[np.linalg.norm(band, axis=1) >= DISC_MAT_GAP]
         if len(off_mat) < 0.2 * len(band) or len(off_mat) == 0:
             return None
-        keys, counts = np.unique(np.round(off_mat).astype(np.int64), axis=0, return_counts=True)
-        mode = keys[np.argmax(counts)].astype(np.float32)
+        mode = commonest_row(np.round(off_mat).astype(np.int64)).astype(np.float32)
         colour = off_mat[np.linalg.norm(off_mat - mode, axis=1) <= 1.5].mean(axis=0)
         contrast = float(np.linalg.norm(colour))
         if contrast < DISC_MIN_CONTRAST:
