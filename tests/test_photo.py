@@ -979,21 +979,3 @@ def test_inner_rim_found_inside_a_circle_round_base_and_weapon() -> None:
     assert math.hypot(centre[0] - (cx - 25), centre[1] - cy) <= 0.15
     assert rms <= 0.3 and rays >= 96
     assert figure is None
-
-
-def test_outermost_peak_takes_the_foot_not_the_brighter_top_rim_edge() -> None:
-    """Hand-drawn rim evidence along one ray (outwards = increasing index), as on a light base whose dark side face
-    passes nearly for mat: the top rim's edge (light top against the dark face) peaks at 1.0 at index 3, the foot
-    (the face against the mat) at 0.6 at index 7. The outline is the outer edge: with fraction 0.5 the foot (0.6 >=
-    0.5) is taken; with 0.7 it is too weak and the strongest edge is kept. A lone bump under the fraction (0.2 at
-    index 10) never wins, and a profile with no interior peak falls back to its maximum."""
-    from tabletop.photo.rimfit import outermost_peak
-
-    ray = np.array([0.0, 0.2, 0.6, 1.0, 0.5, 0.3, 0.4, 0.6, 0.3, 0.1, 0.2, 0.0])
-    assert outermost_peak(ray, 0.5) == 7
-    assert outermost_peak(ray, 0.7) == 3
-    # A plateau's outer end; rays are independent (batched over leading axes).
-    both = np.stack([ray, np.array([0.0, 0.5, 0.9, 0.9, 0.9, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])])
-    assert outermost_peak(both, 0.5).tolist() == [7, 4]
-    rising = np.linspace(0.0, 1.0, 12)
-    assert outermost_peak(rising, 0.5) == 11

@@ -90,16 +90,6 @@ LOCATE_INWARD, LOCATE_OUTWARD_MM = 0.85, 0.4
 CONTAINING_SUPPORT = 0.85
 
 
-def outermost_peak(evidence: np.ndarray, fraction: float) -> np.ndarray:
-    """Index along the last axis of the outermost local peak of ``evidence`` at least ``fraction`` of its maximum (on
-    a plateau, the plateau's outer end); the maximum's index where there is no such peak (a rising or empty profile)."""
-    peak = np.zeros(evidence.shape, bool)
-    peak[..., 1:-1] = (evidence[..., 1:-1] >= evidence[..., :-2]) & (evidence[..., 1:-1] > evidence[..., 2:])
-    peak &= evidence >= fraction * np.max(evidence, axis=-1, keepdims=True)
-    last = evidence.shape[-1] - 1 - np.argmax(peak[..., ::-1], axis=-1)
-    return np.where(peak.any(axis=-1), last, np.argmax(evidence, axis=-1))
-
-
 def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
                half: float, scale: Scale, extra: np.ndarray | None = None,
                outermost: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -123,7 +113,11 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     window = ev[:, :, j_lo:m - j_lo]
     k_ev = np.argmax(window, axis=2) + j_lo
     if outermost is not None:
-        k_ev = outermost_peak(window, outermost) + j_lo
+        peak = np.zeros(window.shape, bool)
+        peak[:, :, 1:-1] = (window[:, :, 1:-1] >= window[:, :, :-2]) & (window[:, :, 1:-1] > window[:, :, 2:])
+        peak &= window >= outermost * np.max(window, axis=2, keepdims=True)
+        last = window.shape[2] - 1 - np.argmax(peak[:, :, ::-1], axis=2)
+        k_ev = np.where(peak.any(axis=2), last + j_lo, k_ev)
     b = np.take_along_axis(ev, k_ev[..., None], 2)[..., 0]
     # Locate the edge by the steepest fall towards the mat's colour near the evidence's peak, looking further
     # inwards than outwards: the outside gate leans the evidence's peak outwards, by up to the gate's reach
