@@ -52,10 +52,6 @@ rim's scatter)."""
 """A footprint fit on fewer rays than this leaves the detection as the earlier stages measured it."""
 MAX_MOVE_MM = 2.5
 """A footprint fit that would move the centre further than this (a figure's outline drew it) is not taken."""
-OUTERMOST_EDGE = 0.5
-"""Of the edges within the window, the footprint fit takes the outermost with at least this fraction of the strongest's
-rim evidence: the outline is the envelope of footprint and top rim, and where the side face towards the camera is dark
-its upper edge (light top against dark face) can outshine its foot (dark face against mat) and lies inside it."""
 SCATTER_FLOOR_MM = 0.08
 """The least residual scatter the Tukey weights assume (a sharp rim's sub-pixel edges still scatter this much)."""
 
@@ -134,8 +130,7 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
             params[:, :2] = 0.0
         extra_now = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
         half = FOOTPRINT_FIRST_HALF_MM if sweep == 0 else FOOTPRINT_HALF_MM
-        outline, evidence, _ = rim_points(rect, origin, radii, mat_colour, whiten, half, scale, extra_now,
-                                          outermost=OUTERMOST_EDGE)
+        outline, evidence, _ = rim_points(rect, origin, radii, mat_colour, whiten, half, scale, extra_now)
         usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
         weights = usable.astype(float)
         params, weights, sigma2, cov = _gauss_newton(rect, origin, radii, outline, usable, weights, params, prior,

@@ -91,16 +91,13 @@ CONTAINING_SUPPORT = 0.85
 
 
 def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-               half: float, scale: Scale, extra: np.ndarray | None = None,
-               outermost: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               half: float, scale: Scale, extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On FIT_RAYS rays from each centre, the base's outline within ±half of where ``extra`` (its reach past the
     footprint's radius, [n, rays]; the catalogue profile's by default) puts it: (distance along each ray, the rim
     evidence there, the rays' angles).
 
     On each ray the evidence's peak says which edge is the outline and the steepest fall towards the mat's colour
-    near it (sub-sample, by a parabola) says where. With ``outermost`` (a fraction), the edge taken is the outermost
-    peak of the evidence at least that fraction of the ray's strongest: the outline is where not-mat ends going
-    outwards, and an inner edge of more contrast (a light top rim against a dark side face) lies inside it."""
+    near it (sub-sample, by a parabola) says where."""
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     step = 0.1
     g = scale.gate_mm + 0.5
@@ -112,12 +109,6 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     j_lo = int(round(g / step))
     window = ev[:, :, j_lo:m - j_lo]
     k_ev = np.argmax(window, axis=2) + j_lo
-    if outermost is not None:
-        peak = np.zeros(window.shape, bool)
-        peak[:, :, 1:-1] = (window[:, :, 1:-1] >= window[:, :, :-2]) & (window[:, :, 1:-1] > window[:, :, 2:])
-        peak &= window >= outermost * np.max(window, axis=2, keepdims=True)
-        last = window.shape[2] - 1 - np.argmax(peak[:, :, ::-1], axis=2)
-        k_ev = np.where(peak.any(axis=2), last + j_lo, k_ev)
     b = np.take_along_axis(ev, k_ev[..., None], 2)[..., 0]
     # Locate the edge by the steepest fall towards the mat's colour near the evidence's peak, looking further
     # inwards than outwards: the outside gate leans the evidence's peak outwards, by up to the gate's reach
