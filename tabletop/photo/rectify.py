@@ -709,7 +709,14 @@ def inward_side_profiles(image: np.ndarray, corners_px: Corners, lens: Distortio
         quad = lens.remove(quad)
     h, w = image.shape[:2]
     band = max(4 * min_px, RIVAL_BAND * math.hypot(w, h))
+    return [magnitude_lines(image, points, normal, band, SIDE_PROFILE_STEP_PX, lens) for points, normal in _inward_sides(quad, samples)]
+
+
+def _inward_sides(quad: np.ndarray, samples: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per side of ``quad`` (bottom, right, top, left): ``samples`` points along it, short of its corners, and its unit
+    normal pointing into the table."""
     centre = quad.mean(axis=0)
+    t = np.linspace(0.06, 0.94, samples)
     out = []
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
@@ -717,8 +724,7 @@ def inward_side_profiles(image: np.ndarray, corners_px: Corners, lens: Distortio
         normal = np.array([-direction[1], direction[0]])
         if np.dot(centre - a, normal) < 0:
             normal = -normal  # into the table
-        t = np.linspace(0.06, 0.94, samples)
-        out.append(magnitude_lines(image, a[None, :] + t[:, None] * (b - a)[None, :], normal, band, SIDE_PROFILE_STEP_PX, lens))
+        out.append((a[None, :] + t[:, None] * (b - a)[None, :], normal))
     return out
 
 
@@ -765,18 +771,10 @@ def inner_colour_steps(image: np.ndarray, corners_px: Corners, lens: Distortion 
     h, w = image.shape[:2]
     band = int(round(max(4 * min_px, MAT_STEP_BAND * math.hypot(w, h))))
     half = MAT_STEP_HALF_PX
-    centre = quad.mean(axis=0)
     reach = int(round(slope_px))
     slopes = np.arange(-reach, reach + 1)
     out = []
-    for i in range(4):
-        a, b = quad[i], quad[(i + 1) % 4]
-        direction = (b - a) / float(np.linalg.norm(b - a))
-        normal = np.array([-direction[1], direction[0]])
-        if np.dot(centre - a, normal) < 0:
-            normal = -normal  # into the table
-        t = np.linspace(0.06, 0.94, samples)
-        points = a[None, :] + t[:, None] * (b - a)[None, :]
+    for points, normal in _inward_sides(quad, samples):
         xy = points[:, None, :] + np.arange(band + 1)[None, :, None] * normal[None, None, :]
         if lens is not None and not lens.identity:
             xy = lens.apply(xy)
