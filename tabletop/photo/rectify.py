@@ -679,17 +679,23 @@ base near the edge). The gradient's magnitude is scored, not its room-to-mat par
 leaves that direction undefined."""
 
 
-def magnitude_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
-                     lens: Distortion | None) -> tuple[np.ndarray, np.ndarray]:
-    """Colour-gradient magnitude along normals through ``points`` (undistorted pixels with a ``lens``)."""
-    offsets = np.arange(-half, half + step / 2, step)
+def colour_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, offsets: np.ndarray,
+                 lens: Distortion | None) -> np.ndarray:
+    """The photo's colours at ``offsets`` pixels along ``normal`` from each of ``points`` (undistorted pixels with a
+    ``lens``): [points, offsets, channels] float32."""
     xy = points[:, None, :] + offsets[None, :, None] * normal[None, None, :]
     if lens is not None and not lens.identity:
         xy = lens.apply(xy)
     prof = cv2.remap(image, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    if prof.ndim == 2:
-        prof = prof[..., None]
+    return prof[..., None] if prof.ndim == 2 else prof
+
+
+def magnitude_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
+                     lens: Distortion | None) -> tuple[np.ndarray, np.ndarray]:
+    """Colour-gradient magnitude along normals through ``points`` (undistorted pixels with a ``lens``)."""
+    offsets = np.arange(-half, half + step / 2, step)
+    prof = colour_lines(image, points, normal, offsets, lens)
     grad = np.zeros_like(prof)
     grad[:, 1:-1] = (prof[:, 2:] - prof[:, :-2]) / (2 * step)
     return offsets, np.sqrt(np.sum(grad ** 2, axis=2))
@@ -775,13 +781,7 @@ def inner_colour_steps(image: np.ndarray, corners_px: Corners, lens: Distortion 
     slopes = np.arange(-reach, reach + 1)
     out = []
     for points, normal in _inward_sides(quad, samples):
-        xy = points[:, None, :] + np.arange(band + 1)[None, :, None] * normal[None, None, :]
-        if lens is not None and not lens.identity:
-            xy = lens.apply(xy)
-        prof = cv2.remap(image, xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32), cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-        if prof.ndim == 2:
-            prof = prof[..., None]
+        prof = colour_lines(image, points, normal, np.arange(band + 1), lens)
         run = np.concatenate([np.zeros((samples, 1, prof.shape[2]), np.float32), np.cumsum(prof, axis=1)], axis=1)
         at = np.arange(half, band + 1 - half)  # a line between pixel at - 1 and pixel at
         steps = (run[:, at + half] - run[:, at]) / half - (run[:, at] - run[:, at - half]) / half  # [samples, lines, ch]
