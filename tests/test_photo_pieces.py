@@ -119,3 +119,9 @@ def test_commonest_row_by_hand() -> None:
     rows = np.array([[1, 2], [0, 5], [3, -1], [1, 2], [0, 5]])
     assert commonest_row(rows).tolist() == [0, 5]
     assert commonest_row(rows[:4]).tolist() == [1, 2]
+
+
+def test_commonest_row_too_wide_to_pack() -> None:
+    """Columns spanning over 2**62 together cannot be packed into one int64: the rows are counted as they are."""
+    rows = np.array([[0, 0, 0], [2**40, -(2**40), 7], [2**40, -(2**40), 7]], dtype=np.int64)
+    assert commonest_row(rows).tolist() == [2**40, -(2**40), 7]

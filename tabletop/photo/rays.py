@@ -58,7 +58,7 @@ def to_photo(rect: Rectified, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarra
     out_x, out_y = np.empty(flat_x.size, np.float32), np.empty(flat_x.size, np.float32)
     h = rect.homography
     lens = rect.camera.distortion if rect.camera is not None else None
-    bent = lens is not None and not lens.identity
+    bent = lens if lens is not None and not lens.identity else None
     # In pieces that stay in the processor's cache: a ray fit maps millions of points, and a dozen whole-array
     # temporaries made this a quarter of a textured photo's analysis.
     for i in range(0, flat_x.size, TO_PHOTO_PIECE):
@@ -66,12 +66,11 @@ def to_photo(rect: Rectified, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarra
         w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
         ux = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
         uy = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
-        if bent:
-            assert lens is not None
-            cx, cy = lens.centre
-            qx, qy = (ux - cx) / lens.scale, (uy - cy) / lens.scale
+        if bent is not None:
+            cx, cy = bent.centre
+            qx, qy = (ux - cx) / bent.scale, (uy - cy) / bent.scale
             r2 = qx * qx + qy * qy
-            g = 1.0 + lens.k1 * r2 + lens.k2 * r2 * r2
+            g = 1.0 + bent.k1 * r2 + bent.k2 * r2 * r2
             ux, uy = cx + (ux - cx) * g, cy + (uy - cy) * g
         out_x[i:i + TO_PHOTO_PIECE] = ux
         out_y[i:i + TO_PHOTO_PIECE] = uy

@@ -56,11 +56,14 @@ def _disc_kernel(radius_px: float, reach_px: np.ndarray | None = None) -> np.nda
 
 
 def commonest_row(rows: np.ndarray) -> np.ndarray:
-    """The most frequent row of an integer [n, c] array; of equally frequent ones the first in lexicographic order (as
-    ``np.unique(rows, axis=0)`` sorts them). Each row is packed into one integer in that order: ``np.unique`` of rows
-    sorts them as structured records, ten times slower."""
+    """The most frequent row of a non-empty integer [n, c] array; of equally frequent ones the first in lexicographic
+    order (as ``np.unique(rows, axis=0)`` sorts them). Each row is packed into one integer in that order: ``np.unique``
+    of rows sorts them as structured records, ten times slower."""
     low = rows.min(axis=0)
     span = rows.max(axis=0) - low + 1
+    if math.prod(int(v) for v in span) >= 2**62:  # too wide to pack into an int64
+        keys, counts = np.unique(rows, axis=0, return_counts=True)
+        return keys[np.argmax(counts)]
     code = np.zeros(len(rows), dtype=np.int64)
     for j in range(rows.shape[1]):
         code = code * span[j] + (rows[:, j] - low[j])
