@@ -125,3 +125,17 @@ def test_commonest_row_too_wide_to_pack() -> None:
     """Columns spanning over 2**62 together cannot be packed into one int64: the rows are counted as they are."""
     rows = np.array([[0, 0, 0], [2**40, -(2**40), 7], [2**40, -(2**40), 7]], dtype=np.int64)
     assert commonest_row(rows).tolist() == [2**40, -(2**40), 7]
+
+
+def test_sloped_lines_by_hand() -> None:
+    """Three samples along a side, four offsets across it (value = 10·sample + offset). A line of slope 2 starting at
+    offset 1 reads offsets 1, 2, 3 (the shift rounds 0, 1, 2); starting at offset 2 it would leave the offsets at the
+    last sample, so it is not whole and reads the last offset there."""
+    from tabletop.photo.rectify import sloped_lines
+
+    values = np.array([[10 * s + o for o in range(4)] for s in range(3)])
+    along, whole = sloped_lines(values, np.array([0, 2]))
+    assert along.shape == (2, 3, 4)
+    assert along[1, :, 1].tolist() == [1, 12, 23] and whole[1].tolist() == [True, True, False, False]
+    assert along[1, :, 2].tolist() == [2, 13, 23]
+    assert along[0, :, 3].tolist() == [3, 13, 23] and whole[0].all()

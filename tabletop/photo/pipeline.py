@@ -14,7 +14,8 @@ from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, lo
 from tabletop.photo.camera import (Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
 from tabletop.photo.rectify import (RIVAL_RATIO, SIDE_PROFILE_STEP_PX, calibration_rms_mm, find_table, inner_colour_steps,
-                                    inner_rivals, inward_side_profiles, rectified_px_per_mm, rectify, refine_corners, side_profiles)
+                                    inner_rivals, inward_side_profiles, rectified_px_per_mm, rectify, refine_corners, side_profiles,
+                                    sloped_lines)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 TABLE_CONFIDENT = 0.3
@@ -68,11 +69,8 @@ def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | N
     for offsets, strength in inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples):
         inner = offsets > 0
         offsets, strength = offsets[inner], strength[:, inner]
-        n_s = len(offsets)
-        shift = np.rint(np.linspace(0.0, 1.0, samples)[None, :] * slopes[:, None]).astype(np.intp)
-        idx = np.arange(n_s)[None, None, :] + shift[:, :, None]
-        whole = ((idx >= 0) & (idx < n_s)).all(axis=1)
-        score = np.median(strength[np.arange(samples)[None, :, None], np.clip(idx, 0, n_s - 1)], axis=1)
+        along, whole = sloped_lines(strength, slopes)
+        score = np.median(along, axis=1)
         middle = offsets[None, :] + 0.5 * slopes[:, None] * step
         score = np.where(whole & (middle >= STEADY_EDGE_MIN_PX), score, -1.0)
         texture = float(np.median(strength[:, offsets >= STEADY_EDGE_MIN_PX]))

@@ -760,6 +760,18 @@ MAT_STEP_HALF_PX = 3
 side (past an edge's blur, within a narrow band's width)."""
 
 
+def sloped_lines(values: np.ndarray, slopes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` [samples along a side, offsets across it, ...] read along straight lines that move ``slopes`` offsets
+    (integers, one line per slope and starting offset) from the first sample to the last: [slopes, samples, offsets,
+    ...], and whether each line stays within the offsets over its whole length ([slopes, offsets]; where it leaves them
+    the nearest offset is read)."""
+    samples, count = values.shape[:2]
+    shift = np.rint(np.linspace(0.0, 1.0, samples)[None, :] * slopes[:, None]).astype(np.intp)
+    idx = np.arange(count)[None, None, :] + shift[:, :, None]
+    whole = ((idx >= 0) & (idx < count)).all(axis=1)
+    return values[np.arange(samples)[None, :, None], np.clip(idx, 0, count - 1)], whole
+
+
 def inner_colour_steps(image: np.ndarray, corners_px: Corners, lens: Distortion | None, min_px: float, slope_px: float,
                        samples: int = 120) -> list[tuple[float, float]]:
     """Per side (bottom, right, top, left): the straight line inside it, within ``MAT_STEP_BAND`` of the photo's diagonal
@@ -785,10 +797,7 @@ def inner_colour_steps(image: np.ndarray, corners_px: Corners, lens: Distortion 
         run = np.concatenate([np.zeros((samples, 1, prof.shape[2]), np.float32), np.cumsum(prof, axis=1)], axis=1)
         at = np.arange(half, band + 1 - half)  # a line between pixel at - 1 and pixel at
         steps = (run[:, at + half] - run[:, at]) / half - (run[:, at] - run[:, at - half]) / half  # [samples, lines, ch]
-        shift = np.rint(np.linspace(0.0, 1.0, samples)[None, :] * slopes[:, None]).astype(np.intp)
-        idx = np.arange(len(at))[None, None, :] + shift[:, :, None]
-        whole = ((idx >= 0) & (idx < len(at))).all(axis=1)
-        along = steps[np.arange(samples)[None, :, None], np.clip(idx, 0, len(at) - 1)]  # [slopes, samples, lines, ch]
+        along, whole = sloped_lines(steps, slopes)  # [slopes, samples, lines, ch]
         median = np.median(along, axis=1)
         spread = 1.4826 * np.median(np.abs(along - median[:, None]), axis=1) + 1.0  # a grey level: 8-bit quantisation
         score = np.sqrt(np.mean((median / spread) ** 2, axis=2))
