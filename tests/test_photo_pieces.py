@@ -139,3 +139,95 @@ def test_sloped_lines_by_hand() -> None:
     assert along[1, :, 1].tolist() == [1, 12, 23] and whole[1].tolist() == [True, True, False, False]
     assert along[1, :, 2].tolist() == [2, 13, 23]
     assert along[0, :, 3].tolist() == [3, 13, 23] and whole[0].all()
+
+
+def _whole_half_level_centres(rect: SimpleNamespace, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
+                              whiten: np.ndarray, scale: rays.Scale, min_span: float | np.ndarray, passes: int, count: int,
+                              step: float) -> tuple[np.ndarray, ...]:
+    """rimfit.half_level_centres as it was: every circle sampled whole and fitted, flat ones (no crossings) too."""
+    from tabletop.photo import rimfit
+
+    n = len(centres)
+    angles = np.linspace(0, 2 * math.pi, count, endpoint=False)
+    design = np.column_stack([np.ones(count), np.cos(angles), np.sin(angles)])
+    grow = scale.widen
+    in_far, in_near = rimfit.HALF_INSIDE_MM[0] * grow, rimfit.HALF_INSIDE_MM[1] * grow
+    out_near, out_far = rimfit.HALF_OUTSIDE_MM[0] * grow, rimfit.HALF_OUTSIDE_MM[1] * grow
+    reach = rimfit.HALF_REACH_MM * grow
+    lo = in_far + step
+    m = int(round((lo + out_far + step) / step)) + 1
+    offset = -lo + step * np.arange(m)
+    inside = (offset >= -in_far) & (offset <= -in_near)
+    outside = (offset >= out_near) & (offset <= out_far)
+    radius, centres = radii.astype(float).copy(), centres.copy()
+    span_min = np.broadcast_to(np.asarray(min_span, dtype=float), (n,))
+    rms, kept, spread = np.full(n, np.inf), np.zeros(n, dtype=int), np.full(n, np.inf)
+    active = np.arange(n)
+    for _ in range(passes):
+        if not len(active):
+            break
+        k = len(active)
+        extra = rays.outline_of(rect, centres[active], radius[active], angles)  # type: ignore[arg-type]
+        t = radius[active, None, None] + extra[:, :, None] + offset[None, None, :]
+        z = (rays.sample_rays(rect, centres[active], t, angles) - mat_colour[active, None, None, :]) @ whiten.T  # type: ignore[arg-type]
+        z_in = np.median(z[:, :, inside].reshape(k, -1, z.shape[3]), axis=1)
+        z_out = np.median(z[:, :, outside].reshape(k, -1, z.shape[3]), axis=1)
+        span = z_in - z_out
+        norm = np.linalg.norm(span, axis=1)
+        flat = norm < span_min[active]
+        level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / np.where(flat, 1.0, norm * norm)[:, None, None]
+        a, b = level[:, :, :-1], level[:, :, 1:]
+        cross = (a >= 0.5) & (b < 0.5)
+        pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
+        away = np.where(cross, np.abs(pos - (radius[active, None] + extra)[:, :, None]), np.inf)
+        j = np.argmin(away, axis=2)[..., None]
+        ok = (np.take_along_axis(away, j, 2)[..., 0] <= reach) & ~flat[:, None]
+        rho = np.where(ok, np.take_along_axis(pos, j, 2)[..., 0] - extra, 0.0)
+        params, weights = rays.tukey_circle(rho, ok, design, np.column_stack([radius[active], np.zeros(k), np.zeros(k)]))
+        inlier = weights > 0.1
+        kept_now = inlier.sum(axis=1)
+        good = (kept_now >= rimfit.HALF_MIN_RAYS) & (np.abs(params[:, 0] - radius[active]) <= reach)
+        res = rho - params @ design.T
+        with np.errstate(all="ignore"):
+            rms[active] = np.where(good, np.sqrt(np.sum(np.where(inlier, res * res, 0.0), axis=1) / np.maximum(kept_now, 1)), np.inf)
+        kept[active] = kept_now
+        spread[active] = rays.centre_spread(inlier, design)
+        centres[active] = centres[active] + np.where(good[:, None], params[:, 1:], 0.0)
+        radius[active] = np.where(good, params[:, 0], radius[active])
+        active = active[good]
+    return centres, radius, rms, kept, spread
+
+
+def _discs_photo(rng: np.random.Generator, discs: np.ndarray) -> SimpleNamespace:
+    """A 1200x900 photo of a 600x450 mm table (2 px/mm, y up) on a noisy mat with discs of their own colours."""
+    import cv2
+
+    source = np.clip(rng.normal(90, 12, (900, 1200, 3)), 0, 255).astype(np.uint8)
+    for x, y, r, grey in discs:
+        cv2.circle(source, (int(round(2 * x)), int(round(900 - 2 * y))), int(round(2 * r)), (int(grey),) * 3, -1, cv2.LINE_AA)
+    source = cv2.GaussianBlur(source, (0, 0), 1.2)
+    h = np.array([[2.0, 0.0, 0.0], [0.0, -2.0, 900.0], [0.0, 0.0, 1.0]])
+    return SimpleNamespace(homography=h, camera=None, source=source)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(2, 120, 0.1), (3, 60, 0.2), (1, 120, 0.1)]), st.sampled_from([1e-6, 1.0, 3.0]))
+def test_half_level_centres_skipping_flat_circles_is_the_whole_formula(seed: int, case: tuple[int, int, float], span: float) -> None:
+    from tabletop.photo.rimfit import half_level_centres
+
+    passes, count, step = case
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.uniform(12, 30, 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    # Starts near the discs (some a size off, some shifted) and on bare mat.
+    near = discs[rng.integers(0, 6, 30)]
+    centres = np.concatenate([near[:, :2] + rng.normal(0, 1.5, (30, 2)), rng.uniform(40, 560, (20, 2)) * [1, 0.75]])
+    radii = np.concatenate([near[:, 2] + rng.choice([-2.0, 0.0, 0.0, 2.0, 5.0], 30), rng.uniform(12, 30, 20)])
+    mat_colour = np.full((50, 3), 90.0, dtype=np.float32)
+    whiten = (np.eye(3) / 12.0).astype(np.float32)
+    spans = np.where(rng.random(50) < 0.5, span, 1e-6)
+    scale = rays.Scale(0.5)
+    got = half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes=passes, rays=count, step=step)  # type: ignore[arg-type]
+    want = _whole_half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes, count, step)
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    assert np.isfinite(want[2]).any() and (want[3] == 0).any()  # some circles crossed, some flat

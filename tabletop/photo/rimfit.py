@@ -227,27 +227,40 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
     rms = np.full(n, np.inf)
     kept = np.zeros(n, dtype=int)
     spread = np.full(n, np.inf)
+    band = inside | outside
+    in_band, out_band = inside[band], outside[band]
+    # A circle whose bands do not differ has no crossings, no kept rays, and its spread is that of no ray.
+    no_spread = centre_spread(np.zeros((1, rays), dtype=bool), design)[0]
     # A circle a pass did not move would be sampled where it was and fail again: only the moved ones go on.
     active = np.arange(n)
     for _ in range(passes):
         if not len(active):
             break
-        k = len(active)
-        extra = outline_of(rect, centres[active], radius[active], angles)  # [k, rays]: the outline past the footprint
-        t = radius[active, None, None] + extra[:, :, None] + offset[None, None, :]
-        z = (sample_rays(rect, centres[active], t, angles) - mat_colour[active, None, None, :]) @ whiten.T  # [k, rays, m, 3]
-        z_in = np.median(z[:, :, inside].reshape(k, -1, z.shape[3]), axis=1)
-        z_out = np.median(z[:, :, outside].reshape(k, -1, z.shape[3]), axis=1)
+        extra_all = outline_of(rect, centres[active], radius[active], angles)  # [k, rays]: the outline past the footprint
+        t_all = radius[active, None, None] + extra_all[:, :, None] + offset[None, None, :]
+        # The bands first: most starts of a rim search have no base's colour inside (flat) and go no further.
+        z_band = (sample_rays(rect, centres[active], t_all[:, :, band], angles) - mat_colour[active, None, None, :]) @ whiten.T
+        k_all = len(active)
+        z_in = np.median(z_band[:, :, in_band].reshape(k_all, -1, z_band.shape[3]), axis=1)
+        z_out = np.median(z_band[:, :, out_band].reshape(k_all, -1, z_band.shape[3]), axis=1)
         span = z_in - z_out
         norm = np.linalg.norm(span, axis=1)
-        flat = norm < span_min[active]
-        level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / np.where(flat, 1.0, norm * norm)[:, None, None]
+        live = ~(norm < span_min[active])
+        dead = active[~live]
+        rms[dead], kept[dead], spread[dead] = np.inf, 0, no_spread
+        active, extra, t = active[live], extra_all[live], t_all[live]
+        span, norm, z_out = span[live], norm[live], z_out[live]
+        k = len(active)
+        if not k:
+            break
+        z = (sample_rays(rect, centres[active], t, angles) - mat_colour[active, None, None, :]) @ whiten.T  # [k, rays, m, 3]
+        level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / (norm * norm)[:, None, None]
         a, b = level[:, :, :-1], level[:, :, 1:]
         cross = (a >= 0.5) & (b < 0.5)
         pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
         away = np.where(cross, np.abs(pos - (radius[active, None] + extra)[:, :, None]), np.inf)
         j = np.argmin(away, axis=2)[..., None]
-        ok = (np.take_along_axis(away, j, 2)[..., 0] <= reach) & ~flat[:, None]
+        ok = np.take_along_axis(away, j, 2)[..., 0] <= reach
         rho = np.where(ok, np.take_along_axis(pos, j, 2)[..., 0] - extra, 0.0)  # the footprint's edge on each ray
         params, weights = tukey_circle(rho, ok, design, np.column_stack([radius[active], np.zeros(k), np.zeros(k)]))
         inlier = weights > 0.1
