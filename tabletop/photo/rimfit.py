@@ -227,8 +227,8 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
     rms = np.full(n, np.inf)
     kept = np.zeros(n, dtype=int)
     spread = np.full(n, np.inf)
-    band = inside | outside
-    in_band, out_band = inside[band], outside[band]
+    band = inside | outside  # the inside band's samples come first along a ray, then the outside band's
+    n_in = int(np.count_nonzero(inside))
     # A circle whose bands do not differ has no crossings, no kept rays, and its spread is that of no ray.
     no_spread = centre_spread(np.zeros((1, rays), dtype=bool), design)[0]
     # A circle a pass did not move would be sampled where it was and fail again: only the moved ones go on.
@@ -240,9 +240,11 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
         t_all = radius[active, None, None] + extra_all[:, :, None] + offset[None, None, :]
         # The bands first: most starts of a rim search have no base's colour inside (flat) and go no further.
         z_band = (sample_rays(rect, centres[active], t_all[:, :, band], angles) - mat_colour[active, None, None, :]) @ whiten.T
-        k_all = len(active)
-        z_in = np.median(z_band[:, :, in_band].reshape(k_all, -1, z_band.shape[3]), axis=1)
-        z_out = np.median(z_band[:, :, out_band].reshape(k_all, -1, z_band.shape[3]), axis=1)
+        # Each band's samples per colour channel in a row of their own: the median partitions contiguous rows.
+        by_channel = np.moveaxis(z_band, 3, 1)  # [k, channels, rays, band]
+        k_all, channels = by_channel.shape[:2]
+        z_in = np.median(by_channel[..., :n_in].reshape(k_all, channels, -1), axis=2)
+        z_out = np.median(by_channel[..., n_in:].reshape(k_all, channels, -1), axis=2)
         span = z_in - z_out
         norm = np.linalg.norm(span, axis=1)
         live = ~(norm < span_min[active])
