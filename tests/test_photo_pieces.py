@@ -231,3 +231,29 @@ def test_half_level_centres_skipping_flat_circles_is_the_whole_formula(seed: int
     want = _whole_half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes, count, step)
     assert all(np.array_equal(g, w) for g, w in zip(got, want))
     assert np.isfinite(want[2]).any() and (want[3] == 0).any()  # some circles crossed, some flat
+
+
+def _whole_disc_kernel(radius_px: float, reach_px: np.ndarray | None) -> np.ndarray:
+    """uncertainty._disc_kernel as it was: its grid's distances and directions worked out on every call."""
+    k = int(math.ceil(radius_px + 1 + (float(np.max(reach_px)) if reach_px is not None else 0.0)))
+    ys, xs = np.mgrid[-k:k + 1, -k:k + 1]
+    dist = np.hypot(xs, ys)
+    if reach_px is None:
+        return np.clip(radius_px - dist + 0.5, 0.0, 1.0).astype(np.float32)
+    angle = np.degrees(np.arctan2(-ys, xs)) % 360.0
+    i = np.floor(angle).astype(int) % 360
+    f = angle - np.floor(angle)
+    reach = reach_px[i] * (1 - f) + reach_px[(i + 1) % 360] * f
+    return np.clip(radius_px + reach - dist + 0.5, 0.0, 1.0).astype(np.float32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(3.0, 90.0), st.booleans())
+def test_disc_kernel_on_a_shared_grid_is_the_whole_formula(seed: int, radius: float, tall: bool) -> None:
+    from tabletop.photo.uncertainty import _disc_kernel
+
+    rng = np.random.default_rng(seed)
+    reach = np.abs(np.convolve(rng.normal(0, 3, 400), np.ones(41) / 41, "same")[20:380]) if tall else None
+    for _ in range(2):  # the second call reads the grid the first one left
+        got = _disc_kernel(radius, reach)
+        assert got.dtype == np.float32 and np.array_equal(got, _whole_disc_kernel(radius, reach))

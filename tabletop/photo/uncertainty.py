@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -40,18 +41,29 @@ SUPPORT_NONE, SUPPORT_FULL = 0.6, 0.85
 traced through texture, or a wrong circle on a base, agrees on fewer."""
 
 
+@functools.lru_cache(maxsize=32)
+def _kernel_grid(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A (2k+1)² grid's distance from its middle pixel, and its direction on 360 rays a degree apart (counter-clockwise
+    from +x with y up): the ray before, the ray after and the fraction of the way between them. Read-only: shared."""
+    ys, xs = np.mgrid[-k:k + 1, -k:k + 1]
+    dist = np.hypot(xs, ys)
+    angle = np.degrees(np.arctan2(-ys, xs)) % 360.0  # rows run down the table: y up is -row
+    i = np.floor(angle).astype(int) % 360
+    f = angle - np.floor(angle)
+    grid = (dist, i, (i + 1) % 360, f)
+    for a in grid:
+        a.flags.writeable = False
+    return grid
+
+
 def _disc_kernel(radius_px: float, reach_px: np.ndarray | None = None) -> np.ndarray:
     """A disc of the given radius with its edge pixels weighted by coverage; with ``reach_px`` (the outline's reach past
     the footprint on 360 rays a degree apart, counter-clockwise from +x with y up) the base's outline instead."""
     k = int(math.ceil(radius_px + 1 + (float(np.max(reach_px)) if reach_px is not None else 0.0)))
-    ys, xs = np.mgrid[-k:k + 1, -k:k + 1]
-    dist = np.hypot(xs, ys)
+    dist, i, after, f = _kernel_grid(k)
     if reach_px is None:
         return np.clip(radius_px - dist + 0.5, 0.0, 1.0).astype(np.float32)
-    angle = np.degrees(np.arctan2(-ys, xs)) % 360.0  # rows run down the table: y up is -row
-    i = np.floor(angle).astype(int) % 360
-    f = angle - np.floor(angle)
-    reach = reach_px[i] * (1 - f) + reach_px[(i + 1) % 360] * f
+    reach = reach_px[i] * (1 - f) + reach_px[after] * f
     return np.clip(radius_px + reach - dist + 0.5, 0.0, 1.0).astype(np.float32)
 
 
