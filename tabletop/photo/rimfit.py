@@ -189,8 +189,18 @@ benchmark's 55 photos every true base kept at least 63 %, a circle fitted round 
 the mat's own colour 27 %."""
 
 
+SPAN_FLOOR_DEFAULT = 1e-6
+"""The half-level fit's default least span between its bands' colours (any difference at all)."""
+
+
+def _runs(mask: np.ndarray) -> list[slice]:
+    """The runs of True in a 1-D mask, in order, as slices."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [slice(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+
 def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-                        whiten: np.ndarray, scale: Scale, min_span: float | np.ndarray = 1e-6, passes: int = 2, rays: int = FIT_RAYS,
+                        whiten: np.ndarray, scale: Scale, min_span: float | np.ndarray = SPAN_FLOOR_DEFAULT, passes: int = 2, rays: int = FIT_RAYS,
                         step: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-centre each rim where the colour is half-way from the base's to the mat's, ray by ray.
 
@@ -229,6 +239,7 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
     spread = np.full(n, np.inf)
     band = inside | outside  # the inside band's samples come first along a ray, then the outside band's
     n_in = int(np.count_nonzero(inside))
+    band_runs, rest_runs = _runs(band), _runs(~band)
     # A circle whose bands do not differ has no crossings, no kept rays, and its spread is that of no ray.
     no_spread = centre_spread(np.zeros((1, rays), dtype=bool), design)[0]
     # A circle a pass did not move would be sampled where it was and fail again: only the moved ones go on.
@@ -238,11 +249,17 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
             break
         extra_all = outline_of(rect, centres[active], radius[active], angles)  # [k, rays]: the outline past the footprint
         t_all = radius[active, None, None] + extra_all[:, :, None] + offset[None, None, :]
-        # The bands first: most starts of a rim search have no base's colour inside (flat) and go no further.
-        z_band = (sample_rays(rect, centres[active], t_all[:, :, band], angles) - mat_colour[active, None, None, :]) @ whiten.T
+        # Where a floor is asked for (a rim search's starts, most of which have no base's colour inside and go no
+        # further), the bands first and the rest only for circles whose bands differ; elsewhere all at once.
+        k_all = len(active)
+        bands_first = bool(np.any(span_min[active] > SPAN_FLOOR_DEFAULT))
+        z_all = None if bands_first else (
+            (sample_rays(rect, centres[active], t_all, angles) - mat_colour[active, None, None, :]) @ whiten.T)
+        z_band = ((sample_rays(rect, centres[active], t_all[:, :, band], angles) - mat_colour[active, None, None, :]) @ whiten.T
+                  if z_all is None else z_all[:, :, band])
         # Each band's samples per colour channel in a row of their own: the median partitions contiguous rows.
         by_channel = np.moveaxis(z_band, 3, 1)  # [k, channels, rays, band]
-        k_all, channels = by_channel.shape[:2]
+        channels = by_channel.shape[1]
         z_in = np.median(by_channel[..., :n_in].reshape(k_all, channels, -1), axis=2)
         z_out = np.median(by_channel[..., n_in:].reshape(k_all, channels, -1), axis=2)
         span = z_in - z_out
@@ -250,12 +267,23 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
         live = ~(norm < span_min[active])
         dead = active[~live]
         rms[dead], kept[dead], spread[dead] = np.inf, 0, no_spread
+        everyone = bool(live.all())
         active, extra, t = active[live], extra_all[live], t_all[live]
         span, norm, z_out = span[live], norm[live], z_out[live]
         k = len(active)
         if not k:
             break
-        z = (sample_rays(rect, centres[active], t, angles) - mat_colour[active, None, None, :]) @ whiten.T  # [k, rays, m, 3]
+        if z_all is not None:
+            z = z_all if everyone else z_all[live]  # [k, rays, m, 3]
+        else:
+            z_rest = (sample_rays(rect, centres[active], t[:, :, ~band], angles) - mat_colour[active, None, None, :]) @ whiten.T
+            z_read = z_band if everyone else z_band[live]
+            z = np.empty((k, rays, m, z_band.shape[3]), dtype=z_band.dtype)  # the bands as read, the rest now
+            for piece, runs in ((z_read, band_runs), (z_rest, rest_runs)):
+                start = 0
+                for run in runs:
+                    z[:, :, run] = piece[:, :, start:start + run.stop - run.start]
+                    start += run.stop - run.start
         level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / (norm * norm)[:, None, None]
         a, b = level[:, :, :-1], level[:, :, 1:]
         cross = (a >= 0.5) & (b < 0.5)
