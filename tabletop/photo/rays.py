@@ -279,6 +279,11 @@ def outline_extra(angles: np.ndarray, radii: np.ndarray, shift: np.ndarray, top:
     r = (1 - lam)[None, :] * radii[:, None] + lam[None, :] * top[:, None]
     centre2, r2 = cx * cx + cy * cy, r * r
     ux, uy = np.cos(angles), np.sin(angles)
+    if n * len(angles) * HULL_STEPS <= TO_PHOTO_PIECE:
+        # Small enough for the cache whole (an area fit's one outline): one pass, no loop's per-disc overhead.
+        proj = cx[:, None, :] * ux[None, :, None] + cy[:, None, :] * uy[None, :, None]  # [n, rays, steps]
+        disc = proj * proj - centre2[:, None, :] + r2[:, None, :]
+        return np.max(np.where(disc >= 0, proj + np.sqrt(np.maximum(disc, 0.0)), -np.inf), axis=2) - radii[:, None]
     far = np.full((n, len(angles)), -np.inf)
     # One disc at a time, the furthest kept: [n, rays] arrays stay in the cache where [n, rays, steps] ones did not.
     for j in range(len(lam)):
