@@ -290,3 +290,25 @@ def test_window_correlation_by_hand() -> None:
     want = np.zeros((5, 5))
     want[1:4, 2:5] = 1.0
     assert np.allclose(got, want, atol=1e-6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 300), st.sampled_from([1, 2, 7, 60, 120]), st.floats(0.0, 1.0), st.booleans())
+def test_nan_row_median_is_numpys_nanmedian(seed: int, n: int, count: int, missing: float, ties: bool) -> None:
+    import warnings
+
+    rng = np.random.default_rng(seed)
+    values = np.abs(rng.normal(0, rng.uniform(0.01, 5), (n, count)))
+    if ties:
+        values = np.round(values, 1)
+    values[rng.random((n, count)) < missing] = np.nan
+    with warnings.catch_warnings():  # rows all NaN
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = np.nanmedian(values, axis=1)
+    assert np.array_equal(rays.nan_row_median(values), want, equal_nan=True)
+
+
+def test_nan_row_median_by_hand() -> None:
+    """Rows (3, NaN, 1, 2): 2; (4, 1, NaN, NaN): 2.5; all NaN: NaN."""
+    got = rays.nan_row_median(np.array([[3.0, np.nan, 1.0, 2.0], [4.0, 1.0, np.nan, np.nan], [np.nan] * 4]))
+    assert got[:2].tolist() == [2.0, 2.5] and np.isnan(got[2])
