@@ -211,8 +211,10 @@ def _discs_photo(rng: np.random.Generator, discs: np.ndarray) -> SimpleNamespace
 
 
 @settings(max_examples=12, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([(2, 120, 0.1), (3, 60, 0.2), (1, 120, 0.1)]), st.sampled_from([1e-6, 1.0, 3.0]))
-def test_half_level_centres_skipping_flat_circles_is_the_whole_formula(seed: int, case: tuple[int, int, float], span: float) -> None:
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(2, 120, 0.1), (3, 60, 0.2), (1, 120, 0.1)]), st.sampled_from([1e-6, 1.0, 3.0]),
+       st.booleans())
+def test_half_level_centres_skipping_flat_circles_is_the_whole_formula(seed: int, case: tuple[int, int, float], span: float,
+                                                                        screen: bool) -> None:
     from tabletop.photo.rimfit import half_level_centres
 
     passes, count, step = case
@@ -227,7 +229,8 @@ def test_half_level_centres_skipping_flat_circles_is_the_whole_formula(seed: int
     whiten = (np.eye(3) / 12.0).astype(np.float32)
     spans = np.where(rng.random(50) < 0.5, span, 1e-6)
     scale = rays.Scale(0.5)
-    got = half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes=passes, rays=count, step=step)  # type: ignore[arg-type]
+    got = half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes=passes, rays=count, step=step,  # type: ignore[arg-type]
+                             screen=screen)
     want = _whole_half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes, count, step)
     assert all(np.array_equal(g, w) for g, w in zip(got, want))
     assert np.isfinite(want[2]).any() and (want[3] == 0).any()  # some circles crossed, some flat

@@ -189,10 +189,6 @@ benchmark's 55 photos every true base kept at least 63 %, a circle fitted round 
 the mat's own colour 27 %."""
 
 
-SPAN_FLOOR_DEFAULT = 1e-6
-"""The half-level fit's default least span between its bands' colours (any difference at all)."""
-
-
 def _runs(mask: np.ndarray) -> list[slice]:
     """The runs of True in a 1-D mask, in order, as slices."""
     edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
@@ -200,8 +196,8 @@ def _runs(mask: np.ndarray) -> list[slice]:
 
 
 def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-                        whiten: np.ndarray, scale: Scale, min_span: float | np.ndarray = SPAN_FLOOR_DEFAULT, passes: int = 2, rays: int = FIT_RAYS,
-                        step: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                        whiten: np.ndarray, scale: Scale, min_span: float | np.ndarray = 1e-6, passes: int = 2, rays: int = FIT_RAYS,
+                        step: float = 0.1, screen: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Re-centre each rim where the colour is half-way from the base's to the mat's, ray by ray.
 
     The rim fit locates the steepest fall on each ray; where a bevel lies between the top and the mat
@@ -214,7 +210,9 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
     re-centred each time.
 
     ``min_span``: the least difference (whitened units) between the two bands' colours for the level to mean
-    anything; below it a circle has no crossings. Returns centres, radii (where the level crosses), rms of
+    anything; below it a circle has no crossings (and is not sampled or fitted further). ``screen``: most circles are
+    expected to be such (a rim search's starts): their bands are read first, the rest of the rays only where the bands
+    differ. Returns centres, radii (where the level crosses), rms of
     the kept rays' residuals (mm; inf where, in a circle's last pass, fewer than ``HALF_MIN_RAYS`` rays crossed near
     the rim or the radius ran off: that pass does not move the centre, and is the circle's last, as another would
     look at the same place), the number of kept rays and the centres' :func:`centre_spread` (radius free).
@@ -249,11 +247,10 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
             break
         extra_all = outline_of(rect, centres[active], radius[active], angles)  # [k, rays]: the outline past the footprint
         t_all = radius[active, None, None] + extra_all[:, :, None] + offset[None, None, :]
-        # Where a floor is asked for (a rim search's starts, most of which have no base's colour inside and go no
-        # further), the bands first and the rest only for circles whose bands differ; elsewhere all at once.
+        # Screening (a rim search's starts, most of which have no base's colour inside and go no further): the bands
+        # first and the rest only for circles whose bands differ. Elsewhere all at once (two reads cost more).
         k_all = len(active)
-        bands_first = bool(np.any(span_min[active] > SPAN_FLOOR_DEFAULT))
-        z_all = None if bands_first else (
+        z_all = None if screen else (
             (sample_rays(rect, centres[active], t_all, angles) - mat_colour[active, None, None, :]) @ whiten.T)
         z_band = ((sample_rays(rect, centres[active], t_all[:, :, band], angles) - mat_colour[active, None, None, :]) @ whiten.T
                   if z_all is None else z_all[:, :, band])

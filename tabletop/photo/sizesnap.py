@@ -57,7 +57,7 @@ def _rim_search(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_col
     of the coarse rays (and, with ``stay``, ending that close to the radius they started at). Returns the hopeful
     starts' indices and their full fits' centres, radii, rms and rays."""
     _, coarse_r, coarse_rms, coarse_rays, _ = half_level_centres(rect, centres, radii, mat_colour, whiten, scale, OUTER_MIN_SPAN,
-                                                               passes=3, rays=FIT_RAYS // 2, step=0.2)
+                                                               passes=3, rays=FIT_RAYS // 2, step=0.2, screen=True)
     hope = np.isfinite(coarse_rms) & (coarse_rays >= OUTER_HOPE * (FIT_RAYS // 2))
     if stay is not None:
         hope &= np.abs(coarse_r - radii) <= stay
