@@ -14,8 +14,8 @@ cv2 = pytest.importorskip("cv2")
 
 from tabletop.photo import BASE_SIZES_MM  # noqa: E402
 from tabletop.photo import cli as photo_cli  # noqa: E402
-from tabletop.photo.camera import (Camera, Distortion, board, calibrate_board, camera_from_corners, plumb_line,  # noqa: E402
-                                   pose_from_homography)
+from tabletop.photo.camera import (Camera, Distortion, board, calibrate_board, camera_from_corners, no_distortion,  # noqa: E402
+                                   plumb_line, pose_from_homography)
 from tabletop.photo.imageio import parse_corners  # noqa: E402
 from tabletop.photo.rays import outline_extra  # noqa: E402
 from tabletop.photo.values import Rectified  # noqa: E402
@@ -398,6 +398,86 @@ def test_a_faint_edge_steady_along_the_side_makes_an_unaided_outline_doubtful() 
     # At the table's real edge: the mat's texture inside, nothing steady.
     assert all(snr < STEADY_EDGE_SNR for snr, _ in steady_inner_edges(img, top, None))
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
+
+
+def _slab_seen_from_the_front(thickness_mm: float, face: tuple[int, int, int] = (205, 222, 222), lamp_span: float = 0.16
+                              ) -> tuple[np.ndarray, tuple[tuple[float, float], ...], tuple[tuple[float, float], ...], Camera]:
+    """A drawn photo through a camera 650 mm in front of a 1,200 mm table and 1,300 mm up: the table's top (a cream mat
+    lit by a lamp to one side, ``lamp_span`` brighter at one end than the other: darker than the default, pale front
+    face at one end and lighter at the other) and its front face, a band of colour ``face`` (BGR) ``thickness_mm``
+    deep, on a grey floor. Returns the photo, the top's corners, the outline whose near side is
+    the face's foot (its corners where the foot's line meets the top's sides) and the camera."""
+    size = (2400, 1800)
+    place, target = np.array([600.0, -650.0, 1300.0]), np.array([600.0, 560.0, 0.0])
+    forward = (target - place) / np.linalg.norm(target - place)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    rotation = np.array([right, np.cross(forward, right), forward])
+    camera = Camera(1900.0, (1199.5, 899.5), rotation, -rotation @ place, no_distortion(size))
+    top = camera.project(np.array([[0.0, 0.0], [1200.0, 0.0], [1200.0, 1200.0], [0.0, 1200.0]]))
+    foot = camera.project(np.array([[0.0, 0.0], [1200.0, 0.0]]), z=-thickness_mm)
+    img = np.empty((size[1], size[0], 3), np.float32)
+    img[:] = (120, 135, 140)  # the floor (BGR)
+    cv2.fillPoly(img, [np.round(np.array([foot[0], foot[1], top[1], top[0]]) * 16).astype(np.int32)], face,
+                 cv2.LINE_AA, shift=4)  # the front face
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(top * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
+    mask = mask.astype(np.float32) / 255
+    lamp = 1 - lamp_span / 2 + lamp_span * (np.arange(size[0], dtype=np.float32) - top[0][0]) / (top[1][0] - top[0][0])
+    mat = np.array((192, 218, 225), np.float32)[None, None, :] * lamp[None, :, None]
+    img = img * (1 - mask[..., None]) + mat * mask[..., None]
+    img += np.random.default_rng(5).normal(0.0, 3.0, img.shape[:2] + (1,)).astype(np.float32)
+    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 0.8)
+
+    def meet(p: np.ndarray, q: np.ndarray, r: np.ndarray, s: np.ndarray) -> np.ndarray:
+        u = np.linalg.solve(np.array([q - p, r - s]).T, r - p)
+        return p + u[0] * (q - p)
+
+    found = (meet(foot[0], foot[1], top[3], top[0]), meet(foot[0], foot[1], top[1], top[2]), top[2], top[3])
+    return (img, tuple((float(x), float(y)) for x, y in top), tuple((float(x), float(y)) for x, y in found), camera)
+
+
+def test_a_front_face_inside_a_side_the_camera_faces_makes_an_unaided_outline_doubtful() -> None:
+    """Worked numbers: the camera stands 650 mm in front of the near side's middle and 1,300 mm up (1,453 mm away, at
+    63.4 degrees), 1,900 px of focal length; one millimetre straight down there is seen about
+    1900 * cos(63.4) / 1453 = 0.58 px further out (0.63 with the ray 16 degrees off the photo's axis), so a 30 mm top's
+    face is a band of about 18-19 px."""
+    from tabletop.photo.pipeline import (FACE_EDGE_SNR, MAT_STEP_STEADY, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX,
+                                         STEADY_EDGE_SNR, _doubt_outline, face_side_scale, front_face_inside,
+                                         steady_inner_edges)
+    from tabletop.photo.rectify import RIVAL_RATIO, inner_colour_steps, inner_rivals
+
+    img, top, foot, camera = _slab_seen_from_the_front(30.0)
+    table = (1200.0, 1200.0)
+    scale = face_side_scale(camera, top, table)
+    assert scale[0] == pytest.approx(0.63, abs=0.02) and all(s < 0 for s in scale[1:])  # only the near side's face is seen
+    # Found at the face's foot, the near side's face is inside it: the top's edge 18 px in, under the lamp a faint
+    # edge that changes its colour's sign along the side, which none of the three older tests sees.
+    assert inner_rivals(img, foot)[0][0] < RIVAL_RATIO and steady_inner_edges(img, foot, None)[0][0] < STEADY_EDGE_SNR
+    assert inner_colour_steps(img, foot, None, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX)[0][0] < MAT_STEP_STEADY
+    assert _doubt_outline(img, foot, (0.2,) * 4, None) == ((0.2,) * 4, None)
+    found = camera_from_corners(foot, table, (img.shape[1], img.shape[0]))
+    faces = front_face_inside(img, foot, None, face_side_scale(found, foot, table))
+    assert faces[0] is not None and faces[0][0] >= FACE_EDGE_SNR and faces[0][1] == pytest.approx(18.5, abs=1.5)
+    assert faces[1:] == [None, None, None]
+    sigmas, note = _doubt_outline(img, foot, (0.2,) * 4, None, table)
+    assert note is not None and "lower" in note and sigmas[0] == pytest.approx(18.5, abs=1.5) and sigmas[2:] == (0.2, 0.2)
+    # At the top's edge the face is outside, with its foot: the side's face is not inside it.
+    assert front_face_inside(img, top, None, face_side_scale(camera_from_corners(top, table, (2400, 1800)), top, table)) == [None] * 4
+
+
+def test_a_side_found_at_the_front_faces_foot_is_moved_onto_the_tops_edge() -> None:
+    from tabletop.photo.pipeline import _doubt_outline, _onto_the_top_edge
+
+    # A dark face under an evenly lit mat: every test sees the face inside the near side found at its foot.
+    img, top, foot, _ = _slab_seen_from_the_front(30.0, face=(150, 160, 165), lamp_span=0.0)
+    table, size = (1200.0, 1200.0), (img.shape[1], img.shape[0])
+    assert _doubt_outline(img, foot, (0.2,) * 4, no_distortion(size), table)[1] is not None
+    moved = _onto_the_top_edge(img, foot, (0.2,) * 4, no_distortion(size), table, None)
+    assert moved is not None and "lower" in moved[1]
+    assert np.max(np.linalg.norm(np.asarray(moved[0].corners_px) - np.asarray(top), axis=1)) < 1.0
+    # The top's own outline has nothing to move.
+    assert _onto_the_top_edge(img, top, (0.2,) * 4, no_distortion(size), table, None) is None
 
 
 def test_a_contrario_outline_on_bare_mat_is_no_base_and_a_drawn_rim_is() -> None:

@@ -715,10 +715,10 @@ def inward_side_profiles(image: np.ndarray, corners_px: Corners, lens: Distortio
         quad = lens.remove(quad)
     h, w = image.shape[:2]
     band = max(4 * min_px, RIVAL_BAND * math.hypot(w, h))
-    return [magnitude_lines(image, points, normal, band, SIDE_PROFILE_STEP_PX, lens) for points, normal in _inward_sides(quad, samples)]
+    return [magnitude_lines(image, points, normal, band, SIDE_PROFILE_STEP_PX, lens) for points, normal in inward_sides(quad, samples)]
 
 
-def _inward_sides(quad: np.ndarray, samples: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def inward_sides(quad: np.ndarray, samples: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per side of ``quad`` (bottom, right, top, left): ``samples`` points along it, short of its corners, and its unit
     normal pointing into the table."""
     centre = quad.mean(axis=0)
@@ -792,7 +792,7 @@ def inner_colour_steps(image: np.ndarray, corners_px: Corners, lens: Distortion 
     reach = int(round(slope_px))
     slopes = np.arange(-reach, reach + 1)
     out = []
-    for points, normal in _inward_sides(quad, samples):
+    for points, normal in inward_sides(quad, samples):
         prof = colour_lines(image, points, normal, np.arange(band + 1), lens)
         run = np.concatenate([np.zeros((samples, 1, prof.shape[2]), np.float32), np.cumsum(prof, axis=1)], axis=1)
         at = np.arange(half, band + 1 - half)  # a line between pixel at - 1 and pixel at
