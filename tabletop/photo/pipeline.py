@@ -186,41 +186,6 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
                             "the printed corner markers (tabletop photo markers)")
 
 
-FACE_REFINE_PX = 4.0
-"""How far either side of the top's edge found inside a side (``front_face_inside``) the side is refined when it is
-moved there: a line's pixel steps and its edge's blur, well short of the face's foot (a face's height away)."""
-
-
-def _onto_the_top_edge(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion,
-                       table_mm: tuple[float, float], focal: float | None) -> tuple[TableFit, str] | None:
-    """An unaided outline with a side found at the foot of the table's front face (``front_face_inside``) moved onto
-    the top's edge the test found inside it, refined there, and kept only if the moved outline is itself sure
-    (``TABLE_CONFIDENT``), inside the photo and no longer doubtful by any of ``_doubt_outline``'s tests: the outline
-    and the note saying so; else None (the outline found stays, doubted)."""
-    size = (image.shape[1], image.shape[0])
-    camera = camera_from_corners(corners, table_mm, size, lens, sigmas, focal)
-    faces = front_face_inside(image, corners, lens, face_side_scale(camera, corners, table_mm))
-    if all(face is None for face in faces):
-        return None
-    quad = lens.remove(np.asarray(corners, dtype=np.float64))
-    moved = quad.copy()
-    for i, ((_, normal), face) in enumerate(zip(inward_sides(quad, 3), faces)):
-        if face is not None:
-            moved[i] += face[1] * normal
-            moved[(i + 1) % 4] += face[1] * normal
-    try:
-        fit = refine_corners(image, _as_corners(lens.apply(moved)), search_px=FACE_REFINE_PX, lens=lens)
-    except PhotoError:
-        return None
-    if fit.confidence < TABLE_CONFIDENT or corner_outside(fit.corners_px, size) is not None:
-        return None
-    if _doubt_outline(image, fit.corners_px, fit.corner_sigma_px, lens, table_mm, focal)[1] is not None:
-        return None
-    sides = ", ".join(f"{SIDE_NAMES[i]} ({face[1]:.0f} px)" for i, face in enumerate(faces) if face is not None)
-    return fit, (f"the table's front face was taken for part of the table: its {sides} side moved in onto the top's edge; "
-                 "check the outline, or give the corners with --corners")
-
-
 def _as_corners(points: np.ndarray) -> Corners:
     c = [(float(x), float(y)) for x, y in points]
     return (c[0], c[1], c[2], c[3])
@@ -353,14 +318,8 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
     doubt = None
     if unaided:
-        found_sigmas = sigmas
         sigmas, doubt = _doubt_outline(image, work_corners, sigmas, lens, table_mm, focal)
-        moved = _onto_the_top_edge(image, work_corners, found_sigmas, lens, table_mm, focal) if doubt is not None else None
-        if moved is not None:
-            fit, note = moved
-            work_corners, sigmas, confidence, doubt = fit.corners_px, fit.corner_sigma_px, min(confidence, fit.confidence), None
-            notes.append(note)
-        elif doubt is not None:
+        if doubt is not None:
             notes.append(doubt)
     camera = camera_from_corners(work_corners, table_mm, size, lens, sigmas, focal, lens_rms, k_sigma)
     h = homography_undistorted(work_corners, table_mm, lens)
