@@ -10,6 +10,11 @@ Each kind takes the condition's own draw for a seed and sets only what makes the
 table, light and phone in every kind. Photos are rendered once into the generator's cache (``markers-kinds/``).
 Reported per kind: each corner's error (px) whose marker is seen, and each cut corner's, median and worst, how many are
 over 1 px, and how many lie within two and three of their sigmas (a sigma that says how sure a corner is).
+
+``--decompose`` refits each photo with parts of the truth put in, one at a time and together: the generator's lens held
+exactly (``L``), each marker's black square's sides where the generator drew them (``C``), and the table's side points
+found moved onto the true sides (``S``, the same points: what is seen of each side is unchanged, only where). Which part
+brings the corner outside the frame within 1 px says where its error comes from.
 """
 
 from __future__ import annotations
@@ -109,6 +114,89 @@ def measure(kind: str, seed: int, calibrated: bool = False) -> dict:
     return out
 
 
+def _generator_camera(truth: dict):  # noqa: ANN202 - benchmarks.photogen.camera.Camera
+    from benchmarks.photogen.camera import Camera
+
+    c = truth["camera"]
+    k = c["K"]
+    return Camera(c["width"], c["height"], float(k[0][0]), float(k[0][2]), float(k[1][2]), np.array(c["R"]), np.array(c["centre_mm"]),
+                  float(c["dist"][0]), float(c["dist"][1]))
+
+
+def _true_sightings(truth: dict, seen: set[int]) -> list:
+    """The markers ``seen`` as found exactly: each black square's sides as the generator projects them (its paper's height)."""
+    from tabletop.photo.markers import Sighting
+
+    cam = _generator_camera(truth)
+    out = []
+    for m in truth["markers"]:
+        if m["id"] not in seen:
+            continue
+        mm = np.array(m["corners_mm"])
+        t = np.linspace(0.05, 0.95, 60)[:, None]
+        sides = [cam.project(np.concatenate([mm[s] + t * (mm[(s + 1) % 4] - mm[s]), np.full((len(t), 1), 0.12)], axis=1))
+                 for s in range(4)]
+        out.append(Sighting(m["id"], np.stack([side[0] for side in sides]), (sides[0], sides[1], sides[2], sides[3])))
+    return out
+
+
+def _onto_true_side(points_px: np.ndarray, j: int, truth: dict) -> np.ndarray:
+    """Photo pixels moved onto the generator's image of the table's side ``j`` (corner j to j + 1), each to its nearest
+    point in undistorted normalised coordinates."""
+    cam = _generator_camera(truth)
+    w, d = truth["table_mm"]
+    ends = cam.to_camera(np.array([[0, 0, 0], [w, 0, 0], [w, d, 0], [0, d, 0]], float)[[j, (j + 1) % 4]])
+    a, b = ends[0, :2] / ends[0, 2], ends[1, :2] / ends[1, 2]
+    x, y = cam.undistort((points_px[:, 0] - cam.cx) / cam.focal_px, (points_px[:, 1] - cam.cy) / cam.focal_px)
+    along = (b - a) / np.linalg.norm(b - a)
+    q = a + ((np.stack([x, y], axis=1) - a) @ along)[:, None] * along
+    xd, yd = cam.distort(q[:, 0], q[:, 1])
+    return np.stack([cam.focal_px * xd + cam.cx, cam.focal_px * yd + cam.cy], axis=1)
+
+
+DECOMPOSITION = ("---", "L--", "-C-", "--S", "LC-", "L-S", "-CS", "LCS")
+"""Which parts of the truth are put in: L the lens (held exactly), C the markers' squares, S the table's side points."""
+
+
+def decompose(kind: str, seed: int) -> dict:
+    """One photo refitted with each combination of ``DECOMPOSITION``: per combination the error (px) and sigma of the
+    corner whose marker is not seen (else of the worst corner), and the seen corners' worst error."""
+    import tabletop.photo.markers as mk
+    from tabletop.photo.imageio import load_image
+
+    path, truth = cached_kind_photo(kind, seed)
+    image = load_image(path).pixels
+    found = mk.find_markers(image)
+    out: dict = {"kind": kind, "seed": seed}
+    held = (mk.CALIBRATED_K_SIGMA, mk.CALIBRATED_CENTRE_SIGMA, mk._table_side)
+    for parts in DECOMPOSITION:
+        lens_exact, corners_exact, sides_exact = (c != "-" for c in parts)
+        sightings = _true_sightings(truth, {s.id for s in found}) if corners_exact else found
+        try:
+            if lens_exact:
+                mk.CALIBRATED_K_SIGMA, mk.CALIBRATED_CENTRE_SIGMA = 1e-7, 1e-8
+            if sides_exact:
+                def onto_truth(grey, colour, model, p, cov, j, follow=held[2]):  # noqa: ANN001, ANN202
+                    und = follow(grey, colour, model, p, cov, j)
+                    lens = model.camera(p).distortion
+                    return und if len(und) == 0 else lens.remove(_onto_true_side(lens.apply(und), j, truth))
+
+                mk._table_side = onto_truth
+            fit = mk.table_from_markers(image, tuple(truth["table_mm"]), sightings=sightings,
+                                        lens=true_lens(truth) if lens_exact else None)
+        finally:
+            mk.CALIBRATED_K_SIGMA, mk.CALIBRATED_CENTRE_SIGMA, mk._table_side = held
+        if fit is None or fit.corners_px is None:
+            out[parts] = None
+            continue
+        err = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(truth["corners_px"]), axis=1)
+        unseen = [i for i in range(4) if not fit.from_marker[i]]
+        i = unseen[0] if unseen else int(np.argmax(err))
+        out[parts] = {"error": float(err[i]), "sigma": float(fit.corner_sigma_px[i]),  # type: ignore[index]
+                      "seen_worst": float(max(err[k] for k in range(4) if k != i))}
+    return out
+
+
 def summary(rows: list[dict]) -> str:
     lines = []
     for kind in KINDS:
@@ -137,6 +225,18 @@ def summary(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def decomposition_summary(rows: list[dict]) -> str:
+    """Per combination of the truth put in: the corners' (outside the frame, else the worst) median error, how many over
+    1 px, and the worst error over its sigma."""
+    lines = ["parts  photos  median px  over 1 px  worst px  worst error/sigma"]
+    for parts in DECOMPOSITION:
+        vals = [r[parts] for r in rows if r.get(parts) is not None]
+        if vals:
+            lines.append(f"{parts}    {len(vals):4d}  {statistics.median(v['error'] for v in vals):9.2f}  {sum(v['error'] > 1 for v in vals):9d}"
+                         f"  {max(v['error'] for v in vals):8.2f}  {max(v['error'] / v['sigma'] for v in vals):17.2f}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.markers", description=__doc__.splitlines()[0])
     ap.add_argument("--photos", type=int, default=20, help="photos per kind (seeds 1..N)")
@@ -146,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write every photo's row here")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--calibrated", action="store_true", help="give the fit the generator's lens as the phone's calibration")
+    ap.add_argument("--decompose", action="store_true",
+                    help="refit with parts of the truth put in (L lens, C markers' squares, S side points) and print each corner's error")
     args = ap.parse_args(argv)
     seeds = list(range(args.first, args.first + args.photos))
     if args.seeds:
@@ -161,6 +263,12 @@ def main(argv: list[str] | None = None) -> int:
                     cached_kind_photo(kind, seed)
                     print(f"rendered {kind} {seed}", flush=True)
                     continue
+                if args.decompose:
+                    d = decompose(kind, seed)
+                    rows.append(d)
+                    cells = " ".join(f"{p}:" + ("-" if d[p] is None else f"{d[p]['error']:.2f}/{d[p]['sigma']:.2f}") for p in DECOMPOSITION)
+                    print(f"{kind:8s} seed {seed:3d}: {cells}", flush=True)
+                    continue
                 r = measure(kind, seed, args.calibrated)
             except Exception as e:  # noqa: BLE001 - the generator cannot draw this one: said, not hidden
                 print(f"{kind:8s} seed {seed:3d}: not rendered ({type(e).__name__}: {str(e).splitlines()[-1][:80]})", flush=True)
@@ -168,7 +276,11 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(r)
             errs = "-" if r["errors"] is None else " ".join(f"{e:.2f}{'' if m else '*'}" for e, m in zip(r["errors"], r["from_marker"]))
             print(f"{kind:8s} seed {seed:3d}: {errs}  ({r['cpu_s']:.2f} s CPU)", flush=True)
-    if rows:
+    if rows and args.decompose:
+        print(decomposition_summary(rows))
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+    elif rows:
         print(summary(rows))
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))

@@ -426,3 +426,40 @@ def test_a_corner_outside_a_generator_photo_or_a_refusal_saying_what_to_do() -> 
     with pytest.raises(PhotoError, match=r"lower-left corner lies outside the photo and the two sides that run to it cannot be "
                                          r"followed.*lay the printed corner markers"):
         place_outside_corner(loaded, tuple(map(tuple, clicked)))  # type: ignore[arg-type]
+
+
+def test_the_benchmark_s_decomposition_puts_in_the_generator_s_own_truth() -> None:
+    """``benchmarks.markers --decompose`` refits with parts of the truth put in: the side points it moves onto a table's
+    side land on the generator's own (distorted) image of that side, wherever they started a few pixels off it, and the
+    markers' squares it gives are the generator's projection of their corners."""
+    from benchmarks.markers import _onto_true_side, _true_sightings
+    from benchmarks.photogen.camera import Camera as GeneratorCamera
+    from benchmarks.photogen.camera import look_at
+
+    table = (1200.0, 900.0)
+    cam = GeneratorCamera(4032, 3024, 2900.0, 2030.0, 1500.0, look_at(np.array([600.0, -700.0, 1100.0]), np.array([600.0, 450.0, 0.0])),
+                          np.array([600.0, -700.0, 1100.0]), -0.07, 0.004)
+    square = np.array([[8.0, 58.0], [58.0, 58.0], [58.0, 8.0], [8.0, 8.0]])
+    truth = {"camera": cam.as_json(), "table_mm": list(table),
+             "markers": [{"id": 0, "corners_mm": square.tolist(),
+                          "corners_px": cam.project(np.c_[square, np.full(4, 0.12)]).tolist()}]}
+    ends = np.array([[0.0, 0.0, 0.0], [table[0], 0.0, 0.0]])
+    along = np.linspace(0.05, 0.95, 400)[:, None]
+    dense = cam.project(ends[0] + along * (ends[1] - ends[0]))  # the near side's image, a polyline of 6 px segments
+
+    def gap(p: np.ndarray) -> float:
+        a, d = dense[:-1], np.diff(dense, axis=0)
+        t = np.clip(np.sum((p - a) * d, axis=1) / np.sum(d * d, axis=1), 0.0, 1.0)
+        return float(np.min(np.linalg.norm(a + t[:, None] * d - p, axis=1)))
+
+    rng = np.random.default_rng(3)
+    start = dense[::40] + rng.normal(0.0, 3.0, (10, 2))
+    moved = _onto_true_side(start, 0, truth)
+    # On the curve: a 6 px chord of it lies within (6 px)^2 / (8 x its radius, over 10^4 px) of the arc, under 0.001 px.
+    assert max(gap(p) for p in moved) < 0.01
+    assert min(gap(p) for p in start) > 0.05  # and they were moved there
+    sighting = _true_sightings(truth, {0})[0]
+    # Its sides are the lens's curves: straightened through the generator's lens they meet at the square's corners.
+    lens = Distortion.from_opencv(cam.k1, cam.k2, cam.focal_px, (cam.cx, cam.cy), 0.5 * math.hypot(cam.width, cam.height))
+    corners = lens.apply(sighting.corners(lens)[0])
+    assert corners == pytest.approx(np.asarray(truth["markers"][0]["corners_px"]), abs=0.002)
