@@ -463,3 +463,58 @@ def test_the_benchmark_s_decomposition_puts_in_the_generator_s_own_truth() -> No
     lens = Distortion.from_opencv(cam.k1, cam.k2, cam.focal_px, (cam.cx, cam.cy), 0.5 * math.hypot(cam.width, cam.height))
     corners = lens.apply(sighting.corners(lens)[0])
     assert corners == pytest.approx(np.asarray(truth["markers"][0]["corners_px"]), abs=0.002)
+
+
+def _exact_sightings(camera: Camera, ids: tuple[int, ...]) -> list[mk.Sighting]:
+    """Markers ``ids`` as found exactly: each black square's sides projected through ``camera`` (the paper's height)."""
+    out = []
+    t = np.linspace(0.05, 0.95, 40)[:, None]
+    for k in ids:
+        mm = mk.marker_corners_on_table(k, TABLE)
+        sides = [camera.project(mm[s] + t * (mm[(s + 1) % 4] - mm[s]), mk.PAPER_MM) for s in range(4)]
+        out.append(mk.Sighting(k, np.stack([side[0] for side in sides]), (sides[0], sides[1], sides[2], sides[3])))
+    return out
+
+
+def test_a_side_seen_in_two_runs_on_different_edges_widens_the_cut_corner_s_sigma(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three markers (the lower-right one cut off) and the table's sides' edge points drawn through a known camera. The
+    near side, running to the cut corner, is seen in two runs with a gap (terrain between them): the one by the cut
+    corner lies 2 px inside the table's edge (another edge, within ``SIDE_CONSENSUS_PX`` of the line through the seen
+    corner). The camera's lens bends to join the runs, so the fit's residuals stay small, and before, the corner's sigma
+    with them (0.59 px for a corner 1.9 px off: 3.2 sigmas). The fits without each run move the corner further than the run's own
+    information explains: that disagreement is in its sigma, the corner itself is where it was, and the seen corners'
+    sigmas are unchanged."""
+    size = (1800, 1350)
+    cam = _camera(size, -0.08)
+    table = mk.table_corners_mm(TABLE)
+    rng = np.random.default_rng(3)
+
+    def side(j: int, t0: float, t1: float, inward_px: float = 0.0) -> np.ndarray:
+        t = np.linspace(t0, t1, max(2, int((t1 - t0) * 160)))[:, None]
+        px = cam.project(table[j] + t * (table[(j + 1) % 4] - table[j]), 0.0)
+        towards = cam.project(table.mean(axis=0)[None, :], 0.0)[0] - px
+        px = px + inward_px * towards / np.linalg.norm(towards, axis=1, keepdims=True)
+        return px + rng.normal(0.0, 0.15, px.shape)
+
+    drawn = {0: np.concatenate([side(0, 0.08, 0.35), side(0, 0.55, 1.0, inward_px=2.0)]),  # LL to the cut LR: two runs
+             1: side(1, 0.0, 0.92), 2: side(2, 0.08, 0.92), 3: side(3, 0.08, 0.92)}
+
+    def followed(grey, colour, model, p, cov, j):  # noqa: ANN001, ANN202 - mk._table_side's signature
+        return model.camera(p).distortion.remove(drawn[j])
+
+    monkeypatch.setattr(mk, "_table_side", followed)
+    image = np.full((size[1], size[0]), 110, np.uint8)
+    fit = mk.table_from_markers(image, TABLE, sightings=_exact_sightings(cam, (0, 2, 3)))
+    assert fit is not None and fit.corners_px is not None and fit.corner_sigma_px is not None
+    assert fit.from_marker == (True, False, True, True)
+    err = np.linalg.norm(np.asarray(fit.corners_px) - cam.project(table, 0.0), axis=1)
+    sigma = np.asarray(fit.corner_sigma_px)
+    assert err[1] > 1.5, err  # the case: the runs' disagreement carried the corner off
+    assert err[1] < 3 * sigma[1], (err, sigma)
+    assert sigma[1] > mk.UNSURE_CORNER_PX and "check bases near it" in fit.note()
+    # With both runs on the table's edge, the corner is close and its sigma stays small.
+    drawn[0] = np.concatenate([side(0, 0.08, 0.35), side(0, 0.55, 1.0)])
+    fair = mk.table_from_markers(image, TABLE, sightings=_exact_sightings(cam, (0, 2, 3)))
+    assert fair is not None and fair.corners_px is not None and fair.corner_sigma_px is not None
+    fair_err = np.linalg.norm(np.asarray(fair.corners_px) - cam.project(table, 0.0), axis=1)
+    assert fair_err[1] < 3 * fair.corner_sigma_px[1] and fair.corner_sigma_px[1] < 0.5 * sigma[1], (fair_err, fair.corner_sigma_px)

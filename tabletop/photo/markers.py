@@ -147,6 +147,12 @@ SIDE_TRIMS = 4
 the first round's MAD is widened by it."""
 TRIM_ITERATIONS = 6
 """Levenberg-Marquardt steps of each fit made only to find the points off their side (each starts where the last ended)."""
+RUN_GAP_PX = 45.0
+"""A side's edge points further apart than this (px, along the side) belong to two runs: terrain or the frame hides the
+edge between them, and each run may have been found on an edge of its own (the table's, or a parallel one within
+``SIDE_CONSENSUS_PX``: the foot of the front face, a shadow's edge)."""
+RUN_MIN_POINTS = 10
+"""A run with fewer points than this is not left out on its own (it moves the camera too little to matter)."""
 UNSURE_CORNER_PX = 1.0
 """A corner placed from the others with a 1-sigma over this (px) is called unsure in the note."""
 MIN_MARKERS_FOR_CORNERS = 3
@@ -788,6 +794,11 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     corners = cam.project(table, 0.0)
     sigmas = np.array([math.hypot(_projection_sigma(model, p, cov, table[k]), PLACEMENT_SIGMA_MM * _px_per_mm(cam, table[k]))
                        for k in range(4)])
+    unseen = [k for k in range(4) if k not in by_id]
+    if consistent and model.sides and unseen:
+        excess = _run_disagreement(model, p, cov, table[unseen])
+        for k, e in zip(unseen, excess):
+            sigmas[k] = math.hypot(sigmas[k], e)
     if not consistent:
         # The markers do not sit where a table of this size would put them (a wrong table size, a piece at the wrong
         # corner): each marker seen gives its own corner point, which does not depend on the table's size.
@@ -852,6 +863,49 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
         p, cov = _fit(model, start)
         best = (model, p, cov)
     return best
+
+
+def _runs(points: np.ndarray) -> list[np.ndarray]:
+    """Indices of a side's points (photo px) in each run: split where neighbours along the side lie over ``RUN_GAP_PX``
+    apart."""
+    order = np.argsort(_along(points))
+    gaps = np.linalg.norm(np.diff(points[order], axis=0), axis=1)
+    return np.split(order, np.flatnonzero(gaps > RUN_GAP_PX) + 1)
+
+
+def _run_disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """Per table point ``xy`` (mm; corners placed through the camera): how far (px) the fits without one run of a side's
+    edge points at a time move it beyond what losing that run's information explains.
+
+    The camera's lens can bend to join two runs of a side found on different edges (the table's, and a parallel one a
+    pixel or two inside it by the frame), so the fit's residuals stay small and its covariance with them, while a corner
+    carried outside the frame by that bend moves by pixels. Without a run, the corner moves by ``d`` while its variance
+    grows by ``v``: a run that agrees with the rest moves it by about ``sqrt(v)``; the excess ``sqrt(d^2 - v)`` is the
+    disagreement the residuals hide, the largest over the runs returned (0 where none exceeds)."""
+    cam = model.camera(p)
+    here = cam.project(xy, 0.0)
+    base = np.array([_projection_sigma(model, p, cov, t) for t in xy])
+    excess = np.zeros(len(xy))
+    offsets, turns = model.side_offsets(p), model.side_turns(p)
+    for s, (j, points) in enumerate(model.sides):
+        runs = [r for r in _runs(points) if len(r) >= RUN_MIN_POINTS]
+        for run in runs:
+            keep = np.ones(len(points), bool)
+            keep[run] = False
+            sides = [(jj, pts) for ss, (jj, pts) in enumerate(model.sides) if ss != s]
+            sigmas = [sg for ss, sg in enumerate(model.side_sigmas) if ss != s]
+            offs, trs = [o for ss, o in enumerate(offsets) if ss != s], [t for ss, t in enumerate(turns) if ss != s]
+            if keep.sum() >= RUN_MIN_POINTS:
+                sides.insert(s, (j, points[keep]))
+                sigmas.insert(s, model.side_sigmas[s])
+                offs.insert(s, offsets[s])
+                trs.insert(s, 0.0)
+            without = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, sides, sigmas, model.lens)
+            q, cov_q = _fit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs]), TRIM_ITERATIONS)
+            moved = np.linalg.norm(without.camera(q).project(xy, 0.0) - here, axis=1)
+            grown = np.array([_projection_sigma(without, q, cov_q, t) for t in xy]) ** 2 - base ** 2
+            excess = np.maximum(excess, np.sqrt(np.maximum(0.0, moved ** 2 - np.maximum(grown, 0.0))))
+    return excess
 
 
 def _table_side(grey: np.ndarray, colour: np.ndarray | None, model: _Model, p: np.ndarray, cov: np.ndarray, j: int) -> np.ndarray:
