@@ -153,6 +153,9 @@ edge between them, and each run may have been found on an edge of its own (the t
 ``SIDE_CONSENSUS_PX``: the foot of the front face, a shadow's edge)."""
 RUN_MIN_POINTS = 10
 """A run with fewer points than this is not left out on its own (it moves the camera too little to matter)."""
+RUN_AGREEMENT_SIGMAS = 2.0
+"""A run that agrees with the rest moves the corner, when left out, by a random amount whose 1-sigma is what losing its
+information explains; within this many of those 95 times in 100. Only a move beyond it is a disagreement."""
 UNSURE_CORNER_PX = 1.0
 """A corner placed from the others with a 1-sigma over this (px) is called unsure in the note."""
 MIN_MARKERS_FOR_CORNERS = 3
@@ -880,8 +883,9 @@ def _run_disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndar
     The camera's lens can bend to join two runs of a side found on different edges (the table's, and a parallel one a
     pixel or two inside it by the frame), so the fit's residuals stay small and its covariance with them, while a corner
     carried outside the frame by that bend moves by pixels. Without a run, the corner moves by ``d`` while its variance
-    grows by ``v``: a run that agrees with the rest moves it by about ``sqrt(v)``; the excess ``sqrt(d^2 - v)`` is the
-    disagreement the residuals hide, the largest over the runs returned (0 where none exceeds)."""
+    grows by ``v``: a run that agrees with the rest moves it by about ``sqrt(v)``, within ``RUN_AGREEMENT_SIGMAS`` of
+    that 95 times in 100; the excess ``sqrt(d^2 - RUN_AGREEMENT_SIGMAS^2 v)`` is the disagreement the residuals hide,
+    the largest over the runs returned (0 where none exceeds)."""
     cam = model.camera(p)
     here = cam.project(xy, 0.0)
     base = np.array([_projection_sigma(model, p, cov, t) for t in xy])
@@ -904,7 +908,7 @@ def _run_disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndar
             q, cov_q = _fit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs]), TRIM_ITERATIONS)
             moved = np.linalg.norm(without.camera(q).project(xy, 0.0) - here, axis=1)
             grown = np.array([_projection_sigma(without, q, cov_q, t) for t in xy]) ** 2 - base ** 2
-            excess = np.maximum(excess, np.sqrt(np.maximum(0.0, moved ** 2 - np.maximum(grown, 0.0))))
+            excess = np.maximum(excess, np.sqrt(np.maximum(0.0, moved ** 2 - RUN_AGREEMENT_SIGMAS ** 2 * np.maximum(grown, 0.0))))
     return excess
 
 
