@@ -282,3 +282,35 @@ def test_nan_row_median_by_hand() -> None:
     """Rows (3, NaN, 1, 2): 2; (4, 1, NaN, NaN): 2.5; all NaN: NaN."""
     got = rays.nan_row_median(np.array([[3.0, np.nan, 1.0, 2.0], [4.0, 1.0, np.nan, np.nan], [np.nan] * 4]))
     assert got[:2].tolist() == [2.0, 2.5] and np.isnan(got[2])
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(20, 200), st.integers(2, 70), st.integers(1, 14), st.integers(-30, 30))
+def test_window_correlation_is_filter2d_near_its_window(seed: int, n: int, k: int, half: int, off: int) -> None:
+    """Not bit for bit (a smaller transform rounds differently), but the same sums to a float32 transform's rounding,
+    wherever the window lies (near the image's edge too, where filter2D's border is zero)."""
+    import cv2
+
+    from tabletop.photo.uncertainty import _window_correlation
+
+    rng = np.random.default_rng(seed)
+    image = rng.uniform(-1, 1, (n, n)).astype(np.float32)
+    kernel = rng.uniform(0, 1, (2 * k + 1, 2 * k + 1)).astype(np.float32)
+    half = min(half, (n - 1) // 2)  # the window inside the image
+    row, col = int(np.clip(n // 2 + off, half, n - 1 - half)), int(np.clip(n // 2 - off, half, n - 1 - half))
+    want = cv2.filter2D(image, -1, kernel, borderType=cv2.BORDER_CONSTANT)[row - half:row + half + 1, col - half:col + half + 1]
+    got = _window_correlation(kernel, row, col, half)(image)
+    assert got.shape == want.shape == (2 * half + 1, 2 * half + 1)
+    assert np.max(np.abs(got - want)) <= 1e-5 * float(np.sum(np.abs(kernel)))
+
+
+def test_window_correlation_by_hand() -> None:
+    """A 3x3 kernel of ones over an image that is 1 at one pixel (row 4, column 5): the sum under the kernel is 1 at
+    every pixel whose 3x3 neighbourhood holds it (rows 3-5, columns 4-6), 0 elsewhere."""
+    from tabletop.photo.uncertainty import _window_correlation
+
+    image = np.zeros((9, 9), np.float32)
+    image[4, 5] = 1.0
+    got = _window_correlation(np.ones((3, 3), np.float32), 4, 4, 2)(image)  # rows 2-6, columns 2-6
+    want = np.zeros((5, 5))
+    want[1:4, 2:5] = 1.0
+    assert np.allclose(got, want, atol=1e-6)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -67,6 +68,34 @@ def _disc_kernel(radius_px: float, reach_px: np.ndarray | None = None) -> np.nda
     return np.clip(radius_px + reach - dist + 0.5, 0.0, 1.0).astype(np.float32)
 
 
+def _window_correlation(kernel: np.ndarray, row: int, col: int, half: int) -> Callable[[np.ndarray], np.ndarray]:
+    """``cv2.filter2D(image, -1, kernel, borderType=cv2.BORDER_CONSTANT)`` (a correlation, the kernel's middle as its
+    anchor) only at rows ``row ± half``, columns ``col ± half``, for any image: [2·half + 1]² float32.
+
+    The area fit needs its score only near its start, and its kernel is as large as its patch: a transform over the
+    part of the image that reaches the window is a quarter the size of filter2D's over the whole patch and kernel (the
+    same sums to a float32 transform's rounding). The kernel's transform is made once, for every image."""
+    k = kernel.shape[0] // 2
+    size = 2 * (half + k) + 1
+    dft = cv2.getOptimalDFTSize(size)
+    padded = np.zeros((dft, dft), np.float32)
+    padded[:kernel.shape[0], :kernel.shape[1]] = kernel
+    spectrum = cv2.dft(padded)
+    top, left = row - half - k, col - half - k
+
+    def correlate(image: np.ndarray) -> np.ndarray:
+        part = np.zeros((dft, dft), np.float32)  # zero beyond the image, as BORDER_CONSTANT
+        y0, x0 = max(top, 0), max(left, 0)
+        y1, x1 = min(top + size, image.shape[0]), min(left + size, image.shape[1])
+        part[y0 - top:y1 - top, x0 - left:x1 - left] = image[y0:y1, x0:x1]
+        # Correlation (the kernel's spectrum conjugated); the window's sums reach no further than ``size``, so the
+        # transform's wrap-around never folds into them.
+        product = cv2.mulSpectrums(cv2.dft(part), spectrum, 0, conjB=True)
+        return cv2.idft(product, flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)[:2 * half + 1, :2 * half + 1]
+
+    return correlate
+
+
 def commonest_row(rows: np.ndarray) -> np.ndarray:
     """The most frequent row of a non-empty integer [n, c] array; of equally frequent ones the first in lexicographic
     order (as ``np.unique(rows, axis=0)`` sorts them). Each row is packed into one integer in that order: ``np.unique``
@@ -118,6 +147,7 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
     kernel = _disc_kernel(radius * s, extra * s if np.any(extra) else None)
     reach = int(round(DISC_REACH_MM * s))
     ox, oy = int(round((origin[0] - x0) * s - 0.5)), int(round((y1 - origin[1]) * s - 0.5))
+    correlate = _window_correlation(kernel, oy, ox, reach + 1)
     at = origin
     for _ in range(iterations):
         d = np.hypot(xs[None, :] - at[0], ys[:, None] - at[1])
@@ -134,10 +164,9 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
         aside = np.linalg.norm(z - level[..., None] * colour, axis=2)
         vote = np.clip(2 * level - 1, -1.0, 1.0)
         vote[(aside > max(DISC_NEITHER, 0.5 * contrast)) | (level > 2.0) | (level < -1.0)] = 0.0
-        score = cv2.filter2D(vote, -1, kernel, borderType=cv2.BORDER_CONSTANT)
-        window = score[oy - reach:oy + reach + 1, ox - reach:ox + reach + 1]
-        jy, jx = np.unravel_index(int(np.argmax(window)), window.shape)
-        py, px = jy + oy - reach, jx + ox - reach
+        score = correlate(vote)  # rows oy - reach - 1 .. oy + reach + 1, columns likewise
+        jy, jx = np.unravel_index(int(np.argmax(score[1:-1, 1:-1])), (2 * reach + 1, 2 * reach + 1))
+        py, px = jy + 1, jx + 1
 
         def vertex(a: float, c: float, e: float) -> float:
             denom = a - 2 * c + e
@@ -145,7 +174,7 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
 
         dx = vertex(score[py, px - 1], score[py, px], score[py, px + 1])
         dy = vertex(score[py - 1, px], score[py, px], score[py + 1, px])
-        at = np.array([x0 + (px + dx + 0.5) / s, y1 - (py + dy + 0.5) / s])
+        at = np.array([x0 + (px + ox - reach - 1 + dx + 0.5) / s, y1 - (py + oy - reach - 1 + dy + 0.5) / s])
     return at
 
 
