@@ -189,12 +189,6 @@ benchmark's 55 photos every true base kept at least 63 %, a circle fitted round 
 the mat's own colour 27 %."""
 
 
-def _runs(mask: np.ndarray) -> list[slice]:
-    """The runs of True in a 1-D mask, in order, as slices."""
-    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
-    return [slice(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
-
-
 def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
                         whiten: np.ndarray, scale: Scale, min_span: float | np.ndarray = 1e-6, passes: int = 2, rays: int = FIT_RAYS,
                         step: float = 0.1, screen: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -237,7 +231,6 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
     spread = np.full(n, np.inf)
     band = inside | outside  # the inside band's samples come first along a ray, then the outside band's
     n_in = int(np.count_nonzero(inside))
-    band_runs, rest_runs = _runs(band), _runs(~band)
     # A circle whose bands do not differ has no crossings, no kept rays, and its spread is that of no ray.
     no_spread = centre_spread(np.zeros((1, rays), dtype=bool), design)[0]
     # A circle a pass did not move would be sampled where it was and fail again: only the moved ones go on.
@@ -276,11 +269,7 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
             z_rest = (sample_rays(rect, centres[active], t[:, :, ~band], angles) - mat_colour[active, None, None, :]) @ whiten.T
             z_read = z_band if everyone else z_band[live]
             z = np.empty((k, rays, m, z_band.shape[3]), dtype=z_band.dtype)  # the bands as read, the rest now
-            for piece, runs in ((z_read, band_runs), (z_rest, rest_runs)):
-                start = 0
-                for run in runs:
-                    z[:, :, run] = piece[:, :, start:start + run.stop - run.start]
-                    start += run.stop - run.start
+            z[:, :, band], z[:, :, ~band] = z_read, z_rest
         level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / (norm * norm)[:, None, None]
         a, b = level[:, :, :-1], level[:, :, 1:]
         cross = (a >= 0.5) & (b < 0.5)
