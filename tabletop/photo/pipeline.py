@@ -57,25 +57,32 @@ of the generator's and ``synth.py``'s photos the sides of those found right scor
 wall's foot taken for the far side, 80 px beyond the table's edge, 2.3."""
 
 
+def _median_lines(offsets: np.ndarray, strength: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """A side's profiles (``rectify.inward_side_profiles``) read along straight lines sloping up to
+    ``STEADY_EDGE_SLOPE_PX``: each line's median gradient along the side [slopes, offsets], its distance from the side
+    at the middle (px, positive inside), whether it lies whole within the profiles, and the texture (the median
+    gradient inside the side, at least ``STEADY_EDGE_TEXTURE_FLOOR``)."""
+    step = SIDE_PROFILE_STEP_PX
+    reach = int(round(STEADY_EDGE_SLOPE_PX / step))
+    slopes = np.arange(-reach, reach + 1)
+    along, whole = sloped_lines(strength, slopes)
+    middle = offsets[None, :] + 0.5 * slopes[:, None] * step
+    texture = max(float(np.median(strength[:, offsets >= STEADY_EDGE_MIN_PX])), STEADY_EDGE_TEXTURE_FLOOR)
+    return np.median(along, axis=1), middle, whole, texture
+
+
 def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | None, samples: int = 60) -> list[tuple[float, float]]:
     """Per side (bottom, right, top, left): the straight line inside it, within ``rectify.RIVAL_BAND`` of the photo's
     diagonal, whose gradient is strongest in the median along the side, as (that median over the band's median
     gradient, its distance inside in pixels). The median keeps a base or a shadow near the edge, strong along part of a
     line, from scoring as an edge along all of it."""
-    step = SIDE_PROFILE_STEP_PX
-    reach = int(round(STEADY_EDGE_SLOPE_PX / step))
-    slopes = np.arange(-reach, reach + 1)
     out = []
     for offsets, strength in inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples):
         inner = offsets > 0
-        offsets, strength = offsets[inner], strength[:, inner]
-        along, whole = sloped_lines(strength, slopes)
-        score = np.median(along, axis=1)
-        middle = offsets[None, :] + 0.5 * slopes[:, None] * step
+        score, middle, whole, texture = _median_lines(offsets[inner], strength[:, inner])
         score = np.where(whole & (middle >= STEADY_EDGE_MIN_PX), score, -1.0)
-        texture = float(np.median(strength[:, offsets >= STEADY_EDGE_MIN_PX]))
         k = np.unravel_index(int(np.argmax(score)), score.shape)
-        out.append((float(score[k]) / max(texture, STEADY_EDGE_TEXTURE_FLOOR), float(middle[k])))
+        out.append((float(score[k]) / texture, float(middle[k])))
     return out
 
 
@@ -118,10 +125,7 @@ def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | No
     looked for inside the side and outside it; the side's face is inside when the inner one is an edge
     (``FACE_EDGE_SNR`` times the texture inside, a peak across the side) and steadier than anything outside. Returns
     (the inner line's score over the texture, its distance inside in pixels) for such a side, else None."""
-    step = SIDE_PROFILE_STEP_PX
-    reach = int(round(STEADY_EDGE_SLOPE_PX / step))
-    slopes = np.arange(-reach, reach + 1)
-    peak = int(round(FACE_PEAK_PX / step))
+    peak = int(round(FACE_PEAK_PX / SIDE_PROFILE_STEP_PX))
     out: list[tuple[float, float] | None] = []
     for (offsets, strength), px_per_mm in zip(inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples),
                                               face_px_per_mm):
@@ -130,9 +134,7 @@ def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | No
             continue
         near = max(STEADY_EDGE_MIN_PX, FACE_THICKNESS_MM[0] * px_per_mm)
         far = FACE_THICKNESS_MM[1] * px_per_mm
-        along, whole = sloped_lines(strength, slopes)
-        score = np.median(along, axis=1)  # [slopes, offsets]
-        middle = offsets[None, :] + 0.5 * slopes[:, None] * step
+        score, middle, whole, texture = _median_lines(offsets, strength)
         higher = np.ones_like(whole)
         higher[:, peak:-peak] = (score[:, peak:-peak] > score[:, :-2 * peak]) & (score[:, peak:-peak] > score[:, 2 * peak:])
         higher[:, :peak] = higher[:, -peak:] = False
@@ -140,7 +142,6 @@ def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | No
         within_outside = whole & (-middle >= near) & (-middle <= far)
         inner = np.where(within_inside & higher, score, -1.0)
         outer = float(np.max(np.where(within_outside, score, 0.0)))
-        texture = max(float(np.median(strength[:, offsets >= STEADY_EDGE_MIN_PX])), STEADY_EDGE_TEXTURE_FLOOR)
         k = np.unravel_index(int(np.argmax(inner)), inner.shape)
         best = float(inner[k])
         if best >= FACE_EDGE_SNR * texture and best > outer:
