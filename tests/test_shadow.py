@@ -10,7 +10,8 @@ import shapely
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tabletop.visibility import convex_shadow, is_convex, shadow_pieces, shadow_polygon
+from tabletop.model import PlacedTemplate, TemplateShape
+from tabletop.visibility import convex_shadow, is_convex, shadow_pieces, shadow_polygon, visible_region
 
 FAR = 150.0
 PROBE_RADIUS = 135.0  # well inside FAR: beyond it the shadow's far edge is free to differ
@@ -189,3 +190,43 @@ def test_a_building_flat_along_a_ray_from_the_focus_casts_only_itself() -> None:
     pieces = shadow_pieces((0.0, 0.0), np.array([[10.0, 0.0], [20.0, 0.0], [30.0, 0.0]]), 500.0)
     assert len(pieces) == 1 and pieces.dtype == object
     assert pieces[0].geom_type == "Polygon" and pieces[0].area == 0.0
+
+
+@st.composite
+def neighbour_ring(draw: st.DrawFn, ring: np.ndarray) -> np.ndarray:
+    """A quadrilateral building built outward on one edge of ``ring``: two buildings in contact along that edge."""
+    i = draw(st.integers(0, len(ring) - 1))
+    a, b = ring[i], ring[(i + 1) % len(ring)]
+    normal = np.array([a[1] - b[1], b[0] - a[0]])
+    if shapely.Polygon(ring).contains(shapely.Point((a + b) / 2 + 1e-3 * normal / np.linalg.norm(normal))):
+        normal = -normal
+    depth = draw(st.integers(3, 20)) / float(np.linalg.norm(normal))
+    return np.array([b, a, a + depth * normal, b + depth * normal])
+
+
+@SHADOW_SETTINGS
+@given(data=st.data())
+def test_visible_region_past_several_buildings_matches_its_definition(data: st.DataObject) -> None:
+    # The several shadows are unioned and cut from the template in floating point: a point called surely seen (in
+    # ``inner``) must have a clear segment to the focus, and one surely hidden (outside ``outer``) a blocked one, for
+    # buildings apart, overlapping, or in contact along an edge, with the focus outside, on an edge or at a vertex.
+    rings = [data.draw(star_rings())]
+    for _ in range(data.draw(st.integers(0, 2))):
+        rings.append(data.draw(neighbour_ring(rings[-1])) if data.draw(st.booleans()) else data.draw(star_rings()))
+    buildings = [shapely.Polygon(r) for r in rings]
+    if any(not b.is_valid or b.area < 1.0 for b in buildings):
+        return
+    focus = data.draw(foci(rings[data.draw(st.integers(0, len(rings) - 1))]))
+    if any(b.contains_properly(shapely.Point(focus)) for b in buildings):
+        return  # a buried focus is handled before shadows are cast
+    placed = PlacedTemplate("t", TemplateShape.circle(2 * PROBE_RADIUS), focus, 0.0)
+    region = visible_region(placed, buildings)
+    probes = probe_points(focus, seed=1) * 0.98 + np.asarray(focus) * 0.02  # inside the template's inner polygon
+    points = shapely.points(probes)
+    truth = np.zeros(len(probes), dtype=bool)
+    for ring in rings:
+        truth |= hidden_by_definition(focus, ring, probes)
+    surely_seen = shapely.intersects(points, region.inner) & (shapely.distance(points, region.inner.boundary) > GRAZE_MM)
+    surely_hidden = ~shapely.intersects(points, region.outer) & (shapely.distance(points, region.outer.boundary) > GRAZE_MM)
+    assert not (surely_seen & truth).any(), f"hidden probes called seen, e.g. {probes[surely_seen & truth][:2].tolist()}"
+    assert not (surely_hidden & ~truth).any(), f"seen probes called hidden, e.g. {probes[surely_hidden & ~truth][:2].tolist()}"
