@@ -13,13 +13,11 @@ from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import (Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
                                    straightness, typical_focal)
-from tabletop.photo.rectify import (RIVAL_RATIO, SIDE_PROFILE_STEP_PX, calibration_rms_mm, find_table, inner_colour_steps,
-                                    inner_rivals, inward_side_profiles, inward_sides, rectified_px_per_mm, rectify, refine_corners, side_profiles,
-                                    sloped_lines)
+from tabletop.photo.rectify import (RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, calibration_rms_mm, find_table,
+                                    inner_colour_steps, inner_rivals, inward_side_profiles, inward_sides, measure_lens, rectified_px_per_mm,
+                                    rectify, refine_corners, sloped_lines)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
-TABLE_CONFIDENT = 0.3
-"""Below this confidence a table outline found unaided is refused (the user is asked for the corners)."""
 CLICK_SIGMA_PX = 1.0
 """1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it."""
 MAX_CORNER_MOVE_PX = 3.0
@@ -190,43 +188,6 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
 def _as_corners(points: np.ndarray) -> Corners:
     c = [(float(x), float(y)) for x, y in points]
     return (c[0], c[1], c[2], c[3])
-
-
-LENS_EVIDENCE = 3.0
-"""The table's sides must show a lens's bending this many of its own 1-sigmas before the photo is undistorted: a
-straight-looking table is left as it is (the lens then adds only its uncertainty to every sigma)."""
-
-
-def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> tuple[Distortion, float, float]:
-    """The photo's radial distortion from the straightness of the table's four sides (the plumb-line idea): the lens,
-    the sides' straightness left (px RMS) and k1's 1-sigma.
-
-    Two sets of edge points are tried: the sides followed in a wide band (a strongly bowed side leaves a narrow one),
-    and the narrow band's edge fit (``fit``'s, or one made here; a wide band can lock onto the foot of the table's
-    front face or the room's edges on part of a side). The set whose straightened sides are the straighter gives the
-    lens; if the sides bend, their edges are refined through that lens and measured once more."""
-    size = (image.shape[1], image.shape[0])
-    tries = [side_profiles(image, corners)]
-    narrow = fit
-    if narrow is None or not narrow.edge_points:
-        try:
-            narrow = refine_corners(image, corners, search_px=8.0)
-        except PhotoError:
-            narrow = None
-    if narrow is not None and narrow.edge_points:
-        tries.append(list(narrow.edge_points))
-    lens, rms, k_sigma = min((plumb_line(sides, size) for sides in tries), key=lambda found: found[1])
-    if not (abs(lens.k1) > LENS_EVIDENCE * k_sigma):
-        flat = no_distortion(size)
-        return flat, min(straightness(sides, flat) for sides in tries), k_sigma
-    try:
-        refined = refine_corners(image, corners, search_px=8.0, lens=lens)
-    except PhotoError:
-        return lens, rms, k_sigma
-    fine, fine_rms, fine_sigma = plumb_line(list(refined.edge_points), size)
-    if abs(fine.k1 - lens.k1) <= 3 * max(k_sigma, fine_sigma) + 0.01:
-        return fine, fine_rms, fine_sigma
-    return lens, rms, k_sigma
 
 
 def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: Corners | None = None,

@@ -7,7 +7,7 @@ import math
 import cv2
 import numpy as np
 
-from tabletop.photo.camera import Camera, Distortion
+from tabletop.photo.camera import Camera, Distortion, no_distortion, plumb_line, straightness
 from tabletop.photo.values import Corners, PhotoError, Rectified, TableFit, apply_homography
 
 MAP_STEP_PX = 8
@@ -665,6 +665,43 @@ def side_profiles(image: np.ndarray, corners_px: Corners) -> list[np.ndarray]:
     return sides
 
 
+LENS_EVIDENCE = 3.0
+"""The table's sides must show a lens's bending this many of its own 1-sigmas before the photo is undistorted: a
+straight-looking table is left as it is (the lens then adds only its uncertainty to every sigma)."""
+
+
+def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> tuple[Distortion, float, float]:
+    """The photo's radial distortion from the straightness of the table's four sides (the plumb-line idea): the lens,
+    the sides' straightness left (px RMS) and k1's 1-sigma.
+
+    Two sets of edge points are tried: the sides followed in a wide band (a strongly bowed side leaves a narrow one),
+    and the narrow band's edge fit (``fit``'s, or one made here; a wide band can lock onto the foot of the table's
+    front face or the room's edges on part of a side). The set whose straightened sides are the straighter gives the
+    lens; if the sides bend, their edges are refined through that lens and measured once more."""
+    size = (image.shape[1], image.shape[0])
+    tries = [side_profiles(image, corners)]
+    narrow = fit
+    if narrow is None or not narrow.edge_points:
+        try:
+            narrow = refine_corners(image, corners, search_px=8.0)
+        except PhotoError:
+            narrow = None
+    if narrow is not None and narrow.edge_points:
+        tries.append(list(narrow.edge_points))
+    lens, rms, k_sigma = min((plumb_line(sides, size) for sides in tries), key=lambda found: found[1])
+    if not (abs(lens.k1) > LENS_EVIDENCE * k_sigma):
+        flat = no_distortion(size)
+        return flat, min(straightness(sides, flat) for sides in tries), k_sigma
+    try:
+        refined = refine_corners(image, corners, search_px=8.0, lens=lens)
+    except PhotoError:
+        return lens, rms, k_sigma
+    fine, fine_rms, fine_sigma = plumb_line(list(refined.edge_points), size)
+    if abs(fine.k1 - lens.k1) <= 3 * max(k_sigma, fine_sigma) + 0.01:
+        return fine, fine_rms, fine_sigma
+    return lens, rms, k_sigma
+
+
 RIVAL_BAND = 0.012
 """How far inside each side of an outline found unaided (a fraction of the photo's diagonal: 60 px on a 12 MP photo)
 another straight edge is looked for: a table's front face seen below its near side is a band of a few to a few tens of
@@ -808,8 +845,21 @@ def inner_colour_steps(image: np.ndarray, corners_px: Corners, lens: Distortion 
     return out
 
 
+TABLE_CONFIDENT = 0.3
+"""Below this confidence a table outline found unaided is refused (the user is asked for the corners)."""
+BENT_SIDE_MARGIN = 1.5
+"""The first search through the lens reaches this many times the bow the lens gives the sides between the corners
+found (the most a side's middle lies off the straight line between its ends): the straight line fitted to a bowed
+edge lies between its chord and its middle, so its ends, the corners, can be off by as much as the bow."""
+BENT_SIDE_FINAL_PX = 8.0
+"""The last pass's search (px either side): the one the pipeline refines an outline through the lens in."""
+
+
 def find_table(image: np.ndarray) -> TableFit:
-    """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit."""
+    """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit.
+
+    Where those straight sides are unsure the lens may have bent them: the lens is measured on the outline found, the
+    sides followed through it (``follow_bent_sides``), and the bent outline kept if it is the surer."""
     small, f = _small_copy(image)
     quad, fill, support = _coarse_outline(small)
     ordered = _order_corners(quad)
@@ -820,12 +870,62 @@ def find_table(image: np.ndarray) -> TableFit:
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
     c = tuple((float(x), float(y)) for x, y in coarse)
     fit = refine_corners(image, (c[0], c[1], c[2], c[3]), search_px=max(12.0, 5 * scale))
-    # A refined corner far from the segmented one means a side locked onto something else.
-    moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - coarse, axis=1)))
-    agreement = math.exp(-((moved / (15 * scale)) ** 2))
-    # A kept side with a much stronger straight edge beside it may be the wrong one of the two.
-    confidence = fit.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / 0.5)
-    return TableFit(fit.corners_px, float(confidence), fit.corner_sigma_px, fit.edge_rms_px, fit.edge_points)
+
+    def judged(found: TableFit) -> TableFit:
+        # A refined corner far from the segmented one means a side locked onto something else.
+        moved = float(np.max(np.linalg.norm(np.asarray(found.corners_px) - coarse, axis=1)))
+        agreement = math.exp(-((moved / (15 * scale)) ** 2))
+        # A kept side with a much stronger straight edge beside it may be the wrong one of the two.
+        confidence = found.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / 0.5)
+        return TableFit(found.corners_px, float(confidence), found.corner_sigma_px, found.edge_rms_px, found.edge_points)
+
+    straight = judged(fit)
+    if straight.confidence >= TABLE_CONFIDENT:
+        return straight
+    bent = follow_bent_sides(image, fit)
+    if bent is None:
+        return straight
+    bent = judged(bent)
+    return bent if bent.confidence > straight.confidence else straight
+
+
+def lens_bow(corners_px: Corners, lens: Distortion, samples: int = 21) -> float:
+    """The most (photo px) that ``lens`` bends a side between ``corners_px`` off the straight line between its ends."""
+    quad = lens.remove(np.asarray(corners_px, dtype=np.float64))
+    t = np.linspace(0.0, 1.0, samples)[:, None]
+    bow = 0.0
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        seen = lens.apply(a + t * (b - a))
+        chord = seen[-1] - seen[0]
+        normal = np.array([-chord[1], chord[0]]) / max(1e-9, float(np.linalg.norm(chord)))
+        bow = max(bow, float(np.max(np.abs((seen - seen[0]) @ normal))))
+    return bow
+
+
+def follow_bent_sides(image: np.ndarray, fit: TableFit) -> TableFit | None:
+    """The outline ``fit`` followed through the lens its sides show, or None where they show none (or no longer make a
+    table): the lens is measured on the sides (``measure_lens``), each side refined as a straight line in undistorted
+    pixels in a search from ``BENT_SIDE_MARGIN`` times the sides' bow (``lens_bow``) halving to ``BENT_SIDE_FINAL_PX``, the lens
+    measured again on the sides so found; the last pass's fit (its confidence judged on the bent sides)."""
+    lens, _, _ = measure_lens(image, fit.corners_px, fit)
+    if lens.identity:
+        return None
+    searches = []
+    search = max(BENT_SIDE_FINAL_PX, BENT_SIDE_MARGIN * lens_bow(fit.corners_px, lens))
+    while search > BENT_SIDE_FINAL_PX:
+        searches.append(search)
+        search /= 2
+    current = fit
+    for n, search in enumerate([*searches, BENT_SIDE_FINAL_PX, BENT_SIDE_FINAL_PX]):
+        if n:
+            measured, _, _ = measure_lens(image, current.corners_px, current)
+            lens = measured if not measured.identity else lens  # sides straightened by the last pass keep its lens
+        try:
+            current = refine_corners(image, current.corners_px, search_px=search, lens=lens)
+        except PhotoError:
+            return None
+    return current
 
 
 def calibration_rms_mm(h: np.ndarray, corners_px: Corners, corner_sigma_px: tuple[float, ...]) -> float:
