@@ -859,35 +859,12 @@ def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit.
 
     Where those straight sides are unsure the lens may have bent them: the lens is measured on the outline found, the
-    sides followed through it (``follow_bent_sides``), and the bent outline kept if it is the surer. Where the outline
-    is still unsure and a side was kept though a much stronger straight edge lies in its band (evidence under
-    ``EVIDENCE_FULL``), its far side may be a straight run of a flood into the wall behind the table (a wall of nearly
-    the mat's colour beyond a faint far edge): the outline with that side replaced (``_far_side_replaced``) is judged
-    the same way, and the surer of the two kept."""
+    sides followed through it (``follow_bent_sides``), and the bent outline kept if it is the surer."""
     small, f = _small_copy(image)
     quad, fill, support = _coarse_outline(small)
     ordered = _order_corners(quad)
     # The support is per side of the quad as found; a quad seen so aslant that its corners reorder has none.
     quad, evidence = _check_sides(small, ordered, support if np.array_equal(ordered, quad) else None)
-    found = _outline_from(image, quad, f, fill, evidence)
-    if found.confidence >= TABLE_CONFIDENT or evidence >= EVIDENCE_FULL:
-        return found
-    try:
-        replaced = _far_side_replaced(small, quad)
-        other = _outline_from(image, replaced[0], f, fill, replaced[1]) if replaced is not None else None
-    except PhotoError:
-        other = None
-    return other if other is not None and other.confidence > found.confidence else found
-
-
-EVIDENCE_FULL = 0.5
-"""An outline's sides each at least this fraction as strong as the strongest straight edge in their bands are wholly
-confirmed by them; weaker, the outline's confidence falls in proportion."""
-
-
-def _outline_from(image: np.ndarray, quad: np.ndarray, f: float, fill: float, evidence: float) -> TableFit:
-    """The outline refined from a quad on the downscaled copy (scale ``f``), with its segmentation's ``fill`` and its
-    sides' ``evidence``; followed through the lens (``follow_bent_sides``) where that is surer."""
     # Small-image pixel centres to full-image pixel centres.
     coarse = _order_corners((quad + 0.5) / f - 0.5)
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
@@ -899,7 +876,7 @@ def _outline_from(image: np.ndarray, quad: np.ndarray, f: float, fill: float, ev
         moved = float(np.max(np.linalg.norm(np.asarray(found.corners_px) - coarse, axis=1)))
         agreement = math.exp(-((moved / (15 * scale)) ** 2))
         # A kept side with a much stronger straight edge beside it may be the wrong one of the two.
-        confidence = found.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / EVIDENCE_FULL)
+        confidence = found.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / 0.5)
         return TableFit(found.corners_px, float(confidence), found.corner_sigma_px, found.edge_rms_px, found.edge_points)
 
     straight = judged(fit)
@@ -910,17 +887,6 @@ def _outline_from(image: np.ndarray, quad: np.ndarray, f: float, fill: float, ev
         return straight
     bent = judged(bent)
     return bent if bent.confidence > straight.confidence else straight
-
-
-def _far_side_replaced(small: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """The quad with its far side (the upper) replaced by the strongest straight edge in its band or between its
-    neighbours, as ``_check_sides`` replaces a side with little of the outline on it; and the new quad's evidence."""
-    far_only = np.array([np.inf, np.inf, 0.0, np.inf])
-    replaced, _ = _check_sides(small, quad, far_only)
-    if np.allclose(replaced, quad):
-        return None
-    replaced = _order_corners(replaced)
-    return _check_sides(small, replaced, None)
 
 
 def lens_bow(corners_px: Corners, lens: Distortion, samples: int = 21) -> float:
