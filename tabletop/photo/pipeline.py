@@ -11,8 +11,7 @@ import numpy as np
 from tabletop.photo import BASE_SIZES_MM
 from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
-from tabletop.photo.camera import (Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, no_distortion, plumb_line,
-                                   straightness, typical_focal)
+from tabletop.photo.camera import Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, typical_focal
 from tabletop.photo.rectify import (RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, calibration_rms_mm, find_table,
                                     inner_colour_steps, inner_rivals, inward_side_profiles, inward_sides, measure_lens, rectified_px_per_mm,
                                     rectify, refine_corners, sloped_lines)

@@ -906,8 +906,8 @@ def lens_bow(corners_px: Corners, lens: Distortion, samples: int = 21) -> float:
 def follow_bent_sides(image: np.ndarray, fit: TableFit) -> TableFit | None:
     """The outline ``fit`` followed through the lens its sides show, or None where they show none (or no longer make a
     table): the lens is measured on the sides (``measure_lens``), each side refined as a straight line in undistorted
-    pixels in a search from ``BENT_SIDE_MARGIN`` times the sides' bow (``lens_bow``) halving to ``BENT_SIDE_FINAL_PX``, the lens
-    measured again on the sides so found; the last pass's fit (its confidence judged on the bent sides)."""
+    pixels in a search from ``BENT_SIDE_MARGIN`` times the sides' bow (``lens_bow``) halving to ``BENT_SIDE_FINAL_PX``,
+    the lens measured again on the sides so found; the last pass's fit (its confidence judged on the bent sides)."""
     lens, _, _ = measure_lens(image, fit.corners_px, fit)
     if lens.identity:
         return None
