@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabletop.photo import base_profile
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra
+from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, sample_rays
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
 
@@ -54,6 +54,18 @@ MAX_MOVE_MM = 2.5
 """A footprint fit that would move the centre further than this (a figure's outline drew it) is not taken."""
 SCATTER_FLOOR_MM = 0.08
 """The least residual scatter the Tukey weights assume (a sharp rim's sub-pixel edges still scatter this much)."""
+RING_GAP_MM, RING_WIDTH_MM = 2.0, 6.0
+"""The mat round a base is read on a ring this far beyond its outline (past its contact shadow and blur), this wide:
+near enough to be the ground the base stands on, wide enough for a few hundred samples."""
+RING_CORE_MADS = 3.0
+"""Ring samples further than this many robust sigmas (1.4826 MAD, per channel) from the ring's median are not the mat's
+own variation (a printed line, a neighbour, a figure's shadow) and do not count in its spread."""
+RING_RAY_SPAN = 11
+"""Neighbouring rays (of ``FIT_RAYS``, 33° here) whose median is the mat's colour on a ray: wide enough that a printed
+line or a neighbour crossing a few rays does not set it, narrow enough to follow the mat's shading round the base."""
+NOISE_FLOOR_GREY = 1.0
+"""Variance (grey levels²) added to every channel of the ring's spread: sensor noise and JPEG rounding, so a very
+even ring does not make every speck a rim."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,6 +96,39 @@ def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.
     return outline_extra(angles, radii, shift, top)
 
 
+def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3] (the ring's median
+    along the ray, then across ``RING_RAY_SPAN`` neighbouring rays) and the whitening [n, 3, 3] of the ring's variation
+    about it, robust (samples beyond ``RING_CORE_MADS`` left out).
+
+    The table's whitening is the mat's variation over the whole table about a 124 mm median (its blotches, shading and,
+    on a printed mat, its lines), which on a mat printed with dark contour lines spans 40-45 grey levels along the
+    lightness: a base's dark side face then lies within two or three of its units of the mat and passes for mat, and
+    the footprint is fitted on the top rim. Round one base, on each side of it, the mat varies far less; the printed
+    lines, a minority of the ring, fall outside its core."""
+    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    extra = outline_of(rect, centres, radii, angles)  # [n, rays]
+    steps = np.linspace(0.0, RING_WIDTH_MM, 13)
+    t = (radii[:, None, None] + extra[:, :, None] + RING_GAP_MM + steps[None, None, :])
+    samples = sample_rays(rect, centres, t, angles).astype(np.float64)  # [n, rays, m, c]
+    along = np.median(samples, axis=2)  # [n, rays, c]
+    half = RING_RAY_SPAN // 2
+    wrapped = np.concatenate([along[:, -half:], along, along[:, :half]], axis=1)
+    windows = np.lib.stride_tricks.sliding_window_view(wrapped, RING_RAY_SPAN, axis=1)  # [n, rays, c, span]
+    colours = np.median(windows, axis=3)
+    c = samples.shape[3]
+    whitens = np.empty((len(centres), c, c))
+    for k in range(len(centres)):
+        ring = (samples[k] - colours[k][:, None, :]).reshape(-1, c)
+        centre = np.median(ring, axis=0)
+        mad = 1.4826 * np.median(np.abs(ring - centre), axis=0) + 0.5
+        core = ring[np.all(np.abs(ring - centre) < RING_CORE_MADS * mad, axis=1)]
+        cov = (np.cov(core.T) if len(core) > 10 else np.diag(mad ** 2)).reshape(c, c)
+        vals, vecs = np.linalg.eigh(cov + NOISE_FLOOR_GREY * np.eye(c))
+        whitens[k] = vecs @ np.diag(vals ** -0.5) @ vecs.T
+    return colours.astype(np.float32), whitens.astype(np.float32)
+
+
 def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
                    scale: Scale, sizes: np.ndarray | None = None) -> FootprintFit | None:
     """Height, bevel and footprint centre of each base from its outline, at its catalogue radius (``radii``) or, given
@@ -96,13 +141,14 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     n = len(centres)
     if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
         return None
+    mat_colour, whitens = ring_mat(rect, centres, radii)
     if sizes is None:
-        return _fit_at(rect, centres, radii, mat_colour, whiten, scale)
+        return _fit_at(rect, centres, radii, mat_colour, whitens, scale)
     catalogue = np.sort(np.asarray(sizes, dtype=float)) / 2
     at = np.array([int(np.argmin(np.abs(catalogue - r))) for r in radii])
     options = [(k, catalogue[j]) for k in range(n) for j in (at[k] - 1, at[k], at[k] + 1) if 0 <= j < len(catalogue)]
     rows = np.array([k for k, _ in options])
-    fit = _fit_at(rect, centres[rows], np.array([r for _, r in options]), mat_colour[rows], whiten, scale)
+    fit = _fit_at(rect, centres[rows], np.array([r for _, r in options]), mat_colour[rows], whitens[rows], scale)
     best: dict[int, int] = {}
     for j, k in enumerate(rows.tolist()):
         if fit.taken[j] and (k not in best or fit.loss[j] < fit.loss[best[k]]):
@@ -113,7 +159,19 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
                         fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick])
 
 
-def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+def _rim_points_each(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
+                     whitens: np.ndarray, half: float, scale: Scale, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rim_points` with each base's own whitening: outline distances and evidence [n, rays]."""
+    outline = np.empty(extra.shape)
+    evidence = np.empty(extra.shape)
+    for k in range(len(centres)):
+        o, e, _ = rim_points(rect, centres[k:k + 1], radii[k:k + 1], mat_colour[k:k + 1], whitens[k], half, scale,
+                             extra[k:k + 1])
+        outline[k], evidence[k] = o[0], e[0]
+    return outline, evidence
+
+
+def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whitens: np.ndarray,
             scale: Scale) -> FootprintFit:
     n = len(centres)
     h0, b0 = base_profile(2 * radii, rect.base_height_mm)
@@ -130,7 +188,7 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
             params[:, :2] = 0.0
         extra_now = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
         half = FOOTPRINT_FIRST_HALF_MM if sweep == 0 else FOOTPRINT_HALF_MM
-        outline, evidence, _ = rim_points(rect, origin, radii, mat_colour, whiten, half, scale, extra_now)
+        outline, evidence = _rim_points_each(rect, origin, radii, mat_colour, whitens, half, scale, extra_now)
         usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
         weights = usable.astype(float)
         params, weights, sigma2, cov = _gauss_newton(rect, origin, radii, outline, usable, weights, params, prior,
