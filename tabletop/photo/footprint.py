@@ -63,6 +63,10 @@ own variation (a printed line, a neighbour, a figure's shadow) and do not count 
 RING_RAY_SPAN = 11
 """Neighbouring rays (of ``FIT_RAYS``, 33° here) whose median is the mat's colour on a ray: wide enough that a printed
 line or a neighbour crossing a few rays does not set it, narrow enough to follow the mat's shading round the base."""
+RING_MAT_UNITS = 3.0
+"""A ray's ring colour further than this from the table's mat colour, in the table's whitened units, is not the mat."""
+RING_MIN_RAYS = 30
+"""A ring with fewer rays on the mat than this (of ``FIT_RAYS``) is too little of the mat to measure its spread."""
 NOISE_FLOOR_GREY = 1.0
 """Variance (grey levels²) added to every channel of the ring's spread: sensor noise and JPEG rounding, so a very
 even ring does not make every speck a rim."""
@@ -96,16 +100,19 @@ def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.
     return outline_extra(angles, radii, shift, top)
 
 
-def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3] (the ring's median
-    along the ray, then across ``RING_RAY_SPAN`` neighbouring rays) and the whitening [n, 3, 3] of the ring's variation
-    about it, robust (samples beyond ``RING_CORE_MADS`` left out).
+def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
+             whiten: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3] and the whitening
+    [n, 3, 3] of its variation about that colour, robust (samples beyond ``RING_CORE_MADS`` left out).
 
     The table's whitening is the mat's variation over the whole table about a 124 mm median (its blotches, shading and,
     on a printed mat, its lines), which on a mat printed with dark contour lines spans 40-45 grey levels along the
     lightness: a base's dark side face then lies within two or three of its units of the mat and passes for mat, and
     the footprint is fitted on the top rim. Round one base, on each side of it, the mat varies far less; the printed
-    lines, a minority of the ring, fall outside its core."""
+    lines, a minority of the ring, fall outside its core. On a ray the mat's colour is the ring's median along it and
+    across ``RING_RAY_SPAN`` neighbouring rays, where that is the mat by the table's model (``mat_colour``, ``whiten``:
+    within ``RING_MAT_UNITS``); where it is not (a neighbour in contact, a figure, a terrain piece) it is the table's,
+    and those rays do not count in the spread. A ring with too few rays on the mat keeps the table's whitening."""
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     extra = outline_of(rect, centres, radii, angles)  # [n, rays]
     steps = np.linspace(0.0, RING_WIDTH_MM, 13)
@@ -114,15 +121,19 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray) -> tuple[n
     along = np.median(samples, axis=2)  # [n, rays, c]
     half = RING_RAY_SPAN // 2
     wrapped = np.concatenate([along[:, -half:], along, along[:, :half]], axis=1)
-    windows = np.lib.stride_tricks.sliding_window_view(wrapped, RING_RAY_SPAN, axis=1)  # [n, rays, c, span]
-    colours = np.median(windows, axis=3)
+    ring = np.median(np.lib.stride_tricks.sliding_window_view(wrapped, RING_RAY_SPAN, axis=1), axis=3)  # [n, rays, c]
+    table = np.asarray(mat_colour, dtype=np.float64)[:, None, :]
+    on_mat = np.linalg.norm((ring - table) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS
+    colours = np.where(on_mat[..., None], ring, table)
     c = samples.shape[3]
-    whitens = np.empty((len(centres), c, c))
+    whitens = np.repeat(np.asarray(whiten, dtype=np.float64)[None], len(centres), axis=0)
     for k in range(len(centres)):
-        ring = (samples[k] - colours[k][:, None, :]).reshape(-1, c)
-        centre = np.median(ring, axis=0)
-        mad = 1.4826 * np.median(np.abs(ring - centre), axis=0) + 0.5
-        core = ring[np.all(np.abs(ring - centre) < RING_CORE_MADS * mad, axis=1)]
+        if on_mat[k].sum() < RING_MIN_RAYS:
+            continue
+        residual = (samples[k][on_mat[k]] - colours[k][on_mat[k]][:, None, :]).reshape(-1, c)
+        centre = np.median(residual, axis=0)
+        mad = 1.4826 * np.median(np.abs(residual - centre), axis=0) + 0.5
+        core = residual[np.all(np.abs(residual - centre) < RING_CORE_MADS * mad, axis=1)]
         cov = (np.cov(core.T) if len(core) > 10 else np.diag(mad ** 2)).reshape(c, c)
         vals, vecs = np.linalg.eigh(cov + NOISE_FLOOR_GREY * np.eye(c))
         whitens[k] = vecs @ np.diag(vals ** -0.5) @ vecs.T
@@ -141,7 +152,7 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     n = len(centres)
     if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
         return None
-    mat_colour, whitens = ring_mat(rect, centres, radii)
+    mat_colour, whitens = ring_mat(rect, centres, radii, mat_colour, whiten)
     if sizes is None:
         return _fit_at(rect, centres, radii, mat_colour, whitens, scale)
     catalogue = np.sort(np.asarray(sizes, dtype=float)) / 2
