@@ -566,3 +566,49 @@ def test_a_colour_step_along_a_side_makes_an_unaided_outline_doubtful() -> None:
     # At the table's real edge: the mat's texture steps both ways and cancels in the median.
     assert all(s < MAT_STEP_STEADY / 2 for s, _ in inner_colour_steps(img, top, None, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX))
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
+
+
+ROOF = (76, 126, 86)
+"""A roof a little off the mat's green (6-10 grey levels; the mat's noise is 1.5 after blur): a rim is seen against it."""
+
+
+def test_a_base_standing_on_a_roof_is_not_on_the_table() -> None:
+    """A 28 mm base 4 mm tall standing on a building's flat roof 100 mm up (a roof 90 mm square, a little lighter than
+    the green mat), seen by a camera 900 mm above the table. The analysis measures every base on the table's plane,
+    where this one is seen magnified 900 / (900 - 100) = 1.125 times (31.5 mm) and 100 / 800 of its distance from the
+    camera's foot further away (over 100 mm here): the footprint fit takes it as a 32 mm base on the mat, its outline
+    explained to 0.15 mm. The ring round it is the roof on every ray (its colour 4-7 of the table's whitened units from
+    the mat's, over the 3 the mat's own variation reaches): it does not stand on the table, so it is not confident. The
+    same base on the mat has the mat all round it."""
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.detect import GROUND_MIN_RAYS
+    from tabletop.photo.footprint import fit_footprints
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.rectify import rectify
+
+    cam = _true_camera()
+    radius, height, roof_z = 14.0, 4.0, 100.0
+    on_roof, on_mat = (450.0, 800.0), (800.0, 500.0)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
+    image[:] = (70, 120, 80)
+    square = np.array([[-45.0, -45.0], [45.0, -45.0], [45.0, 45.0], [-45.0, 45.0]])
+    _fill_envelope(image, cam.project(square + on_roof, roof_z), ROOF)
+    around = np.radians(np.arange(0.0, 360.0, 0.5))
+    circle = radius * np.column_stack([np.cos(around), np.sin(around)])
+    for centre, z in ((on_roof, roof_z), (on_mat, 0.0)):
+        for level in np.linspace(z, z + height, 9):  # the side face: the discs between footprint and top
+            _fill_envelope(image, cam.project(circle + centre, float(level)), (40, 40, 45))
+        _fill_envelope(image, cam.project(circle + centre, z + height), (200, 205, 210))
+    noise = np.random.default_rng(7).normal(0.0, 6.0, image.shape)
+    image = cv2.GaussianBlur(np.clip(image + noise, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
+    mat = mat_model(rect.image)
+    # Where the table's plane sees each: the roof's base displaced and magnified (camera 900 mm up: 1.125 times).
+    seen = cam.unproject(cam.project(np.array([on_roof, on_mat]), 0.0), 0.0)
+    seen[0] = cam.unproject(cam.project(np.array([on_roof]), roof_z), 0.0)[0]
+    assert math.hypot(*(seen[0] - on_roof)) > 100.0
+    colour = np.float32([[70, 120, 80], [70, 120, 80]])
+    fit = fit_footprints(rect, seen, np.array([16.0, 14.0]), colour, mat.whiten, photo_scale(rect), np.array(BASE_SIZES_MM))
+    assert fit is not None and fit.ground_rays is not None
+    assert fit.taken[0] and fit.radii[0] == 16.0 and fit.rms[0] < 0.3  # read as a clean 32 mm base
+    assert fit.ground_rays[0] < GROUND_MIN_RAYS <= fit.ground_rays[1]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -89,6 +89,8 @@ class FootprintFit:
     """The catalogue radius each was fitted at."""
     profile_conflict: np.ndarray
     """Whether the fitted height or bevel lies over ``PROFILE_CONFLICT_SIGMAS`` of its prior's sigmas from the prior."""
+    ground_rays: np.ndarray | None = None
+    """How many rays of the ring round each base found the mat's colour there (``ring_mat``)."""
 
 
 def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.ndarray, bevels: np.ndarray,
@@ -101,9 +103,12 @@ def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.
 
 
 def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-             whiten: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3] and the whitening
-    [n, 3, 3] of its variation about that colour, robust (samples beyond ``RING_CORE_MADS`` left out).
+             whiten: np.ndarray, ground_colour: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3], the whitening
+    [n, 3, 3] of its variation about that colour, robust (samples beyond ``RING_CORE_MADS`` left out), and how many of
+    the rays [n] found the mat there (the ground the base stands on, if it stands on the table): the mat's colour by
+    ``mat_colour`` or, where given, by ``ground_colour`` [n, 3] (the mat's at another scale: a large base's wide
+    estimate lags the light's fall across the table, which the narrow one follows).
 
     The table's whitening is the mat's variation over the whole table about a 124 mm median (its blotches, shading and,
     on a printed mat, its lines), which on a mat printed with dark contour lines spans 40-45 grey levels along the
@@ -137,11 +142,16 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
         cov = (np.cov(core.T) if len(core) > 10 else np.diag(mad ** 2)).reshape(c, c)
         vals, vecs = np.linalg.eigh(cov + NOISE_FLOOR_GREY * np.eye(c))
         whitens[k] = vecs @ np.diag(vals ** -0.5) @ vecs.T
-    return colours.astype(np.float32), whitens.astype(np.float32)
+    ground = on_mat
+    if ground_colour is not None:
+        near = np.asarray(ground_colour, dtype=np.float64)[:, None, :]
+        ground = on_mat | (np.linalg.norm((ring - near) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS)
+    return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1)
 
 
 def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                   scale: Scale, sizes: np.ndarray | None = None) -> FootprintFit | None:
+                   scale: Scale, sizes: np.ndarray | None = None,
+                   ground_colour: np.ndarray | None = None) -> FootprintFit | None:
     """Height, bevel and footprint centre of each base from its outline, at its catalogue radius (``radii``) or, given
     the catalogue's ``sizes`` (diameters), at whichever of it and its neighbouring sizes the outline fits best; None
     where the photo has no camera or the bases are flat discs (``--base-height 0``): the earlier stages measured the
@@ -152,9 +162,9 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     n = len(centres)
     if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
         return None
-    mat_colour, whitens = ring_mat(rect, centres, radii, mat_colour, whiten)
+    mat_colour, whitens, ground_rays = ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour)
     if sizes is None:
-        return _fit_at(rect, centres, radii, mat_colour, whitens, scale)
+        return replace(_fit_at(rect, centres, radii, mat_colour, whitens, scale), ground_rays=ground_rays)
     catalogue = np.sort(np.asarray(sizes, dtype=float)) / 2
     at = np.array([int(np.argmin(np.abs(catalogue - r))) for r in radii])
     options = [(k, catalogue[j]) for k in range(n) for j in (at[k] - 1, at[k], at[k] + 1) if 0 <= j < len(catalogue)]
@@ -167,7 +177,8 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     pick = np.array([best.get(k, next(j for j, kk in enumerate(rows.tolist()) if kk == k and options[j][1] == radii[k]))
                      for k in range(n)])
     return FootprintFit(fit.centres[pick], fit.covariance[pick], fit.heights[pick], fit.bevels[pick], fit.rms[pick],
-                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick])
+                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick],
+                        ground_rays)
 
 
 def _rim_points_each(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
