@@ -224,6 +224,58 @@ def test_an_outline_seen_as_a_flat_disc_conflicts_with_the_profiles_prior() -> N
     assert fit.profile_conflict[0]
 
 
+def _fill_envelope(img: np.ndarray, px: np.ndarray, colour: tuple[float, float, float]) -> None:
+    """Fill the polygon ``px`` (photo pixels) with ``colour``, its edge pixels by their covered area (drawn 8 times finer)."""
+    k = 8
+    x0, y0 = np.floor(px.min(axis=0)).astype(int) - 4
+    x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 4
+    fine = np.zeros(((y1 - y0) * k, (x1 - x0) * k), np.uint8)
+    cv2.fillPoly(fine, [np.round((px - [x0, y0] + 0.5) * k - 0.5).astype(np.int32)], 255)
+    cover = cv2.resize(fine, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
+    patch = img[y0:y1, x0:x1].astype(np.float32)
+    img[y0:y1, x0:x1] = np.round(patch * (1 - cover) + np.array(colour, np.float32) * cover).astype(np.uint8)
+
+
+def test_a_dark_side_face_on_a_mat_printed_with_shading_and_lines_is_not_taken_for_mat() -> None:
+    """A light-topped 32 mm base 4.5 mm tall, its side face a mid grey, on a grey mat printed with broad shading (75 to
+    225 grey levels) and dark contour lines. The table's whitening spreads 33 grey levels along the lightness, so the
+    face, 90 levels below the light mat round the base, is under three of its units from the mat: fitted with it, the
+    footprint fit read the face as mat and explained the top rim as a 1.8 mm tall, 2 mm bevelled base, and was not
+    taken. Round this base the mat varies by a few levels: whitened by its ring, the face is not mat, and the
+    footprint is found within 0.15 mm."""
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.footprint import fit_footprints
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.rectify import rectify
+
+    cam = _true_camera()
+    centre, radius, height = (525.0, 750.0), 16.0, 4.5
+    to_table = cv2.getPerspectiveTransform(np.float32(_corners(cam)), np.float32([[0, 0], [TABLE[0], 0], TABLE, [0, TABLE[1]]]))
+    ys, xs = np.mgrid[0:SIZE[1], 0:SIZE[0]].astype(np.float32)
+    table_xy = cv2.perspectiveTransform(np.stack([xs.ravel(), ys.ravel()], 1)[None], to_table)[0].reshape(SIZE[1], SIZE[0], 2)
+    field = np.sin(table_xy[..., 0] / 37.0) + np.sin(table_xy[..., 1] / 53.0 + 0.4 * np.sin(table_xy[..., 0] / 91.0))
+    grey = np.where(np.abs(((field + 2) * 2.5) % 1.0 - 0.5) < 0.04, 85.0, 150 + 75 * np.tanh(1.5 * field))
+    image = np.repeat(grey[..., None], 3, axis=2).clip(0, 255).astype(np.uint8)
+    around = np.radians(np.arange(0.0, 360.0, 0.5))
+    shift = cam.rim_shift(np.array([centre]), np.array([height]))
+    top = np.array([radius * float(cam.rim_scale(np.array([height]))[0])])
+    reach = radius + outline_extra(around, np.array([radius]), shift, top)[0]
+    _fill_envelope(image, cam.project(np.column_stack([centre[0] + reach * np.cos(around), centre[1] + reach * np.sin(around)])),
+                   (125, 130, 135))
+    _fill_envelope(image, cam.project(np.column_stack([centre[0] + radius * np.cos(around), centre[1] + radius * np.sin(around)]),
+                                      height), (170, 225, 235))
+    image = cv2.GaussianBlur(image, (0, 0), 0.8)
+    rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
+    mat = mat_model(rect.image)
+    assert 1 / float(np.min(np.linalg.eigvalsh(mat.whiten.astype(float)))) > 30  # the table's spread along the lightness
+    colour = mat.near[int(TABLE[1] - centre[1]), int(centre[0])][None].astype(np.float32)
+    fit = fit_footprints(rect, np.array([[centre[0] + 0.8, centre[1] - 0.6]]), np.array([16.0]), colour, mat.whiten,
+                         photo_scale(rect), np.array(BASE_SIZES_MM))
+    assert fit is not None and fit.taken[0] and fit.radii[0] == 16.0
+    assert math.hypot(*(fit.centres[0] - centre)) <= 0.15
+    assert not fit.profile_conflict[0]
+
+
 def test_an_oval_base_is_fitted_and_snapped() -> None:
     """A 90x52 oval at 30° on a plain mat, seen straight down: fitted to its catalogue size, its angle within 1°."""
     from tabletop.photo.candidates import mat_model
@@ -514,3 +566,49 @@ def test_a_colour_step_along_a_side_makes_an_unaided_outline_doubtful() -> None:
     # At the table's real edge: the mat's texture steps both ways and cancels in the median.
     assert all(s < MAT_STEP_STEADY / 2 for s, _ in inner_colour_steps(img, top, None, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX))
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
+
+
+ROOF = (76, 126, 86)
+"""A roof a little off the mat's green (6-10 grey levels; the mat's noise is 1.5 after blur): a rim is seen against it."""
+
+
+def test_a_base_standing_on_a_roof_is_not_on_the_table() -> None:
+    """A 28 mm base 4 mm tall standing on a building's flat roof 100 mm up (a roof 90 mm square, a little lighter than
+    the green mat), seen by a camera 900 mm above the table. The analysis measures every base on the table's plane,
+    where this one is seen magnified 900 / (900 - 100) = 1.125 times (31.5 mm) and 100 / 800 of its distance from the
+    camera's foot further away (over 100 mm here): the footprint fit takes it as a 32 mm base on the mat, its outline
+    explained to 0.15 mm. The ring round it is the roof on every ray (its colour 4-7 of the table's whitened units from
+    the mat's, over the 3 the mat's own variation reaches): it does not stand on the table, so it is not confident. The
+    same base on the mat has the mat all round it."""
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.detect import GROUND_MIN_RAYS
+    from tabletop.photo.footprint import fit_footprints
+    from tabletop.photo.rays import photo_scale
+    from tabletop.photo.rectify import rectify
+
+    cam = _true_camera()
+    radius, height, roof_z = 14.0, 4.0, 100.0
+    on_roof, on_mat = (450.0, 800.0), (800.0, 500.0)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
+    image[:] = (70, 120, 80)
+    square = np.array([[-45.0, -45.0], [45.0, -45.0], [45.0, 45.0], [-45.0, 45.0]])
+    _fill_envelope(image, cam.project(square + on_roof, roof_z), ROOF)
+    around = np.radians(np.arange(0.0, 360.0, 0.5))
+    circle = radius * np.column_stack([np.cos(around), np.sin(around)])
+    for centre, z in ((on_roof, roof_z), (on_mat, 0.0)):
+        for level in np.linspace(z, z + height, 9):  # the side face: the discs between footprint and top
+            _fill_envelope(image, cam.project(circle + centre, float(level)), (40, 40, 45))
+        _fill_envelope(image, cam.project(circle + centre, z + height), (200, 205, 210))
+    noise = np.random.default_rng(7).normal(0.0, 6.0, image.shape)
+    image = cv2.GaussianBlur(np.clip(image + noise, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
+    mat = mat_model(rect.image)
+    # Where the table's plane sees each: the roof's base displaced and magnified (camera 900 mm up: 1.125 times).
+    seen = cam.unproject(cam.project(np.array([on_roof, on_mat]), 0.0), 0.0)
+    seen[0] = cam.unproject(cam.project(np.array([on_roof]), roof_z), 0.0)[0]
+    assert math.hypot(*(seen[0] - on_roof)) > 100.0
+    colour = np.float32([[70, 120, 80], [70, 120, 80]])
+    fit = fit_footprints(rect, seen, np.array([16.0, 14.0]), colour, mat.whiten, photo_scale(rect), np.array(BASE_SIZES_MM))
+    assert fit is not None and fit.ground_rays is not None
+    assert fit.taken[0] and fit.radii[0] == 16.0 and fit.rms[0] < 0.3  # read as a clean 32 mm base
+    assert fit.ground_rays[0] < GROUND_MIN_RAYS <= fit.ground_rays[1]

@@ -59,6 +59,15 @@ outline this close to the fitted profile and its height and bevel not in conflic
 (``footprint.PROFILE_CONFLICT_SIGMAS``): a size changed at the end, an outline the profile explains badly (a figure, a
 shadow, a neighbour against it), or one it explains only as a much flatter, taller or more bevelled base, is a base to
 check."""
+GROUND_MIN_RAYS = 30
+"""... and where the ring round it (``footprint.ring_mat``, 2-8 mm beyond its outline) shows the mat on at least this
+many of its ``FIT_RAYS`` rays (a quarter). Every base is measured as standing on the table's plane; one standing on a
+building's roof or a terrain piece is seen there magnified by the camera's height over the camera's height less the
+piece's (a 28 mm base 104 mm up under a camera 1.3 m up looks 30.4 mm: a catalogue step or two up) and displaced away
+from the camera by the piece's height over that difference of its distance from the camera's foot (centimetres), with
+the sigma of a clean rim. The magnification is no test of its own: it is as large as the catalogue's steps (7-12 %),
+so such a base looks like a larger one on the mat. Its ground is: a roof or a piece of another colour than the mat
+round it on most rays. Neighbours in contact cover part of a ring, not three quarters of it."""
 PROFILE_SIGMA_MM = 0.15
 """The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of
 footprint and top rim, not the rounded edges and contact shadows of a real base."""
@@ -349,21 +358,25 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             chosen.append(item)
     if trace is not None:
         trace.update(chosen=[(i, centre.copy(), radius, confidence) for confidence, i, centre, _, _, radius, _ in chosen])
-    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes)
+    at = np.array([c for _, _, c, *_ in chosen], dtype=float)
+    ground = mat.at(np.column_stack([at[:, 0] * s, (d - at[:, 1]) * s]), np.zeros(len(at))) if chosen else None
+    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes, ground_colour=ground)
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
             mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
-            drop_unexplained: bool = True) -> list[Detection]:
+            drop_unexplained: bool = True, ground_colour: np.ndarray | None = None) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
     confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
-    base: they say it is one, and its sigma says how well it is measured)."""
+    base: they say it is one, and its sigma says how well it is measured). ``ground_colour``: the mat's colour at each
+    chosen centre on the narrow scale, a second reference for the ground round it (``footprint.ring_mat``)."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
     radii = np.array([r for *_, r, _ in chosen], dtype=float)
-    footprints = fit_footprints(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes)
+    footprints = fit_footprints(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes,
+                                ground_colour)
     if footprints is not None:
         centres, radii = footprints.centres, footprints.radii
     pixels = rect.table_to_image(centres)
@@ -398,7 +411,8 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
             sigma = max(sigma, COARSE_SIGMA_PX * here)
         footprint_clean = footprints is None or bool(
             footprints.taken[k] and footprints.radii[k] == chosen[k][5] and footprints.rays[k] >= CONFIDENT_RAYS * FIT_RAYS
-            and footprints.rms[k] <= CONFIDENT_RMS_MM and not footprints.profile_conflict[k])
+            and footprints.rms[k] <= CONFIDENT_RMS_MM and not footprints.profile_conflict[k]
+            and (footprints.ground_rays is None or footprints.ground_rays[k] >= GROUND_MIN_RAYS))
         sure = bool(confidence >= CONFIDENT_MIN and sigma <= CONFIDENT_MAX_SIGMA_MM and not coarse_here
                     and disagree <= CONFIDENT_MAX_DISAGREEMENT_MM and footprint_clean)
         kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma), sure))

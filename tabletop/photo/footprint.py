@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tabletop.photo import base_profile
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra
+from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, sample_rays
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
 
@@ -54,6 +54,22 @@ MAX_MOVE_MM = 2.5
 """A footprint fit that would move the centre further than this (a figure's outline drew it) is not taken."""
 SCATTER_FLOOR_MM = 0.08
 """The least residual scatter the Tukey weights assume (a sharp rim's sub-pixel edges still scatter this much)."""
+RING_GAP_MM, RING_WIDTH_MM = 2.0, 6.0
+"""The mat round a base is read on a ring this far beyond its outline (past its contact shadow and blur), this wide:
+near enough to be the ground the base stands on, wide enough for a few hundred samples."""
+RING_CORE_MADS = 3.0
+"""Ring samples further than this many robust sigmas (1.4826 MAD, per channel) from the ring's median are not the mat's
+own variation (a printed line, a neighbour, a figure's shadow) and do not count in its spread."""
+RING_RAY_SPAN = 11
+"""Neighbouring rays (of ``FIT_RAYS``, 33° here) whose median is the mat's colour on a ray: wide enough that a printed
+line or a neighbour crossing a few rays does not set it, narrow enough to follow the mat's shading round the base."""
+RING_MAT_UNITS = 3.0
+"""A ray's ring colour further than this from the table's mat colour, in the table's whitened units, is not the mat."""
+RING_MIN_RAYS = 30
+"""A ring with fewer rays on the mat than this (of ``FIT_RAYS``) is too little of the mat to measure its spread."""
+NOISE_FLOOR_GREY = 1.0
+"""Variance (grey levels²) added to every channel of the ring's spread: sensor noise and JPEG rounding, so a very
+even ring does not make every speck a rim."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,6 +89,8 @@ class FootprintFit:
     """The catalogue radius each was fitted at."""
     profile_conflict: np.ndarray
     """Whether the fitted height or bevel lies over ``PROFILE_CONFLICT_SIGMAS`` of its prior's sigmas from the prior."""
+    ground_rays: np.ndarray | None = None
+    """How many rays of the ring round each base found the mat's colour there (``ring_mat``)."""
 
 
 def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.ndarray, bevels: np.ndarray,
@@ -84,8 +102,56 @@ def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.
     return outline_extra(angles, radii, shift, top)
 
 
+def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
+             whiten: np.ndarray, ground_colour: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3], the whitening
+    [n, 3, 3] of its variation about that colour, robust (samples beyond ``RING_CORE_MADS`` left out), and how many of
+    the rays [n] found the mat there (the ground the base stands on, if it stands on the table): the mat's colour by
+    ``mat_colour`` or, where given, by ``ground_colour`` [n, 3] (the mat's at another scale: a large base's wide
+    estimate lags the light's fall across the table, which the narrow one follows).
+
+    The table's whitening is the mat's variation over the whole table about a 124 mm median (its blotches, shading and,
+    on a printed mat, its lines), which on a mat printed with dark contour lines spans 40-45 grey levels along the
+    lightness: a base's dark side face then lies within two or three of its units of the mat and passes for mat, and
+    the footprint is fitted on the top rim. Round one base, on each side of it, the mat varies far less; the printed
+    lines, a minority of the ring, fall outside its core. On a ray the mat's colour is the ring's median along it and
+    across ``RING_RAY_SPAN`` neighbouring rays, where that is the mat by the table's model (``mat_colour``, ``whiten``:
+    within ``RING_MAT_UNITS``); where it is not (a neighbour in contact, a figure, a terrain piece) it is the table's,
+    and those rays do not count in the spread. A ring with too few rays on the mat keeps the table's whitening."""
+    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    extra = outline_of(rect, centres, radii, angles)  # [n, rays]
+    steps = np.linspace(0.0, RING_WIDTH_MM, 13)
+    t = (radii[:, None, None] + extra[:, :, None] + RING_GAP_MM + steps[None, None, :])
+    samples = sample_rays(rect, centres, t, angles).astype(np.float64)  # [n, rays, m, c]
+    along = np.median(samples, axis=2)  # [n, rays, c]
+    half = RING_RAY_SPAN // 2
+    wrapped = np.concatenate([along[:, -half:], along, along[:, :half]], axis=1)
+    ring = np.median(np.lib.stride_tricks.sliding_window_view(wrapped, RING_RAY_SPAN, axis=1), axis=3)  # [n, rays, c]
+    table = np.asarray(mat_colour, dtype=np.float64)[:, None, :]
+    on_mat = np.linalg.norm((ring - table) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS
+    colours = np.where(on_mat[..., None], ring, table)
+    c = samples.shape[3]
+    whitens = np.repeat(np.asarray(whiten, dtype=np.float64)[None], len(centres), axis=0)
+    for k in range(len(centres)):
+        if on_mat[k].sum() < RING_MIN_RAYS:
+            continue
+        residual = (samples[k][on_mat[k]] - colours[k][on_mat[k]][:, None, :]).reshape(-1, c)
+        centre = np.median(residual, axis=0)
+        mad = 1.4826 * np.median(np.abs(residual - centre), axis=0) + 0.5
+        core = residual[np.all(np.abs(residual - centre) < RING_CORE_MADS * mad, axis=1)]
+        cov = (np.cov(core.T) if len(core) > 10 else np.diag(mad ** 2)).reshape(c, c)
+        vals, vecs = np.linalg.eigh(cov + NOISE_FLOOR_GREY * np.eye(c))
+        whitens[k] = vecs @ np.diag(vals ** -0.5) @ vecs.T
+    ground = on_mat
+    if ground_colour is not None:
+        near = np.asarray(ground_colour, dtype=np.float64)[:, None, :]
+        ground = on_mat | (np.linalg.norm((ring - near) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS)
+    return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1)
+
+
 def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                   scale: Scale, sizes: np.ndarray | None = None) -> FootprintFit | None:
+                   scale: Scale, sizes: np.ndarray | None = None,
+                   ground_colour: np.ndarray | None = None) -> FootprintFit | None:
     """Height, bevel and footprint centre of each base from its outline, at its catalogue radius (``radii``) or, given
     the catalogue's ``sizes`` (diameters), at whichever of it and its neighbouring sizes the outline fits best; None
     where the photo has no camera or the bases are flat discs (``--base-height 0``): the earlier stages measured the
@@ -96,13 +162,14 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     n = len(centres)
     if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
         return None
+    mat_colour, whitens, ground_rays = ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour)
     if sizes is None:
-        return _fit_at(rect, centres, radii, mat_colour, whiten, scale)
+        return replace(_fit_at(rect, centres, radii, mat_colour, whitens, scale), ground_rays=ground_rays)
     catalogue = np.sort(np.asarray(sizes, dtype=float)) / 2
     at = np.array([int(np.argmin(np.abs(catalogue - r))) for r in radii])
     options = [(k, catalogue[j]) for k in range(n) for j in (at[k] - 1, at[k], at[k] + 1) if 0 <= j < len(catalogue)]
     rows = np.array([k for k, _ in options])
-    fit = _fit_at(rect, centres[rows], np.array([r for _, r in options]), mat_colour[rows], whiten, scale)
+    fit = _fit_at(rect, centres[rows], np.array([r for _, r in options]), mat_colour[rows], whitens[rows], scale)
     best: dict[int, int] = {}
     for j, k in enumerate(rows.tolist()):
         if fit.taken[j] and (k not in best or fit.loss[j] < fit.loss[best[k]]):
@@ -110,10 +177,23 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     pick = np.array([best.get(k, next(j for j, kk in enumerate(rows.tolist()) if kk == k and options[j][1] == radii[k]))
                      for k in range(n)])
     return FootprintFit(fit.centres[pick], fit.covariance[pick], fit.heights[pick], fit.bevels[pick], fit.rms[pick],
-                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick])
+                        fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick],
+                        ground_rays)
 
 
-def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+def _rim_points_each(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
+                     whitens: np.ndarray, half: float, scale: Scale, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rim_points` with each base's own whitening: outline distances and evidence [n, rays]."""
+    outline = np.empty(extra.shape)
+    evidence = np.empty(extra.shape)
+    for k in range(len(centres)):
+        o, e, _ = rim_points(rect, centres[k:k + 1], radii[k:k + 1], mat_colour[k:k + 1], whitens[k], half, scale,
+                             extra[k:k + 1])
+        outline[k], evidence[k] = o[0], e[0]
+    return outline, evidence
+
+
+def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whitens: np.ndarray,
             scale: Scale) -> FootprintFit:
     n = len(centres)
     h0, b0 = base_profile(2 * radii, rect.base_height_mm)
@@ -130,7 +210,7 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
             params[:, :2] = 0.0
         extra_now = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
         half = FOOTPRINT_FIRST_HALF_MM if sweep == 0 else FOOTPRINT_HALF_MM
-        outline, evidence, _ = rim_points(rect, origin, radii, mat_colour, whiten, half, scale, extra_now)
+        outline, evidence = _rim_points_each(rect, origin, radii, mat_colour, whitens, half, scale, extra_now)
         usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
         weights = usable.astype(float)
         params, weights, sigma2, cov = _gauss_newton(rect, origin, radii, outline, usable, weights, params, prior,

@@ -170,7 +170,9 @@ def rim_evidence(samples: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray
     The evidence says which edge is the rim; the fall locates it (the gates lean the evidence's peak
     outwards on a blurred edge).
     """
-    z = (samples - mat_colour[:, None, None, :]) @ whiten.T
+    # The mat's colour per base [n, 3], or per base and ray [n, rays, 3] (the mat round a base can vary round it).
+    mat = mat_colour[:, None, None, :] if mat_colour.ndim == 2 else mat_colour[:, :, None, :]
+    z = (samples - mat) @ whiten.T
     if smooth > 0:
         k = max(1, int(math.ceil(2.5 * smooth / step)))
         x = np.arange(-k, k + 1) * step
