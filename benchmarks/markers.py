@@ -15,6 +15,12 @@ over 1 px, and how many lie within two and three of their sigmas (a sigma that s
 exactly (``L``), each marker's black square's sides where the generator drew them (``C``), and the table's side points
 found moved onto the true sides (``S``, the same points: what is seen of each side is unchanged, only where). Which part
 brings the corner outside the frame within 1 px says where its error comes from.
+
+``--sides`` reports, per table side in the camera's fit, how far its edge points lie from the generator's true side
+(px, positive outward): their median (what the side's own offset takes) and what is left after a straight line along
+the side is taken out (the bend neither its offset nor its turn takes, which the lens then bends to join and a corner
+outside the frame moves by several times). A change to how sides are followed shows there on every side of every
+photo, not only on the few corners outside the frame it happens to move past 1 px.
 """
 
 from __future__ import annotations
@@ -154,6 +160,78 @@ def _onto_true_side(points_px: np.ndarray, j: int, truth: dict) -> np.ndarray:
     return np.stack([cam.focal_px * xd + cam.cx, cam.focal_px * yd + cam.cy], axis=1)
 
 
+BEND_RUN_POINTS = 15
+"""Side points (about 3 px apart along the side) over which a side's departure from a straight line is smoothed."""
+
+
+def side_departure(points: np.ndarray, j: int, truth: dict) -> dict:
+    """How edge points (photo px) found along the table's side ``j`` depart from the generator's image of it: signed
+    distances (px, positive away from the table's middle), their median, their scatter (RMS) about the straight line
+    along the side that best fits them, and their bend: that scatter smoothed along the side (RMS and largest)."""
+    import tabletop.photo.markers as mk
+
+    true = _onto_true_side(points, j, truth)
+    centre = np.mean(truth["corners_px"], axis=0)
+    signed = np.sign(np.sum((points - true) * (true - centre), axis=1)) * np.linalg.norm(points - true, axis=1)
+    along = mk._along(points)
+    line = np.stack([np.ones_like(along), along], axis=1)
+    left = signed - line @ np.linalg.lstsq(line, signed, rcond=None)[0]
+    # Smoothed along the side (each point's median with its neighbours, over about 45 px): the points' own scatter
+    # averages out in the fit, a bend over a stretch of the side does not.
+    bend = mk._running_median(left[np.argsort(along)], BEND_RUN_POINTS)
+    return {"points": len(points), "median": float(np.median(signed)), "scatter_rms": float(np.sqrt(np.mean(left ** 2))),
+            "bend_rms": float(np.sqrt(np.nanmean(bend ** 2))), "bend_max": float(np.nanmax(np.abs(bend)))}
+
+
+def side_errors(kind: str, seed: int) -> dict:
+    """One photo: per table side in the fit with the sides, how its edge points depart from the generator's true side
+    (``side_departure``), and the corner outside the frame's error and sigma (None when every corner is seen)."""
+    import tabletop.photo.markers as mk
+    from tabletop.photo.imageio import load_image
+
+    path, truth = cached_kind_photo(kind, seed)
+    image = load_image(path).pixels
+    captured: list = []
+    held = mk._fit_with_sides
+
+    def keep_fit(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        out = held(*args, **kwargs)
+        captured.append(out)
+        return out
+
+    mk._fit_with_sides = keep_fit
+    try:
+        fit = mk.table_from_markers(image, tuple(truth["table_mm"]))
+    finally:
+        mk._fit_with_sides = held
+    out: dict = {"kind": kind, "seed": seed, "cut": None, "sides": []}
+    if fit is None or fit.corners_px is None or not captured:
+        return out
+    err = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(truth["corners_px"]), axis=1)
+    unseen = [i for i in range(4) if not fit.from_marker[i]]
+    if unseen and fit.corner_sigma_px is not None:
+        out["cut"] = [float(err[unseen[0]]), float(fit.corner_sigma_px[unseen[0]])]
+    model = captured[-1][0]
+    out["sides"] = [dict(side=j, **side_departure(points, j, truth)) for j, points in model.sides]  # photo pixels
+    return out
+
+
+def sides_summary(rows: list[dict]) -> str:
+    """Over every side of every photo: its points' median distance from the true side, their scatter about a straight
+    line and their bend (that scatter smoothed along the side), median and 90th percentile; how many sides bend by over
+    0.1 and 0.2 px RMS."""
+    sides = [s for r in rows for s in r["sides"]]
+    if not sides:
+        return "no sides"
+    med = np.abs([s["median"] for s in sides])
+    bend = np.array([s["bend_rms"] for s in sides])
+    scatter = np.array([s["scatter_rms"] for s in sides])
+    return (f"{len(sides)} sides of {len(rows)} photos: |median| median {np.median(med):.3f} px, 90 % {np.percentile(med, 90):.3f} px; "
+            f"scatter RMS median {np.median(scatter):.3f} px, 90 % {np.percentile(scatter, 90):.3f} px; "
+            f"bend RMS median {np.median(bend):.3f} px, 90 % {np.percentile(bend, 90):.3f} px, over 0.1 px {int(np.sum(bend > 0.1))}, "
+            f"over 0.2 px {int(np.sum(bend > 0.2))}")
+
+
 DECOMPOSITION = ("---", "L--", "-C-", "--S", "LC-", "L-S", "-CS", "LCS")
 """Which parts of the truth are put in: L the lens (held exactly), C the markers' squares, S the table's side points."""
 
@@ -248,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--calibrated", action="store_true", help="give the fit the generator's lens as the phone's calibration")
     ap.add_argument("--decompose", action="store_true",
                     help="refit with parts of the truth put in (L lens, C markers' squares, S side points) and print each corner's error")
+    ap.add_argument("--sides", action="store_true",
+                    help="per table side, its edge points' distance from the true side: median and bend (px)")
     args = ap.parse_args(argv)
     seeds = list(range(args.first, args.first + args.photos))
     if args.seeds:
@@ -263,6 +343,13 @@ def main(argv: list[str] | None = None) -> int:
                     cached_kind_photo(kind, seed)
                     print(f"rendered {kind} {seed}", flush=True)
                     continue
+                if args.sides:
+                    r = side_errors(kind, seed)
+                    rows.append(r)
+                    cells = " ".join(f"{s['side']}:{s['median']:+.2f}/{s['bend_rms']:.2f}" for s in r["sides"])
+                    cut = "" if r["cut"] is None else f"cut {r['cut'][0]:.2f} (sigma {r['cut'][1]:.2f}) "
+                    print(f"{kind:8s} seed {seed:3d}: {cut}sides median/bend px {cells}", flush=True)
+                    continue
                 if args.decompose:
                     d = decompose(kind, seed)
                     rows.append(d)
@@ -276,7 +363,11 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(r)
             errs = "-" if r["errors"] is None else " ".join(f"{e:.2f}{'' if m else '*'}" for e, m in zip(r["errors"], r["from_marker"]))
             print(f"{kind:8s} seed {seed:3d}: {errs}  ({r['cpu_s']:.2f} s CPU)", flush=True)
-    if rows and args.decompose:
+    if rows and args.sides:
+        print(sides_summary(rows))
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+    elif rows and args.decompose:
         print(decomposition_summary(rows))
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))

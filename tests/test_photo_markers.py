@@ -518,3 +518,35 @@ def test_a_side_seen_in_two_runs_on_different_edges_widens_the_cut_corner_s_sigm
     assert fair is not None and fair.corners_px is not None and fair.corner_sigma_px is not None
     fair_err = np.linalg.norm(np.asarray(fair.corners_px) - cam.project(table, 0.0), axis=1)
     assert fair_err[1] < 3 * fair.corner_sigma_px[1] and fair.corner_sigma_px[1] < mk.UNSURE_CORNER_PX, (fair_err, fair.corner_sigma_px)
+
+
+def test_the_benchmark_s_side_departure_parts_a_side_s_offset_from_its_bend() -> None:
+    """``benchmarks.markers --sides`` says how a side's edge points depart from the generator's true side. Worked
+    example: points along the near side's image, 3 px apart, all moved 0.3 px away from the table (what the side's own
+    offset takes), and those over a 90 px stretch 0.4 px further (a bend, a shadow on the mat by the edge: neither the
+    offset nor the turn takes it). The median is 0.3 px; the line fitted to the points leaves about +0.4 px on the
+    stretch (less the little the line itself takes) and little elsewhere, so the bend's largest is 0.3-0.45 px while
+    the points without the stretch bend by under 0.01 px."""
+    from benchmarks.markers import side_departure
+    from benchmarks.photogen.camera import Camera as GeneratorCamera
+    from benchmarks.photogen.camera import look_at
+
+    table = (1200.0, 900.0)
+    eye = np.array([600.0, -700.0, 1100.0])
+    cam = GeneratorCamera(4032, 3024, 2900.0, 2030.0, 1500.0, look_at(eye, np.array([600.0, 450.0, 0.0])), eye, -0.07, 0.004)
+    corners = cam.project(np.array([[0.0, 0.0, 0.0], [table[0], 0, 0], [table[0], table[1], 0], [0, table[1], 0]]))
+    truth = {"camera": cam.as_json(), "table_mm": list(table), "corners_px": corners.tolist()}
+    near = cam.project(np.c_[np.linspace(100.0, 1100.0, 2000), np.zeros((2000, 2))])
+    step = np.linalg.norm(np.diff(near, axis=0), axis=1)
+    near = near[np.searchsorted(np.cumsum(step), np.arange(0.0, float(step.sum()), 3.0))]  # 3 px apart
+    tangent = np.gradient(near, axis=0)
+    outward = np.stack([tangent[:, 1], -tangent[:, 0]], axis=1) / np.linalg.norm(tangent, axis=1)[:, None]
+    outward *= np.sign(np.sum(outward * (near - corners.mean(axis=0)), axis=1))[:, None]
+    stretch = np.zeros(len(near), bool)
+    stretch[len(near) // 2:len(near) // 2 + 30] = True
+    offset = np.where(stretch, 0.7, 0.3)
+    found = side_departure(near + offset[:, None] * outward, 0, truth)
+    assert found["median"] == pytest.approx(0.3, abs=0.01)
+    assert 0.3 < found["bend_max"] < 0.45
+    straight = side_departure((near + 0.3 * outward)[~stretch], 0, truth)
+    assert straight["median"] == pytest.approx(0.3, abs=0.01) and straight["bend_max"] < 0.01
