@@ -314,3 +314,58 @@ def test_window_correlation_by_hand() -> None:
     want = np.zeros((5, 5))
     want[1:4, 2:5] = 1.0
     assert np.allclose(got, want, atol=1e-6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([np.float32, np.float64]), st.integers(1, 7), st.booleans(),
+       st.sampled_from([(5000,), (40, 50), (6, 30, 41)]))
+def test_channel_norm_is_numpys_norm(seed: int, dtype: type, channels: int, planar: bool, lead: tuple[int, ...]) -> None:
+    """Below eight channels numpy adds the squares one by one in order, whatever the layout (channels last in memory,
+    or planes, as rim_evidence's filtered samples are)."""
+    rng = np.random.default_rng(seed)
+    values = (rng.normal(0, 10, (*lead, channels)) * rng.uniform(0.001, 100, (*lead, channels))).astype(dtype)
+    if planar:
+        values = np.moveaxis(np.ascontiguousarray(np.moveaxis(values, -1, 0)), 0, -1)
+    for axis in (-1, values.ndim - 1):
+        got, want = rays.channel_norm(values, axis=axis), np.linalg.norm(values, axis=axis)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_channel_norm_by_hand() -> None:
+    """(3, 4) has length 5; eight or more channels, or integers, are numpy's own norm."""
+    assert rays.channel_norm(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist() == [5.0, 0.0]
+    assert rays.channel_norm(np.ones((2, 9)), axis=1).tolist() == [3.0, 3.0]
+    assert rays.channel_norm(np.array([[3, 4]])).tolist() == [5.0]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(np.float32, np.float64), (np.float32, np.float32), (np.float64, np.float64)]),
+       st.sampled_from([(7, 3, 5, 3), (30, 60, 16, 3), (1, 120, 58, 3), (4, 2, 1, 3), (9, 11, 3)]), st.booleans())
+def test_less_colour_and_whitened_are_the_broadcast_formula(seed: int, dtypes: tuple[type, type], shape: tuple[int, ...],
+                                                            one_colour: bool) -> None:
+    rng = np.random.default_rng(seed)
+    samples = rng.uniform(0, 255, shape).astype(dtypes[0])
+    whiten = rng.normal(0, 0.1, (3, 3)).astype(dtypes[1])
+    if one_colour:
+        colour = rng.uniform(0, 255, 3).astype(dtypes[1])
+        want = samples - colour
+    else:
+        colour = rng.uniform(0, 255, (shape[0], 3)).astype(dtypes[1])
+        want = samples - colour.reshape(shape[0], *([1] * (len(shape) - 2)), 3)
+    got = rays.less_colour(samples, colour)
+    assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+    assert np.array_equal(rays.whitened(samples, colour, whiten), want @ whiten.T)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(150, 150), (1, 7), (88, 3)]))
+def test_off_the_line_is_the_norm_of_the_broadcast(seed: int, shape: tuple[int, int]) -> None:
+    from tabletop.photo.uncertainty import _off_the_line
+
+    rng = np.random.default_rng(seed)
+    z = (rng.normal(0, 4, (*shape, 3)) * rng.uniform(0.01, 10)).astype(np.float32)
+    colour = rng.normal(0, 5, 3).astype(np.float32)
+    level = z @ colour / float(np.linalg.norm(colour)) ** 2
+    want = np.linalg.norm(z - level[..., None] * colour, axis=2)
+    got = _off_the_line(z, level, colour)
+    assert got.dtype == want.dtype and np.array_equal(got, want)

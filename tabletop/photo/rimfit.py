@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from tabletop.photo.rays import (EVIDENCE_UNIT, FIT_RAYS, Scale, centre_spread, outline_of, rim_evidence,
-                                 sample_rays, tukey_circle)
+from tabletop.photo.rays import (EVIDENCE_UNIT, FIT_RAYS, Scale, centre_spread, less_colour, outline_of, rim_evidence,
+                                 sample_rays, tukey_circle, whitened)
 from tabletop.photo.values import Rectified
 
 SEARCH_RAYS = 48
@@ -243,9 +243,8 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
         # Screening (a rim search's starts, most of which have no base's colour inside and go no further): the bands
         # first and the rest only for circles whose bands differ. Elsewhere all at once (two reads cost more).
         k_all = len(active)
-        z_all = None if screen else (
-            (sample_rays(rect, centres[active], t_all, angles) - mat_colour[active, None, None, :]) @ whiten.T)
-        z_band = ((sample_rays(rect, centres[active], t_all[:, :, band], angles) - mat_colour[active, None, None, :]) @ whiten.T
+        z_all = None if screen else whitened(sample_rays(rect, centres[active], t_all, angles), mat_colour[active], whiten)
+        z_band = (whitened(sample_rays(rect, centres[active], t_all[:, :, band], angles), mat_colour[active], whiten)
                   if z_all is None else z_all[:, :, band])
         # Each band's samples per colour channel in a row of their own: the median partitions contiguous rows.
         by_channel = np.moveaxis(z_band, 3, 1)  # [k, channels, rays, band]
@@ -266,11 +265,11 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
         if z_all is not None:
             z = z_all if everyone else z_all[live]  # [k, rays, m, 3]
         else:
-            z_rest = (sample_rays(rect, centres[active], t[:, :, ~band], angles) - mat_colour[active, None, None, :]) @ whiten.T
+            z_rest = whitened(sample_rays(rect, centres[active], t[:, :, ~band], angles), mat_colour[active], whiten)
             z_read = z_band if everyone else z_band[live]
             z = np.empty((k, rays, m, z_band.shape[3]), dtype=z_band.dtype)  # the bands as read, the rest now
             z[:, :, band], z[:, :, ~band] = z_read, z_rest
-        level = np.einsum("nrmc,nc->nrm", z - z_out[:, None, None, :], span) / (norm * norm)[:, None, None]
+        level = np.einsum("nrmc,nc->nrm", less_colour(z, z_out), span) / (norm * norm)[:, None, None]
         a, b = level[:, :, :-1], level[:, :, 1:]
         cross = (a >= 0.5) & (b < 0.5)
         pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)

@@ -10,7 +10,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from tabletop.photo.rays import Scale, outline_of, shifted_starts, to_photo
+from tabletop.photo.rays import Scale, channel_norm, less_colour, outline_of, shifted_starts, to_photo
 from tabletop.photo.rimfit import half_level_centres
 from tabletop.photo.values import Rectified
 
@@ -96,6 +96,22 @@ def _window_correlation(kernel: np.ndarray, row: int, col: int, half: int) -> Ca
     return correlate
 
 
+def _off_the_line(z: np.ndarray, level: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """``np.linalg.norm(z - level[..., None] * colour, axis=-1)`` to the bit, a colour plane at a time (no [.., 3]
+    temporaries: four times faster)."""
+    total: np.ndarray | None = None
+    for c in range(z.shape[-1]):
+        plane = level * colour[c]
+        np.subtract(z[..., c], plane, out=plane)
+        plane *= plane
+        if total is None:
+            total = plane
+        else:
+            total += plane
+    assert total is not None
+    return np.sqrt(total, out=total)
+
+
 def commonest_row(rows: np.ndarray) -> np.ndarray:
     """The most frequent row of a non-empty integer [n, c] array; of equally frequent ones the first in lexicographic
     order (as ``np.unique(rows, axis=0)`` sorts them). Each row is packed into one integer in that order: ``np.unique``
@@ -142,7 +158,7 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
     else:
         ix, iy = to_photo(rect, *np.meshgrid(xs, ys))
         patch = cv2.remap(rect.source, ix, iy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    z = (patch.astype(np.float32) - mat_colour.astype(np.float32)) @ whiten.T
+    z = less_colour(patch.astype(np.float32), mat_colour.astype(np.float32)) @ whiten.T
     extra = outline_of(rect, origin[None, :], np.array([radius]), np.radians(np.arange(360.0)))[0]
     kernel = _disc_kernel(radius * s, extra * s if np.any(extra) else None)
     reach = int(round(DISC_REACH_MM * s))
@@ -152,16 +168,16 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
     for _ in range(iterations):
         d = np.hypot(xs[None, :] - at[0], ys[:, None] - at[1])
         band = z[(d >= radius - 2.5) & (d <= radius - 0.5)]
-        off_mat = band[np.linalg.norm(band, axis=1) >= DISC_MAT_GAP]
+        off_mat = band[channel_norm(band, axis=1) >= DISC_MAT_GAP]
         if len(off_mat) < 0.2 * len(band) or len(off_mat) == 0:
             return None
         mode = commonest_row(np.round(off_mat).astype(np.int64)).astype(np.float32)
-        colour = off_mat[np.linalg.norm(off_mat - mode, axis=1) <= 1.5].mean(axis=0)
+        colour = off_mat[channel_norm(off_mat - mode, axis=1) <= 1.5].mean(axis=0)
         contrast = float(np.linalg.norm(colour))
         if contrast < DISC_MIN_CONTRAST:
             return None
         level = z @ colour / contrast ** 2  # 0 at the mat's colour, 1 at the base's
-        aside = np.linalg.norm(z - level[..., None] * colour, axis=2)
+        aside = _off_the_line(z, level, colour)
         vote = np.clip(2 * level - 1, -1.0, 1.0)
         vote[(aside > max(DISC_NEITHER, 0.5 * contrast)) | (level > 2.0) | (level < -1.0)] = 0.0
         score = correlate(vote)  # rows oy - reach - 1 .. oy + reach + 1, columns likewise
