@@ -210,11 +210,13 @@ def _discs_photo(rng: np.random.Generator, discs: np.ndarray) -> SimpleNamespace
     return SimpleNamespace(homography=h, camera=None, source=source)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=16, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([(2, 120, 0.1), (3, 60, 0.2), (1, 120, 0.1)]), st.sampled_from([1e-6, 1.0, 3.0]),
-       st.booleans())
+       st.booleans(), st.sampled_from([1, 9000, 1 << 16, 1 << 30]))
 def test_half_level_centres_skipping_flat_circles_is_the_whole_formula(seed: int, case: tuple[int, int, float], span: float,
-                                                                        screen: bool) -> None:
+                                                                        screen: bool, piece: int) -> None:
+    """Also read and fitted a few circles at a time (``piece``: one circle at a time up to all at once)."""
+    from tabletop.photo import rimfit
     from tabletop.photo.rimfit import half_level_centres
 
     passes, count, step = case
@@ -229,8 +231,13 @@ def test_half_level_centres_skipping_flat_circles_is_the_whole_formula(seed: int
     whiten = (np.eye(3) / 12.0).astype(np.float32)
     spans = np.where(rng.random(50) < 0.5, span, 1e-6)
     scale = rays.Scale(0.5)
-    got = half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes=passes, rays=count, step=step,  # type: ignore[arg-type]
-                             screen=screen)
+    kept_piece = rimfit.HALF_LEVEL_PIECE
+    rimfit.HALF_LEVEL_PIECE = piece
+    try:
+        got = half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes=passes, rays=count, step=step,  # type: ignore[arg-type]
+                                 screen=screen)
+    finally:
+        rimfit.HALF_LEVEL_PIECE = kept_piece
     want = _whole_half_level_centres(rect, centres, radii, mat_colour, whiten, scale, spans, passes, count, step)
     assert all(np.array_equal(g, w) for g, w in zip(got, want))
     assert np.isfinite(want[2]).any() and (want[3] == 0).any()  # some circles crossed, some flat

@@ -183,6 +183,8 @@ HALF_SIZE_MARGIN_MM = 0.5
 155 photos its diameter was 0.03 mm too large in the median (5-95 %: -0.27 to +0.39 mm), the rim fit's free
 one 0.19 mm too small (-0.62 to +0.11 mm); where the two snapped differently and the half-level one was this
 close to a size, it was right 27 times of 32 and the rim fit's never."""
+HALF_LEVEL_PIECE = 1 << 16
+"""Samples (circles × rays × samples along a ray) a pass of the half-level fit reads and fits at a time."""
 HALF_MIN_SUPPORT = 0.5
 """A detection whose half-level crossing is kept on fewer than this fraction of its rays is dropped: on the
 benchmark's 55 photos every true base kept at least 63 %, a circle fitted round a miniature on a base of
@@ -239,44 +241,58 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
         if not len(active):
             break
         extra_all = outline_of(rect, centres[active], radius[active], angles)  # [k, rays]: the outline past the footprint
-        t_all = radius[active, None, None] + extra_all[:, :, None] + offset[None, None, :]
-        # Screening (a rim search's starts, most of which have no base's colour inside and go no further): the bands
-        # first and the rest only for circles whose bands differ. Elsewhere all at once (two reads cost more).
         k_all = len(active)
-        z_all = None if screen else whitened(sample_rays(rect, centres[active], t_all, angles), mat_colour[active], whiten)
-        z_band = (whitened(sample_rays(rect, centres[active], t_all[:, :, band], angles), mat_colour[active], whiten)
-                  if z_all is None else z_all[:, :, band])
-        # Each band's samples per colour channel in a row of their own: the median partitions contiguous rows.
-        by_channel = np.moveaxis(z_band, 3, 1)  # [k, channels, rays, band]
-        channels = by_channel.shape[1]
-        z_in = np.median(by_channel[..., :n_in].reshape(k_all, channels, -1), axis=2)
-        z_out = np.median(by_channel[..., n_in:].reshape(k_all, channels, -1), axis=2)
-        span = z_in - z_out
-        norm = np.linalg.norm(span, axis=1)
-        live = ~(norm < span_min[active])
+        live = np.zeros(k_all, dtype=bool)
+        rho_all, ok_all = np.zeros((k_all, rays)), np.zeros((k_all, rays), dtype=bool)
+        # A few circles at a time: their samples (a textured photo's rim search reads millions) stay in the cache and
+        # in memory already mapped; each circle's crossings are its own, so they are those of all circles at once.
+        block = max(1, HALF_LEVEL_PIECE // (rays * m))
+        for i in range(0, k_all, block):
+            part = slice(i, i + block)
+            ids, extra = active[part], extra_all[part]
+            t = radius[ids, None, None] + extra[:, :, None] + offset[None, None, :]
+            # Screening (a rim search's starts, most of which have no base's colour inside and go no further): the
+            # bands first and the rest only for circles whose bands differ. Elsewhere all at once (two reads cost more).
+            z_all = None if screen else whitened(sample_rays(rect, centres[ids], t, angles), mat_colour[ids], whiten)
+            z_band = (whitened(sample_rays(rect, centres[ids], t[:, :, band], angles), mat_colour[ids], whiten)
+                      if z_all is None else z_all[:, :, band])
+            # Each band's samples per colour channel in a row of their own: the median partitions contiguous rows.
+            by_channel = np.moveaxis(z_band, 3, 1)  # [k, channels, rays, band]
+            k_part, channels = by_channel.shape[:2]
+            z_in = np.median(by_channel[..., :n_in].reshape(k_part, channels, -1), axis=2)
+            z_out = np.median(by_channel[..., n_in:].reshape(k_part, channels, -1), axis=2)
+            span = z_in - z_out
+            norm = np.linalg.norm(span, axis=1)
+            live_part = ~(norm < span_min[ids])
+            live[part] = live_part
+            if not live_part.any():
+                continue
+            everyone = bool(live_part.all())
+            ids, extra, t = ids[live_part], extra[live_part], t[live_part]
+            span, norm, z_out = span[live_part], norm[live_part], z_out[live_part]
+            if z_all is not None:
+                z = z_all if everyone else z_all[live_part]  # [k, rays, m, 3]
+            else:
+                z_rest = whitened(sample_rays(rect, centres[ids], t[:, :, ~band], angles), mat_colour[ids], whiten)
+                z_read = z_band if everyone else z_band[live_part]
+                z = np.empty((len(ids), rays, m, z_band.shape[3]), dtype=z_band.dtype)  # the bands as read, the rest now
+                z[:, :, band], z[:, :, ~band] = z_read, z_rest
+            level = np.einsum("nrmc,nc->nrm", less_colour(z, z_out), span) / (norm * norm)[:, None, None]
+            a, b = level[:, :, :-1], level[:, :, 1:]
+            cross = (a >= 0.5) & (b < 0.5)
+            pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
+            away = np.where(cross, np.abs(pos - (radius[ids, None] + extra)[:, :, None]), np.inf)
+            j = np.argmin(away, axis=2)[..., None]
+            ok = np.take_along_axis(away, j, 2)[..., 0] <= reach
+            rows = np.arange(i, i + k_part)[live_part]
+            ok_all[rows] = ok
+            rho_all[rows] = np.where(ok, np.take_along_axis(pos, j, 2)[..., 0] - extra, 0.0)  # the footprint's edge on each ray
         dead = active[~live]
         rms[dead], kept[dead], spread[dead] = np.inf, 0, no_spread
-        everyone = bool(live.all())
-        active, extra, t = active[live], extra_all[live], t_all[live]
-        span, norm, z_out = span[live], norm[live], z_out[live]
+        active, rho, ok = active[live], rho_all[live], ok_all[live]
         k = len(active)
         if not k:
             break
-        if z_all is not None:
-            z = z_all if everyone else z_all[live]  # [k, rays, m, 3]
-        else:
-            z_rest = whitened(sample_rays(rect, centres[active], t[:, :, ~band], angles), mat_colour[active], whiten)
-            z_read = z_band if everyone else z_band[live]
-            z = np.empty((k, rays, m, z_band.shape[3]), dtype=z_band.dtype)  # the bands as read, the rest now
-            z[:, :, band], z[:, :, ~band] = z_read, z_rest
-        level = np.einsum("nrmc,nc->nrm", less_colour(z, z_out), span) / (norm * norm)[:, None, None]
-        a, b = level[:, :, :-1], level[:, :, 1:]
-        cross = (a >= 0.5) & (b < 0.5)
-        pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
-        away = np.where(cross, np.abs(pos - (radius[active, None] + extra)[:, :, None]), np.inf)
-        j = np.argmin(away, axis=2)[..., None]
-        ok = np.take_along_axis(away, j, 2)[..., 0] <= reach
-        rho = np.where(ok, np.take_along_axis(pos, j, 2)[..., 0] - extra, 0.0)  # the footprint's edge on each ray
         params, weights = tukey_circle(rho, ok, design, np.column_stack([radius[active], np.zeros(k), np.zeros(k)]))
         inlier = weights > 0.1
         count = inlier.sum(axis=1)
