@@ -376,3 +376,34 @@ def test_off_the_line_is_the_norm_of_the_broadcast(seed: int, shape: tuple[int, 
     want = np.linalg.norm(z - level[..., None] * colour, axis=2)
     got = _off_the_line(z, level, colour)
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_outline_extra_of_a_base_without_a_shift_is_the_whole_formula() -> None:
+    """A height the fit lost (NaN) or a shift off to infinity: no disc is crossed, as in the whole formula."""
+    n, count = 12, 120
+    radii = np.linspace(10, 30, n)
+    shift, top = np.full((n, 2), 1.5), radii - 0.5
+    shift[3], shift[7, 0], top[9] = np.nan, np.inf, np.nan
+    angles = np.linspace(0, 2 * math.pi, count, endpoint=False)
+    with np.errstate(invalid="ignore"):
+        got, want = rays.outline_extra(angles, radii, shift, top), _whole_outline_extra(angles, radii, shift, top)
+    assert np.array_equal(got, want, equal_nan=True)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.5, 40.0), st.sampled_from([2.0, 4.0]), st.floats(-60.0, 60.0), st.floats(-60.0, 60.0))
+def test_ring_is_the_mask_over_the_whole_patch(seed: int, radius: float, s: float, off_x: float, off_y: float) -> None:
+    """The area fit's band inside the rim, wherever its centre lies (off the patch too, where it is empty)."""
+    from tabletop.photo.uncertainty import _ring
+
+    rng = np.random.default_rng(seed)
+    half = radius + 6.0
+    n = int(round(2 * half * s))
+    x0, y1 = 100.0 - half, 200.0 + half
+    xs, ys = x0 + (np.arange(n) + 0.5) / s, y1 - (np.arange(n) + 0.5) / s
+    z = rng.normal(0, 3, (n, n, 3)).astype(np.float32)
+    at = np.array([100.0 + off_x * rng.random(), 200.0 + off_y * rng.random()])
+    d = np.hypot(xs[None, :] - at[0], ys[:, None] - at[1])
+    want = z[(d >= radius - 2.5) & (d <= radius - 0.5)]
+    got = _ring(z, xs, ys, at, radius - 2.5, radius - 0.5)
+    assert got.shape == want.shape and np.array_equal(got, want)

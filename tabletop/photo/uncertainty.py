@@ -112,6 +112,19 @@ def _off_the_line(z: np.ndarray, level: np.ndarray, colour: np.ndarray) -> np.nd
     return np.sqrt(total, out=total)
 
 
+def _ring(z: np.ndarray, xs: np.ndarray, ys: np.ndarray, at: np.ndarray, inner: float, outer: float) -> np.ndarray:
+    """``z[(d >= inner) & (d <= outer)]`` with ``d = np.hypot(xs[None, :] - at[0], ys[:, None] - at[1])``, the same
+    pixels in the same order, the distances worked out only on the rows and columns within ``outer`` (plus a
+    millimetre) of ``at``: a hypotenuse is never shorter than either side, so no pixel further along an axis is in it."""
+    rows = np.nonzero(np.abs(ys - at[1]) <= outer + 1.0)[0]
+    cols = np.nonzero(np.abs(xs - at[0]) <= outer + 1.0)[0]
+    if not len(rows) or not len(cols):
+        return z[:0, 0]
+    r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+    d = np.hypot(xs[None, c0:c1] - at[0], ys[r0:r1, None] - at[1])
+    return z[r0:r1, c0:c1][(d >= inner) & (d <= outer)]
+
+
 def commonest_row(rows: np.ndarray) -> np.ndarray:
     """The most frequent row of a non-empty integer [n, c] array; of equally frequent ones the first in lexicographic
     order (as ``np.unique(rows, axis=0)`` sorts them). Each row is packed into one integer in that order: ``np.unique``
@@ -166,8 +179,7 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
     correlate = _window_correlation(kernel, oy, ox, reach + 1)
     at = origin
     for _ in range(iterations):
-        d = np.hypot(xs[None, :] - at[0], ys[:, None] - at[1])
-        band = z[(d >= radius - 2.5) & (d <= radius - 0.5)]
+        band = _ring(z, xs, ys, at, radius - 2.5, radius - 0.5)
         off_mat = band[channel_norm(band, axis=1) >= DISC_MAT_GAP]
         if len(off_mat) < 0.2 * len(band) or len(off_mat) == 0:
             return None
