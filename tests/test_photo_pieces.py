@@ -81,7 +81,7 @@ def test_outline_extra_by_hand() -> None:
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([(25, 300, 2), (300, 40, 2), (7, 40, 3), (1, 900, 3)]))
+@given(st.integers(0, 2**32 - 1), st.sampled_from([(25, 300, 2), (300, 40, 2), (7, 40, 3), (1, 900, 3), (300, 1, 2)]))
 def test_sample_rays_a_few_centres_at_a_time_is_all_at_once(seed: int, case: tuple[int, int, int]) -> None:
     import cv2
 

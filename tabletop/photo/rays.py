@@ -24,6 +24,8 @@ CORRELATION = 1.5
 """Neighbouring rays see overlapping pixels (blur, JPEG blocks): inflate the fit's error by this much."""
 TO_PHOTO_PIECE = 1 << 15
 """Points mapped at a time by :func:`to_photo` (its temporaries then fit a core's cache)."""
+REMAP_ROWS = 30000
+"""``cv2.remap``'s maps must stay under 32767 rows."""
 
 
 def fit_circle(points: np.ndarray) -> tuple[np.ndarray, float]:
@@ -59,29 +61,53 @@ def to_photo(rect: Rectified, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarra
     lens = rect.camera.distortion if rect.camera is not None else None
     bent = lens if lens is not None and not lens.identity else None
     # In pieces that stay in the processor's cache: a ray fit maps millions of points, and a dozen whole-array
-    # temporaries made this a quarter of a textured photo's analysis.
+    # temporaries made this a quarter of a textured photo's analysis. Each piece is worked in arrays made once, by
+    # the formula's own operations in its order (a·x + b·y + c, then the lens's c + (u - c)·g).
+    size = min(flat_x.size, TO_PHOTO_PIECE)
+    w, ux, uy, part = (np.empty(size) for _ in range(4))
     for i in range(0, flat_x.size, TO_PHOTO_PIECE):
         x, y = flat_x[i:i + TO_PHOTO_PIECE], flat_y[i:i + TO_PHOTO_PIECE]
-        w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
-        ux = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w
-        uy = (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
+        k = len(x)
+        w_, ux_, uy_, part_ = w[:k], ux[:k], uy[:k], part[:k]
+        np.multiply(x, h[2, 0], out=w_)
+        w_ += np.multiply(y, h[2, 1], out=part_)
+        w_ += h[2, 2]
+        np.multiply(x, h[0, 0], out=ux_)
+        ux_ += np.multiply(y, h[0, 1], out=part_)
+        ux_ += h[0, 2]
+        ux_ /= w_
+        np.multiply(x, h[1, 0], out=uy_)
+        uy_ += np.multiply(y, h[1, 1], out=part_)
+        uy_ += h[1, 2]
+        uy_ /= w_
         if bent is not None:
             cx, cy = bent.centre
-            qx, qy = (ux - cx) / bent.scale, (uy - cy) / bent.scale
-            r2 = qx * qx + qy * qy
-            g = 1.0 + bent.k1 * r2 + bent.k2 * r2 * r2
-            ux, uy = cx + (ux - cx) * g, cy + (uy - cy) * g
-        out_x[i:i + TO_PHOTO_PIECE] = ux
-        out_y[i:i + TO_PHOTO_PIECE] = uy
+            ux_ -= cx  # u - c, kept for c + (u - c)·g
+            uy_ -= cy
+            r2, q = np.divide(ux_, bent.scale, out=w_), np.divide(uy_, bent.scale, out=part_)
+            r2 *= r2
+            q *= q
+            r2 += q  # qx·qx + qy·qy
+            np.multiply(r2, bent.k2, out=q)
+            q *= r2  # k2·r2·r2
+            r2 *= bent.k1
+            r2 += 1.0
+            r2 += q  # g = 1 + k1·r2 + k2·r2·r2
+            ux_ *= r2
+            uy_ *= r2
+            np.add(ux_, cx, out=out_x[i:i + k])
+            np.add(uy_, cy, out=out_y[i:i + k])
+        else:
+            out_x[i:i + k] = ux_
+            out_y[i:i + k] = uy_
     return out_x.reshape(shape), out_y.reshape(shape)
 
 
 def remap_photo(rect: Rectified, ix: np.ndarray, iy: np.ndarray) -> np.ndarray:
     """The photo's colours at pixel maps (any 2-D shape), float32, in pieces small enough for ``cv2.remap``."""
-    rows = 30000  # remap's maps must stay under 32767 rows
     return np.concatenate([
-        cv2.remap(rect.source, ix[i:i + rows], iy[i:i + rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        for i in range(0, len(ix), rows)
+        cv2.remap(rect.source, ix[i:i + REMAP_ROWS], iy[i:i + REMAP_ROWS], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        for i in range(0, len(ix), REMAP_ROWS)
     ]).astype(np.float32)
 
 
@@ -104,7 +130,12 @@ def sample_rays(rect: Rectified, centres: np.ndarray, t: np.ndarray, angles: np.
         py = centres[part, 1, None, None] + tt[part] * uy[None, :, None]
         ix, iy = to_photo(rect, px, py)
         rows = ix.shape[0] * k
-        out[part] = remap_photo(rect, ix.reshape(rows, m), iy.reshape(rows, m)).reshape(-1, k, m, channels)
+        ix, iy = ix.reshape(rows, m), iy.reshape(rows, m)
+        colours = out[part].reshape(rows, m, channels)  # a view: remap's bytes go straight in as float32
+        for j in range(0, rows, REMAP_ROWS):
+            piece = colours[j:j + REMAP_ROWS]
+            piece[...] = cv2.remap(rect.source, ix[j:j + REMAP_ROWS], iy[j:j + REMAP_ROWS], cv2.INTER_LINEAR,
+                                   borderMode=cv2.BORDER_REPLICATE).reshape(piece.shape)
     return out
 
 
