@@ -407,3 +407,29 @@ def test_ring_is_the_mask_over_the_whole_patch(seed: int, radius: float, s: floa
     want = z[(d >= radius - 2.5) & (d <= radius - 0.5)]
     got = _ring(z, xs, ys, at, radius - 2.5, radius - 0.5)
     assert got.shape == want.shape and np.array_equal(got, want)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 5000, 40000]), st.sampled_from([0.8, 1.5]), st.booleans())
+def test_rim_points_a_few_circles_at_a_time_is_all_at_once(seed: int, piece: int, half: float, reach: bool) -> None:
+    """One circle at a time, a few, or all at once (a piece larger than them all): the same points and evidence."""
+    from tabletop.photo import rimfit
+
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.uniform(12, 30, 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    near = discs[rng.integers(0, 6, 25)]
+    centres, radii = near[:, :2] + rng.normal(0, 0.8, (25, 2)), near[:, 2] + rng.choice([-1.0, 0.0, 1.0], 25)
+    mat_colour = np.full((25, 3), 90.0)
+    whiten = np.eye(3) / 12.0
+    extra = np.abs(rng.normal(0, 1.0, (25, rays.FIT_RAYS))) if reach else None
+    kept_piece = rimfit.RIM_POINTS_PIECE
+    try:
+        rimfit.RIM_POINTS_PIECE = 1 << 40
+        want = rimfit.rim_points(rect, centres, radii, mat_colour, whiten, half, rays.Scale(0.5), extra)  # type: ignore[arg-type]
+        rimfit.RIM_POINTS_PIECE = piece
+        got = rimfit.rim_points(rect, centres, radii, mat_colour, whiten, half, rays.Scale(0.5), extra)  # type: ignore[arg-type]
+    finally:
+        rimfit.RIM_POINTS_PIECE = kept_piece
+    assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
+    assert np.mean(want[1] > rays.EVIDENCE_UNIT) > 0.2  # rims are seen

@@ -88,6 +88,8 @@ SEPARATE_EDGES = 1.5
 LOCATE_INWARD, LOCATE_OUTWARD_MM = 0.85, 0.4
 """The edge is looked for from this fraction of the gate inside the evidence's peak to this far outside it."""
 CONTAINING_SUPPORT = 0.85
+RIM_POINTS_PIECE = 1 << 16
+"""Samples (circles × rays × samples along a ray) :func:`rim_points` reads at a time."""
 
 
 def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
@@ -104,6 +106,18 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     m = int(round((2 * half + 2 * g) / step)) + 1
     if extra is None:
         extra = outline_of(rect, centres, radii, angles)  # [n, rays]: the outline's reach past the footprint
+    # A few circles at a time: their samples and evidence stay in the cache and in memory already mapped (each ray's
+    # points are its own, so they are those of all circles at once).
+    block = max(1, RIM_POINTS_PIECE // (FIT_RAYS * m))
+    pieces = [_rim_points_of(rect, centres[i:i + block], radii[i:i + block], mat_colour[i:i + block], whiten, half, scale,
+                             extra[i:i + block], angles, step, g, m) for i in range(0, max(len(centres), 1), block)]
+    return np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces]), angles
+
+
+def _rim_points_of(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                   half: float, scale: Scale, extra: np.ndarray, angles: np.ndarray, step: float, g: float,
+                   m: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`rim_points` of some circles: the distances along their rays and the evidence there."""
     t = (radii - half - g)[:, None, None] + extra[:, :, None] + step * np.arange(m)[None, None, :]
     ev, grad = rim_evidence(sample_rays(rect, centres, t, angles), mat_colour, whiten, step, scale.smooth_mm, scale.gate_mm)
     j_lo = int(round(g / step))
@@ -122,7 +136,7 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     e = np.take_along_axis(grad, (k + 1)[..., None], 2)[..., 0]
     denom = a - 2 * c + e
     shift = np.where(denom < -1e-9, 0.5 * (a - e) / np.where(denom < -1e-9, denom, -1.0), 0.0)
-    return t[:, :, 0] + (k + np.clip(shift, -0.5, 0.5)) * step, b, angles
+    return t[:, :, 0] + (k + np.clip(shift, -0.5, 0.5)) * step, b
 
 
 def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
