@@ -433,3 +433,24 @@ def test_rim_points_a_few_circles_at_a_time_is_all_at_once(seed: int, piece: int
         rimfit.RIM_POINTS_PIECE = kept_piece
     assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
     assert np.mean(want[1] > rays.EVIDENCE_UNIT) > 0.2  # rims are seen
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([np.float32, np.float64]), st.integers(1, 60), st.sampled_from([(), (5,), (4, 3)]),
+       st.booleans(), st.floats(0.0, 0.05))
+def test_row_median_is_numpys_median(seed: int, dtype: type, count: int, lead: tuple[int, ...], ties: bool, missing: float) -> None:
+    rng = np.random.default_rng(seed)
+    values = rng.normal(0, rng.uniform(0.01, 50), (*lead, count))
+    if ties:
+        values = np.round(values)
+    values[rng.random(values.shape) < missing] = np.nan
+    values = values.astype(dtype)
+    got, want = rays.row_median(values), np.median(values, axis=-1)
+    assert np.asarray(got).dtype == np.asarray(want).dtype and np.array_equal(got, want, equal_nan=True)
+
+
+def test_row_median_by_hand() -> None:
+    """(3, 1, 2): 2; (4, 1, 3, 2): 2.5; a NaN anywhere: NaN."""
+    assert rays.row_median(np.array([3.0, 1.0, 2.0])) == 2.0
+    assert rays.row_median(np.array([[4.0, 1.0, 3.0, 2.0], [4.0, np.nan, 3.0, 2.0]]))[0] == 2.5
+    assert np.isnan(rays.row_median(np.array([[4.0, np.nan, 3.0, 2.0]]))[0])

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from tabletop.photo.rays import (EVIDENCE_UNIT, FIT_RAYS, Scale, centre_spread, less_colour, outline_of, rim_evidence,
-                                 sample_rays, tukey_circle, whitened)
+                                 row_median, sample_rays, tukey_circle, whitened)
 from tabletop.photo.values import Rectified
 
 SEARCH_RAYS = 48
@@ -273,8 +273,8 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
             # Each band's samples per colour channel in a row of their own: the median partitions contiguous rows.
             by_channel = np.moveaxis(z_band, 3, 1)  # [k, channels, rays, band]
             k_part, channels = by_channel.shape[:2]
-            z_in = np.median(by_channel[..., :n_in].reshape(k_part, channels, -1), axis=2)
-            z_out = np.median(by_channel[..., n_in:].reshape(k_part, channels, -1), axis=2)
+            z_in = row_median(by_channel[..., :n_in].reshape(k_part, channels, -1))
+            z_out = row_median(by_channel[..., n_in:].reshape(k_part, channels, -1))
             span = z_in - z_out
             norm = np.linalg.norm(span, axis=1)
             live_part = ~(norm < span_min[ids])
