@@ -454,3 +454,28 @@ def test_row_median_by_hand() -> None:
     assert rays.row_median(np.array([3.0, 1.0, 2.0])) == 2.0
     assert rays.row_median(np.array([[4.0, 1.0, 3.0, 2.0], [4.0, np.nan, 3.0, 2.0]]))[0] == 2.5
     assert np.isnan(rays.row_median(np.array([[4.0, np.nan, 3.0, 2.0]]))[0])
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 20000]))
+def test_search_circles_evidence_a_few_candidates_at_a_time_is_all_at_once(seed: int, piece: int) -> None:
+    from tabletop.photo import rimfit
+
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.uniform(12, 30, 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    near = discs[rng.integers(0, 6, 20)]
+    low = near[:, 2] - rng.uniform(0, 4, 20)
+    cand = np.column_stack([near[:, :2] + rng.normal(0, 1.5, (20, 2)), low, low + rng.uniform(0, 8, 20)])
+    sizes = np.array([25.0, 28.0, 32.0, 40.0, 50.0, 60.0])
+    mat_colour, whiten = np.full((20, 3), 90.0), np.eye(3) / 12.0
+    kept_piece = rimfit.RIM_POINTS_PIECE
+    try:
+        rimfit.RIM_POINTS_PIECE = 1 << 40
+        want = rimfit.search_circles(rect, cand, mat_colour, whiten, sizes, rays.Scale(0.5))  # type: ignore[arg-type]
+        rimfit.RIM_POINTS_PIECE = piece
+        got = rimfit.search_circles(rect, cand, mat_colour, whiten, sizes, rays.Scale(0.5))  # type: ignore[arg-type]
+    finally:
+        rimfit.RIM_POINTS_PIECE = kept_piece
+    assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
+    assert np.max(want[2]) > 0.2  # circles are seen

@@ -40,8 +40,10 @@ def search_circles(rect: Rectified, cand: np.ndarray, mat_colour: np.ndarray, wh
         r_top = min(float(np.max(c[:, 3])), float(radii_all[-1]))
         m = int(math.ceil((r_top + 4.0 + scale.gate_mm + 1.0) / step)) + 1
         t = np.broadcast_to(step * np.arange(m, dtype=float), (len(chunk), m))
-        ev, _ = rim_evidence(sample_rays(rect, c[:, :2], t, angles), mat_colour[chunk], whiten, step, scale.smooth_mm + 0.05,
-                          scale.gate_mm)
+        # A few candidates at a time, as rim_points reads (each ray's evidence is its own).
+        block = max(1, RIM_POINTS_PIECE // (SEARCH_RAYS * m))
+        ev = np.concatenate([rim_evidence(sample_rays(rect, c[i:i + block, :2], t[i:i + block], angles), mat_colour[chunk[i:i + block]],
+                                          whiten, step, scale.smooth_mm + 0.05, scale.gate_mm)[0] for i in range(0, len(chunk), block)])
         for q, radius in enumerate(radii_all):
             sel = np.nonzero((c[:, 2] <= radius) & (radius <= c[:, 3]))[0]
             if len(sel) == 0:
