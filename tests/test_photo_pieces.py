@@ -479,3 +479,19 @@ def test_search_circles_evidence_a_few_candidates_at_a_time_is_all_at_once(seed:
         rimfit.RIM_POINTS_PIECE = kept_piece
     assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
     assert np.max(want[2]) > 0.2  # circles are seen
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 330), min_size=1, max_size=4))
+def test_kernel_grid_is_the_middle_of_a_larger_one(sizes: list[int]) -> None:
+    """Whatever size was asked for before, each grid is the one worked out at its own size, bit for bit."""
+    from tabletop.photo import uncertainty
+
+    for k in sizes:
+        ys, xs = np.mgrid[-k:k + 1, -k:k + 1]
+        angle = np.degrees(np.arctan2(-ys, xs)) % 360.0
+        i = np.floor(angle).astype(int) % 360
+        want = (np.hypot(xs, ys), i, (i + 1) % 360, angle - np.floor(angle))
+        got = uncertainty._kernel_grid(k)
+        assert all(g.shape == (2 * k + 1, 2 * k + 1) and g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
+        assert not got[0].flags.writeable

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Callable
 
@@ -37,15 +36,24 @@ OVERLAP_DISAGREEMENT_MM = 1.0
 """Of overlapping detections the surer is kept, its confidence discounted by a normal of how far its unsure
 measurements disagree, in this unit (a circle drawn round a base and a weapon past its rim disagrees with itself)."""
 
+RING_MARGIN_MM = 1e-6
+"""How near the area fit's band's edges a pixel's distance is worked out exactly (see :func:`_ring`)."""
+KERNEL_MARGIN_PX = 1e-6
+"""How near the outline's least and largest reach a kernel pixel's coverage is worked out (see :func:`_disc_kernel`)."""
+
 SUPPORT_NONE, SUPPORT_FULL = 0.6, 0.85
 """Fraction of rays on the rim: a base's rim is seen on most rays (a miniature hides a few); a circle
 traced through texture, or a wrong circle on a base, agrees on fewer."""
 
 
-@functools.lru_cache(maxsize=32)
-def _kernel_grid(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A (2k+1)² grid's distance from its middle pixel, and its direction on 360 rays a degree apart (counter-clockwise
-    from +x with y up): the ray before, the ray after and the fraction of the way between them. Read-only: shared."""
+GRID_GROWTH = 64
+"""The shared kernel grid's half-width grows in steps of this many pixels."""
+_GRID: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+"""The largest kernel grid worked out so far (see :func:`_kernel_grid`)."""
+
+
+def _whole_grid(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_kernel_grid` of half-width ``k``, worked out."""
     ys, xs = np.mgrid[-k:k + 1, -k:k + 1]
     dist = np.hypot(xs, ys)
     angle = np.degrees(np.arctan2(-ys, xs)) % 360.0  # rows run down the table: y up is -row
@@ -57,6 +65,21 @@ def _kernel_grid(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     return grid
 
 
+def _kernel_grid(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A (2k+1)² grid's distance from its middle pixel, and its direction on 360 rays a degree apart (counter-clockwise
+    from +x with y up): the ray before, the ray after and the fraction of the way between them. Read-only: shared.
+
+    Each pixel's values depend on its offset from the middle alone, so every size is the middle of one larger grid
+    (each area fit's size differs: worked out anew, the grids were a tenth of the area fits' time)."""
+    if not _GRID or (_GRID[0][0].shape[0] - 1) // 2 < k:
+        _GRID[:] = [_whole_grid(-(-k // GRID_GROWTH) * GRID_GROWTH)]
+    whole = _GRID[0]
+    big = (whole[0].shape[0] - 1) // 2
+    middle = slice(big - k, big + k + 1)
+    dist, i, after, f = (a[middle, middle] for a in whole)
+    return dist, i, after, f
+
+
 def _disc_kernel(radius_px: float, reach_px: np.ndarray | None = None) -> np.ndarray:
     """A disc of the given radius with its edge pixels weighted by coverage; with ``reach_px`` (the outline's reach past
     the footprint on 360 rays a degree apart, counter-clockwise from +x with y up) the base's outline instead."""
@@ -64,8 +87,16 @@ def _disc_kernel(radius_px: float, reach_px: np.ndarray | None = None) -> np.nda
     dist, i, after, f = _kernel_grid(k)
     if reach_px is None:
         return np.clip(radius_px - dist + 0.5, 0.0, 1.0).astype(np.float32)
-    reach = reach_px[i] * (1 - f) + reach_px[after] * f
-    return np.clip(radius_px + reach - dist + 0.5, 0.0, 1.0).astype(np.float32)
+    # Coverage is worked out only where the outline can pass: a reach between two rays' lies between theirs, so nearer
+    # than the least reach (less half a pixel, and a margin far above rounding) a pixel is covered (1), past the
+    # largest not (0): clip's values there.
+    full = dist < radius_px + float(np.min(reach_px)) - 0.5 - KERNEL_MARGIN_PX
+    edge = np.nonzero(~full & (dist <= radius_px + float(np.max(reach_px)) + 0.5 + KERNEL_MARGIN_PX))
+    ie, ae, fe = i[edge], after[edge], f[edge]
+    reach = reach_px[ie] * (1 - fe) + reach_px[ae] * fe
+    kernel = full.astype(np.float32)
+    kernel[edge] = np.clip(radius_px + reach - dist[edge] + 0.5, 0.0, 1.0)
+    return kernel
 
 
 def _window_correlation(kernel: np.ndarray, row: int, col: int, half: int) -> Callable[[np.ndarray], np.ndarray]:
@@ -114,15 +145,20 @@ def _off_the_line(z: np.ndarray, level: np.ndarray, colour: np.ndarray) -> np.nd
 
 def _ring(z: np.ndarray, xs: np.ndarray, ys: np.ndarray, at: np.ndarray, inner: float, outer: float) -> np.ndarray:
     """``z[(d >= inner) & (d <= outer)]`` with ``d = np.hypot(xs[None, :] - at[0], ys[:, None] - at[1])``, the same
-    pixels in the same order, the distances worked out only on the rows and columns within ``outer`` (plus a
-    millimetre) of ``at``: a hypotenuse is never shorter than either side, so no pixel further along an axis is in it."""
-    rows = np.nonzero(np.abs(ys - at[1]) <= outer + 1.0)[0]
+    pixels in the same order, the hypotenuses worked out only where a squared distance does not already decide: within
+    a nanometre of the ring's edges (its rounding is a millionth of that)."""
+    rows = np.nonzero(np.abs(ys - at[1]) <= outer + 1.0)[0]  # a hypotenuse is never shorter than either side
     cols = np.nonzero(np.abs(xs - at[0]) <= outer + 1.0)[0]
     if not len(rows) or not len(cols):
         return z[:0, 0]
-    r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
-    d = np.hypot(xs[None, c0:c1] - at[0], ys[r0:r1, None] - at[1])
-    return z[r0:r1, c0:c1][(d >= inner) & (d <= outer)]
+    r0, c0 = rows[0], cols[0]
+    dx, dy = xs[c0:cols[-1] + 1] - at[0], ys[r0:rows[-1] + 1] - at[1]
+    d2 = (dx * dx)[None, :] + (dy * dy)[:, None]
+    low, high = max(inner - RING_MARGIN_MM, 0.0), outer + RING_MARGIN_MM
+    near_r, near_c = np.nonzero((d2 >= low * low) & (d2 <= high * high))
+    d = np.hypot(dx[near_c], dy[near_r])
+    inside = (d >= inner) & (d <= outer)
+    return z[r0 + near_r[inside], c0 + near_c[inside]]
 
 
 def commonest_row(rows: np.ndarray) -> np.ndarray:
