@@ -495,3 +495,19 @@ def test_kernel_grid_is_the_middle_of_a_larger_one(sizes: list[int]) -> None:
         got = uncertainty._kernel_grid(k)
         assert all(g.shape == (2 * k + 1, 2 * k + 1) and g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
         assert not got[0].flags.writeable
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 80), st.floats(0.0, 1.0), st.booleans())
+def test_masked_row_medians_are_each_rows_median(seed: int, n: int, kept: float, ties: bool) -> None:
+    """fit_rims' starting radii and rim strengths: each row's median over its usable rays, as the per-row loop took it
+    (a row with none keeps its fallback)."""
+    rng = np.random.default_rng(seed)
+    values = rng.normal(20, rng.uniform(0.01, 5), (n, rays.FIT_RAYS))
+    if ties:
+        values = np.round(values, 1)
+    usable = rng.random((n, rays.FIT_RAYS)) < kept
+    fallback = rng.uniform(10, 30, n)
+    want = np.array([np.median(values[i][usable[i]]) if usable[i].any() else fallback[i] for i in range(n)])
+    got = np.where(usable.any(axis=1), rays.nan_row_median(np.where(usable, values, np.nan)), fallback)
+    assert got.dtype == want.dtype and np.array_equal(got, want)

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from tabletop.photo.rays import (EVIDENCE_UNIT, FIT_RAYS, Scale, centre_spread, less_colour, outline_of, rim_evidence,
-                                 row_median, sample_rays, tukey_circle, whitened)
+from tabletop.photo.rays import (EVIDENCE_UNIT, FIT_RAYS, Scale, centre_spread, less_colour, nan_row_median, outline_of,
+                                 rim_evidence, row_median, sample_rays, tukey_circle, whitened)
 from tabletop.photo.values import Rectified
 
 SEARCH_RAYS = 48
@@ -159,7 +159,8 @@ def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     # Rays from a centre within a millimetre of the true one: rho_i = R + dx·cos a_i + dy·sin a_i + noise,
     # linear in (R, dx, dy). Tukey-weighted least squares (IRLS), all candidates at once.
     design = np.column_stack([np.ones(FIT_RAYS), ux, uy])  # [rays, 3]
-    r0 = np.array([np.median(rho[i][usable[i]]) if usable[i].any() else radii[i] for i in range(n)])
+    # Each circle's median over its usable rays (no distance is NaN: the sorted rows' middles are np.median's).
+    r0 = np.where(usable.any(axis=1), nan_row_median(np.where(usable, rho, np.nan)), radii)
     params, weights = tukey_circle(rho, usable, design, np.column_stack([r0, np.zeros(n), np.zeros(n)]))
     # The same weights with the radius held at the catalogue size.
     fixed_rhs = rho - radii[:, None]
@@ -172,7 +173,7 @@ def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     support = count / FIT_RAYS
     with np.errstate(all="ignore"):
         rms = np.sqrt(np.sum(np.where(inlier, res * res, 0.0), axis=1) / count)
-        strength = np.array([np.median(b[i][inlier[i]]) if count[i] else 0.0 for i in range(n)])
+        strength = np.where(count > 0, nan_row_median(np.where(inlier, b, np.nan)), 0.0)
     rms = np.where(count >= 12, rms, np.inf)
     return centres + delta, params[:, 0], support, rms, strength, centre_spread(inlier, design[:, 1:])
 
