@@ -511,3 +511,16 @@ def test_masked_row_medians_are_each_rows_median(seed: int, n: int, kept: float,
     want = np.array([np.median(values[i][usable[i]]) if usable[i].any() else fallback[i] for i in range(n)])
     got = np.where(usable.any(axis=1), rays.nan_row_median(np.where(usable, values, np.nan)), fallback)
     assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([None, (0.0, 0.0), (-0.08, 0.004), (0.03, -0.01)]), st.integers(1, 90),
+       st.integers(1, 90))
+def test_to_photo_grid_is_to_photo_of_the_meshgrid(seed: int, lens: tuple[float, float] | None, nx: int, ny: int) -> None:
+    rng = np.random.default_rng(seed)
+    h = np.array([[3.1, 0.2, 400.0], [0.05, -2.6, 2900.0], [1e-5, 2e-4, 1.0]]) + rng.normal(0, 1e-6, (3, 3))
+    rect = SimpleNamespace(homography=h, camera=None if lens is None else _camera(*lens))
+    xs, ys = rng.uniform(-50, 1300) + np.arange(nx) / 4.0, rng.uniform(-50, 900) - np.arange(ny) / 4.0
+    got, want = rays.to_photo_grid(rect, xs, ys), rays.to_photo(rect, *np.meshgrid(xs, ys))  # type: ignore[arg-type]
+    assert got[0].dtype == np.float32 and got[0].shape == (ny, nx)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

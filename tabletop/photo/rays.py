@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from tabletop.photo.values import Rectified, apply_homography
+
+if TYPE_CHECKING:
+    from tabletop.photo.camera import Distortion
 
 FIT_RAYS = 120
 GATE_MM = 1.2
@@ -80,27 +84,53 @@ def to_photo(rect: Rectified, px: np.ndarray, py: np.ndarray) -> tuple[np.ndarra
         uy_ += np.multiply(y, h[1, 1], out=part_)
         uy_ += h[1, 2]
         uy_ /= w_
-        if bent is not None:
-            cx, cy = bent.centre
-            ux_ -= cx  # u - c, kept for c + (u - c)·g
-            uy_ -= cy
-            r2, q = np.divide(ux_, bent.scale, out=w_), np.divide(uy_, bent.scale, out=part_)
-            r2 *= r2
-            q *= q
-            r2 += q  # qx·qx + qy·qy
-            np.multiply(r2, bent.k2, out=q)
-            q *= r2  # k2·r2·r2
-            r2 *= bent.k1
-            r2 += 1.0
-            r2 += q  # g = 1 + k1·r2 + k2·r2·r2
-            ux_ *= r2
-            uy_ *= r2
-            np.add(ux_, cx, out=out_x[i:i + k])
-            np.add(uy_, cy, out=out_y[i:i + k])
-        else:
-            out_x[i:i + k] = ux_
-            out_y[i:i + k] = uy_
+        _lens_into(bent, ux_, uy_, w_, part_, out_x[i:i + k], out_y[i:i + k])
     return out_x.reshape(shape), out_y.reshape(shape)
+
+
+def _lens_into(bent: Distortion | None, ux: np.ndarray, uy: np.ndarray, spare: np.ndarray, spare2: np.ndarray,
+               out_x: np.ndarray, out_y: np.ndarray) -> None:
+    """The lens's c + (u - c)·g, g = 1 + k1·r2 + k2·r2·r2, in its operations' order, from undistorted pixels ``ux``,
+    ``uy`` (overwritten, as are the two spare arrays of their shape) into ``out_x``, ``out_y``."""
+    if bent is None:
+        out_x[...] = ux
+        out_y[...] = uy
+        return
+    cx, cy = bent.centre
+    ux -= cx  # u - c, kept for c + (u - c)·g
+    uy -= cy
+    r2, q = np.divide(ux, bent.scale, out=spare), np.divide(uy, bent.scale, out=spare2)
+    r2 *= r2
+    q *= q
+    r2 += q  # qx·qx + qy·qy
+    np.multiply(r2, bent.k2, out=q)
+    q *= r2  # k2·r2·r2
+    r2 *= bent.k1
+    r2 += 1.0
+    r2 += q  # g
+    ux *= r2
+    uy *= r2
+    np.add(ux, cx, out=out_x)
+    np.add(uy, cy, out=out_y)
+
+
+def to_photo_grid(rect: Rectified, xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``to_photo(rect, *np.meshgrid(xs, ys))`` to the bit: the homography's products of a column's x and a row's y
+    worked out once per column and row, its sums, quotients and the lens per point as there."""
+    h = rect.homography
+    xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    lens = rect.camera.distortion if rect.camera is not None else None
+    w = (xs * h[2, 0])[None, :] + (ys * h[2, 1])[:, None]
+    w += h[2, 2]
+    ux = (xs * h[0, 0])[None, :] + (ys * h[0, 1])[:, None]
+    ux += h[0, 2]
+    ux /= w
+    uy = (xs * h[1, 0])[None, :] + (ys * h[1, 1])[:, None]
+    uy += h[1, 2]
+    uy /= w
+    out_x, out_y = np.empty(ux.shape, np.float32), np.empty(ux.shape, np.float32)
+    _lens_into(lens if lens is not None and not lens.identity else None, ux, uy, w, np.empty_like(w), out_x, out_y)
+    return out_x, out_y
 
 
 def remap_photo(rect: Rectified, ix: np.ndarray, iy: np.ndarray) -> np.ndarray:

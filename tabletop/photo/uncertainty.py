@@ -9,7 +9,7 @@ from typing import Callable
 import cv2
 import numpy as np
 
-from tabletop.photo.rays import Scale, channel_norm, less_colour, outline_of, shifted_starts, to_photo
+from tabletop.photo.rays import Scale, channel_norm, less_colour, outline_of, shifted_starts, to_photo_grid
 from tabletop.photo.rimfit import half_level_centres
 from tabletop.photo.values import Rectified
 
@@ -205,7 +205,7 @@ def disc_centre(rect: Rectified, centre: np.ndarray, radius: float, mat_colour: 
         patch = cv2.warpPerspective(rect.source, rect.homography @ to_table, (n, n),
                                     flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
     else:
-        ix, iy = to_photo(rect, *np.meshgrid(xs, ys))
+        ix, iy = to_photo_grid(rect, xs, ys)
         patch = cv2.remap(rect.source, ix, iy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     z = less_colour(patch.astype(np.float32), mat_colour.astype(np.float32)) @ whiten.T
     extra = outline_of(rect, origin[None, :], np.array([radius]), np.radians(np.arange(360.0)))[0]
