@@ -71,9 +71,10 @@ def _kernel_grid(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
 
     Each pixel's values depend on its offset from the middle alone, so every size is the middle of one larger grid
     (each area fit's size differs: worked out anew, the grids were a tenth of the area fits' time)."""
-    if not _GRID or (_GRID[0][0].shape[0] - 1) // 2 < k:
-        _GRID[:] = [_whole_grid(-(-k // GRID_GROWTH) * GRID_GROWTH)]
-    whole = _GRID[0]
+    whole = _GRID[0] if _GRID else None  # read once: another thread may replace it meanwhile
+    if whole is None or (whole[0].shape[0] - 1) // 2 < k:
+        whole = _whole_grid(-(-k // GRID_GROWTH) * GRID_GROWTH)
+        _GRID[:] = [whole]
     big = (whole[0].shape[0] - 1) // 2
     middle = slice(big - k, big + k + 1)
     dist, i, after, f = (a[middle, middle] for a in whole)
