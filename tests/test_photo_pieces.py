@@ -348,18 +348,16 @@ def test_channel_norm_by_hand() -> None:
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([(np.float32, np.float64), (np.float32, np.float32), (np.float64, np.float64)]),
-       st.sampled_from([(7, 3, 5, 3), (30, 60, 16, 3), (1, 120, 58, 3), (4, 2, 1, 3), (9, 11, 3)]), st.booleans())
+       st.sampled_from([(7, 3, 5, 3), (30, 60, 16, 3), (1, 120, 58, 3), (4, 2, 1, 3), (9, 11, 3)]), st.sampled_from([0, 1, 2]))
 def test_less_colour_and_whitened_are_the_broadcast_formula(seed: int, dtypes: tuple[type, type], shape: tuple[int, ...],
-                                                            one_colour: bool) -> None:
+                                                            colour_axes: int) -> None:
+    """One colour, one per centre, or one per centre and ray (the footprint fit's mat round each base)."""
     rng = np.random.default_rng(seed)
     samples = rng.uniform(0, 255, shape).astype(dtypes[0])
     whiten = rng.normal(0, 0.1, (3, 3)).astype(dtypes[1])
-    if one_colour:
-        colour = rng.uniform(0, 255, 3).astype(dtypes[1])
-        want = samples - colour
-    else:
-        colour = rng.uniform(0, 255, (shape[0], 3)).astype(dtypes[1])
-        want = samples - colour.reshape(shape[0], *([1] * (len(shape) - 2)), 3)
+    colour_axes = min(colour_axes, len(shape) - 2)
+    colour = rng.uniform(0, 255, (*shape[:colour_axes], 3)).astype(dtypes[1])
+    want = samples - colour.reshape(*shape[:colour_axes], *([1] * (len(shape) - 1 - colour_axes)), 3)
     got = rays.less_colour(samples, colour)
     assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
     assert np.array_equal(rays.whitened(samples, colour, whiten), want @ whiten.T)
