@@ -128,9 +128,6 @@ def test_a_wrong_table_aspect_is_not_answered_confidently() -> None:
     assert _confidently_wrong(result, truth) == []
 
 
-@pytest.mark.xfail(strict=True, reason="a --camera file that is not UTF-8 (a photo given by mistake) ends the command "
-                   "with exit 1 and \"tabletop: 'utf-8' codec can't decode byte 0xff ...\", naming neither the option nor "
-                   "the file: load_lens catches TOMLDecodeError and OSError but not UnicodeDecodeError")
 def test_a_photo_given_as_the_camera_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photo = tmp_path / "table.jpg"
     assert cv2.imwrite(str(photo), np.full((600, 800, 3), 90, np.uint8))

@@ -400,6 +400,9 @@ def load_lens(path: str | os.PathLike[str]) -> LensFile:
         raise PhotoError(f"--camera {name}: cannot read: {e.strerror or e}") from None
     except tomllib.TOMLDecodeError as e:
         raise PhotoError(f"--camera {name}: not TOML: {e}") from None
+    except UnicodeDecodeError:
+        # A photo or other binary file given by mistake: TOML is UTF-8 text.
+        raise PhotoError(f"--camera {name}: not a lens file (not UTF-8 text; write one with `tabletop photo calibrate`)") from None
     cam = data.get("camera")
     if not isinstance(cam, dict):
         raise PhotoError(f"--camera {name}: no [camera] table (write one with `tabletop photo calibrate`)")
