@@ -54,7 +54,8 @@ def test_bad_table_sizes(text: str) -> None:
 @pytest.mark.parametrize(
     ("points", "message"),
     [
-        (["1,2", "3,4", "5,6"], "expected 4 points"),
+        (["1,2", "3,4", "5,6"], "expected 4 points.*got 3 points holding 6 numbers"),
+        (["1,2,3,4,5,6,7,8,9,10"], "got 1 point holding 10 numbers"),
         (["1,2", "3,4", "5,6", "7"], "not X,Y"),
         (["1,2", "3,4", "5,6", "a,b"], "not X,Y"),
         (["1,2", "3,4", "5,6", "nan,1"], "not finite"),

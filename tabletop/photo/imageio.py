@@ -44,7 +44,11 @@ def parse_corners(texts: list[str]) -> Corners:
         joined = [f"{numbers[i]},{numbers[i + 1]}" for i in range(0, 8, 2)]
     texts = joined
     if len(texts) != 4:
-        raise PhotoError(f"--corners: expected 4 points X,Y (lower-left, lower-right, upper-right, upper-left), got {len(texts)}")
+        # Count numbers too: "1,2,3,4,5,6,7,8,9,10" is one argument but ten numbers, not "1 point".
+        numbers = sum(len([part for part in text.split(",") if part]) for text in texts)
+        raise PhotoError(f"--corners: expected 4 points X,Y (lower-left, lower-right, upper-right, upper-left), or 8 numbers; "
+                         f"got {len(texts)} {'point' if len(texts) == 1 else 'points'} holding {numbers} "
+                         f"{'number' if numbers == 1 else 'numbers'}")
     points = []
     for i, text in enumerate(texts):
         parts = text.split(",")
