@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop.photo import rectify
+from tabletop.photo import candidates, rectify
 
 
 def _line_scores_formula(strength: np.ndarray, slope_step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -48,3 +49,32 @@ def test_line_scores_by_hand() -> None:
     score, slopes = rectify._line_scores(strength, 1)
     assert slopes.tolist() == [-2, -1, 0, 1, 2]
     assert score.tolist() == [[0.0, 0.0, 3.5], [0.0, 3.0, 4.0], [2.5, 3.5, 4.5], [3.0, 4.0, 0.0], [3.5, 0.0, 0.0]]
+
+
+def _not_mat_formula(top: np.ndarray, mat: candidates.MatModel) -> np.ndarray:
+    """The distance as ``_blob_candidates`` and ``edge_candidates`` each computed it before they shared it."""
+    diff = cv2.GaussianBlur(top.astype(np.float32) - mat.near, (0, 0), 1.0)
+    z = cv2.transform(diff, mat.whiten)
+    return np.sqrt(np.sum(z * z, axis=2))
+
+
+def _candidate_top(seed: int) -> np.ndarray:
+    """A mottled mat with a few light and dark discs of another hue."""
+    rng = np.random.default_rng(seed)
+    top = np.clip(rng.normal((70, 110, 60), 8, (300, 420, 3)), 0, 255).astype(np.uint8)
+    for _ in range(12):
+        x, y, r = int(rng.integers(30, 390)), int(rng.integers(30, 270)), int(rng.integers(10, 28))
+        cv2.circle(top, (x, y), r, tuple(int(v) for v in rng.integers(0, 256, 3)), -1)
+    return top
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_shared_not_mat_distance_is_each_sources_own(seed: int) -> None:
+    top = _candidate_top(seed)
+    mat = candidates.mat_model(top)
+    dist = candidates.not_mat_distance(top, mat)
+    assert _same_bits(dist, _not_mat_formula(top, mat))
+    for own, shared in ((candidates._blob_candidates(top, mat, 10.0, 30.0), candidates._blob_candidates(top, mat, 10.0, 30.0, dist)),
+                        *zip(candidates.edge_candidates(top, mat, 300.0, 1.0), candidates.edge_candidates(top, mat, 300.0, 1.0, dist))):
+        assert _same_bits(own, shared)

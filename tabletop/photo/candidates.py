@@ -78,11 +78,17 @@ def mat_model(top: np.ndarray) -> MatModel:
     return MatModel(maps[0], maps[1], (vecs @ np.diag(vals ** -0.5) @ vecs.T).astype(np.float32))
 
 
-def _blob_candidates(top: np.ndarray, mat: MatModel, r_min: float, r_max: float) -> np.ndarray:
-    """(x px, y px, r lower bound px) at distance-transform peaks of the not-mat mask."""
-    diff = cv2.GaussianBlur(top.astype(np.float32) - mat.near, (0, 0), 1.0)
-    z = cv2.transform(diff, mat.whiten)
-    dist = np.sqrt(np.sum(z * z, axis=2))
+def not_mat_distance(top: np.ndarray, mat: MatModel) -> np.ndarray:
+    """Each top-down pixel's whitened colour distance from the local mat (float32, blurred by 1 px first)."""
+    z = cv2.transform(cv2.GaussianBlur(top.astype(np.float32) - mat.near, (0, 0), 1.0), mat.whiten)
+    return np.sqrt(np.sum(z * z, axis=2))
+
+
+def _blob_candidates(top: np.ndarray, mat: MatModel, r_min: float, r_max: float, dist: np.ndarray | None = None) -> np.ndarray:
+    """(x px, y px, r lower bound px) at distance-transform peaks of the not-mat mask (``dist``: ``not_mat_distance``'s,
+    computed here if not given)."""
+    if dist is None:
+        dist = not_mat_distance(top, mat)
     mask = cv2.morphologyEx((dist > NOT_MAT_SIGMAS).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((BLOB_CLOSE_PX, BLOB_CLOSE_PX), np.uint8))
     dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
@@ -106,17 +112,20 @@ def _edge_drawing_image(image: np.ndarray) -> np.ndarray:
     return np.zeros((0, 6)) if found is None else np.asarray(found, dtype=np.float64).reshape(-1, 6)
 
 
-def edge_candidates(top: np.ndarray, mat: MatModel, d_mm: float, s: float) -> tuple[np.ndarray, np.ndarray]:
+def edge_candidates(top: np.ndarray, mat: MatModel, d_mm: float, s: float,
+                    dist: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Closed curves of edges on the top-down image: round ones (x mm, y mm, r mm) and elliptical ones (x mm, y mm,
     semi-axes a >= b mm, the long axis's angle in degrees counter-clockwise from the table's x axis).
 
     EdgeDrawing links edge pixels into chains and EDCircles fits circles and ellipses to them, each kept only when its
     number of false alarms on a random image would be below one (Desolneux, Moisan and Morel's a-contrario rule): no
     threshold of ours decides which curve is a base's outline. It runs on the grey image and on the not-mat one (the
-    whitened colour distance from the mat: a base of the mat's lightness but another hue has an edge only there)."""
+    whitened colour distance from the mat, ``not_mat_distance``'s, computed here if not given as ``dist``: a base of the
+    mat's lightness but another hue has an edge only there)."""
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY)
-    z = cv2.transform(cv2.GaussianBlur(top.astype(np.float32) - mat.near, (0, 0), 1.0), mat.whiten)
-    not_mat = np.clip(np.sqrt(np.sum(z * z, axis=2)) * NOT_MAT_GREY_PER_SIGMA, 0, 255).astype(np.uint8)
+    if dist is None:
+        dist = not_mat_distance(top, mat)
+    not_mat = np.clip(dist * NOT_MAT_GREY_PER_SIGMA, 0, 255).astype(np.uint8)
     rows = np.concatenate([_edge_drawing_image(grey), _edge_drawing_image(not_mat)])
     circle = rows[:, 2] > 0
     c = rows[circle]
@@ -143,7 +152,8 @@ def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.nd
     mat = mat_model(top)
     r_min, r_max = min(base_sizes_mm) / 2, max(base_sizes_mm) / 2
     d_mm = rect.table_mm[1]
-    circles, ellipses = edge_candidates(top, mat, d_mm, s)
+    dist = not_mat_distance(top, mat)  # both sources read it
+    circles, ellipses = edge_candidates(top, mat, d_mm, s, dist)
     # An ellipse seen as a base's outline may be a round base's (its top rim and foot make it longer towards the camera)
     # or an oval's: as a round candidate it offers the radii between its two semi-axes.
     edge = np.concatenate([np.column_stack([circles[:, 0], circles[:, 1], EDGE_RADIUS_LOW * circles[:, 2] - EDGE_RADIUS_SLACK_MM,
@@ -151,7 +161,7 @@ def candidates(rect: Rectified, base_sizes_mm: tuple[float, ...]) -> tuple[np.nd
                            np.column_stack([ellipses[:, 0], ellipses[:, 1], EDGE_RADIUS_LOW * ellipses[:, 3] - EDGE_RADIUS_SLACK_MM,
                                             EDGE_RADIUS_HIGH * ellipses[:, 2] + EDGE_RADIUS_SLACK_MM])])
     edge = edge[(edge[:, 3] >= r_min) & (edge[:, 2] <= r_max)]
-    blobs = _blob_candidates(top, mat, r_min * s, r_max * s)
+    blobs = _blob_candidates(top, mat, r_min * s, r_max * s, dist)
     rows = [edge] if len(edge) else []
     if len(blobs):
         r = blobs[:, 2] / s
