@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import cv2
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop.photo import candidates, rectify
+from tabletop.photo import camera, candidates, rectify
 
 
 def _line_scores_formula(strength: np.ndarray, slope_step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -78,3 +81,86 @@ def test_the_shared_not_mat_distance_is_each_sources_own(seed: int) -> None:
     for own, shared in ((candidates._blob_candidates(top, mat, 10.0, 30.0), candidates._blob_candidates(top, mat, 10.0, 30.0, dist)),
                         *zip(candidates.edge_candidates(top, mat, 300.0, 1.0), candidates.edge_candidates(top, mat, 300.0, 1.0, dist))):
         assert _same_bits(own, shared)
+
+
+
+def _plumb_line_formula(sides: list[np.ndarray], size: tuple[int, int], trim: float = 3.0) -> tuple[camera.Distortion, float, float]:
+    """``camera.plumb_line`` as it was: each side undistorted on its own in every cost."""
+    base = camera.no_distortion(size)
+    sides = [np.asarray(p, dtype=np.float64) for p in sides if len(p) >= 8]
+    if len(sides) < 2:
+        return base, 0.0, math.inf
+
+    def cost(k: float, pts: list[np.ndarray]) -> float:
+        lens = replace(base, k1=k)
+        return sum(float(np.sum(camera._line_residuals(lens.remove(p, iterations=6)) ** 2)) for p in pts)
+
+    def search(pts: list[np.ndarray]) -> float:
+        lo, hi = -camera.MAX_KAPPA, camera.MAX_KAPPA
+        ks = np.linspace(lo, hi, 21)
+        costs = [cost(float(k), pts) for k in ks]
+        i = int(np.argmin(costs))
+        lo, hi = float(ks[max(0, i - 1)]), float(ks[min(len(ks) - 1, i + 1)])
+        golden = (math.sqrt(5) - 1) / 2
+        a, b = hi - golden * (hi - lo), lo + golden * (hi - lo)
+        fa, fb = cost(a, pts), cost(b, pts)
+        for _ in range(30):
+            if fa < fb:
+                hi, b, fb = b, a, fa
+                a = hi - golden * (hi - lo)
+                fa = cost(a, pts)
+            else:
+                lo, a, fa = a, b, fb
+                b = lo + golden * (hi - lo)
+                fb = cost(b, pts)
+        return (lo + hi) / 2
+
+    k = search(sides)
+    lens = replace(base, k1=k)
+    kept = []
+    for p in sides:
+        r = camera._line_residuals(lens.remove(p))
+        mad = 1.4826 * float(np.median(np.abs(r))) + 0.05
+        kept.append(p[np.abs(r) <= trim * mad])
+    kept = [p for p in kept if len(p) >= 8]
+    if len(kept) >= 2:
+        k = search(kept)
+        lens = replace(base, k1=k)
+    n = sum(len(p) for p in kept)
+    rms = camera.straightness(kept, lens)
+    # 1-sigma of k from the cost's curvature: cost = sum r^2, sigma_k^2 = 2 rms^2 / cost''. Edge points along a side
+    # are correlated (blur, JPEG blocks), so count at most one in ten as independent.
+    h = 1e-3
+    curv = (cost(k + h, kept) - 2 * cost(k, kept) + cost(k - h, kept)) / (h * h)
+    eff = max(1.0, n / 10.0) / max(1, n)
+    sigma = math.sqrt(2 * max(rms, 0.05) ** 2 / max(curv * eff, 1e-12))
+    return lens, rms, sigma
+
+
+
+def _bowed_sides(seed: int, k1: float, size: tuple[int, int]) -> list[np.ndarray]:
+    """A table's four sides as edge points (noisy, a few outliers) seen through a lens of ``k1``."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    lens = replace(camera.no_distortion(size), k1=k1)
+    quad = np.array([[0.1 * w, 0.9 * h], [0.92 * w, 0.85 * h], [0.8 * w, 0.15 * h], [0.15 * w, 0.2 * h]]) + rng.normal(0, 20, (4, 2))
+    sides = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        t = np.sort(rng.uniform(0.05, 0.95, int(rng.integers(6, 160))))
+        pts = lens.apply(a + t[:, None] * (b - a)) + rng.normal(0, 0.4, (len(t), 2))
+        pts[rng.random(len(t)) < 0.05] += rng.normal(0, 15, 2)
+        sides.append(pts)
+    return sides
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k1=st.sampled_from([0.0, -0.08, -0.03, 0.02]),
+       size=st.sampled_from([(4032, 3024), (1600, 1200)]), drop=st.integers(0, 2))
+def test_plumb_line_with_the_sides_undistorted_together_is_side_by_side(seed: int, k1: float, size: tuple[int, int],
+                                                                       drop: int) -> None:
+    sides = _bowed_sides(seed, k1, size)[drop:]
+    lens, rms, sigma = camera.plumb_line(sides, size)
+    want_lens, want_rms, want_sigma = _plumb_line_formula(sides, size)
+    assert (lens.k1, lens.k2, lens.centre, lens.scale) == (want_lens.k1, want_lens.k2, want_lens.centre, want_lens.scale)
+    assert (rms, sigma) == (want_rms, want_sigma) or (math.isinf(sigma) and math.isinf(want_sigma) and rms == want_rms)

@@ -134,8 +134,12 @@ def plumb_line(sides: list[np.ndarray], size: tuple[int, int], trim: float = 3.0
         return base, 0.0, math.inf
 
     def cost(k: float, pts: list[np.ndarray]) -> float:
+        # All sides undistorted at once (pointwise: the same numbers as side by side), each side's straight line fitted
+        # on its own fresh copy, as when each side was undistorted alone.
         lens = replace(base, k1=k)
-        return sum(float(np.sum(_line_residuals(lens.remove(p, iterations=6)) ** 2)) for p in pts)
+        whole = lens.remove(np.concatenate(pts), iterations=6)
+        ends = np.cumsum([len(p) for p in pts])
+        return sum(float(np.sum(_line_residuals(whole[end - len(p):end].copy()) ** 2)) for p, end in zip(pts, ends))
 
     def search(pts: list[np.ndarray]) -> float:
         lo, hi = -MAX_KAPPA, MAX_KAPPA
