@@ -164,3 +164,27 @@ def test_plumb_line_with_the_sides_undistorted_together_is_side_by_side(seed: in
     want_lens, want_rms, want_sigma = _plumb_line_formula(sides, size)
     assert (lens.k1, lens.k2, lens.centre, lens.scale) == (want_lens.k1, want_lens.k2, want_lens.centre, want_lens.scale)
     assert (rms, sigma) == (want_rms, want_sigma) or (math.isinf(sigma) and math.isinf(want_sigma) and rms == want_rms)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), shape=st.lists(st.integers(1, 9), min_size=1, max_size=4), long=st.integers(1, 130),
+       axis=st.integers(0, 3), dtype=st.sampled_from([np.float32, np.float64]), ties=st.booleans(),
+       nan=st.floats(0.0, 0.05))
+def test_sorted_median_is_numpys_median(seed: int, shape: list[int], long: int, axis: int, dtype: type, ties: bool,
+                                        nan: float) -> None:
+    rng = np.random.default_rng(seed)
+    axis = axis % len(shape)
+    shape[axis] = long
+    values = rng.normal(0, 30, shape)
+    if ties:
+        values = np.round(values / 10) * 10 + 0.0  # + 0.0: numpy's partition and sort may order -0.0 and 0.0 apart
+    values = values.astype(dtype)
+    values[rng.random(shape) < nan] = np.nan
+    assert _same_bits(rectify.sorted_median(values, axis), np.median(values, axis=axis))
+
+
+def test_sorted_median_by_hand() -> None:
+    # Rows (3, 1, 2) and (4, 8, 6, 2) along axis 1 would need an even row; along axis 0 of [[3, 4], [1, 8], [2, 6]]: the
+    # middles are 2 and 6; with a fourth row [0, 2]: (1 + 2) / 2 = 1.5 and (4 + 6) / 2 = 5.
+    assert rectify.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0]]), 0).tolist() == [2.0, 6.0]
+    assert rectify.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0], [0.0, 2.0]]), 0).tolist() == [1.5, 5.0]

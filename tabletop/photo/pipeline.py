@@ -14,7 +14,7 @@ from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, lo
 from tabletop.photo.camera import Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, typical_focal
 from tabletop.photo.rectify import (RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, calibration_rms_mm, find_table,
                                     inner_colour_steps, inner_rivals, inward_side_profiles, inward_sides, measure_lens, rectified_px_per_mm,
-                                    rectify, refine_corners, sloped_lines)
+                                    rectify, refine_corners, sloped_lines, sorted_median)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 CLICK_SIGMA_PX = 1.0
@@ -65,7 +65,7 @@ def _median_lines(offsets: np.ndarray, strength: np.ndarray) -> tuple[np.ndarray
     along, whole = sloped_lines(strength, slopes)
     middle = offsets[None, :] + 0.5 * slopes[:, None] * step
     texture = max(float(np.median(strength[:, offsets >= STEADY_EDGE_MIN_PX])), STEADY_EDGE_TEXTURE_FLOOR)
-    return np.median(along, axis=1), middle, whole, texture
+    return sorted_median(along, 1), middle, whole, texture
 
 
 def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | None, samples: int = 60) -> list[tuple[float, float]]:
