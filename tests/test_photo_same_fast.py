@@ -188,3 +188,30 @@ def test_sorted_median_by_hand() -> None:
     # middles are 2 and 6; with a fourth row [0, 2]: (1 + 2) / 2 = 1.5 and (4 + 6) / 2 = 5.
     assert rectify.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0]]), 0).tolist() == [2.0, 6.0]
     assert rectify.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0], [0.0, 2.0]]), 0).tolist() == [1.5, 5.0]
+
+
+def test_the_doubt_tests_on_shared_profiles_are_each_tests_own() -> None:
+    """``pipeline._doubt_outline`` reads the sides' profiles once: each test of edges gives what it gives reading its own,
+    on a 2400 x 1800 photo (one band for all) and on a quarter-size copy (the steady-edge tests' band the wider)."""
+    from tabletop.photo.pipeline import (STEADY_EDGE_MIN_PX, face_side_scale, front_face_inside,
+                                         steady_inner_edges)
+    from tabletop.photo.rectify import RIVAL_MIN_PX, inner_rivals, inward_side_profiles, side_band_px
+
+    from tests.test_photo_camera import _slab_seen_from_the_front
+
+    img, top, foot, _ = _slab_seen_from_the_front(30.0)
+    table = (1200.0, 1200.0)
+    small = cv2.resize(img, (600, 450), interpolation=cv2.INTER_AREA)
+    for photo, f in ((img, 1.0), (small, 0.25)):
+        for corners in (top, foot):
+            corners = tuple((x * f, y * f) for x, y in corners)
+            scale = face_side_scale(camera.camera_from_corners(corners, table, (photo.shape[1], photo.shape[0])), corners, table)
+            rival = inward_side_profiles(photo, corners, None, RIVAL_MIN_PX, 60)
+            edge = inward_side_profiles(photo, corners, None, STEADY_EDGE_MIN_PX, 60)
+            shared = side_band_px(photo, RIVAL_MIN_PX) == side_band_px(photo, STEADY_EDGE_MIN_PX)
+            assert shared == (f == 1.0)
+            if shared:
+                assert all(_same_bits(a, c) and _same_bits(b, d) for (a, b), (c, d) in zip(rival, edge))
+            assert inner_rivals(photo, corners, None, profiles=rival) == inner_rivals(photo, corners, None)
+            assert steady_inner_edges(photo, corners, None, profiles=edge) == steady_inner_edges(photo, corners, None)
+            assert front_face_inside(photo, corners, None, scale, profiles=edge) == front_face_inside(photo, corners, None, scale)

@@ -12,9 +12,9 @@ from tabletop.photo import BASE_SIZES_MM
 from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, typical_focal
-from tabletop.photo.rectify import (RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, calibration_rms_mm, find_table,
+from tabletop.photo.rectify import (RIVAL_MIN_PX, RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, calibration_rms_mm, find_table,
                                     inner_colour_steps, inner_rivals, inward_side_profiles, inward_sides, measure_lens, rectified_px_per_mm,
-                                    rectify, refine_corners, sloped_lines, sorted_median)
+                                    rectify, refine_corners, side_band_px, sloped_lines, sorted_median)
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 CLICK_SIGMA_PX = 1.0
@@ -68,13 +68,17 @@ def _median_lines(offsets: np.ndarray, strength: np.ndarray) -> tuple[np.ndarray
     return sorted_median(along, 1), middle, whole, texture
 
 
-def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | None, samples: int = 60) -> list[tuple[float, float]]:
+def steady_inner_edges(image: np.ndarray, corners: Corners, lens: Distortion | None, samples: int = 60,
+                       profiles: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[tuple[float, float]]:
     """Per side (bottom, right, top, left): the straight line inside it, within ``rectify.RIVAL_BAND`` of the photo's
     diagonal, whose gradient is strongest in the median along the side, as (that median over the band's median
     gradient, its distance inside in pixels). The median keeps a base or a shadow near the edge, strong along part of a
-    line, from scoring as an edge along all of it."""
+    line, from scoring as an edge along all of it. ``profiles``: ``rectify.inward_side_profiles``'s for
+    ``STEADY_EDGE_MIN_PX``, read here if not given."""
     out = []
-    for offsets, strength in inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples):
+    if profiles is None:
+        profiles = inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples)
+    for offsets, strength in profiles:
         inner = offsets > 0
         score, middle, whole, texture = _median_lines(offsets[inner], strength[:, inner])
         score = np.where(whole & (middle >= STEADY_EDGE_MIN_PX), score, -1.0)
@@ -114,18 +118,21 @@ def face_side_scale(camera: Camera, corners: Corners, table_mm: tuple[float, flo
 
 
 def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | None, face_px_per_mm: list[float],
-                      samples: int = 60) -> list[tuple[float, float] | None]:
+                      samples: int = 60, profiles: list[tuple[np.ndarray, np.ndarray]] | None = None
+                      ) -> list[tuple[float, float] | None]:
     """Per side the camera looks at from outside (``face_side_scale`` positive): where its front face lies. The table's
     top edge has its front face outside it (between the edge and the face's foot, a face's height away); a side found
     at the face's foot has the face inside it, bounded by the top's edge. So the steadiest straight line (the median
     gradient along the whole side, as in ``steady_inner_edges``) within a face's height (``FACE_THICKNESS_MM``) is
     looked for inside the side and outside it; the side's face is inside when the inner one is an edge
     (``FACE_EDGE_SNR`` times the texture inside, a peak across the side) and steadier than anything outside. Returns
-    (the inner line's score over the texture, its distance inside in pixels) for such a side, else None."""
+    (the inner line's score over the texture, its distance inside in pixels) for such a side, else None. ``profiles``:
+    as ``steady_inner_edges``'s."""
     peak = int(round(FACE_PEAK_PX / SIDE_PROFILE_STEP_PX))
     out: list[tuple[float, float] | None] = []
-    for (offsets, strength), px_per_mm in zip(inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples),
-                                              face_px_per_mm):
+    if profiles is None:
+        profiles = inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples)
+    for (offsets, strength), px_per_mm in zip(profiles, face_px_per_mm):
         if not px_per_mm > 0:
             out.append(None)
             continue
@@ -157,8 +164,13 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
     length against the texture, a colour step seen the same way all along it, or its front face inside it, the table's
     top edge may be there (the side found is the foot of its front face, a border, the floor),
     so both its corners' sigmas cover that distance; and the note saying what to do."""
-    rivals = inner_rivals(image, corners, lens)
-    steady = steady_inner_edges(image, corners, lens)
+    # The sides' profiles are read once: the three tests of edges share them where their bands are the same (every photo
+    # with a diagonal of 2,000 px or more: ``rectify.RIVAL_BAND`` of it is the wider).
+    rival_profiles = inward_side_profiles(image, corners, lens, RIVAL_MIN_PX, 60)
+    edge_profiles = (rival_profiles if side_band_px(image, RIVAL_MIN_PX) == side_band_px(image, STEADY_EDGE_MIN_PX)
+                     else inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, 60))
+    rivals = inner_rivals(image, corners, lens, profiles=rival_profiles)
+    steady = steady_inner_edges(image, corners, lens, profiles=edge_profiles)
     steps = inner_colour_steps(image, corners, lens, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX)
     doubtful = [(i, inside) for i, (ratio, inside) in enumerate(rivals) if ratio >= RIVAL_RATIO]
     doubtful += [(i, inside) for i, (snr, inside) in enumerate(steady)
@@ -168,7 +180,7 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
     if table_mm is not None:
         size = (image.shape[1], image.shape[0])
         camera = camera_from_corners(corners, table_mm, size, lens, sigmas, focal)
-        faces = front_face_inside(image, corners, lens, face_side_scale(camera, corners, table_mm))
+        faces = front_face_inside(image, corners, lens, face_side_scale(camera, corners, table_mm), profiles=edge_profiles)
         doubtful += [(i, face[1]) for i, face in enumerate(faces) if face is not None and all(i != j for j, _ in doubtful)]
     doubtful.sort()
     if not doubtful:

@@ -760,9 +760,15 @@ def inward_side_profiles(image: np.ndarray, corners_px: Corners, lens: Distortio
     quad = np.asarray(corners_px, dtype=np.float64)
     if lens is not None:
         quad = lens.remove(quad)
-    h, w = image.shape[:2]
-    band = max(4 * min_px, RIVAL_BAND * math.hypot(w, h))
+    band = side_band_px(image, min_px)
     return [magnitude_lines(image, points, normal, band, SIDE_PROFILE_STEP_PX, lens) for points, normal in inward_sides(quad, samples)]
+
+
+def side_band_px(image: np.ndarray, min_px: float) -> float:
+    """How far each way across a side :func:`inward_side_profiles` reads (px): ``RIVAL_BAND`` of the photo's diagonal, at
+    least ``4 * min_px``."""
+    h, w = image.shape[:2]
+    return max(4 * min_px, RIVAL_BAND * math.hypot(w, h))
 
 
 def inward_sides(quad: np.ndarray, samples: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -781,14 +787,17 @@ def inward_sides(quad: np.ndarray, samples: int) -> list[tuple[np.ndarray, np.nd
     return out
 
 
-def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None,
-                 samples: int = 60) -> list[tuple[float, float]]:
+def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None, samples: int = 60,
+                 profiles: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[tuple[float, float]]:
     """Per side (bottom, right, top, left): the strongest straight edge inside it within ``RIVAL_BAND`` of the photo's
     diagonal, as (its mean gradient over the side's own, its distance inside in pixels). A ratio of ``RIVAL_RATIO`` or
-    more says the side found may be the foot of the table's front face, a border or the floor, not its top edge."""
+    more says the side found may be the foot of the table's front face, a border or the floor, not its top edge.
+    ``profiles``: ``inward_side_profiles``'s for ``RIVAL_MIN_PX``, read here if not given."""
     step = SIDE_PROFILE_STEP_PX
     out = []
-    for offsets, strength in inward_side_profiles(image, corners_px, lens, RIVAL_MIN_PX, samples):
+    if profiles is None:
+        profiles = inward_side_profiles(image, corners_px, lens, RIVAL_MIN_PX, samples)
+    for offsets, strength in profiles:
         score, slopes = _line_scores(strength, 1)
         mean_offset = offsets[None, :] + 0.5 * slopes[:, None] * step  # each line's offset halfway along the side
         own = float(score[np.abs(mean_offset) <= RIVAL_MIN_PX / 2].max())
