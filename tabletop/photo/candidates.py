@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from tabletop.photo.rays import top_down
+from tabletop.photo.rays import channel_norm, top_down
 from tabletop.photo.values import Rectified
 
 CANDIDATE_PX_PER_MM = 1.0
@@ -81,7 +81,7 @@ def mat_model(top: np.ndarray) -> MatModel:
 def not_mat_distance(top: np.ndarray, mat: MatModel) -> np.ndarray:
     """Each top-down pixel's whitened colour distance from the local mat (float32, blurred by 1 px first)."""
     z = cv2.transform(cv2.GaussianBlur(top.astype(np.float32) - mat.near, (0, 0), 1.0), mat.whiten)
-    return np.sqrt(np.sum(z * z, axis=2))
+    return channel_norm(z, axis=2)  # np.sqrt(np.sum(z * z, axis=2)) to the bit
 
 
 def _blob_candidates(top: np.ndarray, mat: MatModel, r_min: float, r_max: float, dist: np.ndarray | None = None) -> np.ndarray:
