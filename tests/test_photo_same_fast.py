@@ -215,3 +215,28 @@ def test_the_doubt_tests_on_shared_profiles_are_each_tests_own() -> None:
             assert inner_rivals(photo, corners, None, profiles=rival) == inner_rivals(photo, corners, None)
             assert steady_inner_edges(photo, corners, None, profiles=edge) == steady_inner_edges(photo, corners, None)
             assert front_face_inside(photo, corners, None, scale, profiles=edge) == front_face_inside(photo, corners, None, scale)
+
+
+def _mat_model_formula(top: np.ndarray) -> candidates.MatModel:
+    """``candidates.mat_model`` with numpy's medians (before the sorted ones)."""
+    h, w = top.shape[:2]
+    maps = []
+    for f in (4, 8):
+        small = cv2.resize(top, (max(8, w // f), max(8, h // f)), interpolation=cv2.INTER_AREA)
+        maps.append(cv2.resize(cv2.medianBlur(small, 31), (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32))
+    mat = maps[0]
+    diff = top[::3, ::3].astype(np.float32).reshape(-1, 3) - mat[::3, ::3].reshape(-1, 3)
+    centre = np.median(diff, axis=0)
+    mad = 1.4826 * np.median(np.abs(diff - centre), axis=0) + 0.5
+    core = np.all(np.abs(diff - centre) < 3 * mad, axis=1)
+    cov = np.cov(diff[core].T) + np.eye(3) * 1.0
+    vals, vecs = np.linalg.eigh(cov)
+    return candidates.MatModel(maps[0], maps[1], (vecs @ np.diag(vals ** -0.5) @ vecs.T).astype(np.float32))
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_mat_model_with_sorted_medians_is_numpys(seed: int) -> None:
+    top = _candidate_top(seed)
+    got, want = candidates.mat_model(top), _mat_model_formula(top)
+    assert _same_bits(got.near, want.near) and _same_bits(got.wide, want.wide) and _same_bits(got.whiten, want.whiten)

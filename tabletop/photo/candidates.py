@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from tabletop.photo.rays import channel_norm, top_down
+from tabletop.photo.rectify import sorted_median
 from tabletop.photo.values import Rectified
 
 CANDIDATE_PX_PER_MM = 1.0
@@ -70,8 +71,8 @@ def mat_model(top: np.ndarray) -> MatModel:
         maps.append(cv2.resize(cv2.medianBlur(small, 31), (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32))
     mat = maps[0]
     diff = top[::3, ::3].astype(np.float32).reshape(-1, 3) - mat[::3, ::3].reshape(-1, 3)
-    centre = np.median(diff, axis=0)
-    mad = 1.4826 * np.median(np.abs(diff - centre), axis=0) + 0.5
+    centre = sorted_median(diff, 0)  # np.median's to the bit: differences of colours are never -0.0
+    mad = 1.4826 * sorted_median(np.abs(diff - centre), 0) + 0.5
     core = np.all(np.abs(diff - centre) < 3 * mad, axis=1)
     cov = np.cov(diff[core].T) + np.eye(3) * 1.0
     vals, vecs = np.linalg.eigh(cov)
