@@ -289,6 +289,15 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
+    elif unaided and not lens.identity:
+        # A calibrated lens (--camera, or the markers') bends the sides as a measured one does: the outline found as
+        # straight lines is followed through it in the same search (its corners were several px off without).
+        try:
+            bent = refine_corners(image, work_corners, search_px=8.0, lens=lens)
+        except PhotoError:
+            bent = None
+        if bent is not None and bent.confidence >= TABLE_CONFIDENT and corner_outside(bent.corners_px, size) is None:
+            work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
     doubt = None
     if unaided:
         sigmas, doubt = _doubt_outline(image, work_corners, sigmas, lens, table_mm, focal)
