@@ -27,7 +27,11 @@ photogen = pytest.importorskip("benchmarks.photogen")
 
 pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(600)]
 TOOLS = ("Xvfb", "xdotool", "import")
-SEEDS = range(1, 41)
+SEEDS = (116,)
+"""A markers photo showing all three things the review must fix: a missed base, a wrong proposal and the token proposed.
+Rare together (seed 7 of 1-40 did until stop 43's footprint fit put its wrong proposal right; of 41-120 only 74 and 116
+do, and on 74 the app's click, rounded to a screen pixel about 2 mm across, starts the local fit where it finds no
+rim), so it is named, not searched for: each photo tried costs a render and an analysis in CI."""
 TOKEN_AT, TOKEN_MM = (175.0, 550.0), 30.0
 WHEEL_NOTCHES = 20
 """Zoom in 1.15^20, about 16 times: a millimetre is then ten pixels or so."""
@@ -107,7 +111,8 @@ def _photo_to_review(out: Path) -> tuple[dict, tuple[list, dict, tuple, list]]:
         plan = _plan(out, truth)
         if plan is not None:
             return truth, plan
-    pytest.fail(f"none of the markers photos (seeds {SEEDS.start}-{SEEDS.stop - 1}) has a missed base, a wrong proposal and the token proposed")
+    pytest.fail(f"none of the markers photos (seeds {', '.join(map(str, SEEDS))}) has a missed base, a wrong proposal and the "
+                "token proposed: the detector changed; find another seed that has (the search is in the closing note of stop 43)")
 
 
 def _near(colour: tuple[int, ...], want: tuple[int, int, int], tol: int = 45) -> bool:
