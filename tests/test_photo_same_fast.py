@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop.photo import camera, candidates, rectify
+from tabletop.photo import camera, candidates, rays, rectify
 
 
 def _line_scores_formula(strength: np.ndarray, slope_step: int) -> tuple[np.ndarray, np.ndarray]:
@@ -180,14 +180,14 @@ def test_sorted_median_is_numpys_median(seed: int, shape: list[int], long: int, 
         values = np.round(values / 10) * 10 + 0.0  # + 0.0: numpy's partition and sort may order -0.0 and 0.0 apart
     values = values.astype(dtype)
     values[rng.random(shape) < nan] = np.nan
-    assert _same_bits(rectify.sorted_median(values, axis), np.median(values, axis=axis))
+    assert _same_bits(rays.sorted_median(values, axis), np.median(values, axis=axis))
 
 
 def test_sorted_median_by_hand() -> None:
     # Rows (3, 1, 2) and (4, 8, 6, 2) along axis 1 would need an even row; along axis 0 of [[3, 4], [1, 8], [2, 6]]: the
     # middles are 2 and 6; with a fourth row [0, 2]: (1 + 2) / 2 = 1.5 and (4 + 6) / 2 = 5.
-    assert rectify.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0]]), 0).tolist() == [2.0, 6.0]
-    assert rectify.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0], [0.0, 2.0]]), 0).tolist() == [1.5, 5.0]
+    assert rays.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0]]), 0).tolist() == [2.0, 6.0]
+    assert rays.sorted_median(np.array([[3.0, 4.0], [1.0, 8.0], [2.0, 6.0], [0.0, 2.0]]), 0).tolist() == [1.5, 5.0]
 
 
 def test_the_doubt_tests_on_shared_profiles_are_each_tests_own() -> None:

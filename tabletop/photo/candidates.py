@@ -13,8 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from tabletop.photo.rays import channel_norm, top_down
-from tabletop.photo.rectify import sorted_median
+from tabletop.photo.rays import channel_norm, sorted_median, top_down
 from tabletop.photo.values import Rectified
 
 CANDIDATE_PX_PER_MM = 1.0

@@ -14,7 +14,8 @@ from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, lo
 from tabletop.photo.camera import Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, typical_focal
 from tabletop.photo.rectify import (RIVAL_MIN_PX, RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, calibration_rms_mm, find_table,
                                     inner_colour_steps, inner_rivals, inward_side_profiles, inward_sides, measure_lens, rectified_px_per_mm,
-                                    rectify, refine_corners, side_band_px, sloped_lines, sorted_median)
+                                    rectify, refine_corners, side_band_px, sloped_lines)
+from tabletop.photo.rays import sorted_median
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 CLICK_SIGMA_PX = 1.0

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from tabletop.photo.camera import Camera, Distortion, no_distortion, plumb_line, straightness
+from tabletop.photo.rays import sorted_median
 from tabletop.photo.values import Corners, PhotoError, Rectified, TableFit, apply_homography
 
 MAP_STEP_PX = 8
@@ -814,19 +815,6 @@ or floor beyond its far side, was 10-80 px on the generator's photos."""
 MAT_STEP_HALF_PX = 3
 """A step is the mean colour over this many pixels on the inner side of a line less the mean over as many on the outer
 side (past an edge's blur, within a narrow band's width)."""
-
-
-def sorted_median(values: np.ndarray, axis: int) -> np.ndarray:
-    """``np.median(values, axis)`` of a floating array to the bit, from a sorted copy: the middle value, or the mean of
-    the middle two; NaN where a row holds one, as numpy's. (-0.0 and 0.0 tie: a row holding both may give either; the
-    doubt tests' steps and gradients are never -0.0.) Rows of a few hundred sort faster than numpy partitions them along
-    an axis that is not the last (5x on the doubt tests' [slopes, samples, lines, channels])."""
-    ordered = np.sort(np.moveaxis(values, axis, -1), axis=-1)
-    n = ordered.shape[-1]
-    if n == 0:
-        return np.median(values, axis=axis)
-    middle = ordered[..., n // 2] if n % 2 else np.mean(ordered[..., n // 2 - 1:n // 2 + 1], axis=-1)
-    return np.where(np.isnan(ordered[..., -1]), ordered.dtype.type(np.nan), middle)
 
 
 def sloped_lines(values: np.ndarray, slopes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
