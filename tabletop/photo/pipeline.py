@@ -202,6 +202,23 @@ def _as_corners(points: np.ndarray) -> Corners:
     return (c[0], c[1], c[2], c[3])
 
 
+def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int],
+                     max_move_px: float = math.inf) -> TableFit | None:
+    """The outline ``corners_px`` refined through ``lens`` (an 8 px search), or None where that fails, is unsure
+    (under ``TABLE_CONFIDENT``), leaves the photo or moves a corner further than ``max_move_px``."""
+    try:
+        bent = refine_corners(image, corners_px, search_px=8.0, lens=lens)
+    except PhotoError:
+        return None
+    if bent.confidence < TABLE_CONFIDENT or corner_outside(bent.corners_px, size) is not None:
+        return None
+    if math.isfinite(max_move_px):
+        moved = float(np.max(np.linalg.norm(np.asarray(bent.corners_px) - np.asarray(corners_px), axis=1)))
+        if not moved <= max_move_px:
+            return None
+    return bent
+
+
 def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: Corners | None = None,
                   base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM, base_height_mm: float | None = None,
                   lens_file: LensFile | None = None, corner_sigma_px: tuple[float, float, float, float] | None = None,
@@ -278,26 +295,17 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     if lens is None:
         lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit)
         if not lens.identity:
-            try:
-                bent = refine_corners(image, work_corners, search_px=8.0, lens=lens)
-            except PhotoError:
-                bent = None
-            bent_moved = (float(np.max(np.linalg.norm(np.asarray(bent.corners_px) - np.asarray(work_corners), axis=1)))
-                          if bent is not None else math.inf)
             # Given corners move no further through the lens than without it (``MAX_CORNER_MOVE_PX``).
-            if (bent is not None and bent.confidence >= 0.3 and corner_outside(bent.corners_px, size) is None
-                    and (corners is None or bent_moved <= MAX_CORNER_MOVE_PX)):
+            bent = _refined_through(image, work_corners, lens, size, math.inf if corners is None else MAX_CORNER_MOVE_PX)
+            if bent is not None:
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
     elif unaided and not lens.identity:
         # A calibrated lens (--camera, or the markers') bends the sides as a measured one does: the outline found as
         # straight lines is followed through it in the same search (its corners were several px off without).
-        try:
-            bent = refine_corners(image, work_corners, search_px=8.0, lens=lens)
-        except PhotoError:
-            bent = None
-        if bent is not None and bent.confidence >= TABLE_CONFIDENT and corner_outside(bent.corners_px, size) is None:
+        bent = _refined_through(image, work_corners, lens, size)
+        if bent is not None:
             work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
     doubt = None
     if unaided:
