@@ -160,15 +160,7 @@ def _tall_base_photo(cam: Camera, centre: tuple[float, float], radius: float, he
     reach = radius + outline_extra(angles, np.array([radius]), shift, top)[0]
     pts = np.column_stack([centre[0] + reach * np.cos(angles), centre[1] + reach * np.sin(angles)])
     px = cam.project(pts)
-    # Drawn 8 times finer and area-averaged: OpenCV fills a polygon's edge pixels whole, half a pixel too wide.
-    k = 8
-    x0, y0 = np.floor(px.min(axis=0)).astype(int) - 4
-    x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 4
-    fine = np.zeros(((y1 - y0) * k, (x1 - x0) * k), np.uint8)
-    cv2.fillPoly(fine, [np.round((px - [x0, y0] + 0.5) * k - 0.5).astype(np.int32)], 255)
-    cover = cv2.resize(fine, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
-    patch = img[y0:y1, x0:x1].astype(np.float32)
-    img[y0:y1, x0:x1] = np.round(patch * (1 - cover) + np.array([30.0, 30.0, 34.0]) * cover).astype(np.uint8)
+    _fill_envelope(img, px, (30.0, 30.0, 34.0))
     return cv2.GaussianBlur(img, (0, 0), 0.8)
 
 
@@ -225,7 +217,8 @@ def test_an_outline_seen_as_a_flat_disc_conflicts_with_the_profiles_prior() -> N
 
 
 def _fill_envelope(img: np.ndarray, px: np.ndarray, colour: tuple[float, float, float]) -> None:
-    """Fill the polygon ``px`` (photo pixels) with ``colour``, its edge pixels by their covered area (drawn 8 times finer)."""
+    """Fill the polygon ``px`` (photo pixels) with ``colour``, its edge pixels by their covered area (drawn 8 times finer
+    and area-averaged: OpenCV fills a polygon's edge pixels whole, half a pixel too wide)."""
     k = 8
     x0, y0 = np.floor(px.min(axis=0)).astype(int) - 4
     x1, y1 = np.ceil(px.max(axis=0)).astype(int) + 4
