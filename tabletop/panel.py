@@ -6,7 +6,7 @@ window colours them by style (``head``, ``good``, ``bad``, ``warn``, ``note``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tabletop.model import Scenario
@@ -29,6 +29,12 @@ def display_names(scenario: Scenario) -> dict[str, str]:
     out = {m.id: m.label for m in scenario.models}
     out.update({t.id: t.label for t in scenario.terrain})
     return out
+
+
+def named(ids: Iterable[str], names: Mapping[str, str]) -> str:
+    """``ids`` as a step's text names them, comma separated: "Fusilier 1 (fus1)", or the bare id when it has no
+    other name ("" when empty). The id stays beside the name because two models may share a name."""
+    return ", ".join(f"{names[i]} ({i})" if names.get(i, i) != i else i for i in ids)
 
 
 def id_list(ids: Sequence[str], names: Mapping[str, str]) -> str:

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
         ring_top,
         terrain_point,
     )
-    from tabletop.panel import display_names, id_list, num
+    from tabletop.panel import display_names, id_list, named, num
     from tabletop.sideview import PAD_MIN_MM, PAD_SHARE, ElevationProfile, ProfileBlock, ProfileTrooper, terrain_blocks
 
 __all__ = [
@@ -96,7 +96,7 @@ __all__ = [
     "TEXT", "TEXT_DIM", "TEMPLATE_EDGE", "NULLIFIED", "ROSE", "ROSE_HOT", "ROSE_MIN_PX", "CHAIN", "LINK", "GROUND_ZERO",
     "BLOCKED_FILL", "BLOCKED_HATCH", "DODGE_PH", "DODGE_PH3", "WARN", "DAMAGE_TEXT", "HIGHLIGHT", "HEAT_ALPHA",
     # results panel
-    "num", "display_names", "id_list",
+    "num", "display_names", "id_list", "named",
     # the rule and seed quote of each step
     "Rule", "RuleQuote", "rule_book", "rule_for", "step_rule_hook",
     # side view
@@ -163,6 +163,7 @@ _LAZY: dict[str, str] = {
     "terrain_point": "tabletop.marks",
     "display_names": "tabletop.panel",
     "id_list": "tabletop.panel",
+    "named": "tabletop.panel",
     "num": "tabletop.panel",
     "PAD_MIN_MM": "tabletop.sideview",
     "PAD_SHARE": "tabletop.sideview",

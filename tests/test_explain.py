@@ -83,7 +83,7 @@ def test_plain_text_lines(capsys: pytest.CaptureFixture[str]) -> None:
     out = _run(capsys, str(SCENARIOS / "robotech-volley.toml")).splitlines()
     for line in [
         "Template volley (robotech_blast)",
-        "  13. pod1 is hit by 4 missiles of the volley (1, 2, 3, 4): Inescapable",
+        "  13. Battlepod (target) (pod1) is hit by 4 missiles of the volley (1, 2, 3, 4): Inescapable",
         "     Rule: Inescapable: 4 missiles of one volley hit it (rule text)",
         "     “If 4 missiles from the same volley hit any given mecha, they are considered Inescapable for that mecha, and thus can’t be Dodged by it.”",
     ]:
@@ -149,7 +149,7 @@ def test_a_tangent_base_shows_a_margin_of_plus_zero(capsys: pytest.CaptureFixtur
 def test_each_step_shows_the_rule_it_names(capsys: pytest.CaptureFixture[str]) -> None:
     # robotech-hit: the officer (DF 6) beats the Strike 5: its step quotes the NO DAMAGE sentence, not the half-damage one.
     out = _run(capsys, str(SCENARIOS / "robotech-hit.toml")).splitlines()
-    k = out.index("  4. Blast (Strike 5): officer (DF 6) takes NO DAMAGE: its DF is higher than the Strike")
+    k = out.index("  4. Blast (Strike 5): Officer's Pod (officer) (DF 6) takes NO DAMAGE: its DF is higher than the Strike")
     assert out[k + 1 : k + 3] == [
         "     Rule: DF above the Strike: NO DAMAGE",
         "     “Any mecha or structure which has a DF attribute higher than the roll to Strike takes NO DAMAGE.”",

@@ -277,11 +277,11 @@ def test_a_chain_passes_over_models_that_do_not_explode() -> None:
 def test_chains_off_name_every_model_that_would_explode() -> None:
     res = ruling(chain_table(chain_reactions=False))
     assert res.details["exploded"] == ["a"]
-    assert texts(res)[-1] == ("note", "Chain reactions are off (setting chain_reactions): Bomber would explode in turn")
+    assert texts(res)[-1] == ("note", "Chain reactions are off (setting chain_reactions): Bomber (d) would explode in turn")
     weapon = {"critical_damage": 4, "caught": {"b": {"critical_damage": 4}, "d": {"critical_damage": 4}}}
     s = chain_table(chain_reactions=False)
     s = dataclasses.replace(s, templates=(dataclasses.replace(s.templates[0], weapon=weapon),))
-    assert texts(ruling(s))[-1] == ("note", "Chain reactions are off (setting chain_reactions): b, Bomber would explode in turn")
+    assert texts(ruling(s))[-1] == ("note", "Chain reactions are off (setting chain_reactions): b, Bomber (d) would explode in turn")
 
 
 def test_a_chain_stops_at_its_depth_with_a_step() -> None:

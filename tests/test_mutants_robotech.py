@@ -520,7 +520,7 @@ def test_refusals_say_exactly_why() -> None:
         False, "no friendly mecha (nor the attacker) has line of sight to the point of impact (blocked by Long wall (wall))")
     assert refusal(hit_with(placement=spot, abilities=indirect, dodge=None, terrain=(WALL,), models=hidden), check_line_of_sight=False) == (True, None)
     assert refusal(hit_with(abilities=indirect, dodge=None, terrain=(WALL,), models=hidden)) == (
-        False, "no friendly mecha (nor the attacker) has line of sight to pod1 (blocked by Long wall (wall))")
+        False, "no friendly mecha (nor the attacker) has line of sight to Battlepod (target) (pod1) (blocked by Long wall (wall))")
     assert refusal(hit_with(placement=Impact("destroid", target="valkyrie"), dodge=None)) == (False, "Valkyrie (far away) is not an enemy mecha")
     # A terrain piece without a DF is no structure to target; nor is an id that is nothing on the table.
     post = Terrain("post", points=((30 * IN, 20 * IN), (31 * IN, 20 * IN), (31 * IN, 21 * IN), (30 * IN, 21 * IN)), blocks_los=False)
@@ -529,9 +529,9 @@ def test_refusals_say_exactly_why() -> None:
         False, "'post' is neither a mecha nor a structure with a DF")
     assert refusal(hit_with(placement=at_post, target_structure="nothing", dodge=None)) == (
         False, "'nothing' is neither a mecha nor a structure with a DF")
-    assert refusal(hit_with(terrain=(WALL,))) == (False, "pod1 is not in the attacker's line of sight: blocked by Long wall (wall)")
+    assert refusal(hit_with(terrain=(WALL,))) == (False, "Battlepod (target) (pod1) is not in the attacker's line of sight: blocked by Long wall (wall)")
     unnamed = dataclasses.replace(WALL, name=None)
-    assert refusal(hit_with(terrain=(unnamed,))) == (False, "pod1 is not in the attacker's line of sight: blocked by wall")
+    assert refusal(hit_with(terrain=(unnamed,))) == (False, "Battlepod (target) (pod1) is not in the attacker's line of sight: blocked by wall")
 
 
 def test_a_refusal_keeps_the_aim_and_says_so_in_a_step() -> None:
@@ -548,7 +548,7 @@ def test_a_refusal_keeps_the_aim_and_says_so_in_a_step() -> None:
 def test_refusals_name_every_blocker_and_count_half_a_millimetre() -> None:
     a = Terrain("a", points=((20 * IN, 0.0), (20.5 * IN, 0.0), (20.5 * IN, 48 * IN), (20 * IN, 48 * IN)), kind="wall")
     b = Terrain("b", points=((22 * IN, 0.0), (22.5 * IN, 0.0), (22.5 * IN, 48 * IN), (22 * IN, 48 * IN)), kind="wall", name="Hedge")
-    assert refusal(hit_with(terrain=(a, b))) == (False, "pod1 is not in the attacker's line of sight: blocked by a, Hedge (b)")
+    assert refusal(hit_with(terrain=(a, b))) == (False, "Battlepod (target) (pod1) is not in the attacker's line of sight: blocked by a, Hedge (b)")
     # 20" and half a millimetre, centre to centre, is beyond a 20" range.
     far = {"pod1": {"x": 30 * IN + 0.5}}
     assert refusal(hit_with(range=20, models=far)) == (False, "pod1 is beyond the weapon's range of 20\" (measured centre to centre)")
@@ -562,7 +562,7 @@ def test_resolving_without_settings_checks_line_of_sight() -> None:
 
     s = hit_with(terrain=(WALL,))
     r = resolve_template(s, s.templates[0], table_geometry(s), Dice(1)).resolution
-    assert (r.allowed, r.reason) == (False, "pod1 is not in the attacker's line of sight: blocked by Long wall (wall)")
+    assert (r.allowed, r.reason) == (False, "Battlepod (target) (pod1) is not in the attacker's line of sight: blocked by Long wall (wall)")
 
 
 def test_indirect_fire_spotters() -> None:
@@ -576,7 +576,7 @@ def test_indirect_fire_spotters() -> None:
     assert refusal(hit_with(placement=spot, abilities=indirect, dodge=None, terrain=(WALL,), models=alone)) == (
         False, "no friendly mecha (nor the attacker) has line of sight to the point of impact (blocked by Long wall (wall))")
     assert refusal(hit_with(abilities=indirect, dodge=None, terrain=(WALL,), models=alone)) == (
-        False, "no friendly mecha (nor the attacker) has line of sight to pod1 (blocked by Long wall (wall))")
+        False, "no friendly mecha (nor the attacker) has line of sight to Battlepod (target) (pod1) (blocked by Long wall (wall))")
 
 
 def scatter_run(x_mm: float, y_mm: float, rolled: int) -> dict[str, Any]:
@@ -639,16 +639,16 @@ def test_volley_reactions_command_points_and_rolls() -> None:
     assert res.details["final_damage"] == {"pod1": 24, "pod2": 12}
     # Four Strike steps, eight damage steps (each missile: pod1 full, pod2 half), then the reactions, each a step.
     assert [(st.kind, st.text, st.rule) for st in res.steps[12:]] == [
-        ("note", "pod1 tries to shoot down missile(s) 1, 2, 3, 4: rolls 5, needs a 6: missed", "shoot_down_fails"),
-        ("note", "pod2 tries to shoot down missile(s) 1, 2, 3, 4: rolls 4, needs a 6: missed", "shoot_down_fails"),
-        ("note", "pod1 is hit by 4 missiles of the volley (1, 2, 3, 4): Inescapable", "inescapable_hits"),
-        ("note", "pod1 cannot Roll with Impact: no Command Point left", "no_command_point"),
-        ("note", "pod2 tries to Roll with Impact: rolls 2, needs 3 (setting roll_with_impact_needs): 12 MD stands", "roll_with_impact_roll"),
+        ("note", "Battlepod (target) (pod1) tries to shoot down missile(s) 1, 2, 3, 4: rolls 5, needs a 6: missed", "shoot_down_fails"),
+        ("note", "Battlepod (pod2) tries to shoot down missile(s) 1, 2, 3, 4: rolls 4, needs a 6: missed", "shoot_down_fails"),
+        ("note", "Battlepod (target) (pod1) is hit by 4 missiles of the volley (1, 2, 3, 4): Inescapable", "inescapable_hits"),
+        ("note", "Battlepod (target) (pod1) cannot Roll with Impact: no Command Point left", "no_command_point"),
+        ("note", "Battlepod (pod2) tries to Roll with Impact: rolls 2, needs 3 (setting roll_with_impact_needs): 12 MD stands", "roll_with_impact_roll"),
     ]
     assert [(x.name, x.total, x.note, x.spec) for x in r.rolls[4:]] == [
-        ("shoot_down", 5, "pod1 shoots at the Blast Missile(s)", ROLLS["shoot_down"]),
-        ("shoot_down", 4, "pod2 shoots at the Blast Missile(s)", ROLLS["shoot_down"]),
-        ("roll_with_impact", 2, "pod2 rolls with the impact (needs 3)", ROLLS["roll_with_impact"]),
+        ("shoot_down", 5, "Battlepod (target) (pod1) shoots at the Blast Missile(s)", ROLLS["shoot_down"]),
+        ("shoot_down", 4, "Battlepod (pod2) shoots at the Blast Missile(s)", ROLLS["shoot_down"]),
+        ("roll_with_impact", 2, "Battlepod (pod2) rolls with the impact (needs 3)", ROLLS["roll_with_impact"]),
     ]
     # A 3 is enough: 12 // 2 = 6.
     res = volley_reactions(3).resolution
@@ -656,7 +656,7 @@ def test_volley_reactions_command_points_and_rolls() -> None:
     assert res.details["final_damage"] == {"pod1": 24, "pod2": 6}
     # Counting templates (the Summary's reading): pod1 is under all four.
     res = volley_reactions(3, inescapable_counts="radius").resolution
-    assert ("note", "pod1 is under 4 missiles of the volley (1, 2, 3, 4): Inescapable") in [(st.kind, st.text) for st in res.steps]
+    assert ("note", "Battlepod (target) (pod1) is under 4 missiles of the volley (1, 2, 3, 4): Inescapable") in [(st.kind, st.text) for st in res.steps]
 
 
 def test_a_shoot_down_of_six_is_a_step() -> None:
@@ -665,7 +665,7 @@ def test_a_shoot_down_of_six_is_a_step() -> None:
     t = dataclasses.replace(t, weapon={**t.weapon, "shoot_down": ["pod2"], "dodge": [], "roll_with_impact": []},
                             rolls={"strike": [3, 4, 5, 3], "shoot_down": 6})
     res = adjudicate(dataclasses.replace(s, templates=(t,))).results[0].resolution
-    want = "pod2 shoots down missile(s) 1, 2, 3, 4 with a 6: the missiles that would have hit it (Strike ≥ its DF 3); they damage no one"
+    want = "Battlepod (pod2) shoots down missile(s) 1, 2, 3, 4 with a 6: the missiles that would have hit it (Strike ≥ its DF 3); they damage no one"
     assert ("note", want) in [(st.kind, st.text) for st in res.steps]
     assert res.details["reactions"] == {"pod2": {"shoot_down": {"roll": 6, "success": True, "missiles": [1, 2, 3, 4]}}}
 
@@ -752,13 +752,13 @@ def test_damage_steps_name_the_rule_that_decides_each_unit() -> None:
     r = adjudicate(load(SCENARIOS / "robotech-hit.toml")).results[0].resolution
     # One step per rule that decides what the units under the template take, then each reaction.
     assert [(st.text, st.rule) for st in r.steps if st.kind == "note"] == [
-        ("Blast (Strike 5): pod1 (DF 4) takes 10 MD: its primary target, its DF reached by the Strike: the full MD", "damage_full"),
-        ("Blast (Strike 5): cyclone (DF 4), pod2 (DF 3), bunker (DF 2) take 5 MD each: also caught under the template: "
+        ("Blast (Strike 5): Battlepod (target) (pod1) (DF 4) takes 10 MD: its primary target, its DF reached by the Strike: the full MD", "damage_full"),
+        ("Blast (Strike 5): Cyclone rider (cyclone) (DF 4), Battlepod (pod2) (DF 3), Bunker (bunker) (DF 2) take 5 MD each: also caught under the template: "
          "half damage, rounded down", "damage_half"),
-        ("Blast (Strike 5): officer (DF 6) takes NO DAMAGE: its DF is higher than the Strike", "damage_none"),
-        ("pod1 dodges: 6 + PI 0 = 6 against the Strike 5: dodged, no damage (instead of 10)", "dodge"),
-        ("pod2 dodges: 2 + PI 1 = 3 against the Strike 5: fails, 5 MD stands", "dodge"),
-        ("pod2 rolls with the impact: 5 MD halved to 2", "roll_with_impact"),
+        ("Blast (Strike 5): Officer's Pod (officer) (DF 6) takes NO DAMAGE: its DF is higher than the Strike", "damage_none"),
+        ("Battlepod (target) (pod1) dodges: 6 + PI 0 = 6 against the Strike 5: dodged, no damage (instead of 10)", "dodge"),
+        ("Battlepod (pod2) dodges: 2 + PI 1 = 3 against the Strike 5: fails, 5 MD stands", "dodge"),
+        ("Battlepod (pod2) rolls with the impact: 5 MD halved to 2", "roll_with_impact"),
     ]
 
 

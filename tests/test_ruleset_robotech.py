@@ -490,7 +490,7 @@ def test_line_of_sight_refusal_names_the_blocker() -> None:
     wall = Terrain("wall", points=((20 * IN, 5 * IN), (21 * IN, 5 * IN), (21 * IN, 15 * IN), (20 * IN, 15 * IN)), kind="wall", name="Long wall")
     t = run(change(scenario("hit"), terrain=(*scenario("hit").terrain, wall)))
     assert t["allowed"] is False
-    assert t["reason"] == "pod1 is not in the attacker's line of sight: blocked by Long wall (wall)"
+    assert t["reason"] == "Battlepod (target) (pod1) is not in the attacker's line of sight: blocked by Long wall (wall)"
 
 
 def test_a_structure_target_needs_line_of_sight_to_some_part_of_it() -> None:
@@ -501,7 +501,7 @@ def test_a_structure_target_needs_line_of_sight_to_some_part_of_it() -> None:
     # A wall from y 5" to 20" hides all of it.
     high = Terrain("high", points=((20 * IN, 5 * IN), (21 * IN, 5 * IN), (21 * IN, 20 * IN), (20 * IN, 20 * IN)), kind="wall")
     t = run(change(scenario("hit"), terrain=(*scenario("hit").terrain, high), **aim))
-    assert t["allowed"] is False and "bunker is not in the attacker's line of sight: blocked by high" in t["reason"]
+    assert t["allowed"] is False and "Bunker (bunker) is not in the attacker's line of sight: blocked by high" in t["reason"]
 
 
 @pytest.mark.parametrize(

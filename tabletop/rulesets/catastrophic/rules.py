@@ -31,6 +31,8 @@ from tabletop.plugin import (
     Step,
     Template,
     TemplateShape,
+    display_names,
+    named,
     with_statuses,
 )
 
@@ -228,6 +230,7 @@ def resolve(ctx: Context) -> Resolution:
     """The explosion (if any), its chain reaction, Catastrophic Failure and Martyr victory points."""
     template, scenario, settings = ctx.template, ctx.scenario, ctx.settings
     models = scenario.models_by_id()
+    names = display_names(scenario)
     t = trigger(template, scenario)
     steps: list[Step] = []
     details: dict[str, Any] = {
@@ -256,7 +259,7 @@ def resolve(ctx: Context) -> Resolution:
             ))
     if not t.explodes:
         would = [i for i, c in ctx.coverage.models.items() if c.status == "affected"]
-        nobody = f"; nobody in the would-be AOE is affected ({', '.join(would)})" if would else ""
+        nobody = f"; nobody in the would-be AOE is affected ({named(would, names)})" if would else ""
         steps.append(Step("note", f"No Catastrophic Explosion: {t.reason}{nobody}", data={"models": would}, rule=t.rule))
         details.update(chain=[], caught=[])
         outside = with_statuses(ctx.coverage, {i: "outside" for i, c in ctx.coverage.models.items() if c.status != "user"})
@@ -291,7 +294,7 @@ def resolve(ctx: Context) -> Resolution:
         if blast.caught:
             steps.append(Step(
                 "note", f"Caught by {source}'s explosion (RAV {blast.rav}, AOE/{blast.aoe}), whatever their side: "
-                f"{', '.join(blast.caught)}",
+                f"{named(blast.caught, names)}",
                 data={"models": list(blast.caught), "caused_by": blast.model}, rule="caught",
             ))
         for victim_id in fresh:
@@ -342,7 +345,7 @@ def resolve(ctx: Context) -> Resolution:
 
     if would_chain:
         steps.append(Step("note", f"Chain reactions are off (setting chain_reactions): "
-                                  f"{', '.join(models[v].label for v in would_chain)} would explode in turn",
+                                  f"{named(would_chain, names)} would explode in turn",
                           data={"models": would_chain}, rule="chain_off"))
     details["chain_stopped"] = stopped
     caught_by: dict[str, list[str]] = {}
@@ -379,7 +382,7 @@ def resolve(ctx: Context) -> Resolution:
         scored = sorted(v for v, side in victims.items() if side is not None)
         if scored:
             steps.append(Step(
-                "note", f"Victory points: the models {m.label}'s explosion damages or destroys ({', '.join(scored)}) score for {m.side}",
+                "note", f"Victory points: the models {m.label}'s explosion damages or destroys ({named(scored, names)}) score for {m.side}",
                 data={"model": m.id, "models": scored}, rule="points_caught",
             ))
     details["victory_points"] = vp

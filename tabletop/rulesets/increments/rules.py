@@ -39,7 +39,9 @@ from tabletop.plugin import (
     TemplateShape,
     Terrain,
     base_polygon,
+    display_names,
     line_of_fire,
+    named,
     with_statuses,
 )
 
@@ -358,6 +360,7 @@ def resolve(ctx: Context) -> Resolution:
         return _refused(ctx, f"increments: {exc}", "ground_zero")
     grid = Grid(scenario.table.grid)
     models = scenario.models_by_id()
+    names = display_names(scenario)
     origin, heading, origin_z = _origin(ctx)
     oc, orow = grid.square_of(*origin)
     n = weapon.increment
@@ -388,7 +391,7 @@ def resolve(ctx: Context) -> Resolution:
         con = int(models[smother_id].stats.get("CON", 0))
         spread = max(weapon.damage - con, 0)
         steps.append(Step(
-            "note", f"{smother_id} covers the blast with its body: {weapon.damage} − CON {con} = {spread} spreads",
+            "note", f"{named([smother_id], names)} covers the blast with its body: {weapon.damage} − CON {con} = {spread} spreads",
             data={"model": smother_id}, rule="smother",
         ))
 
@@ -437,16 +440,16 @@ def resolve(ctx: Context) -> Resolution:
             if "breached" in enclosure.tags:
                 breached = True
                 record["breached_by"] = "tag"
-                steps.append(Step("note", f"{enclosure.id} is breached (tag): the blast pierces it and spreads normally, no bonus", rule="breached"))
+                steps.append(Step("note", f"{named([enclosure.id], names)} is breached (tag): the blast pierces it and spreads normally, no bonus", rule="breached"))
             elif "save" in enclosure.stats:
                 walls = [blast.ring_damage(k) for c, r, k in reached if encl_poly.boundary.intersects(grid.box(c, r))]
                 dc = max(walls, default=0)
-                roll = ctx.dice.roll("cover_save", ROLLS["cover_save"], f"{enclosure.id} holds the blast in?")
+                roll = ctx.dice.roll("cover_save", ROLLS["cover_save"], f"{named([enclosure.id], names)} holds the blast in?")
                 holds = _holds(roll, enclosure.stats["save"], dc, save_rule)
                 breached = not holds
                 record.update({"save": enclosure.stats["save"], "roll": roll, "dc": save_dc(dc, save_rule), "holds": holds})
                 steps.append(Step(
-                    "roll", f"{enclosure.id} Damage save {roll} vs {save_dc(dc, save_rule)}: {'holds' if holds else 'breached'}",
+                    "roll", f"{named([enclosure.id], names)} Damage save {roll} vs {save_dc(dc, save_rule)}: {'holds' if holds else 'breached'}",
                     rule="cover_save" if holds else "breached",
                 ))
             record["breached"] = breached
@@ -493,7 +496,7 @@ def resolve(ctx: Context) -> Resolution:
         contained["rolls"] = rolls
         contained["bonus"] = bonus
         steps.append(Step(
-            "roll", f"blast contained by {enclosure.id if enclosure else '?'}: +{bonus} ({' + '.join(map(str, rolls))})", rule="contained",
+            "roll", f"blast contained by {named([enclosure.id], names) if enclosure else '?'}: +{bonus} ({' + '.join(map(str, rolls))})", rule="contained",
         ))
 
     def inside_enclosure(c: int, r: int) -> bool:
@@ -581,30 +584,30 @@ def resolve(ctx: Context) -> Resolution:
         damage[m.id] = best
         model_details[m.id] = detail
         if status == "affected" and m.id == smother_id:
-            model_steps.append(Step("note", f"{m.id} covers the blast: it takes the maximum, {best}", data={"model": m.id}, rule="smother_max"))
+            model_steps.append(Step("note", f"{named([m.id], names)} covers the blast: it takes the maximum, {best}", data={"model": m.id}, rule="smother_max"))
         elif status == "affected" and lgap:
             model_steps.append(Step(
-                "note", f"{m.id}, {lgap} level(s) from Ground Zero, counts them like squares: increment {best_ring}, {best} damage",
+                "note", f"{named([m.id], names)}, {lgap} level(s) from Ground Zero, counts them like squares: increment {best_ring}, {best} damage",
                 data={"model": m.id, "levels_away": lgap, "damage": best}, rule="height",
             ))
         elif status == "affected":
             by_ring.setdefault(best_ring or 0, []).append(m.id)
         elif status == "total_cover":
-            walls = ", ".join(stopped)
+            walls = named(stopped, names)
             enclosed = enclosure is not None and enclosure.id in stopped
             model_steps.append(Step(
-                "note", f"{m.id}: the blast is stopped by {walls}" + (" (it stays inside)" if enclosed else ": it never bends round it"),
+                "note", f"{named([m.id], names)}: the blast is stopped by {walls}" + (" (it stays inside)" if enclosed else ": it never bends round it"),
                 data={"model": m.id, "terrain": list(stopped)}, rule="contained" if enclosed else "stopped",
             ))
         elif status == "outside" and margin >= -1e-9:
             if lgap:
                 model_steps.append(Step(
-                    "note", f"{m.id} is {lgap} level(s) from Ground Zero: counted like squares, the blast has no effect there",
+                    "note", f"{named([m.id], names)} is {lgap} level(s) from Ground Zero: counted like squares, the blast has no effect there",
                     data={"model": m.id, "levels_away": lgap}, rule="height",
                 ))
             else:
                 model_steps.append(Step(
-                    "note", f"{m.id} only touches the blast's squares: it stands in none of them",
+                    "note", f"{named([m.id], names)} only touches the blast's squares: it stands in none of them",
                     data={"model": m.id}, rule="squares",
                 ))
 
@@ -640,10 +643,10 @@ def resolve(ctx: Context) -> Resolution:
         ids = by_ring[ring]
         amounts = "/".join(str(a) for a in sorted({damage[i] for i in ids}))
         if ring == 0:
-            steps.append(Step("note", f"In Ground Zero: {', '.join(ids)}: the full damage, {amounts}",
+            steps.append(Step("note", f"In Ground Zero: {named(ids, names)}: the full damage, {amounts}",
                               data={"models": ids, "ring": 0}, rule="ground_zero"))
         else:
-            steps.append(Step("note", f"Increment {ring} out from Ground Zero: {', '.join(ids)}: halved {ring} time(s), {amounts} damage",
+            steps.append(Step("note", f"Increment {ring} out from Ground Zero: {named(ids, names)}: halved {ring} time(s), {amounts} damage",
                               data={"models": ids, "ring": ring}, rule="halved"))
     steps.extend(model_steps)
 

@@ -39,6 +39,8 @@ from tabletop.plugin import (
     Terrain,
     base_line_of_sight,
     base_polygon,
+    display_names,
+    named,
     point_line_of_sight,
     structure_line_of_sight,
     to_units,
@@ -194,10 +196,15 @@ class _Attack:
         self.abilities = _abilities(self.weapon)
         self.models = ctx.scenario.models_by_id()
         self.terrain = {t.id: t for t in ctx.scenario.terrain}
+        self.names = display_names(ctx.scenario)
         self.units = ctx.scenario.units
         self.md = int(self.weapon.get("md", 0))
         self.volley = 1
         self.steps: list[Step] = []
+
+    def called(self, piece_id: str) -> str:
+        """A mecha or structure as a step names it: "Battlepod (pod2)"."""
+        return named([piece_id], self.names)
 
     # ------------------------------------------------------------------ targets
 
@@ -280,13 +287,13 @@ class _Attack:
         if los and not indirect:
             seen, why = self.sight_problem(attacker, target, aim)
             if not seen:
-                return f"{target} is not in the attacker's line of sight: {why}", "range_los"
+                return f"{self.called(target)} is not in the attacker's line of sight: {why}", "range_los"
         if los and indirect:
             spotters = [m for m in self.scenario.models if _friendly(attacker, m)]
             looks = [self.sight_problem(m, target, aim) for m in spotters]
             if not any(seen for seen, _ in looks):
                 return (
-                    f"no friendly mecha (nor the attacker) has line of sight to {target} ({looks[0][1] if looks else 'no spotter'})",
+                    f"no friendly mecha (nor the attacker) has line of sight to {self.called(target)} ({looks[0][1] if looks else 'no spotter'})",
                     "range_los",
                 )
         return None
@@ -413,7 +420,7 @@ def _damage_steps(atk: _Attack, m: Missile, who: str, cases: Mapping[str, tuple[
         by_rule.setdefault(rule, []).append(unit)
     for rule in sorted(by_rule, key=list(_CASE_WORDS).index):
         units = by_rule[rule]
-        listed = ", ".join(f"{u} (DF {_num(atk.df(u))})" for u in units)
+        listed = ", ".join(f"{atk.called(u)} (DF {_num(atk.df(u))})" for u in units)
         amounts = {cases[u][0] for u in units}
         takes = "take" if len(units) > 1 else "takes"
         if amounts == {0}:
@@ -604,7 +611,7 @@ def _reactions(
     def pay(unit: str, what: str, doing: str) -> bool:
         if cp[unit] < 1:
             reactions.setdefault(unit, {})[what] = "no Command Point left"
-            atk.steps.append(Step("note", f"{unit} cannot {doing}: no Command Point left", data={"model": unit}, rule="no_command_point"))
+            atk.steps.append(Step("note", f"{atk.called(unit)} cannot {doing}: no Command Point left", data={"model": unit}, rule="no_command_point"))
             return False
         cp[unit] -= 1
         return True
@@ -623,7 +630,7 @@ def _reactions(
             live = hitting(unit)
             if not live or not pay(unit, "shoot_down", "shoot down the Blast Missile(s)"):
                 continue
-            face = dice.roll("shoot_down", ROLLS["shoot_down"], f"{unit} shoots at the Blast Missile(s)")
+            face = dice.roll("shoot_down", ROLLS["shoot_down"], f"{atk.called(unit)} shoots at the Blast Missile(s)")
             ok = face >= SHOOT_DOWN_FACE
             reactions.setdefault(unit, {})["shoot_down"] = {"roll": face, "success": ok, "missiles": [missiles[i].index for i in live]}
             which = f"missile(s) {names(live)}" if volley else "the Blast Missile"
@@ -632,13 +639,13 @@ def _reactions(
                     missiles[i].shot_down_by = unit
                 atk.steps.append(Step(
                     "note",
-                    f"{unit} shoots down {which} with a 6: the missiles that would have hit it (Strike ≥ its DF "
+                    f"{atk.called(unit)} shoots down {which} with a 6: the missiles that would have hit it (Strike ≥ its DF "
                     f"{_num(atk.df(unit))}); they damage no one",
                     data={"model": unit, "roll": face, "missiles": [missiles[i].index for i in live]}, rule="shoot_down",
                 ))
             else:
                 atk.steps.append(Step(
-                    "note", f"{unit} tries to shoot down {which}: rolls {face}, needs a 6: missed",
+                    "note", f"{atk.called(unit)} tries to shoot down {which}: rolls {face}, needs a 6: missed",
                     data={"model": unit, "roll": face}, rule="shoot_down_fails",
                 ))
 
@@ -656,7 +663,7 @@ def _reactions(
             reactions.setdefault(unit, {})["dodge"] = {"inescapable": True, "missiles": len(counted)}
             how = "hit by" if hits_only else "under"
             atk.steps.append(Step(
-                "note", f"{unit} is {how} {len(counted)} missiles of the volley ({names(counted)}): Inescapable",
+                "note", f"{atk.called(unit)} is {how} {len(counted)} missiles of the volley ({names(counted)}): Inescapable",
                 data={"model": unit, "missiles": [missiles[i].index for i in counted]},
                 rule="inescapable_hits" if hits_only else "inescapable_radius",
             ))
@@ -665,14 +672,14 @@ def _reactions(
             continue
         need = max(missiles[i].against_df for i in counted)
         pi = int(atk.models[unit].stats.get("PI", 0))
-        face = dice.roll("dodge", ROLLS["dodge"], f"{unit} dodges (needs {need})")
+        face = dice.roll("dodge", ROLLS["dodge"], f"{atk.called(unit)} dodges (needs {need})")
         ok = face + pi >= need
         reactions.setdefault(unit, {})["dodge"] = {"roll": face, "pi": pi, "total": face + pi, "needs": need, "success": ok}
         which = f"missile {names(counted)}" if len(counted) == 1 else f"missiles {names(counted)}"
         against = f"{need}, the highest Strike of {which}" if volley else f"the Strike {need}"
         atk.steps.append(Step(
             "note",
-            f"{unit} dodges: {face} + PI {pi} = {face + pi} against {against}: "
+            f"{atk.called(unit)} dodges: {face} + PI {pi} = {face + pi} against {against}: "
             + (f"dodged, no damage (instead of {final[unit]})" if ok else f"fails, {final[unit]} MD stands"),
             data={"model": unit, "roll": face, "total": face + pi, "needs": need, "success": ok},
             rule="dodge_volley" if volley else "dodge",
@@ -685,12 +692,12 @@ def _reactions(
             continue
         entry: dict[str, Any] = {"before": final[unit]}
         if needs:
-            face = dice.roll("roll_with_impact", ROLLS["roll_with_impact"], f"{unit} rolls with the impact (needs {needs})")
+            face = dice.roll("roll_with_impact", ROLLS["roll_with_impact"], f"{atk.called(unit)} rolls with the impact (needs {needs})")
             entry.update(roll=face, success=face >= needs)
             if face < needs:
                 reactions.setdefault(unit, {})["roll_with_impact"] = entry
                 atk.steps.append(Step(
-                    "note", f"{unit} tries to Roll with Impact: rolls {face}, needs {needs} (setting roll_with_impact_needs): "
+                    "note", f"{atk.called(unit)} tries to Roll with Impact: rolls {face}, needs {needs} (setting roll_with_impact_needs): "
                     f"{final[unit]} MD stands", data={"model": unit, "roll": face}, rule="roll_with_impact_roll",
                 ))
                 continue
@@ -699,7 +706,7 @@ def _reactions(
         entry["after"] = final[unit]
         reactions.setdefault(unit, {})["roll_with_impact"] = entry
         atk.steps.append(Step(
-            "note", f"{unit} rolls with the impact: {before} MD halved to {final[unit]}",
+            "note", f"{atk.called(unit)} rolls with the impact: {before} MD halved to {final[unit]}",
             data={"model": unit, "before": before, "after": final[unit]}, rule="roll_with_impact",
         ))
     return reactions, final

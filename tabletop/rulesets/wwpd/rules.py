@@ -33,8 +33,10 @@ from tabletop.plugin import (
     TemplateShape,
     base_line_of_sight,
     base_polygon,
+    display_names,
     in_range,
     line_of_fire,
+    named,
     parse_length,
     point_line_of_sight,
     to_units,
@@ -227,6 +229,7 @@ def resolve(ctx: Context) -> Resolution:
     if not 0.0 <= overlap < 1.0:
         overlap = 0.0
     even_centre = str(ctx.settings.get("even_battery_centre", "between"))
+    names = display_names(ctx.scenario)
 
     first, extent = lay(shape, template.id, centre, fire)
     pitch = extent * (1.0 - overlap)
@@ -288,7 +291,7 @@ def resolve(ctx: Context) -> Resolution:
         if touching:
             steps.append(Step(
                 "note",
-                f"template {p.id}: {', '.join(touching)} only {'touches' if len(touching) == 1 else 'touch'} its edge "
+                f"template {p.id}: {named(touching, names)} only {'touches' if len(touching) == 1 else 'touch'} its edge "
                 f"(margin 0.0 mm): not under it",
                 data={"models": touching, "template": p.id}, rule="touching",
             ))
@@ -296,18 +299,18 @@ def resolve(ctx: Context) -> Resolution:
         under = model_details[m.id].get("under", [])
         if len(under) > 1:
             steps.append(Step(
-                "note", f"{m.id} is under {len(under)} templates ({', '.join(under)}): counted {len(under)} times",
+                "note", f"{named([m.id], names)} is under {len(under)} templates ({', '.join(under)}): counted {len(under)} times",
                 data={"model": m.id, "templates": list(under)}, rule="counted_twice",
             ))
     for key in counts:
         steps.append(Step(
-            "note", f"unit {key}: rate of fire {counts[key]} (hits only on {', '.join(covered[key])})",
+            "note", f"unit {key}: rate of fire {counts[key]} (hits only on {named(covered[key], names)})",
             data={"unit": key, "models": covered[key], "count": counts[key]}, rule="rate_of_fire",
         ))
     firing_unit = unit_key(attacker) if attacker is not None else None
     if friendly:
         steps.append(Step(
-            "note", f"friendly model(s) {', '.join(friendly)} covered: unit {firing_unit} takes a Leadership test",
+            "note", f"friendly model(s) {named(friendly, names)} covered: unit {firing_unit} takes a Leadership test",
             data={"models": friendly}, rule="leadership",
         ))
 
