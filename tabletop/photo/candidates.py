@@ -62,13 +62,15 @@ class GroundMap:
     """int32 [rows, cols], row 0 at the table's far edge: a region's label, 0 on an edge."""
     mat_label: int
     depth_mm: float
+    mm_per_px: float
+    """``GROUND_MM_PER_PX``, or the top-down image's own pixel where that is coarser (a table over 2 m square)."""
 
     def first_surface_is_mat(self, x_mm: np.ndarray, y_mm: np.ndarray) -> np.ndarray:
         """Along the last axis of the points (each row a path outwards): whether the first point off an edge lies on
         the mat (False where every point lies on an edge)."""
         rows, cols = self.labels.shape
-        ix = np.clip(np.floor(np.asarray(x_mm) / GROUND_MM_PER_PX).astype(int), 0, cols - 1)
-        iy = np.clip(np.floor((self.depth_mm - np.asarray(y_mm)) / GROUND_MM_PER_PX).astype(int), 0, rows - 1)
+        ix = np.clip(np.floor(np.asarray(x_mm) / self.mm_per_px).astype(int), 0, cols - 1)
+        iy = np.clip(np.floor((self.depth_mm - np.asarray(y_mm)) / self.mm_per_px).astype(int), 0, rows - 1)
         found = self.labels[iy, ix]
         first = np.take_along_axis(found, np.argmax(found > 0, axis=-1)[..., None], axis=-1)[..., 0]
         return first == self.mat_label
@@ -77,7 +79,7 @@ class GroundMap:
 def ground_map(top: np.ndarray, px_per_mm: float, depth_mm: float) -> GroundMap:
     """The table's surfaces (``GroundMap``) from its top-down image at ``px_per_mm``."""
     h, w = top.shape[:2]
-    f = GROUND_MM_PER_PX * px_per_mm
+    f = max(1.0, GROUND_MM_PER_PX * px_per_mm)  # never finer than the top-down image (a large table's is coarse)
     small = cv2.resize(top, (max(8, int(round(w / f))), max(8, int(round(h / f)))),
                        interpolation=cv2.INTER_AREA).astype(np.float32) + 1.0
     raw = np.stack([np.log(small[..., 2] / small[..., 1]), np.log(small[..., 0] / small[..., 1])], axis=2)
@@ -99,7 +101,7 @@ def ground_map(top: np.ndarray, px_per_mm: float, depth_mm: float) -> GroundMap:
     n, labels = cv2.connectedComponents((~edge).astype(np.uint8), connectivity=4)
     sizes = np.bincount(labels.ravel(), minlength=n)
     sizes[0] = 0  # the edges
-    return GroundMap(labels, int(np.argmax(sizes)), depth_mm)
+    return GroundMap(labels, int(np.argmax(sizes)), depth_mm, f / px_per_mm)
 
 
 @dataclass(frozen=True, eq=False)
