@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, rimfit, sizesnap, uncertainty
-from tabletop.photo.candidates import MatModel, candidate_px_per_mm, candidates
+from tabletop.photo.candidates import GroundMap, MatModel, candidate_px_per_mm, candidates
 from tabletop.photo.contrario import log10_nfa, outline_alignment
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints
@@ -67,7 +67,9 @@ piece's (a 28 mm base 104 mm up under a camera 1.3 m up looks 30.4 mm: a catalog
 from the camera by the piece's height over that difference of its distance from the camera's foot (centimetres), with
 the sigma of a clean rim. The magnification is no test of its own: it is as large as the catalogue's steps (7-12 %),
 so such a base looks like a larger one on the mat. Its ground is: a roof or a piece of another colour than the mat
-round it on most rays. Neighbours in contact cover part of a ring, not three quarters of it."""
+round it on most rays, or, where the roof or piece is of nearly the mat's colour (the mat's colour is a local median,
+which such a surface fills), a surface cut off from the table's mat by an edge in chromaticity (``candidates.GroundMap``).
+Neighbours in contact cover part of a ring, not three quarters of it."""
 PROFILE_SIGMA_MM = 0.15
 """The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of
 footprint and top rim, not the rounded edges and contact shadows of a real base."""
@@ -360,23 +362,26 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         trace.update(chosen=[(i, centre.copy(), radius, confidence) for confidence, i, centre, _, _, radius, _ in chosen])
     at = np.array([c for _, _, c, *_ in chosen], dtype=float)
     ground = mat.at(np.column_stack([at[:, 0] * s, (d - at[:, 1]) * s]), np.zeros(len(at))) if chosen else None
-    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes, ground_colour=ground)
+    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes, ground_colour=ground,
+                        surfaces=mat.ground)
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
             mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
-            drop_unexplained: bool = True, ground_colour: np.ndarray | None = None) -> list[Detection]:
+            drop_unexplained: bool = True, ground_colour: np.ndarray | None = None,
+            surfaces: GroundMap | None = None) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
     confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
     base: they say it is one, and its sigma says how well it is measured). ``ground_colour``: the mat's colour at each
-    chosen centre on the narrow scale, a second reference for the ground round it (``footprint.ring_mat``)."""
+    chosen centre on the narrow scale, a second reference for the ground round it (``footprint.ring_mat``);
+    ``surfaces``: the table's surfaces, so that ground of the mat's colour counts only on the mat itself."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
     radii = np.array([r for *_, r, _ in chosen], dtype=float)
     footprints = fit_footprints(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes,
-                                ground_colour)
+                                ground_colour, surfaces)
     if footprints is not None:
         centres, radii = footprints.centres, footprints.radii
     pixels = rect.table_to_image(centres)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabletop.photo import base_profile
+from tabletop.photo.candidates import GroundMap
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, sample_rays
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
@@ -65,6 +66,9 @@ RING_RAY_SPAN = 11
 line or a neighbour crossing a few rays does not set it, narrow enough to follow the mat's shading round the base."""
 RING_MAT_UNITS = 3.0
 """A ray's ring colour further than this from the table's mat colour, in the table's whitened units, is not the mat."""
+GROUND_REACH_MM = 14.0
+"""How far beyond the ring's inner edge the surface each ray of the ring lies on is looked for, past the base's own
+edge and contact shadow in the ground map (``candidates.GroundMap``: 2 mm pixels, a 10 mm median)."""
 RING_MIN_RAYS = 30
 """A ring with fewer rays on the mat than this (of ``FIT_RAYS``) is too little of the mat to measure its spread."""
 NOISE_FLOOR_GREY = 1.0
@@ -103,7 +107,8 @@ def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.
 
 
 def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
-             whiten: np.ndarray, ground_colour: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             whiten: np.ndarray, ground_colour: np.ndarray | None = None,
+             surfaces: GroundMap | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3], the whitening
     [n, 3, 3] of its variation about that colour, robust (samples beyond ``RING_CORE_MADS`` left out), and how many of
     the rays [n] found the mat there (the ground the base stands on, if it stands on the table): the mat's colour by
@@ -117,7 +122,11 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     lines, a minority of the ring, fall outside its core. On a ray the mat's colour is the ring's median along it and
     across ``RING_RAY_SPAN`` neighbouring rays, where that is the mat by the table's model (``mat_colour``, ``whiten``:
     within ``RING_MAT_UNITS``); where it is not (a neighbour in contact, a figure, a terrain piece) it is the table's,
-    and those rays do not count in the spread. A ring with too few rays on the mat keeps the table's whitening."""
+    and those rays do not count in the spread. A ring with too few rays on the mat keeps the table's whitening.
+
+    Where the table's ``surfaces`` are given, a ray counts as ground only where the first surface beyond the ring's inner
+    edge is the mat's: the mat's colour is a local median (124 mm), which on a roof or a terrain piece's top filling
+    most of its window is that surface's colour, so the colour alone passes a base standing there."""
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     extra = outline_of(rect, centres, radii, angles)  # [n, rays]
     steps = np.linspace(0.0, RING_WIDTH_MM, 13)
@@ -146,12 +155,16 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     if ground_colour is not None:
         near = np.asarray(ground_colour, dtype=np.float64)[:, None, :]
         ground = on_mat | (np.linalg.norm((ring - near) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS)
+    if surfaces is not None:
+        beyond = t[:, :, :1] + np.linspace(0.0, GROUND_REACH_MM, 15)[None, None, :]
+        ground = ground & surfaces.first_surface_is_mat(centres[:, None, None, 0] + beyond * np.cos(angles)[None, :, None],
+                                                        centres[:, None, None, 1] + beyond * np.sin(angles)[None, :, None])
     return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1)
 
 
 def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
                    scale: Scale, sizes: np.ndarray | None = None,
-                   ground_colour: np.ndarray | None = None) -> FootprintFit | None:
+                   ground_colour: np.ndarray | None = None, surfaces: GroundMap | None = None) -> FootprintFit | None:
     """Height, bevel and footprint centre of each base from its outline, at its catalogue radius (``radii``) or, given
     the catalogue's ``sizes`` (diameters), at whichever of it and its neighbouring sizes the outline fits best; None
     where the photo has no camera or the bases are flat discs (``--base-height 0``): the earlier stages measured the
@@ -162,7 +175,7 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     n = len(centres)
     if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
         return None
-    mat_colour, whitens, ground_rays = ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour)
+    mat_colour, whitens, ground_rays = ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour, surfaces)
     if sizes is None:
         return replace(_fit_at(rect, centres, radii, mat_colour, whitens, scale), ground_rays=ground_rays)
     catalogue = np.sort(np.asarray(sizes, dtype=float)) / 2

@@ -1,0 +1,46 @@
+"""The table's surfaces (``candidates.ground_map``): a base on a roof of nearly the mat's colour does not stand on the
+mat, one in a building's shadow or the lamp's fall does."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tabletop.photo.candidates import GROUND_MM_PER_PX, ground_map
+
+
+def _table(seed: int) -> np.ndarray:
+    """A 600 x 400 mm felt mat at 1 px/mm (BGR, row 0 at the far edge): grey-white with a speckle of 3 grey levels, lit
+    from the left (the light falls to 70 % across it), a shadow at half the light, and a 70 x 60 mm roof whose green is
+    8 % above the mat's (a pale green top on a grey mat: 16 grey levels)."""
+    rng = np.random.default_rng(seed)
+    h, w = 400, 600
+    mat = np.array([200.0, 204.0, 202.0])  # B, G, R
+    image = np.broadcast_to(mat, (h, w, 3)).copy()
+    image[100:160, 300:370] *= np.array([1.0, 1.08, 1.0])  # the roof: rows 100-160 from the far edge, x 300-370 mm
+    image *= np.linspace(1.0, 0.7, w)[None, :, None]  # the lamp's fall, the same in every channel
+    image[250:330, 80:200] *= 0.5  # a cast shadow of white light
+    image += rng.normal(0.0, 3.0, image.shape)
+    return np.clip(np.round(image), 0, 255).astype(np.uint8)
+
+
+def test_a_roof_of_nearly_the_mats_colour_is_not_the_mat() -> None:
+    for seed in range(3):
+        surfaces = ground_map(_table(seed), 1.0, 400.0)
+        # Paths outwards from three points, 16 mm each: the first surface met off an edge decides.
+        path = np.linspace(0.0, 16.0, 15)
+        x = np.array([[335.0], [140.0], [500.0]]) + path[None, :]
+        y = np.array([[270.0], [110.0], [350.0]]) + 0.0 * path[None, :]
+        # y is the table's (up from the near edge): 270 mm is 130 mm from the far edge, on the roof; 110 mm is in the
+        # shadow (rows 250-330 from the far edge are y 70-150 mm); 350 mm is bare mat where the light has fallen most.
+        on_mat = surfaces.first_surface_is_mat(x, y)
+        assert on_mat.tolist() == [False, True, True], seed
+        assert surfaces.labels.shape == (round(400 / GROUND_MM_PER_PX), round(600 / GROUND_MM_PER_PX))
+
+
+def test_a_path_on_the_roofs_edge_meets_the_roof_first() -> None:
+    """Starting on the edge between roof and mat and going into the roof, the first surface is the roof's; going out
+    of it onto the mat, the mat's."""
+    surfaces = ground_map(_table(5), 1.0, 400.0)
+    into = surfaces.first_surface_is_mat(np.linspace(300.0, 316.0, 15)[None, :], np.full((1, 15), 270.0))
+    out = surfaces.first_surface_is_mat(np.linspace(300.0, 284.0, 15)[None, :], np.full((1, 15), 270.0))
+    assert into.tolist() == [False] and out.tolist() == [True]
