@@ -950,6 +950,9 @@ def _far_side_replaced(small: np.ndarray, quad: np.ndarray, region: np.ndarray) 
 WALL_STEP_PX = 6.0
 """How far (px on the downscaled copy) beside a line the colour of each side of it is read, as ``_border_between``
 reads a border's: past the blur of the edge."""
+WALL_MIN_CONTRAST = 4.0
+"""The least colour difference (8-bit BGR) between the mat and the room beside two lines for the strip between them
+to say which it is like: the change below which ``_sample_lines`` and ``_side_across`` see no room-to-mat step."""
 
 
 def _wall_between(small: np.ndarray, region: np.ndarray, found: np.ndarray, replaced: np.ndarray, samples: int = 40) -> bool:
@@ -960,7 +963,8 @@ def _wall_between(small: np.ndarray, region: np.ndarray, found: np.ndarray, repl
     table) has room between it and the edge: the strip is nearer in colour to the room beyond the outer line than to the
     mat inside the inner one. A side found inside the table (the wall's foot either side of the table, a line across
     it) has mat between it and the edge, and the segmented region goes on beyond it along most of its length: the flood
-    did not stop there. Either way the replacing line is taken only where the strip says it is the edge.
+    did not stop there. Either way the replacing line is taken only where the strip says it is the edge, and never
+    where the mat and the room beside the lines are of one colour (``WALL_MIN_CONTRAST``): the strip says nothing then.
     """
     t = np.linspace(0.1, 0.9, samples)[:, None]
     new = replaced[3] + t * (replaced[2] - replaced[3])
@@ -981,6 +985,8 @@ def _wall_between(small: np.ndarray, region: np.ndarray, found: np.ndarray, repl
     strip = median_colour(outer[None] + fractions[:, None, None] * (inner - outer)[None])
     mat = median_colour(inner + WALL_STEP_PX * normal)
     room = median_colour(outer - WALL_STEP_PX * normal)
+    if float(np.linalg.norm(room - mat)) < WALL_MIN_CONTRAST:
+        return False
     like_room = float(np.linalg.norm(strip - mat)) > float(np.linalg.norm(strip - room))
     if inward:
         return like_room
