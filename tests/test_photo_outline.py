@@ -1,4 +1,6 @@
-"""The table's outline found unaided (issue 34): a table whose sides the lens bends is followed through that lens."""
+"""The table's outline found unaided (issue 34): a table whose sides the lens bends is followed through that lens; a far
+side found on a flood into the wall behind the table, or across the table on the wall's foot, is replaced by the table's
+edge where the strip between the two lines says which is the edge."""
 
 from __future__ import annotations
 
@@ -104,3 +106,64 @@ def test_an_outline_found_unaided_is_followed_through_a_calibrated_lens(monkeypa
     result = pipeline_module.analyse_image(LoadedImage(photo, "barrel-bent.jpg", SIZE), (1219.2, 914.4), base_height_mm=0.0,
                                            lens_file=LensFile(SIZE, focal, centre, k1, k2, 0.1, 10))
     assert np.linalg.norm(np.asarray(result.corners_px) - truth, axis=1).max() <= 1.5
+
+
+# The far side replaced (``rectify._far_side_replaced``): on the downscaled copy find_table segments (900 px wide).
+SMALL = (900, 675)
+TABLE_SMALL = np.array([[100.0, 600.0], [800.0, 600.0], [650.0, 250.0], [250.0, 250.0]])
+"""A table on the downscaled copy (LL, LR, UR, UL), its far edge at y = 250."""
+
+
+def _far_at(y: float) -> np.ndarray:
+    """``TABLE_SMALL`` with its far side moved to height ``y`` along its left and right sides."""
+    quad = TABLE_SMALL.copy()
+    for far, near in ((2, 1), (3, 0)):
+        t = (TABLE_SMALL[near, 1] - y) / (TABLE_SMALL[near, 1] - TABLE_SMALL[far, 1])
+        quad[far] = TABLE_SMALL[near] + t * (TABLE_SMALL[far] - TABLE_SMALL[near])
+    return quad
+
+
+def _room_and_table(wall: tuple[int, int, int], floor_to: int = 250) -> np.ndarray:
+    """A blue-grey mat on the table, a wall of colour ``wall`` above y = ``floor_to`` and a brown floor below it."""
+    image = np.empty((SMALL[1], SMALL[0], 3), np.uint8)
+    image[:] = (70, 90, 120)  # the floor (BGR)
+    image[:floor_to] = wall
+    cv2.fillPoly(image, [np.round(TABLE_SMALL).astype(np.int32)], (175, 160, 150))
+    return image
+
+
+def test_a_far_side_found_on_a_flood_into_the_wall_is_replaced_by_the_edge_with_wall_between() -> None:
+    """A wall of nearly the mat's colour behind the table: the segmentation floods into it and its far side lies 100 px
+    up the wall. The strongest edge near it, the table's far edge, has wall between it and the side found (the strip is
+    nearer the room's colour beyond the side than the mat's): it is the edge. A line inside the table (a terrain edge,
+    a row of bases) with mat between it and a right far side is not."""
+    image = _room_and_table((185, 175, 170))
+    region = np.zeros(image.shape[:2], np.uint8)
+    assert rectify_module._wall_between(image, region, _far_at(150.0), TABLE_SMALL)
+    assert not rectify_module._wall_between(image, region, TABLE_SMALL, _far_at(330.0))
+    # Lines crossing between the corners say nothing.
+    crossing = TABLE_SMALL.copy()
+    crossing[2, 1] -= 40.0
+    crossing[3, 1] += 40.0
+    assert not rectify_module._wall_between(image, region, crossing, TABLE_SMALL)
+    # A wall of the mat's own colour: the strip is like both, and says nothing (``WALL_MIN_CONTRAST``).
+    same = _room_and_table((175, 160, 150))
+    assert not rectify_module._wall_between(same, region, _far_at(150.0), TABLE_SMALL)
+    assert not rectify_module._wall_between(same, np.ones_like(region), TABLE_SMALL, _far_at(200.0))
+
+
+def test_a_far_side_found_across_the_table_is_replaced_by_the_edge_beyond_it() -> None:
+    """The wall's foot seen either side of the table is one straight run of the segmentation's outline, taken for the
+    far side though it crosses the table 45 px in front of its far edge: the strip between it and the edge beyond is
+    mat, and the segmented region (table and a flood into the wall) goes on beyond it. The edge replaces it. A right
+    far side where the flood stopped (the region ends there) is not replaced by a line further out, even where the
+    strip between (a floor seen behind the table) is nearer the mat's colour than the wall beyond."""
+    image = _room_and_table((235, 235, 235), floor_to=200)
+    flooded = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(flooded, [np.round(TABLE_SMALL).astype(np.int32)], 1)
+    flooded[60:295, 80:820] = 1  # the flood into the wall, past the foot of it (y = 295) across the table
+    assert rectify_module._wall_between(image, flooded, _far_at(295.0), TABLE_SMALL)
+
+    stopped = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(stopped, [np.round(TABLE_SMALL).astype(np.int32)], 1)
+    assert not rectify_module._wall_between(image, stopped, TABLE_SMALL, _far_at(200.0))

@@ -145,9 +145,9 @@ def _small_copy(image: np.ndarray) -> tuple[np.ndarray, float]:
     return cv2.GaussianBlur(small, (0, 0), 2.0), f
 
 
-def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
-    """The mat's quadrilateral (in ``small``'s pixels) from a colour segmentation, its fill ratio, and each side's
-    support (see ``_quad_from_outline``)."""
+def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    """The mat's quadrilateral (in ``small``'s pixels) from a colour segmentation, its fill ratio, each side's
+    support (see ``_quad_from_outline``) and the segmented region (1 inside)."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
     sh, sw = lab.shape[:2]
     centre = lab[int(sh * 0.35):int(sh * 0.65), int(sw * 0.35):int(sw * 0.65)].reshape(-1, 3)
@@ -188,7 +188,7 @@ def _coarse_outline(small: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
         raise PhotoError("could not find the table in the photo (no large mat-coloured region): give its corners with --corners")
     quad, support = _quad_from_outline(contour.reshape(-1, 2).astype(np.float64), max(sh, sw))
     fill = float(cv2.contourArea(contour)) / max(1.0, cv2.contourArea(quad.astype(np.float32)))
-    return quad, min(1.0, fill), support
+    return quad, min(1.0, fill), support, region
 
 
 def _quad_from_outline(points: np.ndarray, side: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -879,12 +879,35 @@ def find_table(image: np.ndarray) -> TableFit:
     """The table's corners without help: segment the mat, take its quadrilateral, refine each side by a line fit.
 
     Where those straight sides are unsure the lens may have bent them: the lens is measured on the outline found, the
-    sides followed through it (``follow_bent_sides``), and the bent outline kept if it is the surer."""
+    sides followed through it (``follow_bent_sides``), and the bent outline kept if it is the surer. Where the outline
+    is still unsure its far side may not be the table's: a straight run of a flood into a wall of nearly the mat's
+    colour behind a faint far edge, or the wall's foot seen either side of the table, a line across it. The outline
+    with its far side replaced by the strongest straight edge near it (``_far_side_replaced``) is judged the same way,
+    where the strip between the two lines shows which is the table's edge (``_wall_between``), and the surer kept."""
     small, f = _small_copy(image)
-    quad, fill, support = _coarse_outline(small)
+    quad, fill, support, region = _coarse_outline(small)
     ordered = _order_corners(quad)
     # The support is per side of the quad as found; a quad seen so aslant that its corners reorder has none.
     quad, evidence = _check_sides(small, ordered, support if np.array_equal(ordered, quad) else None)
+    found = _outline_from(image, quad, f, fill, evidence)
+    if found.confidence >= TABLE_CONFIDENT:
+        return found
+    try:
+        replaced = _far_side_replaced(small, quad, region)
+        other = _outline_from(image, replaced[0], f, fill, replaced[1]) if replaced is not None else None
+    except PhotoError:
+        other = None
+    return other if other is not None and other.confidence > found.confidence else found
+
+
+EVIDENCE_FULL = 0.5
+"""An outline's sides each at least this fraction as strong as the strongest straight edge in their bands are wholly
+confirmed by them; weaker, the outline's confidence falls in proportion."""
+
+
+def _outline_from(image: np.ndarray, quad: np.ndarray, f: float, fill: float, evidence: float) -> TableFit:
+    """The outline refined from a quad on the downscaled copy (scale ``f``), with its segmentation's ``fill`` and its
+    sides' ``evidence``; followed through the lens (``follow_bent_sides``) where that is surer."""
     # Small-image pixel centres to full-image pixel centres.
     coarse = _order_corners((quad + 0.5) / f - 0.5)
     scale = max(image.shape[:2]) / COARSE_SIDE_PX
@@ -896,7 +919,7 @@ def find_table(image: np.ndarray) -> TableFit:
         moved = float(np.max(np.linalg.norm(np.asarray(found.corners_px) - coarse, axis=1)))
         agreement = math.exp(-((moved / (15 * scale)) ** 2))
         # A kept side with a much stronger straight edge beside it may be the wrong one of the two.
-        confidence = found.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / 0.5)
+        confidence = found.confidence * min(1.0, fill / 0.9) * agreement * min(1.0, evidence / EVIDENCE_FULL)
         return TableFit(found.corners_px, float(confidence), found.corner_sigma_px, found.edge_rms_px, found.edge_points)
 
     straight = judged(fit)
@@ -907,6 +930,72 @@ def find_table(image: np.ndarray) -> TableFit:
         return straight
     bent = judged(bent)
     return bent if bent.confidence > straight.confidence else straight
+
+
+def _far_side_replaced(small: np.ndarray, quad: np.ndarray, region: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The quad with its far side (the upper) replaced by the strongest straight edge in its band or between its
+    neighbours, as ``_check_sides`` replaces a side with little of the outline on it, and the new quad's evidence; or
+    None where nothing replaces it or the strip between the two lines says the side found is the edge
+    (``_wall_between``; ``region`` is the segmentation's)."""
+    far_only = np.array([np.inf, np.inf, 0.0, np.inf])
+    replaced, _ = _check_sides(small, quad, far_only)
+    if np.allclose(replaced, quad):
+        return None
+    replaced = _order_corners(replaced)
+    if not _wall_between(small, region, quad, replaced):
+        return None
+    return _check_sides(small, replaced, None)
+
+
+WALL_STEP_PX = 6.0
+"""How far (px on the downscaled copy) beside a line the colour of each side of it is read, as ``_border_between``
+reads a border's: past the blur of the edge."""
+WALL_MIN_CONTRAST = 4.0
+"""The least colour difference (8-bit BGR) between the mat and the room beside two lines for the strip between them
+to say which it is like: the change below which ``_sample_lines`` and ``_side_across`` see no room-to-mat step."""
+
+
+def _wall_between(small: np.ndarray, region: np.ndarray, found: np.ndarray, replaced: np.ndarray, samples: int = 40) -> bool:
+    """Whether the far side of ``replaced`` is the table's edge rather than the far side of ``found`` (the
+    segmentation's, whose region is ``region``), judged by the strip between the two lines, which must not cross.
+
+    The table's edge is where the mat meets the room. A side found beyond the edge (a flood into the wall behind the
+    table) has room between it and the edge: the strip is nearer in colour to the room beyond the outer line than to the
+    mat inside the inner one. A side found inside the table (the wall's foot either side of the table, a line across
+    it) has mat between it and the edge, and the segmented region goes on beyond it along most of its length: the flood
+    did not stop there. Either way the replacing line is taken only where the strip says it is the edge, and never
+    where the mat and the room beside the lines are of one colour (``WALL_MIN_CONTRAST``): the strip says nothing then.
+    """
+    t = np.linspace(0.1, 0.9, samples)[:, None]
+    new = replaced[3] + t * (replaced[2] - replaced[3])
+    old = found[3] + t * (found[2] - found[3])
+    _, normal, _ = _side_frame(replaced, 2)
+    gap = (new - old) @ normal  # > 0 where the side found lies beyond the replacing line
+    if not (np.all(gap > 0) or np.all(gap < 0)):
+        return False
+    inward = bool(gap[0] > 0)  # the replacing line is the inner one
+    inner, outer = (new, old) if inward else (old, new)
+
+    def median_colour(xy: np.ndarray) -> np.ndarray:
+        xy = xy.reshape(-1, 2).astype(np.float32)
+        colours = cv2.remap(small, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return np.median(colours.reshape(len(xy), -1).astype(np.float32), axis=0)
+
+    fractions = np.linspace(0.2, 0.8, 7)
+    strip = median_colour(outer[None] + fractions[:, None, None] * (inner - outer)[None])
+    mat = median_colour(inner + WALL_STEP_PX * normal)
+    room = median_colour(outer - WALL_STEP_PX * normal)
+    if float(np.linalg.norm(room - mat)) < WALL_MIN_CONTRAST:
+        return False
+    like_room = float(np.linalg.norm(strip - mat)) > float(np.linalg.norm(strip - room))
+    if inward:
+        return like_room
+    beyond = np.rint(old - WALL_STEP_PX * normal).astype(int)
+    h, w = region.shape
+    seen = (beyond[:, 0] >= 0) & (beyond[:, 0] < w) & (beyond[:, 1] >= 0) & (beyond[:, 1] < h)
+    flooded = np.zeros(len(beyond), dtype=bool)
+    flooded[seen] = region[beyond[seen, 1], beyond[seen, 0]] > 0
+    return not like_room and float(np.mean(flooded)) >= 0.5
 
 
 def lens_bow(corners_px: Corners, lens: Distortion, samples: int = 21) -> float:
