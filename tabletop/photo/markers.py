@@ -156,6 +156,8 @@ RUN_MIN_POINTS = 10
 RUN_AGREEMENT_SIGMAS = 2.0
 """A run that agrees with the rest moves the corner, when left out, by a random amount whose 1-sigma is what losing its
 information explains; within this many of those 95 times in 100. Only a move beyond it is a disagreement."""
+FREE_OFFSET_SIGMA_PX = SIDE_SEARCH_MAX_PX
+"""A side's edge offset let free (``_disagreement``): its prior as wide as the band the side is looked for in."""
 UNSURE_CORNER_PX = 1.0
 """A corner placed from the others with a 1-sigma over this (px) is called unsure in the note."""
 MIN_MARKERS_FOR_CORNERS = 3
@@ -578,7 +580,7 @@ class _Model:
 
     def __init__(self, sightings: list[tuple[int, np.ndarray]], table_mm: tuple[float, float], size: tuple[int, int],
                  sides: list[tuple[int, np.ndarray]] | None = None, side_sigmas: list[float] | None = None,
-                 lens: Distortion | None = None) -> None:
+                 lens: Distortion | None = None, offset_sigmas: list[float] | None = None) -> None:
         self.ids = [k for k, _ in sightings]
         self.lens = lens
         """A calibrated lens for this photo's pixels: its k1, k2 and principal point held within ``CALIBRATED_*``."""
@@ -586,6 +588,8 @@ class _Model:
         """(side j from table corner j to corner j+1, its edge points (n, 2) in photo pixels)."""
         self.side_sigmas = list(side_sigmas or [SIDE_POINT_SIGMA_PX] * len(self.sides))
         """Each side's points' 1-sigma (px) as weighed in the fit."""
+        self.offset_sigmas = list(offset_sigmas or [SIDE_OFFSET_SIGMA_PX] * len(self.sides))
+        """Each side's edge offset's prior 1-sigma (px)."""
         counts = np.cumsum([0] + [len(points) for _, points in self.sides])
         self._side_spans = list(zip(counts[:-1], counts[1:]))
         self._side_along = np.concatenate([_along(points) for _, points in self.sides]) if self.sides else np.zeros(0)
@@ -655,7 +659,7 @@ class _Model:
             priors[5] = (p[11] - k2) / CALIBRATED_K_SIGMA
         priors += [t / math.radians(TURN_SIGMA_DEG) for t in self.turns(p)]
         priors += [b / MARKER_BIAS_SIGMA_PX for b in p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]]
-        priors += [o / SIDE_OFFSET_SIGMA_PX for o in self.side_offsets(p)]
+        priors += [o / sigma for o, sigma in zip(self.side_offsets(p), self.offset_sigmas)]
         priors += [t / SIDE_TURN_SIGMA_PX for t in self.side_turns(p)]
         sides = [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)]
         return np.concatenate([((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel(), *sides, priors])
@@ -799,7 +803,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
                        for k in range(4)])
     unseen = [k for k in range(4) if k not in by_id]
     if consistent and model.sides and unseen:
-        excess = _run_disagreement(model, p, cov, table[unseen])
+        excess = _disagreement(model, p, cov, table[unseen])
         for k, e in zip(unseen, excess):
             sigmas[k] = math.hypot(sigmas[k], e)
     if not consistent:
@@ -876,21 +880,31 @@ def _runs(points: np.ndarray) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(gaps > RUN_GAP_PX) + 1)
 
 
-def _run_disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    """Per table point ``xy`` (mm; corners placed through the camera): how far (px) the fits without one run of a side's
-    edge points at a time move it beyond what losing that run's information explains.
+def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """Per table point ``xy`` (mm; corners placed through the camera): how far (px) it moves, beyond what the loss of
+    information explains, when the fit is made again without one run of a side's edge points at a time, or with one
+    side's edge offset let free (its prior dropped): the largest over those fits (0 where none exceeds).
 
     The camera's lens can bend to join two runs of a side found on different edges (the table's, and a parallel one a
     pixel or two inside it by the frame), so the fit's residuals stay small and its covariance with them, while a corner
-    carried outside the frame by that bend moves by pixels. Without a run, the corner moves by ``d`` while its variance
-    grows by ``v``: a run that agrees with the rest moves it by about ``sqrt(v)``, within ``RUN_AGREEMENT_SIGMAS`` of
-    that 95 times in 100; the excess ``sqrt(d^2 - RUN_AGREEMENT_SIGMAS^2 v)`` is the disagreement the residuals hide,
-    the largest over the runs returned (0 where none exceeds)."""
-    cam = model.camera(p)
-    here = cam.project(xy, 0.0)
+    carried outside the frame by that bend moves by pixels. Likewise a side followed on an edge a few pixels off the
+    mat's (the foot of the slab's face under a near edge, lit like neither the mat nor the floor) is held near the mat's
+    edge by its offset's prior (``SIDE_OFFSET_SIGMA_PX``), and the pose and lens take the rest, turning the side's
+    direction. Without a run (or a prior), the corner moves by ``d`` while its variance grows by ``v``: one that agrees
+    with the rest moves it by about ``sqrt(v)``, within ``RUN_AGREEMENT_SIGMAS`` of that 95 times in 100; the excess
+    ``sqrt(d^2 - RUN_AGREEMENT_SIGMAS^2 v)`` is the disagreement the residuals hide."""
+    here = model.camera(p).project(xy, 0.0)
     base = np.array([_projection_sigma(model, p, cov, t) for t in xy])
     excess = np.zeros(len(xy))
     offsets, turns = model.side_offsets(p), model.side_turns(p)
+    observed = [(k, c) for k, c in zip(model.ids, model.observed)]
+
+    def refit(other: _Model, start: np.ndarray) -> np.ndarray:
+        q, cov_q = _fit(other, start, TRIM_ITERATIONS)
+        moved = np.linalg.norm(other.camera(q).project(xy, 0.0) - here, axis=1)
+        grown = np.array([_projection_sigma(other, q, cov_q, t) for t in xy]) ** 2 - base ** 2
+        return np.sqrt(np.maximum(0.0, moved ** 2 - RUN_AGREEMENT_SIGMAS ** 2 * np.maximum(grown, 0.0)))
+
     for s, (j, points) in enumerate(model.sides):
         runs = [r for r in _runs(points) if len(r) >= RUN_MIN_POINTS]
         for run in runs:
@@ -904,11 +918,13 @@ def _run_disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndar
                 sigmas.insert(s, model.side_sigmas[s])
                 offs.insert(s, offsets[s])
                 trs.insert(s, 0.0)
-            without = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, sides, sigmas, model.lens)
-            q, cov_q = _fit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs]), TRIM_ITERATIONS)
-            moved = np.linalg.norm(without.camera(q).project(xy, 0.0) - here, axis=1)
-            grown = np.array([_projection_sigma(without, q, cov_q, t) for t in xy]) ** 2 - base ** 2
-            excess = np.maximum(excess, np.sqrt(np.maximum(0.0, moved ** 2 - RUN_AGREEMENT_SIGMAS ** 2 * np.maximum(grown, 0.0))))
+            without = _Model(observed, model.table_mm, model.size, sides, sigmas, model.lens)
+            excess = np.maximum(excess, refit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs])))
+    for s in range(len(model.sides)):
+        free = list(model.offset_sigmas)
+        free[s] = FREE_OFFSET_SIGMA_PX
+        released = _Model(observed, model.table_mm, model.size, model.sides, model.side_sigmas, model.lens, free)
+        excess = np.maximum(excess, refit(released, p))
     return excess
 
 
