@@ -595,6 +595,8 @@ class _Model:
         self._side_along = np.concatenate([_along(points) for _, points in self.sides]) if self.sides else np.zeros(0)
         """Each side point's place along the span of its side's points, -1 to 1 (the side's turn's lever)."""
         self._side_points_all = np.concatenate([points for _, points in self.sides]) if self.sides else np.zeros((0, 2))
+        self._undistorted: tuple[tuple[object, ...], np.ndarray] | None = None
+        """The side points through the last lens asked for: (its centre, scale, k1, k2), the undistorted points."""
         self.observed = np.stack([c for _, c in sightings])  # (m, 4, 2)
         self.table_mm = table_mm
         self.size = size
@@ -635,7 +637,12 @@ class _Model:
             return []
         cam = self.camera(p)
         ends = apply_homography(cam.homography(0.0), table_corners_mm(self.table_mm))
-        und = cam.distortion.remove(self._side_points_all)
+        lens = cam.distortion
+        key = (lens.centre, lens.scale, lens.k1, lens.k2)
+        if self._undistorted is None or self._undistorted[0] != key:
+            # Most of a Jacobian's columns move the pose, not the lens: the points undistorted once serve them all.
+            self._undistorted = (key, lens.remove(self._side_points_all))
+        und = self._undistorted[1]
         out = []
         for (j, _), offset, turn, (i0, i1) in zip(self.sides, self.side_offsets(p), self.side_turns(p), self._side_spans):
             a, b = ends[j], ends[(j + 1) % 4]
