@@ -28,6 +28,8 @@ OpenCV is imported only when a photo is read or a sheet drawn.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -595,6 +597,8 @@ class _Model:
         self._side_along = np.concatenate([_along(points) for _, points in self.sides]) if self.sides else np.zeros(0)
         """Each side point's place along the span of its side's points, -1 to 1 (the side's turn's lever)."""
         self._side_points_all = np.concatenate([points for _, points in self.sides]) if self.sides else np.zeros((0, 2))
+        self._square_memo: OrderedDict[bytes, list[np.ndarray]] = OrderedDict()
+        self._side_memo: OrderedDict[bytes, list[np.ndarray]] = OrderedDict()
         self._undistorted: tuple[tuple[object, ...], np.ndarray] | None = None
         """The side points through the last lens asked for: (its centre, scale, k1, k2), the undistorted points."""
         self.observed = np.stack([c for _, c in sightings])  # (m, 4, 2)
@@ -668,8 +672,26 @@ class _Model:
         priors += [b / MARKER_BIAS_SIGMA_PX for b in p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]]
         priors += [o / sigma for o, sigma in zip(self.side_offsets(p), self.offset_sigmas)]
         priors += [t / SIDE_TURN_SIGMA_PX for t in self.side_turns(p)]
-        sides = [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)]
-        return np.concatenate([((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel(), *sides, priors])
+        # The squares' residuals depend on the camera, turns and biases only, the sides' on the camera and the sides'
+        # offsets and turns only: a Jacobian's column that moves one of them reuses the other's, made at the point
+        # (the same arithmetic on the same numbers).
+        g = _GLOBAL + 2 * self.m
+        squares = self._remembered(self._square_memo, p[:g].tobytes(),
+                                   lambda: [((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel()])
+        sides = self._remembered(self._side_memo, p[:_GLOBAL].tobytes() + p[g:].tobytes(),
+                                 lambda: [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)])
+        return np.concatenate([*squares, *sides, priors])
+
+    def _remembered(self, memo: OrderedDict[bytes, list[np.ndarray]], key: bytes,
+                    make: Callable[[], list[np.ndarray]]) -> list[np.ndarray]:
+        """``make()`` for parameters ``key``, remembered for the last ``2 n + 4`` keys (a Jacobian's columns and its point)."""
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]
+        value = memo[key] = make()
+        if len(memo) > 2 * self.n + 4:
+            memo.popitem(last=False)
+        return value
 
     def _calibrated(self) -> tuple[float, float, float, float]:
         """The calibrated lens as parameters: k1, the principal point's offset (2), k2."""
