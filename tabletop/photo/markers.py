@@ -159,7 +159,11 @@ RUN_AGREEMENT_SIGMAS = 2.0
 """A run that agrees with the rest moves the corner, when left out, by a random amount whose 1-sigma is what losing its
 information explains; within this many of those 95 times in 100. Only a move beyond it is a disagreement."""
 FREE_OFFSET_SIGMA_PX = SIDE_SEARCH_MAX_PX
-"""A side's edge offset let free (``_disagreement``): its prior as wide as the band the side is looked for in."""
+"""A side's edge offset let free (``_offsets_released``, ``_disagreement``): its prior as wide as the band the side is
+looked for in."""
+OFFSET_REJECTED_SIGMAS = 3.0
+"""A side's offset, fitted free, this many of its prior's sigmas from the mat's edge: its points follow another edge
+(the prior is rejected, 3 in 1000 by chance) and the offset stays free."""
 UNSURE_CORNER_PX = 1.0
 """A corner placed from the others with a 1-sigma over this (px) is called unsure in the note."""
 MIN_MARKERS_FOR_CORNERS = 3
@@ -824,6 +828,8 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         colour = image if image.ndim == 3 else None
         model, p, cov = _fit_with_sides(grey, colour, sightings, model, p, cov)
+        if len(by_id) < 4:
+            model, p, cov = _offsets_released(model, p, cov)
         cam = model.camera(p)
         turns = {k: math.degrees(float(t)) for k, t in zip(model.ids, model.turns(p))}
         biases = dict(zip(model.ids, (float(b) for b in model.biases(p))))
@@ -901,6 +907,31 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
     return best
 
 
+def _offsets_released(model: _Model, p: np.ndarray, cov: np.ndarray) -> tuple[_Model, np.ndarray, np.ndarray]:
+    """The fit made again with the offset of each side whose edge was found on another edge than the mat's let free.
+
+    A side's offset is held within ``SIDE_OFFSET_SIGMA_PX`` of the mat's edge; where its points follow a parallel edge a
+    few pixels out (the foot of the slab's face under a near edge, lit like neither the mat nor the floor), the offset
+    takes only part of it and the pose and lens the rest, turning the side, which carries a corner outside the frame by
+    pixels. Fitted with its offset free, such a side's offset lands beyond ``OFFSET_REJECTED_SIGMAS`` of its prior: the
+    data reject the prior, and the side then gives the camera its direction only. The fit as given where none does."""
+    free = list(model.offset_sigmas)
+    for s in range(len(model.sides)):
+        trial = list(model.offset_sigmas)
+        trial[s] = FREE_OFFSET_SIGMA_PX
+        released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
+                          model.side_sigmas, model.lens, trial)
+        q, _ = _fit(released, p, TRIM_ITERATIONS)
+        if abs(float(released.side_offsets(q)[s])) > OFFSET_REJECTED_SIGMAS * model.offset_sigmas[s]:
+            free[s] = FREE_OFFSET_SIGMA_PX
+    if free == model.offset_sigmas:
+        return model, p, cov
+    released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
+                      model.side_sigmas, model.lens, free)
+    q, cov_q = _fit(released, p)
+    return released, q, cov_q
+
+
 def _runs(points: np.ndarray) -> list[np.ndarray]:
     """Indices of a side's points (photo px) in each run: split where neighbours along the side lie over ``RUN_GAP_PX``
     apart."""
@@ -941,13 +972,15 @@ def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray)
             keep[run] = False
             sides = [(jj, pts) for ss, (jj, pts) in enumerate(model.sides) if ss != s]
             sigmas = [sg for ss, sg in enumerate(model.side_sigmas) if ss != s]
+            priors = [sg for ss, sg in enumerate(model.offset_sigmas) if ss != s]
             offs, trs = [o for ss, o in enumerate(offsets) if ss != s], [t for ss, t in enumerate(turns) if ss != s]
             if keep.sum() >= RUN_MIN_POINTS:
                 sides.insert(s, (j, points[keep]))
                 sigmas.insert(s, model.side_sigmas[s])
+                priors.insert(s, model.offset_sigmas[s])
                 offs.insert(s, offsets[s])
                 trs.insert(s, 0.0)
-            without = _Model(observed, model.table_mm, model.size, sides, sigmas, model.lens)
+            without = _Model(observed, model.table_mm, model.size, sides, sigmas, model.lens, priors)
             excess = np.maximum(excess, refit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs])))
     for s in range(len(model.sides)):
         free = list(model.offset_sigmas)
