@@ -822,6 +822,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     by_id = {s.id: s for s in sightings}
     table = table_corners_mm(table_mm)
     consistent = rms <= CONSISTENT_RMS_PX
+    freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None
     if consistent:
         import cv2
 
@@ -829,7 +830,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         colour = image if image.ndim == 3 else None
         model, p, cov = _fit_with_sides(grey, colour, sightings, model, p, cov)
         if len(by_id) < 4:
-            model, p, cov = _offsets_released(model, p, cov)
+            model, p, cov, freed = _offsets_released(model, p, cov)
         cam = model.camera(p)
         turns = {k: math.degrees(float(t)) for k, t in zip(model.ids, model.turns(p))}
         biases = dict(zip(model.ids, (float(b) for b in model.biases(p))))
@@ -838,7 +839,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
                        for k in range(4)])
     unseen = [k for k in range(4) if k not in by_id]
     if consistent and model.sides and unseen:
-        excess = _disagreement(model, p, cov, table[unseen])
+        excess = _disagreement(model, p, cov, table[unseen], freed)
         for k, e in zip(unseen, excess):
             sigmas[k] = math.hypot(sigmas[k], e)
     if not consistent:
@@ -907,29 +908,33 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
     return best
 
 
-def _offsets_released(model: _Model, p: np.ndarray, cov: np.ndarray) -> tuple[_Model, np.ndarray, np.ndarray]:
+def _offsets_released(model: _Model, p: np.ndarray, cov: np.ndarray
+                      ) -> tuple[_Model, np.ndarray, np.ndarray, list[tuple[_Model, np.ndarray, np.ndarray]] | None]:
     """The fit made again with the offset of each side whose edge was found on another edge than the mat's let free.
 
     A side's offset is held within ``SIDE_OFFSET_SIGMA_PX`` of the mat's edge; where its points follow a parallel edge a
     few pixels out (the foot of the slab's face under a near edge, lit like neither the mat nor the floor), the offset
     takes only part of it and the pose and lens the rest, turning the side, which carries a corner outside the frame by
     pixels. Fitted with its offset free, such a side's offset lands beyond ``OFFSET_REJECTED_SIGMAS`` of its prior: the
-    data reject the prior, and the side then gives the camera its direction only. The fit as given where none does."""
+    data reject the prior, and the side then gives the camera its direction only. The fit as given where none does, with
+    the fits of each side's offset let free (model, parameters, covariance: ``_disagreement`` makes the same ones)."""
     free = list(model.offset_sigmas)
+    trials = []
     for s in range(len(model.sides)):
         trial = list(model.offset_sigmas)
         trial[s] = FREE_OFFSET_SIGMA_PX
         released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
                           model.side_sigmas, model.lens, trial)
-        q, _ = _fit(released, p, TRIM_ITERATIONS)
+        q, cov_q = _fit(released, p, TRIM_ITERATIONS)
+        trials.append((released, q, cov_q))
         if abs(float(released.side_offsets(q)[s])) > OFFSET_REJECTED_SIGMAS * model.offset_sigmas[s]:
             free[s] = FREE_OFFSET_SIGMA_PX
     if free == model.offset_sigmas:
-        return model, p, cov
+        return model, p, cov, trials
     released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
                       model.side_sigmas, model.lens, free)
     q, cov_q = _fit(released, p)
-    return released, q, cov_q
+    return released, q, cov_q, None
 
 
 def _runs(points: np.ndarray) -> list[np.ndarray]:
@@ -940,7 +945,8 @@ def _runs(points: np.ndarray) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(gaps > RUN_GAP_PX) + 1)
 
 
-def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray) -> np.ndarray:
+def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray,
+                  freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
     """Per table point ``xy`` (mm; corners placed through the camera): how far (px) it moves, beyond what the loss of
     information explains, when the fit is made again without one run of a side's edge points at a time, or with one
     side's edge offset let free (its prior dropped): the largest over those fits (0 where none exceeds).
@@ -952,15 +958,16 @@ def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray)
     edge by its offset's prior (``SIDE_OFFSET_SIGMA_PX``), and the pose and lens take the rest, turning the side's
     direction. Without a run (or a prior), the corner moves by ``d`` while its variance grows by ``v``: one that agrees
     with the rest moves it by about ``sqrt(v)``, within ``RUN_AGREEMENT_SIGMAS`` of that 95 times in 100; the excess
-    ``sqrt(d^2 - RUN_AGREEMENT_SIGMAS^2 v)`` is the disagreement the residuals hide."""
+    ``sqrt(d^2 - RUN_AGREEMENT_SIGMAS^2 v)`` is the disagreement the residuals hide. ``freed``: the fits with each
+    side's offset free already made (``_offsets_released``, for this model and parameters)."""
     here = model.camera(p).project(xy, 0.0)
     base = np.array([_projection_sigma(model, p, cov, t) for t in xy])
     excess = np.zeros(len(xy))
     offsets, turns = model.side_offsets(p), model.side_turns(p)
     observed = [(k, c) for k, c in zip(model.ids, model.observed)]
 
-    def refit(other: _Model, start: np.ndarray) -> np.ndarray:
-        q, cov_q = _fit(other, start, TRIM_ITERATIONS)
+    def refit(other: _Model, start: np.ndarray, done: tuple[_Model, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        other, q, cov_q = done if done is not None else (other, *_fit(other, start, TRIM_ITERATIONS))
         moved = np.linalg.norm(other.camera(q).project(xy, 0.0) - here, axis=1)
         grown = np.array([_projection_sigma(other, q, cov_q, t) for t in xy]) ** 2 - base ** 2
         return np.sqrt(np.maximum(0.0, moved ** 2 - RUN_AGREEMENT_SIGMAS ** 2 * np.maximum(grown, 0.0)))
@@ -986,7 +993,7 @@ def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray)
         free = list(model.offset_sigmas)
         free[s] = FREE_OFFSET_SIGMA_PX
         released = _Model(observed, model.table_mm, model.size, model.sides, model.side_sigmas, model.lens, free)
-        excess = np.maximum(excess, refit(released, p))
+        excess = np.maximum(excess, refit(released, p, freed[s] if freed is not None else None))
     return excess
 
 
