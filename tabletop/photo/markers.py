@@ -28,6 +28,8 @@ OpenCV is imported only when a photo is read or a sheet drawn.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -156,6 +158,12 @@ RUN_MIN_POINTS = 10
 RUN_AGREEMENT_SIGMAS = 2.0
 """A run that agrees with the rest moves the corner, when left out, by a random amount whose 1-sigma is what losing its
 information explains; within this many of those 95 times in 100. Only a move beyond it is a disagreement."""
+FREE_OFFSET_SIGMA_PX = SIDE_SEARCH_MAX_PX
+"""A side's edge offset let free (``_offsets_released``, ``_disagreement``): its prior as wide as the band the side is
+looked for in."""
+OFFSET_REJECTED_SIGMAS = 3.0
+"""A side's offset, fitted free, this many of its prior's sigmas from the mat's edge: its points follow another edge
+(the prior is rejected, 3 in 1000 by chance) and the offset stays free."""
 UNSURE_CORNER_PX = 1.0
 """A corner placed from the others with a 1-sigma over this (px) is called unsure in the note."""
 MIN_MARKERS_FOR_CORNERS = 3
@@ -578,7 +586,7 @@ class _Model:
 
     def __init__(self, sightings: list[tuple[int, np.ndarray]], table_mm: tuple[float, float], size: tuple[int, int],
                  sides: list[tuple[int, np.ndarray]] | None = None, side_sigmas: list[float] | None = None,
-                 lens: Distortion | None = None) -> None:
+                 lens: Distortion | None = None, offset_sigmas: list[float] | None = None) -> None:
         self.ids = [k for k, _ in sightings]
         self.lens = lens
         """A calibrated lens for this photo's pixels: its k1, k2 and principal point held within ``CALIBRATED_*``."""
@@ -586,11 +594,17 @@ class _Model:
         """(side j from table corner j to corner j+1, its edge points (n, 2) in photo pixels)."""
         self.side_sigmas = list(side_sigmas or [SIDE_POINT_SIGMA_PX] * len(self.sides))
         """Each side's points' 1-sigma (px) as weighed in the fit."""
+        self.offset_sigmas = list(offset_sigmas or [SIDE_OFFSET_SIGMA_PX] * len(self.sides))
+        """Each side's edge offset's prior 1-sigma (px)."""
         counts = np.cumsum([0] + [len(points) for _, points in self.sides])
         self._side_spans = list(zip(counts[:-1], counts[1:]))
         self._side_along = np.concatenate([_along(points) for _, points in self.sides]) if self.sides else np.zeros(0)
         """Each side point's place along the span of its side's points, -1 to 1 (the side's turn's lever)."""
         self._side_points_all = np.concatenate([points for _, points in self.sides]) if self.sides else np.zeros((0, 2))
+        self._square_memo: OrderedDict[bytes, list[np.ndarray]] = OrderedDict()
+        self._side_memo: OrderedDict[bytes, list[np.ndarray]] = OrderedDict()
+        self._undistorted: tuple[tuple[object, ...], np.ndarray] | None = None
+        """The side points through the last lens asked for: (its centre, scale, k1, k2), the undistorted points."""
         self.observed = np.stack([c for _, c in sightings])  # (m, 4, 2)
         self.table_mm = table_mm
         self.size = size
@@ -631,7 +645,12 @@ class _Model:
             return []
         cam = self.camera(p)
         ends = apply_homography(cam.homography(0.0), table_corners_mm(self.table_mm))
-        und = cam.distortion.remove(self._side_points_all)
+        lens = cam.distortion
+        key = (lens.centre, lens.scale, lens.k1, lens.k2)
+        if self._undistorted is None or self._undistorted[0] != key:
+            # Most of a Jacobian's columns move the pose, not the lens: the points undistorted once serve them all.
+            self._undistorted = (key, lens.remove(self._side_points_all))
+        und = self._undistorted[1]
         out = []
         for (j, _), offset, turn, (i0, i1) in zip(self.sides, self.side_offsets(p), self.side_turns(p), self._side_spans):
             a, b = ends[j], ends[(j + 1) % 4]
@@ -655,10 +674,28 @@ class _Model:
             priors[5] = (p[11] - k2) / CALIBRATED_K_SIGMA
         priors += [t / math.radians(TURN_SIGMA_DEG) for t in self.turns(p)]
         priors += [b / MARKER_BIAS_SIGMA_PX for b in p[_GLOBAL + self.m:_GLOBAL + 2 * self.m]]
-        priors += [o / SIDE_OFFSET_SIGMA_PX for o in self.side_offsets(p)]
+        priors += [o / sigma for o, sigma in zip(self.side_offsets(p), self.offset_sigmas)]
         priors += [t / SIDE_TURN_SIGMA_PX for t in self.side_turns(p)]
-        sides = [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)]
-        return np.concatenate([((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel(), *sides, priors])
+        # The squares' residuals depend on the camera, turns and biases only, the sides' on the camera and the sides'
+        # offsets and turns only: a Jacobian's column that moves one of them reuses the other's, made at the point
+        # (the same arithmetic on the same numbers).
+        g = _GLOBAL + 2 * self.m
+        squares = self._remembered(self._square_memo, p[:g].tobytes(),
+                                   lambda: [((self.predicted(p) - self.observed) / OBSERVED_SIGMA_PX).ravel()])
+        sides = self._remembered(self._side_memo, p[:_GLOBAL].tobytes() + p[g:].tobytes(),
+                                 lambda: [r / sigma for r, sigma in zip(self.side_residuals(p), self.side_sigmas)])
+        return np.concatenate([*squares, *sides, priors])
+
+    def _remembered(self, memo: OrderedDict[bytes, list[np.ndarray]], key: bytes,
+                    make: Callable[[], list[np.ndarray]]) -> list[np.ndarray]:
+        """``make()`` for parameters ``key``, remembered for the last ``2 n + 4`` keys (a Jacobian's columns and its point)."""
+        if key in memo:
+            memo.move_to_end(key)
+            return memo[key]
+        value = memo[key] = make()
+        if len(memo) > 2 * self.n + 4:
+            memo.popitem(last=False)
+        return value
 
     def _calibrated(self) -> tuple[float, float, float, float]:
         """The calibrated lens as parameters: k1, the principal point's offset (2), k2."""
@@ -785,12 +822,15 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     by_id = {s.id: s for s in sightings}
     table = table_corners_mm(table_mm)
     consistent = rms <= CONSISTENT_RMS_PX
+    freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None
     if consistent:
         import cv2
 
         grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         colour = image if image.ndim == 3 else None
         model, p, cov = _fit_with_sides(grey, colour, sightings, model, p, cov)
+        if len(by_id) < 4:
+            model, p, cov, freed = _offsets_released(model, p, cov)
         cam = model.camera(p)
         turns = {k: math.degrees(float(t)) for k, t in zip(model.ids, model.turns(p))}
         biases = dict(zip(model.ids, (float(b) for b in model.biases(p))))
@@ -799,7 +839,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
                        for k in range(4)])
     unseen = [k for k in range(4) if k not in by_id]
     if consistent and model.sides and unseen:
-        excess = _run_disagreement(model, p, cov, table[unseen])
+        excess = _disagreement(model, p, cov, table[unseen], freed)
         for k, e in zip(unseen, excess):
             sigmas[k] = math.hypot(sigmas[k], e)
     if not consistent:
@@ -868,6 +908,35 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
     return best
 
 
+def _offsets_released(model: _Model, p: np.ndarray, cov: np.ndarray
+                      ) -> tuple[_Model, np.ndarray, np.ndarray, list[tuple[_Model, np.ndarray, np.ndarray]] | None]:
+    """The fit made again with the offset of each side whose edge was found on another edge than the mat's let free.
+
+    A side's offset is held within ``SIDE_OFFSET_SIGMA_PX`` of the mat's edge; where its points follow a parallel edge a
+    few pixels out (the foot of the slab's face under a near edge, lit like neither the mat nor the floor), the offset
+    takes only part of it and the pose and lens the rest, turning the side, which carries a corner outside the frame by
+    pixels. Fitted with its offset free, such a side's offset lands beyond ``OFFSET_REJECTED_SIGMAS`` of its prior: the
+    data reject the prior, and the side then gives the camera its direction only. The fit as given where none does, with
+    the fits of each side's offset let free (model, parameters, covariance: ``_disagreement`` makes the same ones)."""
+    free = list(model.offset_sigmas)
+    trials = []
+    for s in range(len(model.sides)):
+        trial = list(model.offset_sigmas)
+        trial[s] = FREE_OFFSET_SIGMA_PX
+        released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
+                          model.side_sigmas, model.lens, trial)
+        q, cov_q = _fit(released, p, TRIM_ITERATIONS)
+        trials.append((released, q, cov_q))
+        if abs(float(released.side_offsets(q)[s])) > OFFSET_REJECTED_SIGMAS * model.offset_sigmas[s]:
+            free[s] = FREE_OFFSET_SIGMA_PX
+    if free == model.offset_sigmas:
+        return model, p, cov, trials
+    released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
+                      model.side_sigmas, model.lens, free)
+    q, cov_q = _fit(released, p)
+    return released, q, cov_q, None
+
+
 def _runs(points: np.ndarray) -> list[np.ndarray]:
     """Indices of a side's points (photo px) in each run: split where neighbours along the side lie over ``RUN_GAP_PX``
     apart."""
@@ -876,21 +945,33 @@ def _runs(points: np.ndarray) -> list[np.ndarray]:
     return np.split(order, np.flatnonzero(gaps > RUN_GAP_PX) + 1)
 
 
-def _run_disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray) -> np.ndarray:
-    """Per table point ``xy`` (mm; corners placed through the camera): how far (px) the fits without one run of a side's
-    edge points at a time move it beyond what losing that run's information explains.
+def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray,
+                  freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
+    """Per table point ``xy`` (mm; corners placed through the camera): how far (px) it moves, beyond what the loss of
+    information explains, when the fit is made again without one run of a side's edge points at a time, or with one
+    side's edge offset let free (its prior dropped): the largest over those fits (0 where none exceeds).
 
     The camera's lens can bend to join two runs of a side found on different edges (the table's, and a parallel one a
     pixel or two inside it by the frame), so the fit's residuals stay small and its covariance with them, while a corner
-    carried outside the frame by that bend moves by pixels. Without a run, the corner moves by ``d`` while its variance
-    grows by ``v``: a run that agrees with the rest moves it by about ``sqrt(v)``, within ``RUN_AGREEMENT_SIGMAS`` of
-    that 95 times in 100; the excess ``sqrt(d^2 - RUN_AGREEMENT_SIGMAS^2 v)`` is the disagreement the residuals hide,
-    the largest over the runs returned (0 where none exceeds)."""
-    cam = model.camera(p)
-    here = cam.project(xy, 0.0)
+    carried outside the frame by that bend moves by pixels. Likewise a side followed on an edge a few pixels off the
+    mat's (the foot of the slab's face under a near edge, lit like neither the mat nor the floor) is held near the mat's
+    edge by its offset's prior (``SIDE_OFFSET_SIGMA_PX``), and the pose and lens take the rest, turning the side's
+    direction. Without a run (or a prior), the corner moves by ``d`` while its variance grows by ``v``: one that agrees
+    with the rest moves it by about ``sqrt(v)``, within ``RUN_AGREEMENT_SIGMAS`` of that 95 times in 100; the excess
+    ``sqrt(d^2 - RUN_AGREEMENT_SIGMAS^2 v)`` is the disagreement the residuals hide. ``freed``: the fits with each
+    side's offset free already made (``_offsets_released``, for this model and parameters)."""
+    here = model.camera(p).project(xy, 0.0)
     base = np.array([_projection_sigma(model, p, cov, t) for t in xy])
     excess = np.zeros(len(xy))
     offsets, turns = model.side_offsets(p), model.side_turns(p)
+    observed = [(k, c) for k, c in zip(model.ids, model.observed)]
+
+    def refit(other: _Model, start: np.ndarray, done: tuple[_Model, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+        other, q, cov_q = done if done is not None else (other, *_fit(other, start, TRIM_ITERATIONS))
+        moved = np.linalg.norm(other.camera(q).project(xy, 0.0) - here, axis=1)
+        grown = np.array([_projection_sigma(other, q, cov_q, t) for t in xy]) ** 2 - base ** 2
+        return np.sqrt(np.maximum(0.0, moved ** 2 - RUN_AGREEMENT_SIGMAS ** 2 * np.maximum(grown, 0.0)))
+
     for s, (j, points) in enumerate(model.sides):
         runs = [r for r in _runs(points) if len(r) >= RUN_MIN_POINTS]
         for run in runs:
@@ -898,17 +979,21 @@ def _run_disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndar
             keep[run] = False
             sides = [(jj, pts) for ss, (jj, pts) in enumerate(model.sides) if ss != s]
             sigmas = [sg for ss, sg in enumerate(model.side_sigmas) if ss != s]
+            priors = [sg for ss, sg in enumerate(model.offset_sigmas) if ss != s]
             offs, trs = [o for ss, o in enumerate(offsets) if ss != s], [t for ss, t in enumerate(turns) if ss != s]
             if keep.sum() >= RUN_MIN_POINTS:
                 sides.insert(s, (j, points[keep]))
                 sigmas.insert(s, model.side_sigmas[s])
+                priors.insert(s, model.offset_sigmas[s])
                 offs.insert(s, offsets[s])
                 trs.insert(s, 0.0)
-            without = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, sides, sigmas, model.lens)
-            q, cov_q = _fit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs]), TRIM_ITERATIONS)
-            moved = np.linalg.norm(without.camera(q).project(xy, 0.0) - here, axis=1)
-            grown = np.array([_projection_sigma(without, q, cov_q, t) for t in xy]) ** 2 - base ** 2
-            excess = np.maximum(excess, np.sqrt(np.maximum(0.0, moved ** 2 - RUN_AGREEMENT_SIGMAS ** 2 * np.maximum(grown, 0.0))))
+            without = _Model(observed, model.table_mm, model.size, sides, sigmas, model.lens, priors)
+            excess = np.maximum(excess, refit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs])))
+    for s in range(len(model.sides)):
+        free = list(model.offset_sigmas)
+        free[s] = FREE_OFFSET_SIGMA_PX
+        released = _Model(observed, model.table_mm, model.size, model.sides, model.side_sigmas, model.lens, free)
+        excess = np.maximum(excess, refit(released, p, freed[s] if freed is not None else None))
     return excess
 
 
