@@ -40,6 +40,9 @@ CLICK_SLOP_PX = 4
 """A press and release this close together on the photo is a click (fit a base there), not a pan."""
 FOCUS_BASES_ACROSS = 5.0
 """``N`` zooms so the view's shorter side spans this many of the base's diameters (at least)."""
+AIM_PX = 6
+"""How far from the base's centre a hand's click may land, in screen pixels (the aim and the press's slop): where a
+pixel is coarse, the local fit searches that far round the click."""
 DUPLICATE_MM = 3.0
 """A base fitted this close to one already on the table is that base (it is selected, not added twice)."""
 
@@ -176,7 +179,7 @@ class ReviewMixin:
         assert review is not None
         unfitted = review.unfitted_at(self.scenario, x, y)
         at = (unfitted.x_mm, unfitted.y_mm) if unfitted is not None else (x, y)
-        detection, ms = self._fit(at[0], at[1])
+        detection, ms = self._fit(at[0], at[1], aim_mm=AIM_PX / self.viewport.scale)
         if detection is None:
             review.offer = at
             what = "in that outline" if unfitted is not None else "here"
@@ -299,16 +302,18 @@ class ReviewMixin:
         shift = (PANEL_SIZE[0] + PANEL_GAP) / 2 if self._review_ui is not None else 0.0
         self.viewport = Viewport((x - shift / scale, y), scale, self.viewport.rect)
 
-    def _fit(self, x: float, y: float, shape: str = "any", sizes: tuple[float, ...] | None = None) -> tuple[Any, float]:
-        """``fit_base_at`` on the photo under review; the detection (or None) and the milliseconds it took."""
+    def _fit(self, x: float, y: float, shape: str = "any", sizes: tuple[float, ...] | None = None,
+             aim_mm: float = 0.0) -> tuple[Any, float]:
+        """``fit_base_at`` on the photo under review, searching at least ``aim_mm`` round the point (a click's
+        uncertainty at the view's zoom); the detection (or None) and the milliseconds it took."""
         from tabletop.photo import BASE_SIZES_MM
-        from tabletop.photo.local import fit_base_at
+        from tabletop.photo.local import LOCAL_REACH_MM, fit_base_at
 
         review = self.review
         assert review is not None
         t0 = time.perf_counter()
         try:
-            detection = fit_base_at(review.rectified(), x, y, sizes or BASE_SIZES_MM, shape)
+            detection = fit_base_at(review.rectified(), x, y, sizes or BASE_SIZES_MM, shape, max(LOCAL_REACH_MM, aim_mm))
         except Exception as exc:  # noqa: BLE001 - a failed fit is "no rim here", never a crash of the app
             self.flash(f"The fit failed: {exc}", error=True)
             detection = None
