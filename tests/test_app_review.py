@@ -176,7 +176,6 @@ def test_review_lists_fits_refits_deletes_and_undoes(tmp_path: Path, photo: tupl
         bare = _bare_spot(app.scenario, ph, review)
         p.click(p.screen_of(bare))
         assert review.offer is not None and app.message.startswith("No base rim found here"), app.message
-        assert ui["manual"].is_enabled
         p.key(pygame.K_ESCAPE)
         assert review.offer is None and app.review is not None
         p.click(p.screen_of(bare))
@@ -185,7 +184,11 @@ def test_review_lists_fits_refits_deletes_and_undoes(tmp_path: Path, photo: tupl
         assert (hand.x, hand.y) == pytest.approx(bare, abs=1.0) and hand.base == Base.round(review.manual_size[0])
         assert hand.sigma == pytest.approx(0.5) and CHECK_TAG not in hand.tags
         p.step(2)
-        assert not ui["manual"].is_enabled
+        # The button, clicked with no click to lay a circle at, says what to do instead of staying greyed.
+        count = len(app.scenario.models)
+        p.click(ui["manual"].rect.center)
+        p.step(2)
+        assert "click a base on the photo first" in app.message and len(app.scenario.models) == count
 
         # The size menu, clicked: the selected base becomes 40 mm (no rim of that size here: only resized).
         assert app.state.selection is not None and app.state.selection.id == hand.id

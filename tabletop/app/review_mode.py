@@ -365,10 +365,6 @@ class ReviewMixin:
         self._review_list_items = items
         ui["list"].set_item_list([label for label, _, _ in items])
         ui["title"].set_text(f"To check: {len(unsure)}" + (f" · not fitted: {len(unfitted)}" if unfitted else ""))
-        if review.offer is not None:
-            ui["manual"].enable()
-        else:
-            ui["manual"].disable()
 
     def _review_photo_shown(self) -> bool:
         """Whether the table's backdrop is still the photo under review (its corners; its path is rewritten on saving)."""
@@ -401,7 +397,8 @@ class ReviewMixin:
         size.set_tooltip("The selected base's catalogue size (it is fitted again at it), and the size M lays by hand")
         y += 34
         manual = UIButton(pygame.Rect(4, y, iw // 2 - 2, 30), "Circle (M)", self.ui, container=panel,
-                          tool_tip_text="Lay a base of the menu's size where the last click found no rim")
+                          tool_tip_text="Lay a base of the menu's size where the last click found no rim (click a missed base on the photo "
+                          "first; a greyed button would not say why, so this one stays live and says it)")
         photo = UIButton(pygame.Rect(iw // 2 + 6, y, iw // 2 - 2, 30), "Judged table (T)" if review.show_photo else "Photo under rings (T)",
                          self.ui, container=panel, tool_tip_text="Show the judged table's bases over the photo, or the photo "
                          "under each fitted ring (B hides the photo altogether)")
