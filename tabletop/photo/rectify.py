@@ -998,6 +998,70 @@ def _wall_between(small: np.ndarray, region: np.ndarray, found: np.ndarray, repl
     return not like_room and float(np.mean(flooded)) >= 0.5
 
 
+BARE_OFFSET = 0.003
+"""How far beside a side (a fraction of the photo's diagonal, at least ``BARE_OFFSET_MIN_PX``) :func:`bare_far_stretches`
+starts reading the colour each side of it, past the edge's blur and a lens's misfit; it reads out to three times that."""
+BARE_OFFSET_MIN_PX = 4.0
+BARE_SAMPLES = 40
+"""Points along each side read by :func:`bare_far_stretches`."""
+BARE_RUN = 3
+"""The fewest points in a row at a side's far end with no step for its far stretch to count as bare: one or two may be a
+base or a shadow standing on the edge."""
+
+
+def bare_far_stretches(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None) -> list[float]:
+    """Per side running to a far corner (right, left): the length in pixels of its stretch ending at the far corner along
+    which the colour inside and outside it are one (under ``WALL_MIN_CONTRAST`` apart, median over ``BARE_OFFSET`` to
+    three times that), 0 where there is none or the rest of the side shows no step either (the mat and the room beside it
+    of one colour: the side says nothing).
+
+    A table's side is where its mat meets the room beside it all the way to the far corner; an outline whose far side was
+    found on a line up the wall (a flood past a faint far edge into a wall of nearly the mat's colour, stopped by a dado
+    rail or the wall's colour change) has sides whose last stretch runs over the wall, the same colour either side."""
+    quad = np.asarray(corners_px, dtype=np.float64)
+    if lens is not None:
+        quad = lens.remove(quad)
+    h, w = image.shape[:2]
+    first = max(BARE_OFFSET_MIN_PX, BARE_OFFSET * math.hypot(w, h))
+    offsets = np.linspace(first, 3 * first, 5)
+    t = np.linspace(0.02, 0.98, BARE_SAMPLES)
+    centre = quad.mean(axis=0)
+    out = []
+    for near, far in ((1, 2), (0, 3)):
+        a, b = quad[near], quad[far]
+        length = float(np.linalg.norm(b - a))
+        along = (b - a) / length
+        normal = np.array([-along[1], along[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # into the table
+        points = a[None, :] + t[:, None] * (b - a)[None, :]
+        # Three positions a little apart along the side at each point, so a speck or a base's rim is outvoted.
+        jitter = np.array([-0.5, 0.0, 0.5]) * first
+        grid = points[:, None, None, :] + jitter[None, :, None, None] * along + offsets[None, None, :, None] * normal
+        colours = []
+        known = np.ones(BARE_SAMPLES, dtype=bool)
+        for sign in (1.0, -1.0):
+            xy = (points[:, None, None, :] + sign * (grid - points[:, None, None, :])).reshape(-1, 2)
+            if lens is not None:
+                xy = lens.apply(xy)
+            inside = (xy[:, 0] >= 0) & (xy[:, 0] <= w - 1) & (xy[:, 1] >= 0) & (xy[:, 1] <= h - 1)
+            known &= inside.reshape(BARE_SAMPLES, -1).all(axis=1)
+            xy = xy.astype(np.float32)
+            values = cv2.remap(image, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            colours.append(np.median(values.reshape(BARE_SAMPLES, jitter.size * offsets.size, -1).astype(np.float32), axis=1))
+        step = np.linalg.norm(colours[0] - colours[1], axis=1)
+        bare = known & (step < WALL_MIN_CONTRAST)
+        run = 0
+        while run < BARE_SAMPLES and bare[BARE_SAMPLES - 1 - run]:
+            run += 1
+        rest = step[: BARE_SAMPLES - run][known[: BARE_SAMPLES - run]]
+        if run < BARE_RUN or rest.size < BARE_SAMPLES // 2 or float(np.median(rest)) < 2 * WALL_MIN_CONTRAST:
+            out.append(0.0)
+        else:
+            out.append(float(1.0 - t[BARE_SAMPLES - run] + 0.5 * (t[1] - t[0])) * length)
+    return out
+
+
 def lens_bow(corners_px: Corners, lens: Distortion, samples: int = 21) -> float:
     """The most (photo px) that ``lens`` bends a side between ``corners_px`` off the straight line between its ends."""
     quad = lens.remove(np.asarray(corners_px, dtype=np.float64))
