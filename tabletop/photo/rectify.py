@@ -1005,25 +1005,30 @@ BARE_OFFSET_MIN_PX = 4.0
 BARE_SAMPLES = 40
 """Points along each side read by :func:`bare_far_stretches`."""
 BARE_RUN = 3
-"""The fewest points in a row at a side's far end with no step for its far stretch to count as bare: one or two may be a
-base or a shadow standing on the edge."""
+"""The fewest points at a side's far end that make a bare stretch: one or two may be a base or a shadow on the edge."""
+BARE_RATIO = 0.15
+"""A side's far stretch is bare where its median colour step across the side is under this fraction of the step along
+the rest of it (or under ``WALL_MIN_CONTRAST``): a textured wall either side of a line steps a few units at random, a
+mat against the room beside it tens to hundreds; a table's sides step to their far corners at 0.3 of the rest or more
+on the generators' photos, however faint."""
 
 
 def bare_far_stretches(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None) -> list[float]:
-    """Per side running to a far corner (right, left): the length in pixels of its stretch ending at the far corner along
-    which the colour inside and outside it are one (under ``WALL_MIN_CONTRAST`` apart, median over ``BARE_OFFSET`` to
-    three times that), 0 where there is none or the rest of the side shows no step either (the mat and the room beside it
-    of one colour: the side says nothing).
+    """Per side running to a far corner (right, left): the length in pixels of the longest stretch ending at the far
+    corner along which the colour inside and outside the side are nearly one (``BARE_RATIO``; the colour each side the
+    median from ``BARE_OFFSET`` out to three times that), 0 where there is none or the rest of the side shows no step
+    either (the mat and the room beside it of one colour: the side says nothing).
 
     A table's side is where its mat meets the room beside it all the way to the far corner; an outline whose far side was
-    found on a line up the wall (a flood past a faint far edge into a wall of nearly the mat's colour, stopped by a dado
-    rail or the wall's colour change) has sides whose last stretch runs over the wall, the same colour either side."""
+    found on a line up the wall (a flood past a faint far edge into the wall behind the table, stopped by a dado rail or
+    the wall's colour change) has sides whose last stretch runs over the wall, the same colour either side."""
     quad = np.asarray(corners_px, dtype=np.float64)
     if lens is not None:
         quad = lens.remove(quad)
     h, w = image.shape[:2]
     first = max(BARE_OFFSET_MIN_PX, BARE_OFFSET * math.hypot(w, h))
     offsets = np.linspace(first, 3 * first, 5)
+    jitter = np.array([-0.5, 0.0, 0.5]) * first  # three positions along the side at each point: a speck is outvoted
     t = np.linspace(0.02, 0.98, BARE_SAMPLES)
     centre = quad.mean(axis=0)
     out = []
@@ -1035,13 +1040,11 @@ def bare_far_stretches(image: np.ndarray, corners_px: Corners, lens: Distortion 
         if np.dot(centre - a, normal) < 0:
             normal = -normal  # into the table
         points = a[None, :] + t[:, None] * (b - a)[None, :]
-        # Three positions a little apart along the side at each point, so a speck or a base's rim is outvoted.
-        jitter = np.array([-0.5, 0.0, 0.5]) * first
-        grid = points[:, None, None, :] + jitter[None, :, None, None] * along + offsets[None, None, :, None] * normal
+        spread = jitter[None, :, None, None] * along + offsets[None, None, :, None] * normal
         colours = []
         known = np.ones(BARE_SAMPLES, dtype=bool)
         for sign in (1.0, -1.0):
-            xy = (points[:, None, None, :] + sign * (grid - points[:, None, None, :])).reshape(-1, 2)
+            xy = (points[:, None, None, :] + sign * spread).reshape(-1, 2)
             if lens is not None:
                 xy = lens.apply(xy)
             inside = (xy[:, 0] >= 0) & (xy[:, 0] <= w - 1) & (xy[:, 1] >= 0) & (xy[:, 1] <= h - 1)
@@ -1050,15 +1053,16 @@ def bare_far_stretches(image: np.ndarray, corners_px: Corners, lens: Distortion 
             values = cv2.remap(image, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
             colours.append(np.median(values.reshape(BARE_SAMPLES, jitter.size * offsets.size, -1).astype(np.float32), axis=1))
         step = np.linalg.norm(colours[0] - colours[1], axis=1)
-        bare = known & (step < WALL_MIN_CONTRAST)
-        run = 0
-        while run < BARE_SAMPLES and bare[BARE_SAMPLES - 1 - run]:
-            run += 1
-        rest = step[: BARE_SAMPLES - run][known[: BARE_SAMPLES - run]]
-        if run < BARE_RUN or rest.size < BARE_SAMPLES // 2 or float(np.median(rest)) < 2 * WALL_MIN_CONTRAST:
-            out.append(0.0)
-        else:
-            out.append(float(1.0 - t[BARE_SAMPLES - run] + 0.5 * (t[1] - t[0])) * length)
+        bare = 0.0
+        for k in range(BARE_RUN, BARE_SAMPLES // 2 + 1):
+            stretch = step[BARE_SAMPLES - k:][known[BARE_SAMPLES - k:]]
+            rest = step[: BARE_SAMPLES - k][known[: BARE_SAMPLES - k]]
+            if stretch.size < BARE_RUN or rest.size < BARE_SAMPLES // 2:
+                continue
+            rest_step = float(np.median(rest))
+            if rest_step >= 2 * WALL_MIN_CONTRAST and float(np.median(stretch)) < max(WALL_MIN_CONTRAST, BARE_RATIO * rest_step):
+                bare = float(1.0 - t[BARE_SAMPLES - k] + 0.5 * (t[1] - t[0])) * length
+        out.append(bare)
     return out
 
 
