@@ -66,7 +66,7 @@ def test_a_far_side_on_a_line_up_the_wall_is_doubted(wall: tuple[int, int, int],
     off = np.linalg.norm(np.asarray(fit.corners_px) - truth, axis=1)
     assert fit.confidence >= TABLE_CONFIDENT and off[2:].min() > 150.0, (fit.confidence, off)  # the wrong table found
     bare = bare_far_stretches(photo, fit.corners_px)
-    assert min(bare) > 0.5 * off[2:].min(), (bare, off)
+    assert 0.5 * off[2:].min() < min(bare) and max(bare) < 1.5 * off[2:].max(), (bare, off)  # about the stretch beyond the edge
     sigmas, note = pipeline._doubt_outline(photo, fit.corners_px, fit.corner_sigma_px, None)
     assert note is not None and "outline found unaided is doubtful" in note and "same colour either side" in note
     assert min(sigmas[2], sigmas[3]) >= min(bare)

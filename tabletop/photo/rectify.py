@@ -1015,8 +1015,8 @@ on the generators' photos, however faint."""
 
 def bare_far_stretches(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None) -> list[float]:
     """Per side running to a far corner (right, left): the length in pixels of the longest stretch ending at the far
-    corner along which the colour inside and outside the side are nearly one (``BARE_RATIO``; the colour each side the
-    median from ``BARE_OFFSET`` out to three times that), 0 where there is none or the rest of the side shows no step
+    corner along which the colour inside and outside the side are nearly one (``BARE_RATIO``, in the median; the colour
+    each side the median from ``BARE_OFFSET`` out to three times that), counting its bare points only, 0 where there is none or the rest of the side shows no step
     either (the mat and the room beside it of one colour: the side says nothing).
 
     A table's side is where its mat meets the room beside it all the way to the far corner; an outline whose far side was
@@ -1060,8 +1060,10 @@ def bare_far_stretches(image: np.ndarray, corners_px: Corners, lens: Distortion 
             if stretch.size < BARE_RUN or rest.size < BARE_SAMPLES // 2:
                 continue
             rest_step = float(np.median(rest))
-            if rest_step >= 2 * WALL_MIN_CONTRAST and float(np.median(stretch)) < max(WALL_MIN_CONTRAST, BARE_RATIO * rest_step):
-                bare = float(1.0 - t[BARE_SAMPLES - k] + 0.5 * (t[1] - t[0])) * length
+            low = max(WALL_MIN_CONTRAST, BARE_RATIO * rest_step)
+            if rest_step >= 2 * WALL_MIN_CONTRAST and float(np.median(stretch)) < low:
+                # The median holds while over half the stretch is bare: its length is that of the bare points in it.
+                bare = float(np.count_nonzero(stretch < low)) * float(t[1] - t[0]) * length
         out.append(bare)
     return out
 
