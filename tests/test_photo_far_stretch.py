@@ -57,16 +57,17 @@ def test_a_far_side_on_a_line_up_the_wall_is_doubted(wall: tuple[int, int, int],
                                                       angle: float) -> None:
     """The wall's foot is 100 px behind the table's far edge, the wall 11-25 from the mat's colour or white: the
     segmentation floods up the wall to the line (so does it up a white wall: the lit band between the wall's foot and
-    the line is taken with the mat) and the outline's far side is found on it, 150-350 px beyond the edge, with confidence over ``TABLE_CONFIDENT`` (the defect: accepted silently). Each side's last stretch, from the
-    far edge to the line, has wall either side (colour step ~1 against ~190 along the rest): both sides are bare for
-    about that length, the outline is doubted and its far corners' sigmas cover the stretch."""
+    the line is taken with the mat) and the outline's far side is found on it, 150-350 px beyond the edge, with
+    confidence over ``TABLE_CONFIDENT`` (the defect: accepted silently). Each side's last stretch, from the far edge to
+    the line, has wall either side (colour step ~1 against ~190 along the rest): both sides are bare for about that
+    length, the outline is doubted and its far corners' sigmas cover the stretch."""
     truth = _table(angle)
     photo = _room_photo(truth, wall, upper, foot=1000, line=line)
     fit = find_table(photo)
     off = np.linalg.norm(np.asarray(fit.corners_px) - truth, axis=1)
     assert fit.confidence >= TABLE_CONFIDENT and off[2:].min() > 150.0, (fit.confidence, off)  # the wrong table found
     bare = bare_far_stretches(photo, fit.corners_px)
-    assert 0.5 * off[2:].min() < min(bare) and max(bare) < 1.5 * off[2:].max(), (bare, off)  # about the stretch beyond the edge
+    assert 0.5 * off[2:].min() < min(bare) and max(bare) < 1.5 * off[2:].max(), (bare, off)  # the stretch beyond the edge
     sigmas, note = pipeline._doubt_outline(photo, fit.corners_px, fit.corner_sigma_px, None)
     assert note is not None and "outline found unaided is doubtful" in note and "same colour either side" in note
     assert min(sigmas[2], sigmas[3]) >= min(bare)
