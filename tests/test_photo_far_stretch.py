@@ -101,3 +101,15 @@ def test_a_side_with_no_step_anywhere_says_nothing() -> None:
     photo = np.clip(photo + np.random.default_rng(1).normal(0.0, 3.0, photo.shape), 0, 255).astype(np.uint8)
     corners = tuple((float(x), float(y)) for x, y in truth)
     assert bare_far_stretches(photo, corners) == [0.0, 0.0]  # type: ignore[arg-type]
+
+
+def test_the_analysis_of_a_dado_photo_marks_every_base_check_this(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """End to end, unaided: the outline on the line up the wall is not refused (confidence 0.71) but doubted, so no
+    base is reported confident, and the note says why."""
+    photo = _room_photo(_table(), (150, 170, 185), (90, 100, 110), foot=1000, line=600)
+    path = tmp_path / "dado.png"
+    cv2.imwrite(str(path), photo)
+    result = pipeline.analyse_photo(path, (1219.2, 1219.2), base_height_mm=0.0)
+    assert result.table_confidence >= TABLE_CONFIDENT
+    assert any("same colour either side" in note for note in result.notes), result.notes
+    assert result.bases and not any(base.confident for base in result.bases)
