@@ -12,7 +12,7 @@ from tabletop.photo import BASE_SIZES_MM
 from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, typical_focal
-from tabletop.photo.rectify import (RIVAL_MIN_PX, RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, calibration_rms_mm, find_table,
+from tabletop.photo.rectify import (RIVAL_MIN_PX, RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, bare_far_stretches, calibration_rms_mm, find_table,
                                     inner_colour_steps, inner_rivals, inward_side_profiles, inward_sides, measure_lens, rectified_px_per_mm,
                                     rectify, refine_corners, side_band_px, sloped_lines)
 from tabletop.photo.rays import sorted_median
@@ -184,15 +184,26 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
         faces = front_face_inside(image, corners, lens, face_side_scale(camera, corners, table_mm), profiles=edge_profiles)
         doubtful += [(i, face[1]) for i, face in enumerate(faces) if face is not None and all(i != j for j, _ in doubtful)]
     doubtful.sort()
-    if not doubtful:
+    bare = bare_far_stretches(image, corners, lens)
+    if not doubtful and not any(bare):
         return sigmas, None
     widened = list(sigmas)
     for i, inside in doubtful:
         for corner in (i, (i + 1) % 4):
             widened[corner] = max(widened[corner], inside)
-    sides = ", ".join(f"{SIDE_NAMES[i]} ({inside:.0f} px)" for i, inside in doubtful)
-    return tuple(widened), (f"the table's outline found unaided is doubtful: a second straight edge lies inside its {sides} side, "
-                            "which may be the table's real edge (the one found: the foot of its front face, a border or the floor); "
+    # The far corners (upper-right, upper-left) may be as far off as the bare stretch is long.
+    for corner, length in zip((2, 3), bare):
+        widened[corner] = max(widened[corner], length)
+    what = []
+    if doubtful:
+        sides = ", ".join(f"{SIDE_NAMES[i]} ({inside:.0f} px)" for i, inside in doubtful)
+        what.append(f"a second straight edge lies inside its {sides} side, which may be the table's real edge (the one found: "
+                    "the foot of its front face, a border or the floor)")
+    if any(bare):
+        sides = ", ".join(f"{name} ({length:.0f} px)" for name, length in zip(("right", "left"), bare) if length)
+        what.append(f"its {sides} side runs its last stretch with the same colour either side, no table edge there "
+                    "(its far side may be a line on the wall behind the table)")
+    return tuple(widened), (f"the table's outline found unaided is doubtful: {'; '.join(what)}; "
                             "every base is marked 'check this base': give the corners with --corners, click them in the app, or lay "
                             "the printed corner markers (tabletop photo markers)")
 

@@ -998,6 +998,76 @@ def _wall_between(small: np.ndarray, region: np.ndarray, found: np.ndarray, repl
     return not like_room and float(np.mean(flooded)) >= 0.5
 
 
+BARE_OFFSET = 0.003
+"""How far beside a side (a fraction of the photo's diagonal, at least ``BARE_OFFSET_MIN_PX``) :func:`bare_far_stretches`
+starts reading the colour each side of it, past the edge's blur and a lens's misfit; it reads out to three times that."""
+BARE_OFFSET_MIN_PX = 4.0
+BARE_SAMPLES = 40
+"""Points along each side read by :func:`bare_far_stretches`."""
+BARE_RUN = 3
+"""The fewest points at a side's far end that make a bare stretch: one or two may be a base or a shadow on the edge."""
+BARE_RATIO = 0.15
+"""A side's far stretch is bare where its median colour step across the side is under this fraction of the step along
+the rest of it (or under ``WALL_MIN_CONTRAST``): a textured wall either side of a line steps a few units at random, a
+mat against the room beside it tens to hundreds; a table's sides step to their far corners at 0.3 of the rest or more
+on the generators' photos, however faint."""
+
+
+def bare_far_stretches(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None) -> list[float]:
+    """Per side running to a far corner (right, left): the length in pixels of the longest stretch ending at the far
+    corner along which the colour inside and outside the side are nearly one (``BARE_RATIO``, in the median; the colour
+    each side the median from ``BARE_OFFSET`` out to three times that), counting its bare points only, 0 where there is none or the rest of the side shows no step
+    either (the mat and the room beside it of one colour: the side says nothing).
+
+    A table's side is where its mat meets the room beside it all the way to the far corner; an outline whose far side was
+    found on a line up the wall (a flood past a faint far edge into the wall behind the table, stopped by a dado rail or
+    the wall's colour change) has sides whose last stretch runs over the wall, the same colour either side."""
+    quad = np.asarray(corners_px, dtype=np.float64)
+    if lens is not None:
+        quad = lens.remove(quad)
+    h, w = image.shape[:2]
+    first = max(BARE_OFFSET_MIN_PX, BARE_OFFSET * math.hypot(w, h))
+    offsets = np.linspace(first, 3 * first, 5)
+    jitter = np.array([-0.5, 0.0, 0.5]) * first  # three positions along the side at each point: a speck is outvoted
+    t = np.linspace(0.02, 0.98, BARE_SAMPLES)
+    centre = quad.mean(axis=0)
+    out = []
+    for near, far in ((1, 2), (0, 3)):
+        a, b = quad[near], quad[far]
+        length = float(np.linalg.norm(b - a))
+        along = (b - a) / length
+        normal = np.array([-along[1], along[0]])
+        if np.dot(centre - a, normal) < 0:
+            normal = -normal  # into the table
+        points = a[None, :] + t[:, None] * (b - a)[None, :]
+        spread = jitter[None, :, None, None] * along + offsets[None, None, :, None] * normal
+        colours = []
+        known = np.ones(BARE_SAMPLES, dtype=bool)
+        for sign in (1.0, -1.0):
+            xy = (points[:, None, None, :] + sign * spread).reshape(-1, 2)
+            if lens is not None:
+                xy = lens.apply(xy)
+            inside = (xy[:, 0] >= 0) & (xy[:, 0] <= w - 1) & (xy[:, 1] >= 0) & (xy[:, 1] <= h - 1)
+            known &= inside.reshape(BARE_SAMPLES, -1).all(axis=1)
+            xy = xy.astype(np.float32)
+            values = cv2.remap(image, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            colours.append(np.median(values.reshape(BARE_SAMPLES, jitter.size * offsets.size, -1).astype(np.float32), axis=1))
+        step = np.linalg.norm(colours[0] - colours[1], axis=1)
+        bare = 0.0
+        for k in range(BARE_RUN, BARE_SAMPLES // 2 + 1):
+            stretch = step[BARE_SAMPLES - k:][known[BARE_SAMPLES - k:]]
+            rest = step[: BARE_SAMPLES - k][known[: BARE_SAMPLES - k]]
+            if stretch.size < BARE_RUN or rest.size < BARE_SAMPLES // 2:
+                continue
+            rest_step = float(np.median(rest))
+            low = max(WALL_MIN_CONTRAST, BARE_RATIO * rest_step)
+            if rest_step >= 2 * WALL_MIN_CONTRAST and float(np.median(stretch)) < low:
+                # The median holds while over half the stretch is bare: its length is that of the bare points in it.
+                bare = float(np.count_nonzero(stretch < low)) * float(t[1] - t[0]) * length
+        out.append(bare)
+    return out
+
+
 def lens_bow(corners_px: Corners, lens: Distortion, samples: int = 21) -> float:
     """The most (photo px) that ``lens`` bends a side between ``corners_px`` off the straight line between its ends."""
     quad = lens.remove(np.asarray(corners_px, dtype=np.float64))
