@@ -253,6 +253,30 @@ def test_a_photo_squashed_to_non_square_pixels_is_answered_without_confidence() 
             assert not (b.confident and error > 1.0 and error > 3 * b.sigma_mm), (given is None, b)
 
 
+def test_a_tape_measure_along_the_far_edge_does_not_move_the_unaided_outline() -> None:
+    """A yellow tape measure (20 px wide) lying along the table's far side, 4 % of the table in from it, on synth.py's
+    4000 x 3000 photo, no corners given: stop 44's far-side replacement must not take the tape for the table's edge.
+    Held: every corner within 1 px; the outline is doubted ("a second straight edge lies inside its upper side"), so
+    its 12 confident bases all become "check" (measured; honest, not wrong)."""
+    from tabletop.photo.pipeline import analyse_image
+    from tabletop.photo.synth import synth_photo
+    from tabletop.photo.values import LoadedImage
+
+    photo = synth_photo(7, size=(4000, 3000), n_bases=12)
+    image = photo.image.copy()
+    c = np.asarray(photo.corners_px, dtype=float)  # LL, LR, UR, UL
+    a, b = c[3] + (c[0] - c[3]) * 0.04, c[2] + (c[1] - c[2]) * 0.04
+    a, b = a + (b - a) * 0.03, b + (a - b) * 0.03
+    cv2.line(image, tuple(int(v) for v in np.round(a)), tuple(int(v) for v in np.round(b)), (40, 200, 230), 20, cv2.LINE_AA)
+    result = analyse_image(LoadedImage(image, "tape.jpg", (4000, 3000)), photo.table_mm, base_height_mm=0.0)
+    found = np.asarray(result.corners_px)
+    assert max(float(np.min(np.hypot(*(found - t).T))) for t in c) <= 1.0
+    truth = np.array([(b.x_mm, b.y_mm) for b in photo.bases])
+    for base in result.bases:
+        error = float(np.min(np.hypot(truth[:, 0] - base.x_mm, truth[:, 1] - base.y_mm)))
+        assert not (base.confident and error > 1.0 and error > 3 * base.sigma_mm), base
+
+
 # ---------------------------------------------------------------------------------------------- a generator photo
 
 
