@@ -323,7 +323,9 @@ def test_a_generator_photo_with_printed_roads_keeps_its_confident_bases(monkeypa
                    "0.28-0.34 mm; 20 mm short, the corner is 35.9 px off at 0.54 px (66 sigma), 0.32 px RMS, still "
                    "'consistent', the bases 4-16 mm off at sigma 0.4-1.5 mm (none confident). The camera's free focal length "
                    "absorbs the shorter side (2895 px with the markers home, 2777 at 5 mm, 2496 at 20 mm); the table's far "
-                   "edge, running on past the marker, is not consulted (the same before stop 44)")
+                   "edge, running on past the marker, is not consulted (the same before stop 44). Also measured: the lower-left "
+                   "marker 5 mm short along the near edge, 11.5 px off at 0.53; the upper-right 3 mm in from the far edge, "
+                   "4.4 px off at 0.38")
 @pytest.mark.parametrize("short_mm", [5.0, 20.0])
 def test_a_marker_laid_short_of_its_corner_is_not_a_sure_corner(monkeypatch: pytest.MonkeyPatch, short_mm: float) -> None:
     import dataclasses
