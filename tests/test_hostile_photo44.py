@@ -443,3 +443,24 @@ def test_a_click_at_the_widest_zoom_answers_within_a_second(tmp_path, review_pho
         assert time.process_time() - t0 < 1.0
     finally:
         p.close()
+
+
+def test_a_click_on_a_base_already_proposed_selects_it_not_a_duplicate(tmp_path, review_photo) -> None:  # noqa: ANN001
+    """A click 2 mm off every proposal's centre at the first zoom selects that proposal; no second base is added on it."""
+    p = _review(tmp_path, review_photo)
+    try:
+        models = list(p.app.scenario.models)
+        for m in models:
+            p.click(p.screen_of((m.x + 2.0, m.y)))
+            p.step(2)
+            assert len(p.app.scenario.models) == len(models), (m.id, p.app.message)
+            selected = p.app.state.selection
+            assert selected is not None and selected.id == m.id, (m.id, selected, p.app.message)
+        # Just outside its ring (2 mm past the rim, within the click's reach): the fit runs, lands on the proposal, and
+        # the app says so instead of adding it twice.
+        for m in models:
+            p.click(p.screen_of((m.x + m.base.width / 2 + 2.0, m.y)))
+            p.step(2)
+            assert len(p.app.scenario.models) == len(models), (m.id, p.app.message)
+    finally:
+        p.close()
