@@ -208,7 +208,8 @@ def test_a_click_with_no_reach_fits_the_base_under_it(town: Rectified) -> None:
 
 @pytest.mark.xfail(strict=True, reason="at the app's most zoomed-out view (MIN_SCALE 0.05 px/mm, AIM_PX 6: a 120 mm "
                    "search) a click on bare mat 70 mm from everything returns the 30 mm tower on the roof as a base "
-                   "reported sure (confidence 0.93, sigma 0.04 mm), after 1.5-2.5 s of CPU (the click's budget is 200 ms); "
+                   "reported sure (confidence 0.93, sigma 0.04 mm; a flat-disc photo, base height 0, so no ground "
+                   "test), after 1.5-2.5 s of CPU (the click's budget is 200 ms); "
                    "a click straight on the tower finds nothing. At that zoom a 30 mm base is 1.5 screen px: the click "
                    "cannot say which base is meant")
 def test_a_click_at_the_apps_widest_zoom_adds_no_sure_base_far_from_it(town: Rectified) -> None:
