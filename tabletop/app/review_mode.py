@@ -179,7 +179,20 @@ class ReviewMixin:
         assert review is not None
         unfitted = review.unfitted_at(self.scenario, x, y)
         at = (unfitted.x_mm, unfitted.y_mm) if unfitted is not None else (x, y)
-        detection, ms = self._fit(at[0], at[1], aim_mm=AIM_PX / self.viewport.scale)
+        from tabletop.photo.local import LOCAL_MAX_REACH_MM
+
+        aim_mm = AIM_PX / self.viewport.scale
+        if aim_mm > LOCAL_MAX_REACH_MM:
+            review.offer = None
+            self.flash(f"Zoom in to add a base: at this zoom a click could mean anything within {aim_mm:.0f} mm "
+                       "(the wheel zooms where the pointer is)", error=True)
+            return False
+        detection, ms = self._fit(at[0], at[1], aim_mm=aim_mm)
+        table = self.scenario.table
+        if detection is None and not (0.0 <= at[0] <= table.width and 0.0 <= at[1] <= table.depth):
+            review.offer = None
+            self.flash(f"No base rim found there ({ms:.0f} ms), and that is off the table: click a base on it", error=True)
+            return False
         if detection is None:
             review.offer = at
             what = "in that outline" if unfitted is not None else "here"

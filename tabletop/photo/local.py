@@ -29,6 +29,13 @@ from tabletop.photo.values import Detection, LoadedImage, PhotoResult, Rectified
 LOCAL_REACH_MM = 8.0
 """How far from the clicked point a base's centre may lie (a click lands on the base, not on its centre); the app
 passes more where a screen pixel is coarse (``reach_mm``)."""
+LOCAL_MIN_REACH_MM = 2.0
+"""A reach is never less: a fitted centre is never exactly on the point (a hand's click is off by a millimetre or two
+even zoomed in), so a smaller one would turn every base away."""
+LOCAL_MAX_REACH_MM = 16.0
+"""Nor more: a search this wide takes about 0.1 s of CPU on a 12 MP photo (81 starts); wider, a click cannot say which
+base is meant (at the app's widest zoom 6 screen pixels are 120 mm, several bases and a roof's tower) and the search
+costs seconds. The app asks for a closer zoom instead."""
 START_SPACING_MM = 4.0
 """The search starts on a grid this fine over the reach (each start searches ±3 mm round it)."""
 CROP_MARGIN_MM = 15.0
@@ -85,7 +92,9 @@ def _local_mat(crop: np.ndarray) -> MatModel:
 def fit_base_at(rect: Rectified, x_mm: float, y_mm: float, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM,
                 shape: str = "any", reach_mm: float = LOCAL_REACH_MM) -> Detection | None:
     """The base under table point (``x_mm``, ``y_mm``): round (``shape="round"``), oval (``"oval"``) or whichever fits
-    better (``"any"``), with its sigma and ``confident`` as in the full analysis; None if no rim is found there."""
+    better (``"any"``), with its sigma and ``confident`` as in the full analysis; None if no rim is found there.
+    ``reach_mm`` is held within ``LOCAL_MIN_REACH_MM`` and ``LOCAL_MAX_REACH_MM``."""
+    reach_mm = min(max(float(reach_mm), LOCAL_MIN_REACH_MM), LOCAL_MAX_REACH_MM)
     sizes = np.asarray(sorted(base_sizes_mm), dtype=float)
     largest = max(float(sizes[-1]), max(length for length, _ in OVAL_SIZES_MM) if shape != "round" else 0.0)
     half = largest / 2 + reach_mm + CROP_MARGIN_MM
@@ -162,7 +171,7 @@ def _round_bases(rect: Rectified, x_mm: float, y_mm: float, sizes: np.ndarray, m
         refit = fit_rims(rect, refit[0], snapped[change], one[change], mat.whiten, 0.8, scale)
         c, free_r, support, rms, strength, spread = (np.concatenate([a, b]) for a, b in zip((c, free_r, support, rms, strength, spread), refit))
         r = np.concatenate([r, snapped[change]])
-        one = colour[:len(r)]
+        one = np.repeat(mat.near[0, 0][None, :], len(r), axis=0)  # every circle is judged against the same mat colour
     near = np.isfinite(rms) & (np.hypot(c[:, 0] - x_mm, c[:, 1] - y_mm) <= reach_mm)
     if not near.any():
         return []
