@@ -469,6 +469,18 @@ def _side_across(small: np.ndarray, quad: np.ndarray, i: int, normal: np.ndarray
     return float(score[k]), own, np.stack([start[0], end[0]])
 
 
+WALL_STEP_PX = 6.0
+"""How far (px on the downscaled copy) beside a line the colour of each side of it is read (a border's strip, a wall's):
+past the blur of the edge."""
+
+
+def _median_colour(small: np.ndarray, xy: np.ndarray) -> np.ndarray:
+    """The median colour (float32, per channel) of ``small`` at the points ``xy`` (..., 2), bilinear."""
+    xy = xy.reshape(-1, 2).astype(np.float32)
+    colours = cv2.remap(small, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.median(colours.reshape(len(xy), -1).astype(np.float32), axis=0)
+
+
 def _border_between(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offset: float, slope: float, depth: float) -> bool:
     """Whether the strip between a side (through ``pts``) and a line inside it (``offset`` px in at the first point,
     ``offset + slope`` at the last) is a border round the mat: narrow (``BORDER_MAX_WIDTH`` of the table's
@@ -484,13 +496,11 @@ def _border_between(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offs
         return False  # the side itself, too close to it to have a strip between, or too far in to be a border
 
     def median_colour(depth: np.ndarray) -> np.ndarray:
-        xy = (pts + depth[:, None] * normal[None, :]).astype(np.float32)
-        colours = cv2.remap(small, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return np.median(colours.reshape(len(pts), -1).astype(np.float32), axis=0)
+        return _median_colour(small, pts + depth[:, None] * normal[None, :])
 
     strip = median_colour(0.5 * at)
-    mat = median_colour(at + 6.0)
-    outside = median_colour(np.full(len(pts), -6.0))
+    mat = median_colour(at + WALL_STEP_PX)
+    outside = median_colour(np.full(len(pts), -WALL_STEP_PX))
     return float(np.linalg.norm(strip - mat)) > BORDER_CONTRAST * float(np.linalg.norm(strip - outside))
 
 
@@ -947,9 +957,6 @@ def _far_side_replaced(small: np.ndarray, quad: np.ndarray, region: np.ndarray) 
     return _check_sides(small, replaced, None)
 
 
-WALL_STEP_PX = 6.0
-"""How far (px on the downscaled copy) beside a line the colour of each side of it is read, as ``_border_between``
-reads a border's: past the blur of the edge."""
 WALL_MIN_CONTRAST = 4.0
 """The least colour difference (8-bit BGR) between the mat and the room beside two lines for the strip between them
 to say which it is like: the change below which ``_sample_lines`` and ``_side_across`` see no room-to-mat step."""
@@ -976,15 +983,10 @@ def _wall_between(small: np.ndarray, region: np.ndarray, found: np.ndarray, repl
     inward = bool(gap[0] > 0)  # the replacing line is the inner one
     inner, outer = (new, old) if inward else (old, new)
 
-    def median_colour(xy: np.ndarray) -> np.ndarray:
-        xy = xy.reshape(-1, 2).astype(np.float32)
-        colours = cv2.remap(small, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return np.median(colours.reshape(len(xy), -1).astype(np.float32), axis=0)
-
     fractions = np.linspace(0.2, 0.8, 7)
-    strip = median_colour(outer[None] + fractions[:, None, None] * (inner - outer)[None])
-    mat = median_colour(inner + WALL_STEP_PX * normal)
-    room = median_colour(outer - WALL_STEP_PX * normal)
+    strip = _median_colour(small, outer[None] + fractions[:, None, None] * (inner - outer)[None])
+    mat = _median_colour(small, inner + WALL_STEP_PX * normal)
+    room = _median_colour(small, outer - WALL_STEP_PX * normal)
     if float(np.linalg.norm(room - mat)) < WALL_MIN_CONTRAST:
         return False
     like_room = float(np.linalg.norm(strip - mat)) > float(np.linalg.norm(strip - room))
