@@ -697,6 +697,19 @@ class _Model:
             memo.popitem(last=False)
         return value
 
+    def varied(self, sides: list[tuple[int, np.ndarray]] | None = None, side_sigmas: list[float] | None = None,
+               offset_sigmas: list[float] | None = None) -> _Model:
+        """The same markers, table and lens with other sides, their points' sigmas or their offsets' priors."""
+        return _Model([(k, c) for k, c in zip(self.ids, self.observed)], self.table_mm, self.size,
+                      self.sides if sides is None else sides, self.side_sigmas if side_sigmas is None else side_sigmas,
+                      self.lens, self.offset_sigmas if offset_sigmas is None else offset_sigmas)
+
+    def offset_freed(self, s: int) -> _Model:
+        """The model with side ``s``'s edge offset let free (its prior ``FREE_OFFSET_SIGMA_PX``)."""
+        free = list(self.offset_sigmas)
+        free[s] = FREE_OFFSET_SIGMA_PX
+        return self.varied(offset_sigmas=free)
+
     def _calibrated(self) -> tuple[float, float, float, float]:
         """The calibrated lens as parameters: k1, the principal point's offset (2), k2."""
         assert self.lens is not None
@@ -921,18 +934,14 @@ def _offsets_released(model: _Model, p: np.ndarray, cov: np.ndarray
     free = list(model.offset_sigmas)
     trials = []
     for s in range(len(model.sides)):
-        trial = list(model.offset_sigmas)
-        trial[s] = FREE_OFFSET_SIGMA_PX
-        released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
-                          model.side_sigmas, model.lens, trial)
+        released = model.offset_freed(s)
         q, cov_q = _fit(released, p, TRIM_ITERATIONS)
         trials.append((released, q, cov_q))
         if abs(float(released.side_offsets(q)[s])) > OFFSET_REJECTED_SIGMAS * model.offset_sigmas[s]:
             free[s] = FREE_OFFSET_SIGMA_PX
     if free == model.offset_sigmas:
         return model, p, cov, trials
-    released = _Model([(k, c) for k, c in zip(model.ids, model.observed)], model.table_mm, model.size, model.sides,
-                      model.side_sigmas, model.lens, free)
+    released = model.varied(offset_sigmas=free)
     q, cov_q = _fit(released, p)
     return released, q, cov_q, None
 
@@ -964,7 +973,6 @@ def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray,
     base = np.array([_projection_sigma(model, p, cov, t) for t in xy])
     excess = np.zeros(len(xy))
     offsets, turns = model.side_offsets(p), model.side_turns(p)
-    observed = [(k, c) for k, c in zip(model.ids, model.observed)]
 
     def refit(other: _Model, start: np.ndarray, done: tuple[_Model, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         other, q, cov_q = done if done is not None else (other, *_fit(other, start, TRIM_ITERATIONS))
@@ -987,13 +995,10 @@ def _disagreement(model: _Model, p: np.ndarray, cov: np.ndarray, xy: np.ndarray,
                 priors.insert(s, model.offset_sigmas[s])
                 offs.insert(s, offsets[s])
                 trs.insert(s, 0.0)
-            without = _Model(observed, model.table_mm, model.size, sides, sigmas, model.lens, priors)
+            without = model.varied(sides, sigmas, priors)
             excess = np.maximum(excess, refit(without, np.concatenate([p[:_GLOBAL + 2 * model.m], offs, trs])))
     for s in range(len(model.sides)):
-        free = list(model.offset_sigmas)
-        free[s] = FREE_OFFSET_SIGMA_PX
-        released = _Model(observed, model.table_mm, model.size, model.sides, model.side_sigmas, model.lens, free)
-        excess = np.maximum(excess, refit(released, p, freed[s] if freed is not None else None))
+        excess = np.maximum(excess, refit(model.offset_freed(s), p, freed[s] if freed is not None else None))
     return excess
 
 
