@@ -42,6 +42,7 @@ from tabletop.plugin import (
     Template,
     base_polygon,
     model_margin,
+    named,
     parse_length,
     polygon_min_sdf,
     sight_between,
@@ -455,7 +456,8 @@ def close_combats(models: Iterable[Model]) -> list[set[str]]:
 
 
 def _names(ids: Iterable[str], models: Mapping[str, Model]) -> str:
-    return ", ".join(f"{models[i].label} ({i})" if models[i].label != i else i for i in ids)
+    ids = list(ids)
+    return named(ids, {i: models[i].label for i in ids})
 
 
 def _in_area_text(ids: Iterable[str], models: Mapping[str, Model]) -> str:
