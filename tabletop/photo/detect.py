@@ -41,7 +41,8 @@ from tabletop.photo.contrario import log10_nfa, outline_alignment
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
-from tabletop.photo.rimfit import CONTAINING_SUPPORT, fit_rims, half_level_centres, half_level_fits, search_circles
+from tabletop.photo.rimfit import (CONTAINING_SUPPORT, fit_rims, fit_rims_at, half_level_centres, half_level_fits, search_circles,
+                                   snapped_radii)
 from tabletop.photo.sizesnap import inner_rims, outer_rims
 from tabletop.photo.uncertainty import confidence_of_rim, median_centres
 from tabletop.photo.values import COARSE_MM_PER_PX, Detection, Rectified, Unfitted
@@ -191,13 +192,12 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     for half in (1.5, 0.8):
         centres, free_r, support, rms, strength, spread = fit_rims(rect, centres, radii, mat_colour, mat.whiten, half, scale)
     # The size: the catalogue radius nearest the free fit; if it differs, fit again with it.
-    snapped = sizes[np.argmin(np.abs(sizes[None, :] - 2 * free_r[:, None]), axis=1)] / 2
+    snapped = snapped_radii(free_r, sizes)
     change = np.isfinite(rms) & (snapped != radii)
     if change.any():
         sub = np.nonzero(change)[0]
         radii = np.where(change, snapped, radii)
-        refit = fit_rims(rect, centres[sub], radii[sub], mat_colour[sub], mat.whiten, 1.0, scale)
-        refit = fit_rims(rect, refit[0], radii[sub], mat_colour[sub], mat.whiten, 0.8, scale)
+        refit = fit_rims_at(rect, centres[sub], radii[sub], mat_colour[sub], mat.whiten, scale)
         for arr, new in zip((centres, free_r, support, rms, strength, spread), refit):
             arr[sub] = new
     if trace is not None:

@@ -23,7 +23,7 @@ from tabletop.photo.candidates import MatModel, _edge_drawing_image
 from tabletop.photo.contrario import GRID_MM, PROFILES_TRIED, log10_binomial_tail, outline_alignment
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.rays import EVIDENCE_UNIT, FIT_RAYS, Scale, photo_scale, to_photo
-from tabletop.photo.rimfit import CONTAINING_SUPPORT, OFFSETS_MM, fit_rims, search_circles
+from tabletop.photo.rimfit import CONTAINING_SUPPORT, OFFSETS_MM, fit_rims, fit_rims_at, search_circles, snapped_radii
 from tabletop.photo.values import Detection, LoadedImage, PhotoResult, Rectified
 
 LOCAL_REACH_MM = 8.0
@@ -164,11 +164,10 @@ def _round_bases(rect: Rectified, x_mm: float, y_mm: float, sizes: np.ndarray, m
     # Otherwise the user still says a base is here: the next circles of the search too, each also fitted at the
     # catalogue size its free fit snaps to, beside the first fit, not instead of it (a figure's cloak over the rim pulls
     # the free radius out, and the refit then follows the cloak).
-    snapped = sizes[np.argmin(np.abs(sizes[None, :] - 2 * free_r[:, None]), axis=1)] / 2
+    snapped = snapped_radii(free_r, sizes)
     change = np.nonzero(np.isfinite(rms) & (snapped != r))[0]
     if len(change):
-        refit = fit_rims(rect, c[change], snapped[change], one[change], mat.whiten, 1.0, scale)
-        refit = fit_rims(rect, refit[0], snapped[change], one[change], mat.whiten, 0.8, scale)
+        refit = fit_rims_at(rect, c[change], snapped[change], one[change], mat.whiten, scale)
         c, free_r, support, rms, strength, spread = (np.concatenate([a, b]) for a, b in zip((c, free_r, support, rms, strength, spread), refit))
         r = np.concatenate([r, snapped[change]])
         one = np.repeat(mat.near[0, 0][None, :], len(r), axis=0)  # every circle is judged against the same mat colour
