@@ -72,6 +72,30 @@ def test_outline_extra_one_disc_at_a_time_is_the_whole_formula(seed: int, n: int
     assert np.array_equal(rays.outline_extra(angles, radii, shift, top), _whole_outline_extra(angles, radii, shift, top))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.sampled_from([120, 360, 1000]),
+       st.sampled_from(["small", "near radius", "past radius", "tiny", "some zero", "top larger", "top zero"]))
+def test_outline_extra_decided_by_its_end_discs_is_the_whole_formula(seed: int, n: int, count: int, kind: str) -> None:
+    """Large outlines (the rays most discs cannot reach decided by the first two or last two discs): every shape of
+    shift and top rim, shifts up to and past the radius (where no ray is decided so), a shift of zero, rounding-sized
+    ones, top rims larger than the footprint or empty, angles not evenly spread."""
+    rng = np.random.default_rng(seed)
+    radii = rng.uniform(5, 90, n)
+    scale = {"small": 3.0, "near radius": 1.0, "past radius": 2.0, "tiny": 1e-12, "some zero": 3.0, "top larger": 3.0,
+             "top zero": 3.0}[kind]
+    shift = rng.normal(0, scale, (n, 2)) * (radii[:, None] / np.sqrt(2) if kind in ("near radius", "past radius") else 1.0)
+    if kind == "some zero":
+        shift[rng.random(n) < 0.5] = 0.0
+    top = radii - rng.uniform(0, 2, n)
+    if kind == "top larger":
+        top = radii * rng.uniform(1.0, 1.1, n)
+    if kind == "top zero":
+        top[rng.random(n) < 0.5] = 0.0
+    angles = np.sort(rng.uniform(0, 2 * math.pi, count)) if seed % 2 else np.linspace(0, 2 * math.pi, count, endpoint=False)
+    got, want = rays.outline_extra(angles, radii, shift, top), _whole_outline_extra(angles, radii, shift, top)
+    assert np.array_equal(got, want)
+
+
 def test_outline_extra_by_hand() -> None:
     """A footprint of radius 10 and a top rim of radius 10 shifted 2 mm along +x: along +x the outline is the top
     rim's edge, 2 mm past the footprint's; along -x the footprint's own (0); along +y, sqrt(10² - 0²) from the
