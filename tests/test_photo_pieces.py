@@ -458,6 +458,37 @@ def test_rim_points_a_few_circles_at_a_time_is_all_at_once(seed: int, piece: int
     assert np.mean(want[1] > rays.EVIDENCE_UNIT) > 0.2  # rims are seen
 
 
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 5000, 1 << 40]), st.sampled_from([np.float32, np.float64]),
+       st.booleans())
+def test_rim_points_with_a_whitening_per_circle_is_one_circle_at_a_time(seed: int, piece: int, dtype: type,
+                                                                        per_ray: bool) -> None:
+    """Each circle's own whitening (the footprint fit's, from the mat round each base), the circles stacked: the same
+    points and evidence as each circle measured alone with its matrix."""
+    from tabletop.photo import rimfit
+
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.uniform(12, 30, 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    n = 9
+    near = discs[rng.integers(0, 6, n)]
+    centres, radii = near[:, :2] + rng.normal(0, 0.8, (n, 2)), near[:, 2] + rng.choice([-1.0, 0.0, 1.0], n)
+    mat_colour = (rng.uniform(70, 110, (n, rays.FIT_RAYS, 3)) if per_ray else rng.uniform(70, 110, (n, 3))).astype(np.float32)
+    whitens = (np.eye(3)[None] / rng.uniform(8, 16, (n, 1, 1)) + rng.normal(0, 0.01, (n, 3, 3))).astype(dtype)
+    extra = np.abs(rng.normal(0, 1.0, (n, rays.FIT_RAYS)))
+    kept_piece = rimfit.RIM_POINTS_PIECE
+    try:
+        rimfit.RIM_POINTS_PIECE = piece
+        got = rimfit.rim_points(rect, centres, radii, mat_colour, whitens, 1.5, rays.Scale(0.5), extra)  # type: ignore[arg-type]
+    finally:
+        rimfit.RIM_POINTS_PIECE = kept_piece
+    for k in range(n):
+        alone = rimfit.rim_points(rect, centres[k:k + 1], radii[k:k + 1], mat_colour[k:k + 1], whitens[k], 1.5,  # type: ignore[arg-type]
+                                  rays.Scale(0.5), extra[k:k + 1])
+        assert all(g[k].dtype == w[0].dtype and np.array_equal(g[k], w[0]) for g, w in zip(got[:2], alone[:2]))
+    assert np.mean(got[1] > rays.EVIDENCE_UNIT) > 0.2  # rims are seen
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([np.float32, np.float64]), st.integers(1, 60), st.sampled_from([(), (5,), (4, 3)]),
        st.booleans(), st.floats(0.0, 0.05))

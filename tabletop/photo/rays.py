@@ -253,7 +253,13 @@ def less_colour(samples: np.ndarray, colour: np.ndarray) -> np.ndarray:
 
 def whitened(samples: np.ndarray, colour: np.ndarray, whiten: np.ndarray) -> np.ndarray:
     """``(samples - colour) @ whiten.T`` with the colour as :func:`less_colour` takes it: samples [n, ..., m, c] as
-    whitened distances from each centre's (or ray's) mat colour (the same matrix product on the same values)."""
+    whitened distances from each centre's (or ray's) mat colour (the same matrix product on the same values).
+
+    ``whiten`` is one matrix [c, c] or one per centre [n, c, c]: then each centre's rows are multiplied by its own
+    (numpy's matmul multiplies each [m, c] row block by its matrix alike, however many centres are stacked)."""
+    if whiten.ndim == 3:
+        return less_colour(samples, colour) @ np.swapaxes(whiten, 1, 2).reshape(len(whiten), *([1] * (samples.ndim - 3)),
+                                                                                 *whiten.shape[1:][::-1])
     return less_colour(samples, colour) @ whiten.T
 
 

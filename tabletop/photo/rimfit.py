@@ -98,7 +98,7 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
                half: float, scale: Scale, extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On FIT_RAYS rays from each centre, the base's outline within ±half of where ``extra`` (its reach past the
     footprint's radius, [n, rays]; the catalogue profile's by default) puts it: (distance along each ray, the rim
-    evidence there, the rays' angles).
+    evidence there, the rays' angles). ``whiten``: the mat's whitening, one [3, 3] or one per circle [n, 3, 3].
 
     On each ray the evidence's peak says which edge is the outline and the steepest fall towards the mat's colour
     near it (sub-sample, by a parabola) says where."""
@@ -111,8 +111,9 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     # A few circles at a time: their samples and evidence stay in the cache and in memory already mapped (each ray's
     # points are its own, so they are those of all circles at once).
     block = max(1, RIM_POINTS_PIECE // (FIT_RAYS * m))
-    pieces = [_rim_points_of(rect, centres[i:i + block], radii[i:i + block], mat_colour[i:i + block], whiten, half, scale,
-                             extra[i:i + block], angles, step, g, m) for i in range(0, max(len(centres), 1), block)]
+    pieces = [_rim_points_of(rect, centres[i:i + block], radii[i:i + block], mat_colour[i:i + block],
+                             whiten[i:i + block] if whiten.ndim == 3 else whiten, half, scale, extra[i:i + block], angles, step,
+                             g, m) for i in range(0, max(len(centres), 1), block)]
     return np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces]), angles
 
 
