@@ -578,3 +578,22 @@ def test_to_photo_grid_is_to_photo_of_the_meshgrid(seed: int, lens: tuple[float,
     got, want = rays.to_photo_grid(rect, xs, ys), rays.to_photo(rect, *np.meshgrid(xs, ys))  # type: ignore[arg-type]
     assert got[0].dtype == np.float32 and got[0].shape == (ny, nx)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_load_image_turns_the_photo_upright_and_swaps_its_channels(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A photo taken sideways (EXIF orientation 6: turn 90° clockwise to view) is read upright, as BGR, writable."""
+    from PIL import Image, ImageOps
+
+    from tabletop.photo.imageio import load_image
+
+    rng = np.random.default_rng(7)
+    stored = rng.integers(0, 256, (90, 130, 3), dtype=np.uint8)
+    path = tmp_path / "sideways.png"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(stored, "RGB").save(path, exif=exif)
+    loaded = load_image(path)
+    want = np.asarray(ImageOps.exif_transpose(Image.fromarray(stored, "RGB").copy()).transpose(Image.Transpose.ROTATE_270))
+    assert loaded.pixels.shape == (130, 90, 3) and loaded.original_size == (90, 130)
+    assert np.array_equal(loaded.pixels, want[:, :, ::-1])
+    assert loaded.pixels.flags.writeable and loaded.pixels.flags.c_contiguous
