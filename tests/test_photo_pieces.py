@@ -597,3 +597,47 @@ def test_load_image_turns_the_photo_upright_and_swaps_its_channels(tmp_path) -> 
     assert loaded.pixels.shape == (130, 90, 3) and loaded.original_size == (90, 130)
     assert np.array_equal(loaded.pixels, want[:, :, ::-1])
     assert loaded.pixels.flags.writeable and loaded.pixels.flags.c_contiguous
+
+
+def _whole_nearest_crossings(level: np.ndarray, t: np.ndarray, rim: np.ndarray, step: float,
+                             reach: float) -> tuple[np.ndarray, np.ndarray]:
+    a, b = level[:, :, :-1], level[:, :, 1:]
+    cross = (a >= 0.5) & (b < 0.5)
+    pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
+    away = np.where(cross, np.abs(pos - rim[:, :, None]), np.inf)
+    j = np.argmin(away, axis=2)[..., None]
+    ok = np.take_along_axis(away, j, 2)[..., 0] <= reach
+    return ok, np.where(ok, np.take_along_axis(pos, j, 2)[..., 0], 0.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 40), st.integers(2, 70), st.sampled_from([0.1, 0.2]),
+       st.sampled_from(["noisy", "steps", "ties", "nan", "flat"]))
+def test_nearest_crossings_is_the_formula_over_every_sample(seed: int, n: int, count: int, m: int, step: float,
+                                                            kind: str) -> None:
+    """Crossings located only where they are: the same flags and places as the formula over every sample, with several
+    crossings a ray (the nearest to the rim, the first of two equally near), none, NaN levels or distances."""
+    from tabletop.photo.rimfit import nearest_crossings
+
+    rng = np.random.default_rng(seed)
+    edge = rng.uniform(0, m, (n, count, 1))
+    level = (1.0 - np.clip((np.arange(m) - edge) / rng.uniform(0.5, 5.0), 0.0, 1.0)
+             + rng.normal(0, 0.3 if kind == "noisy" else 0.05, (n, count, m))).astype(np.float32)
+    if kind == "steps":
+        level = np.round(level * 2) / 2
+    if kind == "flat":
+        level[:] = np.float32(0.5)
+    t = rng.uniform(8, 12, (n, count, 1)) + step * np.arange(m)
+    rim = t[:, :, 0] + rng.uniform(0, step * m, (n, count))
+    if kind == "ties":  # a rim half-way between two samples, crossings symmetric about it
+        level = np.tile(np.array([1, 0, 1, 0, 1, 0], np.float32), (n, count, m // 6 + 1))[:, :, :m]
+        t = np.broadcast_to(np.arange(m, dtype=float), (n, count, m)).copy()
+        rim = np.full((n, count), 1.5 + 2 * rng.integers(0, max(1, m // 2)))
+        step = 1.0
+    if kind == "nan":
+        level[rng.random(level.shape) < 0.05] = np.nan
+        t[rng.random(t.shape) < 0.02] = np.nan
+    reach = float(rng.uniform(0.2, 3.0))
+    got, want = nearest_crossings(level, t, rim, step, reach), _whole_nearest_crossings(level, t, rim, step, reach)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert got[1].dtype == want[1].dtype
