@@ -72,6 +72,30 @@ def test_outline_extra_one_disc_at_a_time_is_the_whole_formula(seed: int, n: int
     assert np.array_equal(rays.outline_extra(angles, radii, shift, top), _whole_outline_extra(angles, radii, shift, top))
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 30), st.sampled_from([120, 360, 1000]),
+       st.sampled_from(["small", "near radius", "past radius", "tiny", "some zero", "top larger", "top zero"]))
+def test_outline_extra_decided_by_its_end_discs_is_the_whole_formula(seed: int, n: int, count: int, kind: str) -> None:
+    """Large outlines (the rays most discs cannot reach decided by the first two or last two discs): every shape of
+    shift and top rim, shifts up to and past the radius (where no ray is decided so), a shift of zero, rounding-sized
+    ones, top rims larger than the footprint or empty, angles not evenly spread."""
+    rng = np.random.default_rng(seed)
+    radii = rng.uniform(5, 90, n)
+    scale = {"small": 3.0, "near radius": 1.0, "past radius": 2.0, "tiny": 1e-12, "some zero": 3.0, "top larger": 3.0,
+             "top zero": 3.0}[kind]
+    shift = rng.normal(0, scale, (n, 2)) * (radii[:, None] / np.sqrt(2) if kind in ("near radius", "past radius") else 1.0)
+    if kind == "some zero":
+        shift[rng.random(n) < 0.5] = 0.0
+    top = radii - rng.uniform(0, 2, n)
+    if kind == "top larger":
+        top = radii * rng.uniform(1.0, 1.1, n)
+    if kind == "top zero":
+        top[rng.random(n) < 0.5] = 0.0
+    angles = np.sort(rng.uniform(0, 2 * math.pi, count)) if seed % 2 else np.linspace(0, 2 * math.pi, count, endpoint=False)
+    got, want = rays.outline_extra(angles, radii, shift, top), _whole_outline_extra(angles, radii, shift, top)
+    assert np.array_equal(got, want)
+
+
 def test_outline_extra_by_hand() -> None:
     """A footprint of radius 10 and a top rim of radius 10 shifted 2 mm along +x: along +x the outline is the top
     rim's edge, 2 mm past the footprint's; along -x the footprint's own (0); along +y, sqrt(10² - 0²) from the
@@ -434,6 +458,37 @@ def test_rim_points_a_few_circles_at_a_time_is_all_at_once(seed: int, piece: int
     assert np.mean(want[1] > rays.EVIDENCE_UNIT) > 0.2  # rims are seen
 
 
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 5000, 1 << 40]), st.sampled_from([np.float32, np.float64]),
+       st.booleans())
+def test_rim_points_with_a_whitening_per_circle_is_one_circle_at_a_time(seed: int, piece: int, dtype: type,
+                                                                        per_ray: bool) -> None:
+    """Each circle's own whitening (the footprint fit's, from the mat round each base), the circles stacked: the same
+    points and evidence as each circle measured alone with its matrix."""
+    from tabletop.photo import rimfit
+
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.uniform(12, 30, 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    n = 9
+    near = discs[rng.integers(0, 6, n)]
+    centres, radii = near[:, :2] + rng.normal(0, 0.8, (n, 2)), near[:, 2] + rng.choice([-1.0, 0.0, 1.0], n)
+    mat_colour = (rng.uniform(70, 110, (n, rays.FIT_RAYS, 3)) if per_ray else rng.uniform(70, 110, (n, 3))).astype(np.float32)
+    whitens = (np.eye(3)[None] / rng.uniform(8, 16, (n, 1, 1)) + rng.normal(0, 0.01, (n, 3, 3))).astype(dtype)
+    extra = np.abs(rng.normal(0, 1.0, (n, rays.FIT_RAYS)))
+    kept_piece = rimfit.RIM_POINTS_PIECE
+    try:
+        rimfit.RIM_POINTS_PIECE = piece
+        got = rimfit.rim_points(rect, centres, radii, mat_colour, whitens, 1.5, rays.Scale(0.5), extra)  # type: ignore[arg-type]
+    finally:
+        rimfit.RIM_POINTS_PIECE = kept_piece
+    for k in range(n):
+        alone = rimfit.rim_points(rect, centres[k:k + 1], radii[k:k + 1], mat_colour[k:k + 1], whitens[k], 1.5,  # type: ignore[arg-type]
+                                  rays.Scale(0.5), extra[k:k + 1])
+        assert all(g[k].dtype == w[0].dtype and np.array_equal(g[k], w[0]) for g, w in zip(got[:2], alone[:2]))
+    assert np.mean(got[1] > rays.EVIDENCE_UNIT) > 0.2  # rims are seen
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([np.float32, np.float64]), st.integers(1, 60), st.sampled_from([(), (5,), (4, 3)]),
        st.booleans(), st.floats(0.0, 0.05))
@@ -523,3 +578,66 @@ def test_to_photo_grid_is_to_photo_of_the_meshgrid(seed: int, lens: tuple[float,
     got, want = rays.to_photo_grid(rect, xs, ys), rays.to_photo(rect, *np.meshgrid(xs, ys))  # type: ignore[arg-type]
     assert got[0].dtype == np.float32 and got[0].shape == (ny, nx)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_load_image_turns_the_photo_upright_and_swaps_its_channels(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A photo taken sideways (EXIF orientation 6: turn 90° clockwise to view) is read upright, as BGR, writable."""
+    from PIL import Image, ImageOps
+
+    from tabletop.photo.imageio import load_image
+
+    rng = np.random.default_rng(7)
+    stored = rng.integers(0, 256, (90, 130, 3), dtype=np.uint8)
+    path = tmp_path / "sideways.png"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(stored, "RGB").save(path, exif=exif)
+    loaded = load_image(path)
+    want = np.asarray(ImageOps.exif_transpose(Image.fromarray(stored, "RGB").copy()).transpose(Image.Transpose.ROTATE_270))
+    assert loaded.pixels.shape == (130, 90, 3) and loaded.original_size == (90, 130)
+    assert np.array_equal(loaded.pixels, want[:, :, ::-1])
+    assert loaded.pixels.flags.writeable and loaded.pixels.flags.c_contiguous
+
+
+def _whole_nearest_crossings(level: np.ndarray, t: np.ndarray, rim: np.ndarray, step: float,
+                             reach: float) -> tuple[np.ndarray, np.ndarray]:
+    a, b = level[:, :, :-1], level[:, :, 1:]
+    cross = (a >= 0.5) & (b < 0.5)
+    pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
+    away = np.where(cross, np.abs(pos - rim[:, :, None]), np.inf)
+    j = np.argmin(away, axis=2)[..., None]
+    ok = np.take_along_axis(away, j, 2)[..., 0] <= reach
+    return ok, np.where(ok, np.take_along_axis(pos, j, 2)[..., 0], 0.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 40), st.integers(2, 70), st.sampled_from([0.1, 0.2]),
+       st.sampled_from(["noisy", "steps", "ties", "nan", "flat"]))
+def test_nearest_crossings_is_the_formula_over_every_sample(seed: int, n: int, count: int, m: int, step: float,
+                                                            kind: str) -> None:
+    """Crossings located only where they are: the same flags and places as the formula over every sample, with several
+    crossings a ray (the nearest to the rim, the first of two equally near), none, NaN levels or distances."""
+    from tabletop.photo.rimfit import nearest_crossings
+
+    rng = np.random.default_rng(seed)
+    edge = rng.uniform(0, m, (n, count, 1))
+    level = (1.0 - np.clip((np.arange(m) - edge) / rng.uniform(0.5, 5.0), 0.0, 1.0)
+             + rng.normal(0, 0.3 if kind == "noisy" else 0.05, (n, count, m))).astype(np.float32)
+    if kind == "steps":
+        level = np.round(level * 2) / 2
+    if kind == "flat":
+        level[:] = np.float32(0.5)
+    t = rng.uniform(8, 12, (n, count, 1)) + step * np.arange(m)
+    rim = t[:, :, 0] + rng.uniform(0, step * m, (n, count))
+    if kind == "ties":  # a rim half-way between two samples, crossings symmetric about it
+        level = np.tile(np.array([1, 0, 1, 0, 1, 0], np.float32), (n, count, m // 6 + 1))[:, :, :m]
+        t = np.broadcast_to(np.arange(m, dtype=float), (n, count, m)).copy()
+        rim = np.full((n, count), 1.5 + 2 * rng.integers(0, max(1, m // 2)))
+        step = 1.0
+    if kind == "nan":
+        level[rng.random(level.shape) < 0.05] = np.nan
+        t[rng.random(t.shape) < 0.02] = np.nan
+    reach = float(rng.uniform(0.2, 3.0))
+    got, want = nearest_crossings(level, t, rim, step, reach), _whole_nearest_crossings(level, t, rim, step, reach)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    assert got[1].dtype == want[1].dtype

@@ -199,10 +199,7 @@ def _rim_points_each(rect: Rectified, centres: np.ndarray, radii: np.ndarray, ma
     """:func:`rim_points` with each base's own whitening: outline distances and evidence [n, rays]."""
     outline = np.empty(extra.shape)
     evidence = np.empty(extra.shape)
-    for k in range(len(centres)):
-        o, e, _ = rim_points(rect, centres[k:k + 1], radii[k:k + 1], mat_colour[k:k + 1], whitens[k], half, scale,
-                             extra[k:k + 1])
-        outline[k], evidence[k] = o[0], e[0]
+    outline[...], evidence[...], _ = rim_points(rect, centres, radii, mat_colour, whitens, half, scale, extra)
     return outline, evidence
 
 

@@ -253,7 +253,13 @@ def less_colour(samples: np.ndarray, colour: np.ndarray) -> np.ndarray:
 
 def whitened(samples: np.ndarray, colour: np.ndarray, whiten: np.ndarray) -> np.ndarray:
     """``(samples - colour) @ whiten.T`` with the colour as :func:`less_colour` takes it: samples [n, ..., m, c] as
-    whitened distances from each centre's (or ray's) mat colour (the same matrix product on the same values)."""
+    whitened distances from each centre's (or ray's) mat colour (the same matrix product on the same values).
+
+    ``whiten`` is one matrix [c, c] or one per centre [n, c, c]: then each centre's rows are multiplied by its own
+    (numpy's matmul multiplies each [m, c] row block by its matrix alike, however many centres are stacked)."""
+    if whiten.ndim == 3:
+        return less_colour(samples, colour) @ np.swapaxes(whiten, 1, 2).reshape(len(whiten), *([1] * (samples.ndim - 3)),
+                                                                                 *whiten.shape[1:][::-1])
     return less_colour(samples, colour) @ whiten.T
 
 
@@ -415,25 +421,75 @@ def outline_extra(angles: np.ndarray, radii: np.ndarray, shift: np.ndarray, top:
         proj = cx[:, None, :] * ux[None, :, None] + cy[:, None, :] * uy[None, :, None]  # [n, rays, steps]
         disc = proj * proj - centre2[:, None, :] + r2[:, None, :]
         return np.max(np.where(disc >= 0, proj + np.sqrt(np.maximum(disc, 0.0)), -np.inf), axis=2) - radii[:, None]
-    far = np.full((n, len(angles)), -np.inf)
-    # One disc at a time, the furthest kept: [n, rays] arrays stay in the cache where [n, rays, steps] ones did not.
-    # The whole formula's operations in its order, into arrays made once (half the time of fresh ones each step).
+    # The outline's reach along a ray from the footprint's centre, disc by disc, is a concave function of the disc's
+    # place between footprint and top rim (the discs' radii and centres both move linearly: the square root of a
+    # difference of squares along a line inside a light cone). Where the first disc's already falls (or the last's
+    # still rises) by more than the rounding of any disc's, no other disc's can pass it: the first (or last) two decide.
+    # The few rays between (across the sides, where the top rim and the footprint's edges cross) take every disc.
+    ends = [_disc_reach(cx[:, j, None], cy[:, j, None], ux[None, :], uy[None, :], centre2[:, j, None], r2[:, j, None])
+            for j in (0, 1, HULL_STEPS - 2, HULL_STEPS - 1)]
+    far = np.maximum(np.maximum(ends[0], ends[1]), np.maximum(ends[2], ends[3]))
+    reach = np.hypot(shift[:, 0], shift[:, 1])
+    with np.errstate(invalid="ignore", over="ignore"):
+        slack = OUTLINE_ROUNDING * (np.maximum(radii, top) + reach + 1.0)  # [n]: far above any disc's rounding
+        # A disc not crossed in truth but crossed after rounding reaches no further than its centre (its shift), plus
+        # the rounding's square root: under the footprint's own reach wherever the shift is shorter than the radius.
+        sound = ((reach + 4 * slack < radii) & (top >= 0))[:, None]
+        falls = ends[1] < ends[0] - 2 * slack[:, None]
+        rises = (ends[3] > ends[2] + 2 * slack[:, None]) & (ends[2] > (reach + slack)[:, None])
+        decided = sound & (falls | rises)
+    rows, cols = np.nonzero(~decided)
+    if len(rows):
+        far[rows, cols] = _every_disc(cx[rows].T.copy(), cy[rows].T.copy(), ux[cols], uy[cols], centre2[rows].T.copy(),
+                                      r2[rows].T.copy())
+    return far - radii[:, None]
+
+
+OUTLINE_ROUNDING = 1e-6
+"""Bound on a disc's reach's rounding error relative to the lengths involved (the worst, a square root of a rounded
+difference near 0, is under 1e-7 of them)."""
+
+
+def _disc_reach(cx: np.ndarray, cy: np.ndarray, ux: np.ndarray, uy: np.ndarray, centre2: np.ndarray,
+                r2: np.ndarray) -> np.ndarray:
+    """Where rays of direction (ux, uy) from the origin leave discs of centre (cx, cy), squared distance ``centre2``,
+    squared radius ``r2`` (broadcast), -inf where they miss: :func:`outline_extra`'s formula in its operations' order."""
+    proj = cx * ux
+    proj += cy * uy  # the disc's centre projected on each ray
+    disc = proj * proj
+    disc -= centre2
+    disc += r2
+    crossed = disc >= 0
+    np.maximum(disc, 0.0, out=disc)
+    np.sqrt(disc, out=disc)
+    disc += proj  # where the ray leaves the disc
+    np.copyto(disc, -np.inf, where=~crossed)
+    return disc
+
+
+def _every_disc(cx: np.ndarray, cy: np.ndarray, ux: np.ndarray, uy: np.ndarray, centre2: np.ndarray,
+                r2: np.ndarray) -> np.ndarray:
+    """The furthest :func:`_disc_reach` over every disc, for rays given one by one: ``cx``, ``cy``, ``centre2``,
+    ``r2`` [steps, rays] (each ray's base's discs), ``ux``, ``uy`` [rays]."""
+    far = np.full(len(ux), -np.inf)
+    # One disc at a time, the furthest kept: arrays of a row of rays stay in the cache; the whole formula's operations
+    # in its order, into arrays made once (half the time of fresh ones each step).
     proj, disc, part = np.empty_like(far), np.empty_like(far), np.empty_like(far)
     crossed = np.empty(far.shape, dtype=bool)
-    for j in range(len(lam)):
-        np.multiply(cx[:, j, None], ux[None, :], out=proj)
-        np.multiply(cy[:, j, None], uy[None, :], out=part)
-        proj += part  # [n, rays]: the disc's centre projected on each ray
+    for j in range(len(cx)):
+        np.multiply(cx[j], ux, out=proj)
+        np.multiply(cy[j], uy, out=part)
+        proj += part
         np.multiply(proj, proj, out=disc)
-        disc -= centre2[:, j, None]
-        disc += r2[:, j, None]
+        disc -= centre2[j]
+        disc += r2[j]
         np.greater_equal(disc, 0, out=crossed)
         np.maximum(disc, 0.0, out=disc)
         np.sqrt(disc, out=disc)
-        disc += proj  # where the ray leaves the disc
+        disc += proj
         np.copyto(disc, -np.inf, where=~crossed)
         np.maximum(far, disc, out=far)
-    return far - radii[:, None]
+    return far
 
 
 def outline_of(rect: Rectified, centres: np.ndarray, radii: np.ndarray, angles: np.ndarray) -> np.ndarray:

@@ -98,7 +98,7 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
                half: float, scale: Scale, extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On FIT_RAYS rays from each centre, the base's outline within ±half of where ``extra`` (its reach past the
     footprint's radius, [n, rays]; the catalogue profile's by default) puts it: (distance along each ray, the rim
-    evidence there, the rays' angles).
+    evidence there, the rays' angles). ``whiten``: the mat's whitening, one [3, 3] or one per circle [n, 3, 3].
 
     On each ray the evidence's peak says which edge is the outline and the steepest fall towards the mat's colour
     near it (sub-sample, by a parabola) says where."""
@@ -111,8 +111,9 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     # A few circles at a time: their samples and evidence stay in the cache and in memory already mapped (each ray's
     # points are its own, so they are those of all circles at once).
     block = max(1, RIM_POINTS_PIECE // (FIT_RAYS * m))
-    pieces = [_rim_points_of(rect, centres[i:i + block], radii[i:i + block], mat_colour[i:i + block], whiten, half, scale,
-                             extra[i:i + block], angles, step, g, m) for i in range(0, max(len(centres), 1), block)]
+    pieces = [_rim_points_of(rect, centres[i:i + block], radii[i:i + block], mat_colour[i:i + block],
+                             whiten[i:i + block] if whiten.ndim == 3 else whiten, half, scale, extra[i:i + block], angles, step,
+                             g, m) for i in range(0, max(len(centres), 1), block)]
     return np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces]), angles
 
 
@@ -308,15 +309,10 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
                 z = np.empty((len(ids), rays, m, z_band.shape[3]), dtype=z_band.dtype)  # the bands as read, the rest now
                 z[:, :, band], z[:, :, ~band] = z_read, z_rest
             level = np.einsum("nrmc,nc->nrm", less_colour(z, z_out), span) / (norm * norm)[:, None, None]
-            a, b = level[:, :, :-1], level[:, :, 1:]
-            cross = (a >= 0.5) & (b < 0.5)
-            pos = t[:, :, :-1] + step * np.where(cross, (a - 0.5) / np.where(cross, a - b, 1.0), 0.0)
-            away = np.where(cross, np.abs(pos - (radius[ids, None] + extra)[:, :, None]), np.inf)
-            j = np.argmin(away, axis=2)[..., None]
-            ok = np.take_along_axis(away, j, 2)[..., 0] <= reach
+            ok, pos = nearest_crossings(level, t, radius[ids, None] + extra, step, reach)
             rows = np.arange(i, i + k_part)[live_part]
             ok_all[rows] = ok
-            rho_all[rows] = np.where(ok, np.take_along_axis(pos, j, 2)[..., 0] - extra, 0.0)  # the footprint's edge on each ray
+            rho_all[rows] = np.where(ok, pos - extra, 0.0)  # the footprint's edge on each ray
         dead = active[~live]
         rms[dead], kept[dead], spread[dead] = np.inf, 0, no_spread
         active, rho, ok = active[live], rho_all[live], ok_all[live]
@@ -336,6 +332,32 @@ def half_level_centres(rect: Rectified, centres: np.ndarray, radii: np.ndarray, 
         radius[active] = np.where(good, params[:, 0], radius[active])
         active = active[good]
     return centres, radius, rms, kept, spread
+
+
+def nearest_crossings(level: np.ndarray, t: np.ndarray, rim: np.ndarray, step: float,
+                      reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per ray [n, rays]: whether ``level`` (sampled at distances ``t``, [n, rays, m]) falls through 1/2 within
+    ``reach`` of ``rim``, and where (linearly between the samples; the crossing nearest the rim, the first of equals;
+    0 where none is near). The crossings are a few of the samples: only they are located (the formula over every
+    sample took as long as reading the samples)."""
+    a, b = level[:, :, :-1], level[:, :, 1:]
+    n, r, m = a.shape
+    ray, at = np.divmod(np.flatnonzero((a >= 0.5) & (b < 0.5)), m)  # rays in order, each ray's crossings in order
+    ca, cb = a.reshape(-1, m)[ray, at], b.reshape(-1, m)[ray, at]
+    pos = t[:, :, :-1].reshape(-1, m)[ray, at] + step * ((ca - 0.5) / (ca - cb))
+    away = np.abs(pos - rim.reshape(-1)[ray])
+    ok = np.zeros(n * r, dtype=bool)
+    where = np.zeros(n * r)
+    if len(ray):
+        first = np.flatnonzero(np.r_[True, ray[1:] != ray[:-1]])  # each crossed ray's first crossing
+        nearest = np.minimum.reduceat(away, first)  # NaN where one is NaN: then none is near, as np.argmin's pick
+        hit = away == np.repeat(nearest, np.diff(np.r_[first, len(ray)]))
+        rays_hit, index = np.unique(ray[hit], return_index=True)  # the first of equals
+        chosen = np.flatnonzero(hit)[index]
+        near = nearest[np.searchsorted(ray[first], rays_hit)] <= reach
+        ok[rays_hit[near]] = True
+        where[rays_hit[near]] = pos[chosen[near]]
+    return ok.reshape(n, r), where.reshape(n, r)
 
 
 def half_level_fits(radii: np.ndarray, scale: Scale) -> np.ndarray:
