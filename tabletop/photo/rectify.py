@@ -725,10 +725,13 @@ def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> t
     if narrow is not None and narrow.edge_points:
         tries.append(list(narrow.edge_points))
     found = [plumb_line(sides, size) for sides in tries]
-    if len(found) > 1 and min(each[1] for each in found[1:]) < found[0][1]:
-        # Only where the narrow band came out straighter: a side of the wide one may have gone astray.
-        found += _plumb_line_without_a_side(tries[0], size, found[0][1])
     lens, rms, k_sigma = min(found, key=lambda each: each[1])
+    if len(found) > 1 and rms < found[0][1]:
+        # The narrow band came out straighter: a side of the wide one may have gone astray, and where the other three
+        # contradict the narrow band's lens, theirs is the one a bowed side shows.
+        lens, rms, k_sigma = min([(lens, rms, k_sigma)] + [
+            three for three in _plumb_line_without_a_side(tries[0], size, found[0][1])
+            if abs(three[0].k1 - lens.k1) > LENS_EVIDENCE * max(three[2], k_sigma)], key=lambda each: each[1])
     if not (abs(lens.k1) > LENS_EVIDENCE * k_sigma):
         flat = no_distortion(size)
         return flat, min(straightness(sides, flat) for sides in tries), k_sigma
