@@ -686,6 +686,23 @@ def side_profiles(image: np.ndarray, corners_px: Corners) -> list[np.ndarray]:
     return sides
 
 
+ONE_SIDE_ASTRAY = 0.5
+"""A wide band's sides straighten this much better (RMS) without one of them than with all four: that side followed
+another edge over part of its length (the foot of the table's front face or of a building, a base's row) and is left
+out of the lens. A narrow band cannot stand in for it: its points stay near the straight line between the corners
+however much the lens bows the side, so they read a strong lens as none."""
+
+
+def _plumb_line_without_a_side(sides: list[np.ndarray], size: tuple[int, int],
+                               rms_all: float) -> list[tuple[int, tuple[Distortion, float, float]]]:
+    """The lens from every three of the four ``sides`` whose straightness is under ``ONE_SIDE_ASTRAY`` of all four's,
+    each with the side left out."""
+    if len(sides) < 4:
+        return []
+    found = [(i, plumb_line([s for j, s in enumerate(sides) if j != i], size)) for i in range(len(sides))]
+    return [(i, f) for i, f in found if f[1] < ONE_SIDE_ASTRAY * rms_all and math.isfinite(f[2])]
+
+
 LENS_EVIDENCE = 3.0
 """The table's sides must show a lens's bending this many of its own 1-sigmas before the photo is undistorted: a
 straight-looking table is left as it is (the lens then adds only its uncertainty to every sigma)."""
@@ -709,10 +726,23 @@ def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> t
             narrow = None
     if narrow is not None and narrow.edge_points:
         tries.append(list(narrow.edge_points))
-    lens, rms, k_sigma = min((plumb_line(sides, size) for sides in tries), key=lambda found: found[1])
+    found = [plumb_line(sides, size) for sides in tries]
+    lens, rms, k_sigma = min(found, key=lambda each: each[1])
+    astray = None  # the side left out of the lens, if one went astray
+    if len(found) > 1 and rms < found[0][1]:
+        # The narrow band came out straighter: a side of the wide one may have gone astray, and where the other three
+        # contradict the narrow band's lens, theirs is the one a bowed side shows.
+        contradicting = [(i, three) for i, three in _plumb_line_without_a_side(tries[0], size, found[0][1])
+                         if abs(three[0].k1 - lens.k1) > LENS_EVIDENCE * max(three[2], k_sigma) and three[1] < rms]
+        if contradicting:
+            astray, (lens, rms, k_sigma) = min(contradicting, key=lambda each: each[1][1])
     if not (abs(lens.k1) > LENS_EVIDENCE * k_sigma):
         flat = no_distortion(size)
         return flat, min(straightness(sides, flat) for sides in tries), k_sigma
+    if astray is not None:
+        # The three sides were followed in the wide band, bow and all: a narrow band refined through their lens would
+        # bring back the side that went astray, or lean on the other three's narrow points alone.
+        return lens, rms, k_sigma
     try:
         refined = refine_corners(image, corners, search_px=8.0, lens=lens)
     except PhotoError:
