@@ -365,58 +365,28 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     # cross-checked, are undiscounted, so an unsure one that could not be cross-checked can outrank one that was and
     # disagreed (not seen to matter yet).
     measured.sort(key=lambda item: -item[0] * math.exp(-0.5 * (disagreement.get(item[1], 0.0) / uncertainty.OVERLAP_DISAGREEMENT_MM) ** 2))
-    chosen = _apart(measured, [])
+    chosen: list[tuple[float, int, np.ndarray, float, float, float, float]] = []
+    for item in measured:
+        if all(math.hypot(*(item[2] - other[2])) > item[5] + other[5] - 2.0 for other in chosen):
+            chosen.append(item)
     if trace is not None:
         trace.update(chosen=[(i, centre.copy(), radius, confidence) for confidence, i, centre, _, _, radius, _ in chosen])
-
-    def reported(items: list, unexplained: list[int]) -> list[Detection]:
-        at = np.array([c for _, _, c, *_ in items], dtype=float)
-        ground = mat.at(np.column_stack([at[:, 0] * s, (d - at[:, 1]) * s]), np.zeros(len(at))) if items else None
-        return report_bases(rect, items, disagreement, mat_colour, mat.whiten, scale, sizes, ground_colour=ground,
-                            surfaces=mat.ground, unexplained=unexplained)
-
-    unexplained: list[int] = []
-    bases = reported(chosen, unexplained)
-    # A circle no base's profile explains (one drawn across neighbours in contact) is no base, so it cannot push the
-    # detections it overlaps aside: those overlapping none of the bases kept are chosen again, the surer first (each
-    # base's report is its own, so the kept ones' are unchanged).
-    gone: set[int] = set()
-    while unexplained:
-        gone |= {chosen[k][1] for k in unexplained}
-        kept = [item for item in chosen if item[1] not in gone]
-        taken = {item[1] for item in chosen}
-        added = _apart([item for item in measured if item[1] not in taken and item[1] not in gone], kept)
-        if not added:
-            break
-        chosen = kept + added
-        unexplained = []
-        more = reported(added, unexplained)
-        unexplained = [len(kept) + k for k in unexplained]
-        bases = sorted(bases + more, key=lambda det: (det.y_mm, det.x_mm))
-    return bases
-
-
-def _apart(items: list, kept: list) -> list:
-    """Of ``items`` (in order of preference), those overlapping neither ``kept`` nor an earlier one taken: bases
-    cannot overlap (2 mm of slack for the fits' errors)."""
-    taken: list = []
-    for item in items:
-        if all(math.hypot(*(item[2] - other[2])) > item[5] + other[5] - 2.0 for other in kept + taken):
-            taken.append(item)
-    return taken
+    at = np.array([c for _, _, c, *_ in chosen], dtype=float)
+    ground = mat.at(np.column_stack([at[:, 0] * s, (d - at[:, 1]) * s]), np.zeros(len(at))) if chosen else None
+    return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes, ground_colour=ground,
+                        surfaces=mat.ground)
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
             mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
             drop_unexplained: bool = True, ground_colour: np.ndarray | None = None,
-            surfaces: GroundMap | None = None, unexplained: list[int] | None = None) -> list[Detection]:
+            surfaces: GroundMap | None = None) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
     confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
     base: they say it is one, and its sigma says how well it is measured). ``ground_colour``: the mat's colour at each
     chosen centre on the narrow scale, a second reference for the ground round it (``footprint.ring_mat``);
-    ``surfaces``: the table's surfaces, so that ground of the mat's colour counts only on the mat itself;
-    ``unexplained``, if given, gets the rows of ``chosen`` dropped as an outline no base's profile explains."""
+    ``surfaces``: the table's surfaces, so that ground of the mat's colour counts only on the mat itself."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
@@ -451,8 +421,6 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         here = float(mm_per_px_at(rect, centres[k:k + 1])[0])
         if (drop_unexplained and footprints is not None and footprints.taken[k]
                 and footprints.rms[k] > max(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * here)):
-            if unexplained is not None:
-                unexplained.append(k)
             continue  # an outline no base's profile explains: a stain, a printed cell, a circle drawn across neighbours
         coarse_here = here > COARSE_MM_PER_PX
         if coarse_here:
