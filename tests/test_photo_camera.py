@@ -627,3 +627,35 @@ def test_a_side_followed_onto_another_edge_leaves_the_lens_to_the_other_three(co
     k1, _ = lens.opencv(truth["camera"]["focal_px"])
     assert k1 == pytest.approx(truth["camera"]["dist"][0], abs=0.012)
     assert rms < 1.5
+
+def test_the_a_contrario_outline_looked_for_at_the_grid_places_round_a_fit_off_its_centre() -> None:
+    """A 32 mm base 4 mm tall on a grey mat: its outline tested at its footprint is seen (log10 NFA < 0), tested 3 mm
+    off much less so. Looked for at the grid places within 3 mm of the off centre (``nearby_log10_nfa``), the footprint
+    is one of them, so the best is at least as plain as the footprint's own; within less than the grid's step only the
+    place itself is tried, the plain test's value."""
+    from tabletop.photo.candidates import mat_model
+    from tabletop.photo.contrario import GRID_MM, log10_nfa, nearby_log10_nfa, outline_alignment
+    from tabletop.photo.rectify import rectify
+
+    cam = _true_camera()
+    radius, height, centre = 16.0, 4.0, np.array([600.0, 600.0])
+    image = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
+    image[:] = (110, 110, 110)
+    around = np.radians(np.arange(0.0, 360.0, 0.5))
+    circle = radius * np.column_stack([np.cos(around), np.sin(around)])
+    for level in np.linspace(0.0, height, 9):
+        _fill_envelope(image, cam.project(circle + centre, float(level)), (40, 40, 45))
+    _fill_envelope(image, cam.project(circle + centre, height), (200, 205, 210))
+    noise = np.random.default_rng(3).normal(0.0, 6.0, image.shape)
+    image = cv2.GaussianBlur(np.clip(image + noise, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
+    whiten = mat_model(rect.image).whiten
+    colour = np.float32([[110, 110, 110]])
+    sizes = len(BASE_SIZES_MM)
+    at_base = float(log10_nfa(rect, *outline_alignment(rect, centre[None], np.array([radius]), colour, whiten), sizes)[0])
+    off = centre[None] + [3.0, 0.0]
+    at_off = float(log10_nfa(rect, *outline_alignment(rect, off, np.array([radius]), colour, whiten), sizes)[0])
+    assert at_base < 0 and at_off > at_base + 5
+    nearby = nearby_log10_nfa(rect, off, np.array([radius]), colour, whiten, sizes, np.array([3.0]))
+    assert nearby[0] <= at_base
+    assert nearby_log10_nfa(rect, off, np.array([radius]), colour, whiten, sizes, np.array([0.9 * GRID_MM]))[0] == at_off

@@ -127,3 +127,24 @@ def outline_alignment(rect: Rectified, centres: np.ndarray, radii: np.ndarray, m
 def log10_nfa(rect: Rectified, n: np.ndarray, k: np.ndarray, sizes: int) -> np.ndarray:
     """log10 of the number of false alarms of outlines with ``k`` of ``n`` points aligned: below 0, meaningful."""
     return math.log10(number_of_tests(rect, sizes)) + log10_binomial_tail(n, k)
+
+
+def nearby_log10_nfa(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                     sizes: int, reach_mm: np.ndarray) -> np.ndarray:
+    """Per base: the least log10 NFA of its outline at the places of the ``GRID_MM`` grid (offsets from its centre)
+    within ``reach_mm`` of it, its own place included. Every one of those places is among the outlines
+    ``number_of_tests`` counts, so the best of them is judged by the same number of false alarms: looking at a few of
+    the counted places instead of one adds no test."""
+    m = len(centres)
+    best = np.full(m, np.inf)
+    if m == 0:
+        return best
+    centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    reach = np.broadcast_to(np.asarray(reach_mm, dtype=np.float64), (m,))
+    steps = np.arange(-math.floor(float(reach.max()) / GRID_MM), math.floor(float(reach.max()) / GRID_MM) + 1) * GRID_MM
+    offsets = np.array([(dx, dy) for dx in steps for dy in steps])
+    owner, shift = np.nonzero(np.hypot(offsets[:, 0], offsets[:, 1])[None, :] <= reach[:, None] + 1e-9)
+    n, k = outline_alignment(rect, centres[owner] + offsets[shift], np.asarray(radii, dtype=np.float64)[owner],
+                             np.asarray(mat_colour)[owner], whiten)
+    np.minimum.at(best, owner, log10_nfa(rect, n, k, sizes))
+    return best

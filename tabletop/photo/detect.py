@@ -37,7 +37,7 @@ import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, rimfit, sizesnap, uncertainty
 from tabletop.photo.candidates import GroundMap, MatModel, candidate_px_per_mm, candidates
-from tabletop.photo.contrario import log10_nfa, outline_alignment
+from tabletop.photo.contrario import GRID_MM, log10_nfa, nearby_log10_nfa, outline_alignment
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
@@ -87,6 +87,12 @@ millimetre: its edge points' RMS about it was 0.22 mm in the median on the gener
 0.32 mm for three in four. A detection whose outline scatters more than this (or this many of the photo's pixels
 where they are coarser) is not a base: the edge of a stain on a grass mat, a hex cell of a printed mat (a circle
 touching its six sides), a circle drawn across two neighbours scattered 0.8-1.3 mm."""
+OUTLINE_PLACE_REACH_PX = 1.5
+"""An outline the a-contrario test does not see at the rim fit's centre is looked for at the test's grid places
+(``contrario.GRID_MM``) within this many of the photo's pixels of it (``contrario.nearby_log10_nfa``): the rim fit's
+centre is no better than a pixel or two where blur and JPEG blocks span several (``COARSE_SIGMA_PX``), and an outline
+tested a pixel or two off its edge reads the blur's flank, not the edge. Every such place is among the outlines the
+test's number of false alarms already counts. On a photo finer than 0.67 mm per pixel it reaches no other place."""
 SEARCH_MIN_SCORE = 0.3
 FAINT_FLOOR = 0.05
 """Rims under the confidence bar but above this are measured by the half-level fit too: a faint base's rim
@@ -221,6 +227,11 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     # base would have, on more of it than chance allows anywhere on the table.
     n_points, n_aligned = outline_alignment(rect, centres, radii, mat_colour, mat.whiten)
     nfa = log10_nfa(rect, n_points, n_aligned, len(sizes))
+    reach = OUTLINE_PLACE_REACH_PX * mm_per_px_at(rect, centres)
+    unseen = np.nonzero(finite & (nfa >= 0) & (reach >= GRID_MM))[0]
+    if len(unseen):
+        nfa[unseen] = nearby_log10_nfa(rect, centres[unseen], radii[unseen], mat_colour[unseen], mat.whiten, len(sizes),
+                                       reach[unseen])
     if trace is not None:
         trace.update(nfa=nfa.copy(), aligned=(n_points.copy(), n_aligned.copy()))
     found: list[tuple[float, int]] = []
