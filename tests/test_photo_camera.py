@@ -628,6 +628,7 @@ def test_a_side_followed_onto_another_edge_leaves_the_lens_to_the_other_three(co
     assert k1 == pytest.approx(truth["camera"]["dist"][0], abs=0.012)
     assert rms < 1.5
 
+
 def test_the_a_contrario_outline_looked_for_at_the_grid_places_round_a_fit_off_its_centre() -> None:
     """A 32 mm base 4 mm tall on a grey mat: its outline tested at its footprint is seen (log10 NFA < 0), tested 3 mm
     off much less so. Looked for at the grid places within 3 mm of the off centre (``nearby_log10_nfa``), the footprint
