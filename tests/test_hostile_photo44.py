@@ -1,4 +1,4 @@
-"""Stop 44's photo work attacked as a hostile user would: the table's surfaces (``candidates.ground_map``) on mats whose
+"""Stop 44's photo work attacked as a hostile user would: the table's surfaces (``ground.ground_map``) on mats whose
 colour varies, and the review's click (``local.fit_base_at``) on roofs, prints, roads, edges, outside the table and at
 the app's most zoomed-out view. Real defects are pinned as strict xfails (the day one is fixed, its xfail must go);
 what holds is a normal test. Every photo is drawn here, small (a 400 x 300 mm table at 3 px/mm; ground maps at 1 px/mm).
@@ -13,7 +13,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from tabletop.photo.candidates import ground_map  # noqa: E402
+from tabletop.photo.ground import ground_map  # noqa: E402
 from tabletop.photo.local import LOCAL_REACH_MM, fit_base_at  # noqa: E402
 from tabletop.photo.values import Rectified  # noqa: E402
 from tabletop.viewport import MIN_SCALE  # noqa: E402

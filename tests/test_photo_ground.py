@@ -1,11 +1,11 @@
-"""The table's surfaces (``candidates.ground_map``): a base on a roof of nearly the mat's colour does not stand on the
+"""The table's surfaces (``ground.ground_map``): a base on a roof of nearly the mat's colour does not stand on the
 mat, one in a building's shadow or the lamp's fall does."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tabletop.photo.candidates import GROUND_MM_PER_PX, ground_map
+from tabletop.photo.ground import GROUND_MM_PER_PX, ground_map
 
 
 def _table(seed: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabletop.photo import base_profile
-from tabletop.photo.candidates import GroundMap
+from tabletop.photo.ground import GroundMap
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, sample_rays
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
@@ -68,7 +68,7 @@ RING_MAT_UNITS = 3.0
 """A ray's ring colour further than this from the table's mat colour, in the table's whitened units, is not the mat."""
 GROUND_REACH_MM = 14.0
 """How far beyond the ring's inner edge the surface each ray of the ring lies on is looked for, past the base's own
-edge and contact shadow in the ground map (``candidates.GroundMap``: 2 mm pixels, a 10 mm median)."""
+edge and contact shadow in the ground map (``ground.GroundMap``: 2 mm pixels, a 10 mm median)."""
 RING_MIN_RAYS = 30
 """A ring with fewer rays on the mat than this (of ``FIT_RAYS``) is too little of the mat to measure its spread."""
 NOISE_FLOOR_GREY = 1.0
