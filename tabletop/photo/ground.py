@@ -22,31 +22,40 @@ texture's at that scale, or one grey level's rounding where that is larger) is a
 GROUND_FLOOR_GREY = 1.0
 """The least chromaticity sigma, in grey levels of the mat's green: an even mat's chromaticity changes by a level's
 rounding, which must not draw contours across it."""
+EDGE_REACH_MM = 10.0
+"""A surface reaches the table's edge where it comes this close to it (the ground map's median window: a step at the
+edge itself leaves a few edge pixels between the surface and the edge)."""
+EDGE_RUN_MM = 150.0
+"""A surface whose points at the table's edge lie this far apart (along x or along y) is the table's own plane: a
+printed road or river (it crosses the table), each piece of a mat they cut, a two-tone mat's second colour. Terrain
+stands on the table with sides all round: its top reaches the edge, if at all, over a short stretch (a hill's top of
+300 mm set 10 mm from the edge: a 110 mm chord; a building's roof: its width, 40-100 mm)."""
 
 
 @dataclass(frozen=True, eq=False)
 class GroundMap:
     """Which surface each point of the table lies on, by chromaticity: regions of the table's top-down image bounded by
-    a step in chromaticity, the largest of them the mat. The light's fall and white light's shadows scale every channel
-    alike, so they do not change chromaticity; a roof, a terrain piece's top or its slope band, of another colour, is
-    cut off from the mat by its edge even where its colour is near the mat's."""
+    a step in chromaticity, and which of them lie on the table's own plane (``floor``). The light's fall and white
+    light's shadows scale every channel alike, so they do not change chromaticity; a roof, a terrain piece's top or its
+    slope band, of another colour, is cut off from the mat by its edge even where its colour is near the mat's."""
 
     labels: np.ndarray
     """int32 [rows, cols], row 0 at the table's far edge: a region's label, 0 on an edge."""
-    mat_label: int
+    floor: np.ndarray
+    """bool [labels]: the regions on the table's plane (``floor_regions``); False for label 0 (the edges)."""
     depth_mm: float
     mm_per_px: float
     """``GROUND_MM_PER_PX``, or the top-down image's own pixel where that is coarser (a table over 2 m square)."""
 
-    def first_surface_is_mat(self, x_mm: np.ndarray, y_mm: np.ndarray) -> np.ndarray:
+    def first_surface_is_floor(self, x_mm: np.ndarray, y_mm: np.ndarray) -> np.ndarray:
         """Along the last axis of the points (each row a path outwards): whether the first point off an edge lies on
-        the mat (False where every point lies on an edge)."""
+        the table's plane (False where every point lies on an edge)."""
         rows, cols = self.labels.shape
         ix = np.clip(np.floor(np.asarray(x_mm) / self.mm_per_px).astype(int), 0, cols - 1)
         iy = np.clip(np.floor((self.depth_mm - np.asarray(y_mm)) / self.mm_per_px).astype(int), 0, rows - 1)
         found = self.labels[iy, ix]
         first = np.take_along_axis(found, np.argmax(found > 0, axis=-1)[..., None], axis=-1)[..., 0]
-        return first == self.mat_label
+        return self.floor[first]
 
 
 def ground_map(top: np.ndarray, px_per_mm: float, depth_mm: float) -> GroundMap:
@@ -72,6 +81,32 @@ def ground_map(top: np.ndarray, px_per_mm: float, depth_mm: float) -> GroundMap:
     edge[:, 1:-1] |= np.any(np.abs(chroma[:, 2:] - chroma[:, :-2]) > bar, axis=2)
     edge[1:-1] |= np.any(np.abs(chroma[2:] - chroma[:-2]) > bar, axis=2)
     n, labels = cv2.connectedComponents((~edge).astype(np.uint8), connectivity=4)
+    mm_per_px = f / px_per_mm
+    return GroundMap(labels, floor_regions(labels, n, mm_per_px), depth_mm, mm_per_px)
+
+
+def floor_regions(labels: np.ndarray, n: int, mm_per_px: float) -> np.ndarray:
+    """Which of the ``n`` regions lie on the table's plane: those whose points at the table's edge lie ``EDGE_RUN_MM``
+    apart (a mat cut by printed roads, a river, a two-tone mat: every piece, and the road itself, runs to the edge), and
+    the largest region where it is larger than all of those together (a mat inside a printed frame, or hemmed in by
+    terrain). A region closed off inside the table (a roof, a hill's top) is raised, however large: a hill's top larger
+    than each piece of a mat cut by roads is not the mat."""
+    rows, cols = labels.shape
+    reach = max(1, int(round(EDGE_REACH_MM / mm_per_px)))
+    low = np.full((n, 2), np.inf)
+    high = np.full((n, 2), -np.inf)
+    ys, xs = np.mgrid[0:rows, 0:cols]
+    band = np.zeros((rows, cols), dtype=bool)
+    band[:reach] = band[-reach:] = True
+    band[:, :reach] = band[:, -reach:] = True
+    found, at = labels[band], np.column_stack([xs[band], ys[band]]).astype(float)
+    np.minimum.at(low, found, at)
+    np.maximum.at(high, found, at)
+    floor = np.max(high - low, axis=1) * mm_per_px >= EDGE_RUN_MM  # -inf where a region does not reach the edge
+    floor[0] = False  # the edges
     sizes = np.bincount(labels.ravel(), minlength=n)
-    sizes[0] = 0  # the edges
-    return GroundMap(labels, int(np.argmax(sizes)), depth_mm, f / px_per_mm)
+    sizes[0] = 0
+    largest = int(np.argmax(sizes))
+    if sizes[largest] > sizes[floor].sum():
+        floor[largest] = True
+    return floor
