@@ -1,11 +1,11 @@
-"""The table's surfaces (``candidates.ground_map``): a base on a roof of nearly the mat's colour does not stand on the
+"""The table's surfaces (``ground.ground_map``): a base on a roof of nearly the mat's colour does not stand on the
 mat, one in a building's shadow or the lamp's fall does."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from tabletop.photo.candidates import GROUND_MM_PER_PX, ground_map
+from tabletop.photo.ground import GROUND_MM_PER_PX, ground_map
 
 
 def _table(seed: int) -> np.ndarray:
@@ -32,7 +32,7 @@ def test_a_roof_of_nearly_the_mats_colour_is_not_the_mat() -> None:
         y = np.array([[270.0], [110.0], [350.0]]) + 0.0 * path[None, :]
         # y is the table's (up from the near edge): 270 mm is 130 mm from the far edge, on the roof; 110 mm is in the
         # shadow (rows 250-330 from the far edge are y 70-150 mm); 350 mm is bare mat where the light has fallen most.
-        on_mat = surfaces.first_surface_is_mat(x, y)
+        on_mat = surfaces.first_surface_is_floor(x, y)
         assert on_mat.tolist() == [False, True, True], seed
         assert surfaces.labels.shape == (round(400 / GROUND_MM_PER_PX), round(600 / GROUND_MM_PER_PX))
 
@@ -41,6 +41,34 @@ def test_a_path_on_the_roofs_edge_meets_the_roof_first() -> None:
     """Starting on the edge between roof and mat and going into the roof, the first surface is the roof's; going out
     of it onto the mat, the mat's."""
     surfaces = ground_map(_table(5), 1.0, 400.0)
-    into = surfaces.first_surface_is_mat(np.linspace(300.0, 316.0, 15)[None, :], np.full((1, 15), 270.0))
-    out = surfaces.first_surface_is_mat(np.linspace(300.0, 284.0, 15)[None, :], np.full((1, 15), 270.0))
+    into = surfaces.first_surface_is_floor(np.linspace(300.0, 316.0, 15)[None, :], np.full((1, 15), 270.0))
+    out = surfaces.first_surface_is_floor(np.linspace(300.0, 284.0, 15)[None, :], np.full((1, 15), 270.0))
     assert into.tolist() == [False] and out.tolist() == [True]
+
+
+def _green(h: int = 400, w: int = 600) -> np.ndarray:
+    return np.broadcast_to(np.array([70.0, 110.0, 80.0]), (h, w, 3)).copy()
+
+
+def _first_on_mat(image: np.ndarray, points: list[tuple[float, float]]) -> list[bool]:
+    rng = np.random.default_rng(0)
+    top = np.clip(np.round(image + rng.normal(0.0, 3.0, image.shape)), 0, 255).astype(np.uint8)
+    surfaces = ground_map(top, 1.0, float(image.shape[0]))
+    path = np.linspace(0.0, 16.0, 15)
+    return [bool(surfaces.first_surface_is_floor((x + path)[None, :], np.full((1, 15), y))[0]) for x, y in points]
+
+
+def test_a_roof_at_the_tables_edge_is_not_the_mat() -> None:
+    """A building's roof (90 x 60 mm, brick red) whose top-down image reaches the table's far edge touches it over its
+    width, short of ``EDGE_RUN_MM``: raised, not the table's plane."""
+    image = _green()
+    image[0:60, 250:340] = (50.0, 60.0, 110.0)
+    assert _first_on_mat(image, [(290.0, 370.0), (100.0, 370.0)]) == [False, True]
+
+
+def test_a_mat_inside_a_printed_frame_is_the_mat() -> None:
+    """A printed frame 30 mm wide all round (another colour) runs along every edge; the mat inside it, closed off from
+    the edge, is still the table's plane: it is larger than the frame."""
+    image = _green()
+    image[:30] = image[-30:] = image[:, :30] = image[:, -30:] = (40.0, 40.0, 40.0)
+    assert _first_on_mat(image, [(300.0, 200.0), (100.0, 100.0), (2.0, 200.0)]) == [True, True, True]

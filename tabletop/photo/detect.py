@@ -36,8 +36,9 @@ import math
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, rimfit, sizesnap, uncertainty
-from tabletop.photo.candidates import GroundMap, MatModel, candidate_px_per_mm, candidates
+from tabletop.photo.candidates import MatModel, candidate_px_per_mm, candidates
 from tabletop.photo.contrario import GRID_MM, log10_nfa, nearby_log10_nfa, outline_alignment
+from tabletop.photo.ground import GroundMap
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
@@ -69,7 +70,7 @@ from the camera by the piece's height over that difference of its distance from 
 the sigma of a clean rim. The magnification is no test of its own: it is as large as the catalogue's steps (7-12 %),
 so such a base looks like a larger one on the mat. Its ground is: a roof or a piece of another colour than the mat
 round it on most rays, or, where the roof or piece is of nearly the mat's colour (the mat's colour is a local median,
-which such a surface fills), a surface cut off from the table's mat by an edge in chromaticity (``candidates.GroundMap``).
+which such a surface fills), a surface cut off from the table's mat by an edge in chromaticity (``ground.GroundMap``).
 Neighbours in contact cover part of a ring, not three quarters of it."""
 PROFILE_SIGMA_MM = 0.15
 """The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tabletop.photo import base_profile
-from tabletop.photo.candidates import GroundMap
+from tabletop.photo.ground import GroundMap
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, sample_rays
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
@@ -68,7 +68,7 @@ RING_MAT_UNITS = 3.0
 """A ray's ring colour further than this from the table's mat colour, in the table's whitened units, is not the mat."""
 GROUND_REACH_MM = 14.0
 """How far beyond the ring's inner edge the surface each ray of the ring lies on is looked for, past the base's own
-edge and contact shadow in the ground map (``candidates.GroundMap``: 2 mm pixels, a 10 mm median)."""
+edge and contact shadow in the ground map (``ground.GroundMap``: 2 mm pixels, a 10 mm median)."""
 RING_MIN_RAYS = 30
 """A ring with fewer rays on the mat than this (of ``FIT_RAYS``) is too little of the mat to measure its spread."""
 NOISE_FLOOR_GREY = 1.0
@@ -125,7 +125,7 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     and those rays do not count in the spread. A ring with too few rays on the mat keeps the table's whitening.
 
     Where the table's ``surfaces`` are given, a ray counts as ground only where the first surface beyond the ring's inner
-    edge is the mat's: the mat's colour is a local median (124 mm), which on a roof or a terrain piece's top filling
+    edge lies on the table's plane (``ground.floor_regions``): the mat's colour is a local median (124 mm), which on a roof or a terrain piece's top filling
     most of its window is that surface's colour, so the colour alone passes a base standing there."""
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     extra = outline_of(rect, centres, radii, angles)  # [n, rays]
@@ -157,7 +157,7 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
         ground = on_mat | (np.linalg.norm((ring - near) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS)
     if surfaces is not None:
         beyond = t[:, :, :1] + np.linspace(0.0, GROUND_REACH_MM, 15)[None, None, :]
-        ground = ground & surfaces.first_surface_is_mat(centres[:, None, None, 0] + beyond * np.cos(angles)[None, :, None],
+        ground = ground & surfaces.first_surface_is_floor(centres[:, None, None, 0] + beyond * np.cos(angles)[None, :, None],
                                                         centres[:, None, None, 1] + beyond * np.sin(angles)[None, :, None])
     return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1)
 

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from tabletop.photo import BASE_SIZES_MM, detect as detect_module
-from tabletop.photo.candidates import MatModel, _edge_drawing_image
+from tabletop.photo.candidates import NOT_MAT_SIGMAS, MatModel, _edge_drawing_image
 from tabletop.photo.contrario import GRID_MM, PROFILES_TRIED, log10_binomial_tail, outline_alignment
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.rays import EVIDENCE_UNIT, FIT_RAYS, Scale, photo_scale, to_photo
@@ -44,6 +44,10 @@ LOCAL_MIN_CONFIDENCE = 0.2
 """The search's best circle is taken at once when its rim fit is this sure (and its outline passes the a-contrario
 test); a rim seen on fewer rays (its top painted as the mat, a figure over it) can still be the base, found among the
 next circles by its outline alone and reported as "check this base", as the analysis reports such a rim."""
+LOCAL_SECOND_SURFACE_SHARE = 0.25
+"""Where nothing is found against the mat of the crop's outer ring, the crop's pixels off that mat are taken for a
+second surface round the point (a printed road, a river) when they fill this share of it: more than the largest base
+and its figure do (a 100 mm base fills 17 % of its crop), so a lone base is not fitted against its own colour."""
 LOCAL_TRIES = 6
 """The best-supported circles of the search round the point that are fitted when the best is not sure: it can be a
 neighbour, a figure's outline or a wrong size while the base the user meant is the next one down."""
@@ -72,13 +76,10 @@ def _crop(rect: Rectified, x_mm: float, y_mm: float, half: float) -> tuple[np.nd
     return cv2.remap(rect.source, ix, iy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), x0, y1
 
 
-def _local_mat(crop: np.ndarray) -> MatModel:
-    """The mat round the point: the median colour of the crop's outer ring, and the whitening of its variation there."""
-    h, w = crop.shape[:2]
-    ring = np.ones((h, w), bool)
-    m = max(4, min(h, w) // 8)
-    ring[m:h - m, m:w - m] = False
-    pixels = crop[ring].reshape(-1, 3).astype(np.float32)
+def _local_mat(crop: np.ndarray, where: np.ndarray) -> MatModel:
+    """A flat mat model from the crop's pixels ``where`` (a mask): their median colour and the whitening of their
+    variation."""
+    pixels = crop[where].reshape(-1, 3).astype(np.float32)
     colour = np.median(pixels, axis=0)
     diff = pixels - colour
     mad = 1.4826 * np.median(np.abs(diff), axis=0) + 0.5
@@ -87,6 +88,21 @@ def _local_mat(crop: np.ndarray) -> MatModel:
     vals, vecs = np.linalg.eigh(cov)
     flat = np.broadcast_to(colour, crop.shape).astype(np.float32)
     return MatModel(flat, flat, (vecs @ np.diag(vals ** -0.5) @ vecs.T).astype(np.float32))
+
+
+def _local_mats(crop: np.ndarray) -> list[MatModel]:
+    """The ground round the point: the mat of the crop's outer ring; then, where the crop's pixels off that mat fill
+    ``LOCAL_SECOND_SURFACE_SHARE`` of it, theirs (a base standing on a printed road has the road round it, while the
+    crop's outer ring is mostly the mat either side of the road)."""
+    h, w = crop.shape[:2]
+    ring = np.ones((h, w), bool)
+    m = max(4, min(h, w) // 8)
+    ring[m:h - m, m:w - m] = False
+    first = _local_mat(crop, ring)
+    off = np.linalg.norm((crop.astype(np.float32) - first.near) @ first.whiten.T, axis=2) > NOT_MAT_SIGMAS
+    if off.mean() < LOCAL_SECOND_SURFACE_SHARE:
+        return [first]
+    return [first, _local_mat(crop, off)]
 
 
 def fit_base_at(rect: Rectified, x_mm: float, y_mm: float, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM,
@@ -99,8 +115,17 @@ def fit_base_at(rect: Rectified, x_mm: float, y_mm: float, base_sizes_mm: tuple[
     largest = max(float(sizes[-1]), max(length for length, _ in OVAL_SIZES_MM) if shape != "round" else 0.0)
     half = largest / 2 + reach_mm + CROP_MARGIN_MM
     crop, x0, y1 = _crop(rect, x_mm, y_mm, half)
-    mat = _local_mat(crop)
     scale = photo_scale(rect)
+    for mat in _local_mats(crop):
+        found = _bases_against(rect, crop, x0, y1, x_mm, y_mm, sizes, mat, scale, shape, reach_mm)
+        if found:
+            return max(found, key=lambda d: d.confidence)
+    return None
+
+
+def _bases_against(rect: Rectified, crop: np.ndarray, x0: float, y1: float, x_mm: float, y_mm: float, sizes: np.ndarray,
+                   mat: MatModel, scale: Scale, shape: str, reach_mm: float) -> list[Detection]:
+    """The bases within ``reach_mm`` of the point, round and oval as ``shape`` asks, against one model of the ground."""
     found: list[Detection] = []
     if shape in ("any", "round"):
         found += _round_bases(rect, x_mm, y_mm, sizes, mat, scale, reach_mm)
@@ -124,10 +149,7 @@ def fit_base_at(rect: Rectified, x_mm: float, y_mm: float, base_sizes_mm: tuple[
                     sigma = math.sqrt(f.centre_sigma_mm ** 2 + rect.calibration_rms_mm ** 2 + detect_module.OVAL_MODEL_SIGMA_MM ** 2)
                     found.append(Detection(f.x_mm, f.y_mm, f.size[0], 2 * f.a_mm, confidence, sigma, False, "oval", f.size[1],
                                            f.angle_deg, f.angle_sigma_deg))
-    found = [d for d in found if math.hypot(d.x_mm - x_mm, d.y_mm - y_mm) <= reach_mm + (d.width_mm / 2 if d.shape == "oval" else 0.0)]
-    if not found:
-        return None
-    return max(found, key=lambda d: d.confidence)
+    return [d for d in found if math.hypot(d.x_mm - x_mm, d.y_mm - y_mm) <= reach_mm + (d.width_mm / 2 if d.shape == "oval" else 0.0)]
 
 
 def _round_bases(rect: Rectified, x_mm: float, y_mm: float, sizes: np.ndarray, mat: MatModel, scale: Scale,
