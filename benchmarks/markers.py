@@ -4,7 +4,10 @@ corners, 12 MP, lens k1 0 to -0.08 with the baseline's k2 and principal point's 
 
 - ``whole``: the whole table in the frame, no terrain against its edges;
 - ``terrain``: the whole table in the frame, 1-3 tall pieces against its edges (the condition as drawn);
-- ``cut``: as ``terrain``, with one near corner left outside the frame (its marker unseen).
+- ``cut``: as ``terrain``, with one near corner left outside the frame (its marker unseen);
+- ``short``: as ``terrain``, with one piece not pushed home (``short_of_corner``): 3-20 mm short of its corner along
+  one of the table's edges, or in from one of them. The truth's corners are the table's; ``short`` in the truth says
+  which piece and how.
 
 Each kind takes the condition's own draw for a seed and sets only what makes the kind, so the same seed gives the same
 table, light and phone in every kind. Photos are rendered once into the generator's cache (``markers-kinds/``).
@@ -35,7 +38,46 @@ from pathlib import Path
 
 import numpy as np
 
-KINDS = ("whole", "terrain", "cut")
+KINDS = ("whole", "terrain", "cut", "short")
+SHORT_MM = (3.0, 20.0)
+"""How far a piece not pushed home lies from its corner (mm): a sheet left where it was dropped, not slid into place."""
+
+
+def short_of_corner(seed: int) -> dict:
+    """Which piece of the ``short`` kind's photo for ``seed`` lies off its corner and how: the marker (0-3), the table
+    side it is moved along (``along``: the far corner of that side) or in from (``in``), and by how much (mm). Drawn from
+    the seed, so each photo has its own."""
+    rng = np.random.default_rng([seed, 35])
+    k = int(rng.integers(4))
+    side_end = int((k + (1 if rng.random() < 0.5 else -1)) % 4)
+    return {"marker": k, "side_end": side_end, "how": "along" if rng.random() < 0.6 else "in",
+            "mm": float(rng.uniform(*SHORT_MM))}
+
+
+def _moved_markers(laid, seed: int):  # noqa: ANN001, ANN202 - benchmarks.photogen.scene's _markers, wrapped
+    """``laid`` (the scene's marker layout) with the ``short`` kind's piece moved off its corner."""
+    short = short_of_corner(seed)
+
+    def moved(params, rng):  # noqa: ANN001, ANN202
+        found = list(laid(params, rng))
+        w, d = params.table_mm
+        corners = np.array([(0.0, 0.0), (w, 0.0), (w, d), (0.0, d)])
+        k, j = short["marker"], short["side_end"]
+        along = (corners[j] - corners[k]) / np.linalg.norm(corners[j] - corners[k])
+        if short["how"] == "in":
+            # In from the side running from corner k to corner j: towards the table's middle, across that side.
+            across = np.array([-along[1], along[0]])
+            if float((corners.mean(axis=0) - corners[k]) @ across) < 0:
+                across = -across
+            step = across * short["mm"]
+        else:
+            step = along * short["mm"]
+        m = found[k]
+        found[k] = dataclasses.replace(m, centre=(m.centre[0] + float(step[0]), m.centre[1] + float(step[1])))
+        return tuple(found)
+
+    return moved
+
 
 
 def kind_params(kind: str, seed: int):  # noqa: ANN201 - benchmarks.photogen's PhotoParams
@@ -61,7 +103,7 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
 
     from benchmarks.photogen.conditions import markers
 
-    if kind_params(kind, seed) == markers(gen._rngs("markers", seed)[0]):
+    if kind != "short" and kind_params(kind, seed) == markers(gen._rngs("markers", seed)[0]):
         return gen.cached_photo("markers", seed)  # the condition's own photo
     jpg = gen.cache_dir() / f"markers-kinds.r{gen.CONDITION_REVISION['markers']}" / f"{kind}-{seed}.jpg"
     meta = jpg.with_suffix(".json")
@@ -70,7 +112,15 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
     # render_photo's own steps, with the kind's parameters.
     _, rng_layout, rng_tex, rng_render, rng_phone = gen._rngs("markers", seed)
     params = kind_params(kind, seed)
-    scene, ctx = gen.build_scene(params, rng_layout, rng_tex)
+    from benchmarks.photogen import scene as scene_module
+
+    laid = scene_module._markers
+    if kind == "short":
+        scene_module._markers = _moved_markers(laid, seed)
+    try:
+        scene, ctx = gen.build_scene(params, rng_layout, rng_tex)
+    finally:
+        scene_module._markers = laid
     camera = gen.place_camera(params, scene)
     jitter = rng_render.random((2, camera.height, camera.width), dtype=np.float32) - np.float32(0.5)
     dirs = camera.ray_grid(jitter)
@@ -83,6 +133,8 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
     _, jpeg = gen.develop(radiance, params.phone, rng_phone, gen.linear(scene.light.colour), meter)
     truth = gen.make_truth(params, seed, scene, camera, gb.t, gb.ident)
     truth["kind"] = kind
+    if kind == "short":
+        truth["short"] = short_of_corner(seed)
     gen.write_cached(jpg, jpeg)
     gen.write_cached(meta, json.dumps(truth, indent=1).encode())
     return jpg, truth
