@@ -38,7 +38,10 @@ from pathlib import Path
 
 import numpy as np
 
+from tabletop.photo.markers import UNSURE_CORNER_PX
+
 KINDS = ("whole", "terrain", "cut", "short")
+
 SHORT_MM = (3.0, 20.0)
 """How far a piece not pushed home lies from its corner (mm): a sheet left where it was dropped, not slid into place."""
 
@@ -163,12 +166,22 @@ def measure(kind: str, seed: int, calibrated: bool = False) -> dict:
     c0 = time.process_time()
     fit = table_from_markers(image, tuple(truth["table_mm"]), lens=true_lens(truth) if calibrated else None)
     cpu = time.process_time() - c0
-    out = {"kind": kind, "seed": seed, "cpu_s": cpu, "in_frame": truth["corners_in_frame"], "seen": [], "errors": None, "sigmas": None}
+    out = _with_short({"kind": kind, "seed": seed, "cpu_s": cpu, "in_frame": truth["corners_in_frame"], "seen": [], "errors": None,
+                       "sigmas": None}, fit, truth)
     if fit is None or fit.corners_px is None:
         return out
     err = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(truth["corners_px"]), axis=1)
     out.update(seen=list(fit.seen), errors=[float(e) for e in err], sigmas=[float(s) for s in fit.corner_sigma_px or ()],
                from_marker=list(fit.from_marker))
+    return out
+
+
+def _with_short(out: dict, fit, truth: dict) -> dict:  # noqa: ANN001
+    """A row with the pieces the fit left out as not in their corners, and for the ``short`` kind which piece was."""
+    out["not_home"] = [] if fit is None else list(fit.not_home)
+    out["home_gaps"] = [] if fit is None else [list(g) for g in fit.home_gaps]
+    if truth.get("short") is not None:
+        out["short"] = truth["short"]
     return out
 
 
@@ -351,8 +364,38 @@ def summary(rows: list[dict]) -> str:
                          f"{within[0]} / {within[1]}")
         if failed:
             line += f" | no corners: seeds {failed}"
+        sure = [v for v in seen + cut if v[2] <= UNSURE_CORNER_PX]
+        line += (f" | sure (sigma <= {UNSURE_CORNER_PX:g} px): {len(sure)}, of them over 1 px: {sum(1 for v in sure if v[0] > 1.0)}"
+                 f" | a piece left out as not home: {sum(1 for r in rs if r.get('not_home'))} photos")
+        judged = [(g[2] / g[3], g[2], r["seed"]) for r in rs for g in r.get("home_gaps", [])
+                  if kind != "short" or g[0] != r["short"]["marker"]]
+        if judged:
+            z = max(judged)
+            line += (f" | sides judged beyond a piece (the moved one's left out): {len(judged)}, gap over 1 px: "
+                     f"{sum(1 for j in judged if j[1] > 1.0)}, largest gap / sigma {z[0]:.2f} ({z[1]:.2f} px, seed {z[2]})")
+        if kind == "short":
+            line += "\n" + short_summary(rs)
         lines.append(line)
     return "\n".join(lines)
+
+
+def short_summary(rows: list[dict]) -> str:
+    """The ``short`` kind: per photo the moved piece's corner (its error, sigma, whether left out), and over them how
+    many were left out, how many are called sure (sigma within ``UNSURE_CORNER_PX``) and over 1 px, and beyond 3 sigmas."""
+    moved = []
+    for r in rows:
+        k = r["short"]["marker"]
+        if r["errors"] is None:
+            moved.append((r["seed"], r["short"], None, None, k in r.get("not_home", [])))
+        else:
+            moved.append((r["seed"], r["short"], r["errors"][k], r["sigmas"][k], k in r.get("not_home", [])))
+    placed = [m for m in moved if m[2] is not None]
+    return (f"         moved pieces {len(moved)}: left out {sum(1 for m in moved if m[4])}, no corners {len(moved) - len(placed)}, "
+            f"their corners over 1 px {sum(1 for m in placed if m[2] > 1.0)}, sure and over 1 px "
+            f"{sum(1 for m in placed if m[2] > 1.0 and m[3] <= UNSURE_CORNER_PX)}, beyond 3 sigmas "
+            f"{sum(1 for m in placed if m[2] > 3 * m[3])}; not caught: "
+            + (", ".join(f"seed {m[0]} ({m[1]['how']} {m[1]['mm']:.1f} mm, {m[2] if m[2] is None else round(m[2], 2)} px)"
+                         for m in moved if not m[4]) or "none"))
 
 
 def decomposition_summary(rows: list[dict]) -> str:

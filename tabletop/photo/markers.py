@@ -169,6 +169,14 @@ HOME_STRETCH_MM = 150.0
 HOME_BAND_PX = 50.0
 """How far either side of where the camera puts a side its edge is looked for there (px; half that at the stretch's far
 end): a piece 20 mm short of its corner moves the camera's sides by 30-40 px near it."""
+HOME_LINE_SIGMA_PX = 1.0
+"""A side's edge beyond a piece is judged only where its line, carried to the piece's corner point, is this sure (px): a
+clean table edge is 0.05-0.5 px; a floor's planks or terrain taken for it 2-6 px."""
+HOME_TURN_DEG = 3.0
+"""... and runs within this of the camera's side there (degrees): a piece 3-20 mm off its corner turns the camera's side
+by under a degree; an edge crossing the band at an angle is something else."""
+HOME_MIN_POINTS = 12
+"""Fewer edge points than this on a side's stretch beyond a piece (hidden, or short in the photo) and it is not judged."""
 HOME_SIGMAS = 3.0
 """A piece's corner point this many of its gap's sigmas inside a table edge followed beyond it is not in its corner."""
 UNSURE_CORNER_PX = 1.0
@@ -527,6 +535,9 @@ class MarkerFit:
     not_home: tuple[int, ...] = ()
     """Ids of markers found but not in their corners (``_home_gaps``: a table edge runs on past the piece's corner point):
     left out of the fit, their corners placed from the others like a corner outside the frame."""
+    home_gaps: tuple[tuple[int, int, float, float], ...] = ()
+    """Each table side judged beyond a piece (``_home_gaps``): (marker, the side's other corner, how far the piece's
+    corner point lies inside that edge (px), that gap's 1-sigma (px)); empty where no side was judged."""
 
     def lens_file(self, size: tuple[int, int]) -> LensFile:
         """The lens (and focal length) as a calibrated lens for a photo of ``size`` (the pixels the fit was made in)."""
@@ -854,6 +865,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     table = table_corners_mm(table_mm)
     consistent = rms <= CONSISTENT_RMS_PX
     freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None
+    gaps: tuple[tuple[int, int, float, float], ...] = ()
     if consistent:
         import cv2
 
@@ -861,11 +873,12 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         colour = image if image.ndim == 3 else None
         model, p, cov = _fit_with_sides(grey, colour, sightings, model, p, cov)
         if check_home:
-            away = sorted({k for k, _, gap, sigma, _ in _home_gaps(grey, colour, sightings, model, p) if gap > HOME_SIGMAS * sigma})
+            gaps = tuple((k, j, gap, sigma) for k, j, gap, sigma, _ in _home_gaps(grey, colour, sightings, model, p))
+            away = sorted({k for k, _, gap, sigma in gaps if gap > HOME_SIGMAS * sigma})
             if away:
                 return _without(image, table_mm, [s for s in sightings if s.id not in away], lens, tuple(away),
                                 MarkerFit(tuple(model.ids), _with_sigma(model.camera(p), cov), rms, None, None,
-                                          (False, False, False, False), turns, False))
+                                          (False, False, False, False), turns, False, home_gaps=gaps), gaps)
         if len(by_id) < 4:
             model, p, cov, freed = _offsets_released(model, p, cov)
         cam = model.camera(p)
@@ -898,18 +911,18 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, None, None, (seen_at[0], seen_at[1], seen_at[2], seen_at[3]),
                          turns, False)
     return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, (c[0], c[1], c[2], c[3]), (sg[0], sg[1], sg[2], sg[3]),
-                     (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent)
+                     (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent, home_gaps=gaps)
 
 
 def _without(image: np.ndarray, table_mm: tuple[float, float], kept: list[Sighting], lens: LensFile | None,
-             away: tuple[int, ...], lens_only: MarkerFit) -> MarkerFit:
+             away: tuple[int, ...], lens_only: MarkerFit, gaps: tuple[tuple[int, int, float, float], ...]) -> MarkerFit:
     """The markers' fit made again with only the ``kept`` pieces (those in their corners; ``away`` are not), the pieces
-    left out named in it; ``lens_only`` (the fit with every piece, its corners dropped) where too few are kept for a
-    camera, or theirs make no outline."""
+    left out named in it, with the ``gaps`` that judged them; ``lens_only`` (the fit with every piece, its corners
+    dropped) where too few are kept for a camera."""
     fit = table_from_markers(image, table_mm, kept, lens, check_home=True) if len(kept) >= MIN_MARKERS_FOR_LENS else None
     if fit is None:
         return replace(lens_only, not_home=away)
-    return replace(fit, not_home=tuple(sorted(set(away) | set(fit.not_home))))
+    return replace(fit, not_home=tuple(sorted(set(away) | set(fit.not_home))), home_gaps=gaps)
 
 
 def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sighting], model: _Model, p: np.ndarray,
@@ -962,7 +975,8 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
     the table) its corner point lies inside that side's edge, followed just beyond the piece (from ``SIDE_CLEAR_MM``
     over ``HOME_STRETCH_MM``, in a band ``HOME_BAND_PX`` either side of where the camera puts it), and that gap's 1-sigma
     (px) and the photo's px per mm there: (marker, the side's other corner, gap, sigma, px per mm). A side whose edge is
-    not seen there (terrain, the frame, a floor of the mat's colour) gives none.
+    not seen there clearly (terrain, the frame, a floor of the mat's colour: its line's sigma at the corner point over
+    ``HOME_LINE_SIGMA_PX``, or turned over ``HOME_TURN_DEG`` from the camera's side) gives none.
 
     A piece pushed home has its corner point on both edges (within what an edge found and a corner point extrapolated from
     the square are good to). One laid short of its corner (a sheet not pushed home, slid along an edge or in from it) has
@@ -991,7 +1005,7 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
             # end and sampled over the second half, the band is at least HOME_BAND_PX / 2 all along.
             points = _side_points(grey, lens, 2 * far - near, near, HOME_BAND_PX, t_range=(0.5, 1.0), area=True,
                                   colour=colour, interior=interior)
-            line = _edge_line(points)
+            line = _edge_line(points, HOME_MIN_POINTS)
             if line is None:
                 continue
             centre, direction, offset_sigma, angle_sigma = line
@@ -1000,17 +1014,22 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
                 inward = -inward
             gap = float((point - centre) @ inward)
             lever = float((point - centre) @ direction)
-            sigma = math.sqrt(offset_sigma ** 2 + (lever * angle_sigma) ** 2 + SIDE_OFFSET_SIGMA_PX ** 2
-                              + float(np.max(square_sigma)) ** 2 + (PLACEMENT_SIGMA_MM * scale) ** 2)
+            line_sigma = math.hypot(offset_sigma, lever * angle_sigma)
+            expected = (far - near) / np.linalg.norm(far - near)
+            turn = math.degrees(math.asin(min(1.0, abs(float(direction[0] * expected[1] - direction[1] * expected[0])))))
+            sigma = math.sqrt(line_sigma ** 2 + SIDE_OFFSET_SIGMA_PX ** 2 + float(np.max(square_sigma)) ** 2
+                              + (PLACEMENT_SIGMA_MM * scale) ** 2)
+            if line_sigma > HOME_LINE_SIGMA_PX or turn > HOME_TURN_DEG:
+                continue  # not a clear straight edge along the side there (a floor's pattern, terrain, its shadow)
             out.append((k, other, gap, sigma, scale))
     return out
 
 
-def _edge_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+def _edge_line(points: np.ndarray, least: int) -> tuple[np.ndarray, np.ndarray, float, float] | None:
     """A side's edge points' straight line (total least squares, points over 3 MADs off dropped, 4 rounds): a point on
     it, its direction, the 1-sigmas of its offset (px, at that point) and of its angle (radians), neighbouring points
-    counted one in ``SIDE_CORRELATED``; None with fewer than ``SIDE_MIN_POINTS`` kept."""
-    if len(points) < SIDE_MIN_POINTS:
+    counted one in ``SIDE_CORRELATED``; None with fewer than ``least`` kept."""
+    if len(points) < least:
         return None
     keep = np.ones(len(points), bool)
     for _ in range(4):
@@ -1020,7 +1039,7 @@ def _edge_line(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float
         res = (points - centre) @ np.array([-direction[1], direction[0]])
         mad = 1.4826 * float(np.median(np.abs(res[keep]))) + 0.05
         keep = np.abs(res) <= 3 * mad
-        if keep.sum() < SIDE_MIN_POINTS:
+        if keep.sum() < least:
             return None
     along = (points[keep] - centre) @ direction
     rms = float(np.sqrt(np.mean(res[keep] ** 2)))
