@@ -166,9 +166,9 @@ OFFSET_REJECTED_SIGMAS = 3.0
 (the prior is rejected, 3 in 1000 by chance) and the offset stays free."""
 HOME_STRETCH_MM = 150.0
 """How much of each table side beyond a marker's piece is followed to see whether the piece lies in its corner."""
-HOME_BAND_PX = 50.0
-"""How far either side of where the camera puts a side its edge is looked for there (px; half that at the stretch's far
-end): a piece 20 mm short of its corner moves the camera's sides by 30-40 px near it."""
+HOME_BAND_MM = 25.0
+"""How far either side of where the camera puts a side its edge is looked for there (table mm at the piece's corner, in
+px): the camera fitted to a piece 20 mm off its corner puts the side beside it about that far from the table's edge."""
 HOME_LINE_SIGMA_PX = 1.0
 """A side's edge beyond a piece is judged only where its line, carried to the piece's corner point, is this sure (px): a
 clean table edge is 0.05-0.5 px; a floor's planks or terrain taken for it 2-6 px."""
@@ -467,30 +467,66 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
     # black printed light grey; the dictionary's bits still have to match, so the mat's print is not taken for a
     # marker), then on the photo itself (a far piece seen obliquely has cells of 4 px or less across on the reduced
     # copy, too few for the detector to read its bits; 0.2 s on 12 MP, where the lower contrast's look takes 0.5 s).
-    looks = [(small, f, d) for d in detectors] + ([(grey, 1.0, detectors[0])] if f < 1.0 else [])
+    # The photo itself is looked at only round the squares the copy found but could not read (a textured mat's print
+    # and the bases give a few dozen): a photo without markers costs their crops, not a look at all its 12 MP.
     found: dict[int, tuple[np.ndarray, object]] = {}
     twice: set[int] = set()
-    for picture, scale, detector in looks:
-        quads, ids, _ = detector.detectMarkers(picture)
-        ids = [] if ids is None else ids.ravel().tolist()
-        for quad, k in zip(quads, ids):
+    unread: list[np.ndarray] = []
+
+    def take(quads: list[np.ndarray], ids: list[int], detector: object, refine: bool) -> None:
+        for rough, k in zip(quads, ids):
             if k not in (0, 1, 2, 3) or k in found or k in twice:
                 continue
             if ids.count(k) != 1:
                 twice.add(k)  # printed twice: which corner it names is not known
                 continue
-            rough = (np.asarray(quad, dtype=np.float64).reshape(4, 2) + 0.5) / scale - 0.5
-            if scale < 1.0:
-                rough = _full_resolution(grey, detector, int(k), rough)
-            found[int(k)] = (rough, detector)
+            found[int(k)] = (_full_resolution(grey, detector, int(k), rough) if refine else rough, detector)
+
+    for detector in detectors:
+        quads, ids, rejected = detector.detectMarkers(small)
+        unread += [(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in rejected]
+        take([(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in quads],
+             [] if ids is None else ids.ravel().tolist(), detector, f < 1.0)
         if len(found) + len(twice) >= 4:
             break
+    if f < 1.0 and len(found) + len(twice) < 4:
+        quads, ids = [], []
+        for x0, y0, x1, y1 in _round_squares(unread, (w, h)):
+            crop_quads, crop_ids, _ = detectors[0].detectMarkers(np.ascontiguousarray(grey[y0:y1, x0:x1]))
+            quads += [np.asarray(q, dtype=np.float64).reshape(4, 2) + (x0, y0) for q in crop_quads]
+            ids += [] if crop_ids is None else crop_ids.ravel().tolist()
+        take(quads, ids, detectors[0], False)
     out = []
     for k, (rough, _) in found.items():
         sides = _refine(grey, rough)
         if sides is not None:
             out.append(Sighting(k, rough, sides))
     return sorted(out, key=lambda s: s.id)
+
+
+def _round_squares(quads: list[np.ndarray], size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+    """Crops of the photo (x0, y0, x1, y1) round each of ``quads`` (photo pixels), grown by its own size each way (the
+    square found may be a marker's inner part), overlapping ones merged."""
+    w, h = size
+    boxes = []
+    for q in quads:
+        lo, hi = q.min(axis=0), q.max(axis=0)
+        grow = float(np.max(hi - lo))
+        boxes.append([max(0, int(lo[0] - grow)), max(0, int(lo[1] - grow)), min(w, int(hi[0] + grow) + 1), min(h, int(hi[1] + grow) + 1)])
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                a, b = boxes[i], boxes[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    del boxes[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [(x0, y0, x1, y1) for x0, y0, x1, y1 in boxes if x1 - x0 >= 20 and y1 - y0 >= 20]
 
 
 def _full_resolution(grey: np.ndarray, detector: object, k: int, rough: np.ndarray) -> np.ndarray:
@@ -866,19 +902,22 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     consistent = rms <= CONSISTENT_RMS_PX
     freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None
     gaps: tuple[tuple[int, int, float, float], ...] = ()
-    if consistent:
-        import cv2
+    import cv2
 
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        colour = image if image.ndim == 3 else None
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    colour = image if image.ndim == 3 else None
+    if consistent:
         model, p, cov = _fit_with_sides(grey, colour, sightings, model, p, cov)
-        if check_home:
-            gaps = tuple((k, j, gap, sigma) for k, j, gap, sigma, _ in _home_gaps(grey, colour, sightings, model, p))
-            away = sorted({k for k, _, gap, sigma in gaps if gap > HOME_SIGMAS * sigma})
-            if away:
-                return _without(image, table_mm, [s for s in sightings if s.id not in away], lens, tuple(away),
-                                MarkerFit(tuple(model.ids), _with_sigma(model.camera(p), cov), rms, None, None,
-                                          (False, False, False, False), turns, False, home_gaps=gaps), gaps)
+    if check_home:
+        # After the sides' fit where the markers fit the table; else (a piece far off its corner can leave 0.7 px RMS)
+        # the markers' camera places the bands, each piece judged against the edges beside it alone.
+        gaps = tuple((k, j, gap, sigma) for k, j, gap, sigma, _ in _home_gaps(grey, colour, sightings, model, p))
+        away = sorted({k for k, _, gap, sigma in gaps if gap > HOME_SIGMAS * sigma})
+        if away:
+            return _without(image, table_mm, [s for s in sightings if s.id not in away], lens, tuple(away),
+                            MarkerFit(tuple(model.ids), _with_sigma(model.camera(p), cov), rms, None, None,
+                                      (False, False, False, False), turns, False, home_gaps=gaps), gaps)
+    if consistent:
         if len(by_id) < 4:
             model, p, cov, freed = _offsets_released(model, p, cov)
         cam = model.camera(p)
@@ -973,7 +1012,7 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
                p: np.ndarray) -> list[tuple[int, int, float, float, float]]:
     """Per marker seen and each of the two table sides running from its corner: how far (px, undistorted; positive into
     the table) its corner point lies inside that side's edge, followed just beyond the piece (from ``SIDE_CLEAR_MM``
-    over ``HOME_STRETCH_MM``, in a band ``HOME_BAND_PX`` either side of where the camera puts it), and that gap's 1-sigma
+    over ``HOME_STRETCH_MM``, in a band ``HOME_BAND_MM`` either side of where the camera puts it), and that gap's 1-sigma
     (px) and the photo's px per mm there: (marker, the side's other corner, gap, sigma, px per mm). A side whose edge is
     not seen there clearly (terrain, the frame, a floor of the mat's colour: its line's sigma at the corner point over
     ``HOME_LINE_SIGMA_PX``, or turned over ``HOME_TURN_DEG`` from the camera's side) gives none.
@@ -1001,10 +1040,10 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
                 continue
             along = (table[other] - table[k]) / length_mm
             near, far = apply_homography(to_px, np.stack([table[k] + s0 * along, table[k] + s1 * along]))
-            # _side_points widens its band from its first end to its second: started a stretch's length beyond the far
-            # end and sampled over the second half, the band is at least HOME_BAND_PX / 2 all along.
-            points = _side_points(grey, lens, 2 * far - near, near, HOME_BAND_PX, t_range=(0.5, 1.0), area=True,
-                                  colour=colour, interior=interior)
+            # _side_points widens its band from its first end to its second: started nine stretches beyond the far end
+            # and sampled over the last tenth, the band is within a tenth of HOME_BAND_MM all along.
+            points = _side_points(grey, lens, near + 10 * (far - near), near, HOME_BAND_MM * scale, t_range=(0.9, 1.0),
+                                  area=True, colour=colour, interior=interior)
             line = _edge_line(points, HOME_MIN_POINTS)
             if line is None:
                 continue
