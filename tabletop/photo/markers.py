@@ -55,6 +55,9 @@ PLACEMENT_SIGMA_MM = 0.2
 a piece laid by hand against both edges (a mat's rounded corner or a chamfered table edge adds more; see docs/photo.md)."""
 
 DETECT_SIDE_PX = 2000
+UNREAD_SIDE_PX = 48
+"""A square the detector found on the reduced copy but could not read is looked for on the photo itself when it is at
+most this long there (px): six cells of 8 px; a marker larger on the copy has its bits read there."""
 FAINT_CONTRAST = 0.03
 """The least rise of linear light across a square's side taken for its edge on a piece in a lamp's sheen whose bits the
 detector still reads (a tenth of white otherwise): 3-4 levels of 255 near white, above a JPEG's noise there (1-2)."""
@@ -467,8 +470,8 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
     # black printed light grey; the dictionary's bits still have to match, so the mat's print is not taken for a
     # marker), then on the photo itself (a far piece seen obliquely has cells of 4 px or less across on the reduced
     # copy, too few for the detector to read its bits; 0.2 s on 12 MP, where the lower contrast's look takes 0.5 s).
-    # The photo itself is looked at only round the squares the copy found but could not read (a textured mat's print
-    # and the bases give a few dozen): a photo without markers costs their crops, not a look at all its 12 MP.
+    # The photo itself is looked at only round the small squares the copy found but could not read (a textured mat's
+    # print and the bases give a few): a photo without markers costs their crops, not a look at all its 12 MP.
     found: dict[int, tuple[np.ndarray, object]] = {}
     twice: set[int] = set()
     unread: list[np.ndarray] = []
@@ -484,7 +487,8 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
 
     for detector in detectors:
         quads, ids, rejected = detector.detectMarkers(small)
-        unread += [(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in rejected]
+        unread += [(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in rejected
+                   if float(np.ptp(np.asarray(q).reshape(4, 2), axis=0).max()) <= UNREAD_SIDE_PX]
         take([(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in quads],
              [] if ids is None else ids.ravel().tolist(), detector, f < 1.0)
         if len(found) + len(twice) >= 4:
