@@ -56,8 +56,9 @@ a piece laid by hand against both edges (a mat's rounded corner or a chamfered t
 
 DETECT_SIDE_PX = 2000
 UNREAD_SIDE_PX = 48
-"""A square the detector found on the reduced copy but could not read is looked for on the photo itself when it is at
-most this long there (px): six cells of 8 px; a marker larger on the copy has its bits read there."""
+"""A square the detector found on the reduced copy but could not read is looked for on the photo itself when its
+bounding box is at most this across, one way or the other (px): six cells of 8 px; a far piece seen obliquely is
+foreshortened one way only (64 x 35 px on one photo looked at), and a marker larger both ways has its bits read there."""
 FAINT_CONTRAST = 0.03
 """The least rise of linear light across a square's side taken for its edge on a piece in a lamp's sheen whose bits the
 detector still reads (a tenth of white otherwise): 3-4 levels of 255 near white, above a JPEG's noise there (1-2)."""
@@ -488,7 +489,7 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
     for detector in detectors:
         quads, ids, rejected = detector.detectMarkers(small)
         unread += [(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in rejected
-                   if float(np.ptp(np.asarray(q).reshape(4, 2), axis=0).max()) <= UNREAD_SIDE_PX]
+                   if float(np.ptp(np.asarray(q).reshape(4, 2), axis=0).min()) <= UNREAD_SIDE_PX]
         take([(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in quads],
              [] if ids is None else ids.ravel().tolist(), detector, f < 1.0)
         if len(found) + len(twice) >= 4:
