@@ -496,7 +496,10 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
             break
     if f < 1.0 and len(found) + len(twice) < 4:
         quads, ids = [], []
-        for x0, y0, x1, y1 in _round_squares(unread, (w, h)):
+        crops = _round_squares(unread, (w, h))
+        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in crops) > 0.5 * w * h:
+            crops = [(0, 0, w, h)]  # as much as the photo itself: one look at it
+        for x0, y0, x1, y1 in crops:
             crop_quads, crop_ids, _ = detectors[0].detectMarkers(np.ascontiguousarray(grey[y0:y1, x0:x1]))
             quads += [np.asarray(q, dtype=np.float64).reshape(4, 2) + (x0, y0) for q in crop_quads]
             ids += [] if crop_ids is None else crop_ids.ravel().tolist()
