@@ -195,25 +195,43 @@ def test_three_markers_place_the_fourth_corner_and_two_give_only_the_lens() -> N
     assert mk.table_from_markers(_photo_of_pieces(cam, turns, size, hide=(0, 1, 2)), TABLE) is None
 
 
+_TURNS = {0: 0.5, 1: -0.7, 2: 0.2, 3: 1.0}
+
+
+def test_pieces_in_their_corners_are_each_judged_home_and_kept() -> None:
+    """A drawn table (its mat on a darker floor, the sides bent by the lens) with every piece in its corner: each piece's
+    corner point lies on both edges beyond it (within 0.5 px), none is left out, the corners within 0.5 px."""
+    size = (1800, 1350)
+    cam = _camera(size, -0.04)
+    home = mk.table_from_markers(_photo_of_pieces(cam, _TURNS, size, floor=True), TABLE)
+    assert home is not None and home.not_home == () and home.from_marker == (True,) * 4 and home.corners_px is not None
+    assert len(home.home_gaps) == 8 and max(abs(gap) for _, _, gap, _ in home.home_gaps) < 0.5, home.home_gaps
+    truth = cam.project(mk.table_corners_mm(TABLE), 0.0)
+    assert np.linalg.norm(np.asarray(home.corners_px) - truth, axis=1).max() < 0.5
+
+
+def test_a_piece_short_of_its_corner_trusted_gives_a_sure_wrong_corner() -> None:
+    """The defect the check is for: the upper-right piece 8 mm short along the far edge, taken as in its corner
+    (``check_home=False``, as before the check): the camera's focal length takes up the shorter side, the fit stays
+    'consistent', and that corner is pixels off with a sigma well under a pixel."""
+    size = (1800, 1350)
+    cam = _camera(size, -0.04)
+    photo = _photo_of_pieces(cam, _TURNS, size, floor=True, moved={2: (-8.0, 0.0)})
+    trusted = mk.table_from_markers(photo, TABLE, check_home=False)
+    assert trusted is not None and trusted.consistent and trusted.corner_sigma_px is not None and trusted.corners_px is not None
+    off = float(np.linalg.norm(np.asarray(trusted.corners_px[2]) - cam.project(mk.table_corners_mm(TABLE), 0.0)[2]))
+    assert off > 3 * trusted.corner_sigma_px[2] and off > 2.0 and trusted.corner_sigma_px[2] < mk.UNSURE_CORNER_PX
+
+
 @pytest.mark.parametrize(("piece", "moved"), [(2, (-8.0, 0.0)), (0, (6.0, 0.0)), (2, (0.0, -8.0)), (3, (0.0, -20.0))])
 def test_a_piece_not_pushed_into_its_corner_is_left_out(piece: int, moved: tuple[float, float]) -> None:
     """A piece laid short of its corner (along the table's edge, or in from it): the table's edge runs on past its
     corner point, so it is left out (named in the note) and its corner placed from the others, within a pixel and three
-    of its sigmas; kept in, the camera's focal length takes up the shorter side and puts that corner pixels off while
-    the fit stays within tenths of a pixel ("consistent", the sigma well under a pixel: a sure wrong corner)."""
+    of its sigmas."""
     size = (1800, 1350)
     cam = _camera(size, -0.04)
-    turns = {0: 0.5, 1: -0.7, 2: 0.2, 3: 1.0}
     truth = cam.project(mk.table_corners_mm(TABLE), 0.0)
-    home = mk.table_from_markers(_photo_of_pieces(cam, turns, size, floor=True), TABLE)
-    assert home is not None and home.not_home == () and home.from_marker == (True,) * 4
-    assert np.linalg.norm(np.asarray(home.corners_px) - truth, axis=1).max() < 0.5
-    photo = _photo_of_pieces(cam, turns, size, floor=True, moved={piece: moved})
-    kept_in = mk.table_from_markers(photo, TABLE, check_home=False)
-    assert kept_in is not None and kept_in.consistent and kept_in.corner_sigma_px is not None
-    off = float(np.linalg.norm(np.asarray(kept_in.corners_px[piece]) - truth[piece]))
-    assert off > 3 * kept_in.corner_sigma_px[piece] and off > 2.0  # the defect the check is for
-    fit = mk.table_from_markers(photo, TABLE)
+    fit = mk.table_from_markers(_photo_of_pieces(cam, _TURNS, size, floor=True, moved={piece: moved}), TABLE)
     assert fit is not None and fit.not_home == (piece,) and fit.corners_px is not None and fit.corner_sigma_px is not None
     assert not fit.from_marker[piece] and piece not in fit.seen
     err = np.linalg.norm(np.asarray(fit.corners_px) - truth, axis=1)
