@@ -55,10 +55,6 @@ PLACEMENT_SIGMA_MM = 0.2
 a piece laid by hand against both edges (a mat's rounded corner or a chamfered table edge adds more; see docs/photo.md)."""
 
 DETECT_SIDE_PX = 2000
-UNREAD_SIDE_PX = 48
-"""A square the detector found on the reduced copy but could not read is looked for on the photo itself when its
-bounding box is at most this across, one way or the other (px): six cells of 8 px; a far piece seen obliquely is
-foreshortened one way only (64 x 35 px on one photo looked at), and a marker larger both ways has its bits read there."""
 FAINT_CONTRAST = 0.03
 """The least rise of linear light across a square's side taken for its edge on a piece in a lamp's sheen whose bits the
 detector still reads (a tenth of white otherwise): 3-4 levels of 255 near white, above a JPEG's noise there (1-2)."""
@@ -471,70 +467,30 @@ def find_markers(image: np.ndarray) -> list[Sighting]:
     # black printed light grey; the dictionary's bits still have to match, so the mat's print is not taken for a
     # marker), then on the photo itself (a far piece seen obliquely has cells of 4 px or less across on the reduced
     # copy, too few for the detector to read its bits; 0.2 s on 12 MP, where the lower contrast's look takes 0.5 s).
-    # The photo itself is looked at only round the small squares the copy found but could not read (a textured mat's
-    # print and the bases give a few): a photo without markers costs their crops, not a look at all its 12 MP.
+    looks = [(small, f, d) for d in detectors] + ([(grey, 1.0, detectors[0])] if f < 1.0 else [])
     found: dict[int, tuple[np.ndarray, object]] = {}
     twice: set[int] = set()
-    unread: list[np.ndarray] = []
-
-    def take(quads: list[np.ndarray], ids: list[int], detector: object, refine: bool) -> None:
-        for rough, k in zip(quads, ids):
+    for picture, scale, detector in looks:
+        quads, ids, _ = detector.detectMarkers(picture)
+        ids = [] if ids is None else ids.ravel().tolist()
+        for quad, k in zip(quads, ids):
             if k not in (0, 1, 2, 3) or k in found or k in twice:
                 continue
             if ids.count(k) != 1:
                 twice.add(k)  # printed twice: which corner it names is not known
                 continue
-            found[int(k)] = (_full_resolution(grey, detector, int(k), rough) if refine else rough, detector)
-
-    for detector in detectors:
-        quads, ids, rejected = detector.detectMarkers(small)
-        unread += [(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in rejected
-                   if float(np.ptp(np.asarray(q).reshape(4, 2), axis=0).min()) <= UNREAD_SIDE_PX]
-        take([(np.asarray(q, dtype=np.float64).reshape(4, 2) + 0.5) / f - 0.5 for q in quads],
-             [] if ids is None else ids.ravel().tolist(), detector, f < 1.0)
+            rough = (np.asarray(quad, dtype=np.float64).reshape(4, 2) + 0.5) / scale - 0.5
+            if scale < 1.0:
+                rough = _full_resolution(grey, detector, int(k), rough)
+            found[int(k)] = (rough, detector)
         if len(found) + len(twice) >= 4:
             break
-    if f < 1.0 and len(found) + len(twice) < 4:
-        quads, ids = [], []
-        crops = _round_squares(unread, (w, h))
-        if sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in crops) > 0.5 * w * h:
-            crops = [(0, 0, w, h)]  # as much as the photo itself: one look at it
-        for x0, y0, x1, y1 in crops:
-            crop_quads, crop_ids, _ = detectors[0].detectMarkers(np.ascontiguousarray(grey[y0:y1, x0:x1]))
-            quads += [np.asarray(q, dtype=np.float64).reshape(4, 2) + (x0, y0) for q in crop_quads]
-            ids += [] if crop_ids is None else crop_ids.ravel().tolist()
-        take(quads, ids, detectors[0], False)
     out = []
     for k, (rough, _) in found.items():
         sides = _refine(grey, rough)
         if sides is not None:
             out.append(Sighting(k, rough, sides))
     return sorted(out, key=lambda s: s.id)
-
-
-def _round_squares(quads: list[np.ndarray], size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
-    """Crops of the photo (x0, y0, x1, y1) round each of ``quads`` (photo pixels), grown by its own size each way (the
-    square found may be a marker's inner part), overlapping ones merged."""
-    w, h = size
-    boxes = []
-    for q in quads:
-        lo, hi = q.min(axis=0), q.max(axis=0)
-        grow = float(np.max(hi - lo))
-        boxes.append([max(0, int(lo[0] - grow)), max(0, int(lo[1] - grow)), min(w, int(hi[0] + grow) + 1), min(h, int(hi[1] + grow) + 1)])
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(boxes)):
-            for j in range(i + 1, len(boxes)):
-                a, b = boxes[i], boxes[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
-                    del boxes[j]
-                    merged = True
-                    break
-            if merged:
-                break
-    return [(x0, y0, x1, y1) for x0, y0, x1, y1 in boxes if x1 - x0 >= 20 and y1 - y0 >= 20]
 
 
 def _full_resolution(grey: np.ndarray, detector: object, k: int, rough: np.ndarray) -> np.ndarray:
