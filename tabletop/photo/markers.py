@@ -1025,7 +1025,7 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
                               + (PLACEMENT_SIGMA_MM * scale) ** 2)
             if line_sigma > HOME_LINE_SIGMA_PX or turn > HOME_TURN_DEG:
                 continue  # not a clear straight edge along the side there (a floor's pattern, terrain, its shadow)
-            if gap > HOME_SIGMAS * sigma and _edge_within(grey, colour, lens, near, far, point, inward, gap, sigma, interior):
+            if gap > HOME_SIGMAS * sigma and _edge_within(grey, colour, lens, near, far, point, inward, gap, interior):
                 first.add((k, other))  # the mat's edge is met first, at the corner point: the step found is beyond it
             out.append((k, other, gap, sigma, scale))
     # A side whose edge lies as far past the pieces at both its ends was followed on a parallel edge beyond the table's
@@ -1040,7 +1040,7 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
 
 
 def _edge_within(grey: np.ndarray, colour: np.ndarray | None, lens: Distortion, near: np.ndarray, far: np.ndarray,
-                 point: np.ndarray, inward: np.ndarray, gap: float, sigma: float, interior: np.ndarray) -> bool:
+                 point: np.ndarray, inward: np.ndarray, gap: float, interior: np.ndarray) -> bool:
     """Whether a clear straight edge along the stretch ``near``-``far`` (undistorted px) lies between the line through a
     piece's corner point and the edge found ``gap`` px outside it: the table's edge is the first one met coming out of
     the mat, and a stronger step further out (the foot of the slab's face under a near edge, a line on the floor beyond
@@ -1062,10 +1062,7 @@ def _edge_within(grey: np.ndarray, colour: np.ndarray | None, lens: Distortion, 
         return False
     centre, direction, offset_sigma, angle_sigma = line
     lever = float((point - centre) @ direction)
-    # At the corner point (within what a piece home is judged by), not against the band's outer end, where the found
-    # edge's own blurred flank would give a line.
-    within = abs(float((point - centre) @ inward)) <= min(HOME_SIGMAS * sigma, outer - 2 * STEP_WINDOW_PX)
-    return (within and math.hypot(offset_sigma, lever * angle_sigma) <= HOME_LINE_SIGMA_PX
+    return (math.hypot(offset_sigma, lever * angle_sigma) <= HOME_LINE_SIGMA_PX
             and abs(float(direction @ normal)) <= math.sin(math.radians(HOME_TURN_DEG)))
 
 
