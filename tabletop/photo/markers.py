@@ -992,7 +992,6 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
     interior = apply_homography(to_px, table).mean(axis=0)
     biases = dict(zip(model.ids, (float(b) for b in model.biases(p))))
     out = []
-    first: set[tuple[int, int]] = set()
     for seen in sightings:
         k = seen.id
         und, square_sigma = seen.corners(lens, grow_px=biases.get(k, 0.0))
@@ -1025,45 +1024,8 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
                               + (PLACEMENT_SIGMA_MM * scale) ** 2)
             if line_sigma > HOME_LINE_SIGMA_PX or turn > HOME_TURN_DEG:
                 continue  # not a clear straight edge along the side there (a floor's pattern, terrain, its shadow)
-            if gap > HOME_SIGMAS * sigma and _edge_within(grey, colour, lens, near, far, point, inward, gap, interior):
-                first.add((k, other))  # the mat's edge is met first, at the corner point: the step found is beyond it
             out.append((k, other, gap, sigma, scale))
-    # A side whose edge lies as far past the pieces at both its ends was followed on a parallel edge beyond the table's
-    # (a wall's foot, a line on the floor): two pieces short by the same amount across the same side is not what a hand
-    # does, and the camera would show it no better than that edge does.
-    gaps = {(k, j): (gap, sigma) for k, j, gap, sigma, _ in out}
-    for k, j, gap, sigma, _ in out:
-        gap2, sigma2 = gaps.get((j, k), (0.0, 1.0))
-        if min(gap, gap2) > HOME_SIGMAS * max(sigma, sigma2) and abs(gap - gap2) <= HOME_SIGMAS * math.hypot(sigma, sigma2):
-            first |= {(k, j), (j, k)}
-    return [(k, j, 0.0 if (k, j) in first else gap, sigma, scale) for k, j, gap, sigma, scale in out]
-
-
-def _edge_within(grey: np.ndarray, colour: np.ndarray | None, lens: Distortion, near: np.ndarray, far: np.ndarray,
-                 point: np.ndarray, inward: np.ndarray, gap: float, interior: np.ndarray) -> bool:
-    """Whether a clear straight edge along the stretch ``near``-``far`` (undistorted px) lies between the line through a
-    piece's corner point and the edge found ``gap`` px outside it: the table's edge is the first one met coming out of
-    the mat, and a stronger step further out (the foot of the slab's face under a near edge, a line on the floor beyond
-    a far one) is not it. Looked for in a band from ``SIDE_SEARCH_MIN_PX`` inside the corner point's line to
-    ``STEP_WINDOW_PX`` short of the edge found."""
-    inner, outer = -SIDE_SEARCH_MIN_PX, gap - STEP_WINDOW_PX - STEP_LEVEL_PX
-    if outer <= inner + 1.0:
-        return False
-    along = (far - near) / np.linalg.norm(far - near)
-    normal = np.array([-along[1], along[0]])
-    # The band's middle, moved from the corner point's line outward (away from the table).
-    base = point + ((near - point) @ along) * along
-    shift = -inward * (0.5 * (inner + outer))
-    a, b = base + shift + 10 * (far - near), base + shift
-    half = 0.5 * (outer - inner)
-    points = _side_points(grey, lens, a, b, half, t_range=(0.9, 1.0), area=True, colour=colour, interior=interior)
-    line = _edge_line(points, HOME_MIN_POINTS)
-    if line is None:
-        return False
-    centre, direction, offset_sigma, angle_sigma = line
-    lever = float((point - centre) @ direction)
-    return (math.hypot(offset_sigma, lever * angle_sigma) <= HOME_LINE_SIGMA_PX
-            and abs(float(direction @ normal)) <= math.sin(math.radians(HOME_TURN_DEG)))
+    return out
 
 
 def _edge_line(points: np.ndarray, least: int) -> tuple[np.ndarray, np.ndarray, float, float] | None:
