@@ -4,7 +4,10 @@ corners, 12 MP, lens k1 0 to -0.08 with the baseline's k2 and principal point's 
 
 - ``whole``: the whole table in the frame, no terrain against its edges;
 - ``terrain``: the whole table in the frame, 1-3 tall pieces against its edges (the condition as drawn);
-- ``cut``: as ``terrain``, with one near corner left outside the frame (its marker unseen).
+- ``cut``: as ``terrain``, with one near corner left outside the frame (its marker unseen);
+- ``short``: as ``terrain``, with one piece not pushed home (``short_of_corner``): 3-20 mm short of its corner along
+  one of the table's edges, or in from one of them. The truth's corners are the table's; ``short`` in the truth says
+  which piece and how.
 
 Each kind takes the condition's own draw for a seed and sets only what makes the kind, so the same seed gives the same
 table, light and phone in every kind. Photos are rendered once into the generator's cache (``markers-kinds/``).
@@ -35,7 +38,49 @@ from pathlib import Path
 
 import numpy as np
 
-KINDS = ("whole", "terrain", "cut")
+from tabletop.photo.markers import UNSURE_CORNER_PX
+
+KINDS = ("whole", "terrain", "cut", "short")
+
+SHORT_MM = (3.0, 20.0)
+"""How far a piece not pushed home lies from its corner (mm): a sheet left where it was dropped, not slid into place."""
+
+
+def short_of_corner(seed: int) -> dict:
+    """Which piece of the ``short`` kind's photo for ``seed`` lies off its corner and how: the marker (0-3), the table
+    side it is moved along (``along``: the far corner of that side) or in from (``in``), and by how much (mm). Drawn from
+    the seed, so each photo has its own."""
+    rng = np.random.default_rng([seed, 35])
+    k = int(rng.integers(4))
+    side_end = int((k + (1 if rng.random() < 0.5 else -1)) % 4)
+    return {"marker": k, "side_end": side_end, "how": "along" if rng.random() < 0.6 else "in",
+            "mm": float(rng.uniform(*SHORT_MM))}
+
+
+def _moved_markers(laid, seed: int):  # noqa: ANN001, ANN202 - benchmarks.photogen.scene's _markers, wrapped
+    """``laid`` (the scene's marker layout) with the ``short`` kind's piece moved off its corner."""
+    short = short_of_corner(seed)
+
+    def moved(params, rng):  # noqa: ANN001, ANN202
+        found = list(laid(params, rng))
+        w, d = params.table_mm
+        corners = np.array([(0.0, 0.0), (w, 0.0), (w, d), (0.0, d)])
+        k, j = short["marker"], short["side_end"]
+        along = (corners[j] - corners[k]) / np.linalg.norm(corners[j] - corners[k])
+        if short["how"] == "in":
+            # In from the side running from corner k to corner j: towards the table's middle, across that side.
+            across = np.array([-along[1], along[0]])
+            if float((corners.mean(axis=0) - corners[k]) @ across) < 0:
+                across = -across
+            step = across * short["mm"]
+        else:
+            step = along * short["mm"]
+        m = found[k]
+        found[k] = dataclasses.replace(m, centre=(m.centre[0] + float(step[0]), m.centre[1] + float(step[1])))
+        return tuple(found)
+
+    return moved
+
 
 
 def kind_params(kind: str, seed: int):  # noqa: ANN201 - benchmarks.photogen's PhotoParams
@@ -61,7 +106,7 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
 
     from benchmarks.photogen.conditions import markers
 
-    if kind_params(kind, seed) == markers(gen._rngs("markers", seed)[0]):
+    if kind != "short" and kind_params(kind, seed) == markers(gen._rngs("markers", seed)[0]):
         return gen.cached_photo("markers", seed)  # the condition's own photo
     jpg = gen.cache_dir() / f"markers-kinds.r{gen.CONDITION_REVISION['markers']}" / f"{kind}-{seed}.jpg"
     meta = jpg.with_suffix(".json")
@@ -70,7 +115,15 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
     # render_photo's own steps, with the kind's parameters.
     _, rng_layout, rng_tex, rng_render, rng_phone = gen._rngs("markers", seed)
     params = kind_params(kind, seed)
-    scene, ctx = gen.build_scene(params, rng_layout, rng_tex)
+    from benchmarks.photogen import scene as scene_module
+
+    laid = scene_module._markers
+    if kind == "short":
+        scene_module._markers = _moved_markers(laid, seed)
+    try:
+        scene, ctx = gen.build_scene(params, rng_layout, rng_tex)
+    finally:
+        scene_module._markers = laid
     camera = gen.place_camera(params, scene)
     jitter = rng_render.random((2, camera.height, camera.width), dtype=np.float32) - np.float32(0.5)
     dirs = camera.ray_grid(jitter)
@@ -83,6 +136,8 @@ def cached_kind_photo(kind: str, seed: int) -> tuple[Path, dict]:
     _, jpeg = gen.develop(radiance, params.phone, rng_phone, gen.linear(scene.light.colour), meter)
     truth = gen.make_truth(params, seed, scene, camera, gb.t, gb.ident)
     truth["kind"] = kind
+    if kind == "short":
+        truth["short"] = short_of_corner(seed)
     gen.write_cached(jpg, jpeg)
     gen.write_cached(meta, json.dumps(truth, indent=1).encode())
     return jpg, truth
@@ -100,23 +155,34 @@ def true_lens(truth: dict):  # noqa: ANN201 - tabletop.photo.camera.LensFile
                     float(cam["dist"][1]), 0.0)
 
 
-def measure(kind: str, seed: int, calibrated: bool = False) -> dict:
+def measure(kind: str, seed: int, calibrated: bool = False, check_home: bool = True) -> dict:
     """One photo: each corner's error (px), whether its marker was seen, its sigma, and the fit's CPU time; with
-    ``calibrated``, the fit given the generator's lens as the phone's calibration (``--camera``)."""
+    ``calibrated``, the fit given the generator's lens as the phone's calibration (``--camera``); without
+    ``check_home``, every piece found taken as in its corner (as before the check)."""
     from tabletop.photo.imageio import load_image
     from tabletop.photo.markers import table_from_markers
 
     path, truth = cached_kind_photo(kind, seed)
     image = load_image(path).pixels
     c0 = time.process_time()
-    fit = table_from_markers(image, tuple(truth["table_mm"]), lens=true_lens(truth) if calibrated else None)
+    fit = table_from_markers(image, tuple(truth["table_mm"]), lens=true_lens(truth) if calibrated else None, check_home=check_home)
     cpu = time.process_time() - c0
-    out = {"kind": kind, "seed": seed, "cpu_s": cpu, "in_frame": truth["corners_in_frame"], "seen": [], "errors": None, "sigmas": None}
+    out = _with_short({"kind": kind, "seed": seed, "cpu_s": cpu, "in_frame": truth["corners_in_frame"], "seen": [], "errors": None,
+                       "sigmas": None}, fit, truth)
     if fit is None or fit.corners_px is None:
         return out
     err = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(truth["corners_px"]), axis=1)
     out.update(seen=list(fit.seen), errors=[float(e) for e in err], sigmas=[float(s) for s in fit.corner_sigma_px or ()],
                from_marker=list(fit.from_marker))
+    return out
+
+
+def _with_short(out: dict, fit, truth: dict) -> dict:  # noqa: ANN001
+    """A row with the pieces the fit left out as not in their corners, and for the ``short`` kind which piece was."""
+    out["not_home"] = [] if fit is None else list(fit.not_home)
+    out["home_gaps"] = [] if fit is None else [list(g) for g in fit.home_gaps]
+    if truth.get("short") is not None:
+        out["short"] = truth["short"]
     return out
 
 
@@ -299,8 +365,38 @@ def summary(rows: list[dict]) -> str:
                          f"{within[0]} / {within[1]}")
         if failed:
             line += f" | no corners: seeds {failed}"
+        sure = [v for v in seen + cut if v[2] <= UNSURE_CORNER_PX]
+        line += (f" | sure (sigma <= {UNSURE_CORNER_PX:g} px): {len(sure)}, of them over 1 px: {sum(1 for v in sure if v[0] > 1.0)}"
+                 f" | a piece left out as not home: {sum(1 for r in rs if r.get('not_home'))} photos")
+        judged = [(g[2] / g[3], g[2], r["seed"]) for r in rs for g in r.get("home_gaps", [])
+                  if kind != "short" or g[0] != r["short"]["marker"]]
+        if judged:
+            z = max(judged)
+            line += (f" | sides judged beyond a piece (the moved one's left out): {len(judged)}, gap over 1 px: "
+                     f"{sum(1 for j in judged if j[1] > 1.0)}, largest gap / sigma {z[0]:.2f} ({z[1]:.2f} px, seed {z[2]})")
+        if kind == "short":
+            line += "\n" + short_summary(rs)
         lines.append(line)
     return "\n".join(lines)
+
+
+def short_summary(rows: list[dict]) -> str:
+    """The ``short`` kind: per photo the moved piece's corner (its error, sigma, whether left out), and over them how
+    many were left out, how many are called sure (sigma within ``UNSURE_CORNER_PX``) and over 1 px, and beyond 3 sigmas."""
+    moved = []
+    for r in rows:
+        k = r["short"]["marker"]
+        if r["errors"] is None:
+            moved.append((r["seed"], r["short"], None, None, k in r.get("not_home", [])))
+        else:
+            moved.append((r["seed"], r["short"], r["errors"][k], r["sigmas"][k], k in r.get("not_home", [])))
+    placed = [m for m in moved if m[2] is not None]
+    return (f"         moved pieces {len(moved)}: left out {sum(1 for m in moved if m[4])}, no corners {len(moved) - len(placed)}, "
+            f"their corners over 1 px {sum(1 for m in placed if m[2] > 1.0)}, sure and over 1 px "
+            f"{sum(1 for m in placed if m[2] > 1.0 and m[3] <= UNSURE_CORNER_PX)}, beyond 3 sigmas "
+            f"{sum(1 for m in placed if m[2] > 3 * m[3])}; not caught: "
+            + (", ".join(f"seed {m[0]} ({m[1]['how']} {m[1]['mm']:.1f} mm, {m[2] if m[2] is None else round(m[2], 2)} px)"
+                         for m in moved if not m[4]) or "none"))
 
 
 def decomposition_summary(rows: list[dict]) -> str:
@@ -324,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write every photo's row here")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--calibrated", action="store_true", help="give the fit the generator's lens as the phone's calibration")
+    ap.add_argument("--trust-pieces", action="store_true",
+                    help="take every piece found as in its corner (no check that the table's edges meet at its corner point)")
     ap.add_argument("--decompose", action="store_true",
                     help="refit with parts of the truth put in (L lens, C markers' squares, S side points) and print each corner's error")
     ap.add_argument("--sides", action="store_true",
@@ -356,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
                     cells = " ".join(f"{p}:" + ("-" if d[p] is None else f"{d[p]['error']:.2f}/{d[p]['sigma']:.2f}") for p in DECOMPOSITION)
                     print(f"{kind:8s} seed {seed:3d}: {cells}", flush=True)
                     continue
-                r = measure(kind, seed, args.calibrated)
+                r = measure(kind, seed, args.calibrated, not args.trust_pieces)
             except Exception as e:  # noqa: BLE001 - the generator cannot draw this one: said, not hidden
                 print(f"{kind:8s} seed {seed:3d}: not rendered ({type(e).__name__}: {str(e).splitlines()[-1][:80]})", flush=True)
                 continue

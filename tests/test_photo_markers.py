@@ -81,11 +81,25 @@ def test_the_generator_lays_the_pieces_the_sheet_prints() -> None:
 
 
 def _photo_of_pieces(camera: Camera, turns: dict[int, float], size: tuple[int, int], hide: tuple[int, ...] = (),
-                     places: dict[int, int] | None = None) -> np.ndarray:
+                     places: dict[int, int] | None = None, floor: bool = False,
+                     moved: dict[int, tuple[float, float]] | None = None) -> np.ndarray:
     """A drawn photo: a mid-grey mat, each piece (white paper, the printed marker) projected through ``camera``, a
-    gentle blur; ``hide`` leaves pieces out; ``places`` lays piece k in another corner than its own."""
+    gentle blur; ``hide`` leaves pieces out; ``places`` lays piece k in another corner than its own; ``floor`` makes the
+    mat the table's (a darker floor round it, its sides bent by the lens); ``moved`` lays piece k that far (table mm)
+    from its corner."""
     w, h = size
     photo = np.full((h, w), 110, np.float32)
+    if floor:
+        photo[:] = 45
+        corners = mk.table_corners_mm(TABLE)
+        t = np.linspace(0.0, 1.0, 400, endpoint=False)[:, None]
+        outline = np.concatenate([corners[j] + t * (corners[(j + 1) % 4] - corners[j]) for j in range(4)])
+        px = camera.project(outline, 0.0)
+        # Drawn 8 times finer and averaged down: the edge's place to a fraction of a pixel.
+        fine = np.zeros((h * 8, w * 8), np.uint8)
+        cv2.fillPoly(fine, [np.round((px + 0.5) * 8 - 0.5).astype(np.int32)], 255)
+        inside = cv2.resize(fine.astype(np.float32) / 255, (w, h), interpolation=cv2.INTER_AREA)
+        photo = 45 + (110 - 45) * inside
     sheet_px_per_mm = 12.0
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
     cut = mk.MARKER_SIZE_MM + 2 * mk.MARKER_MARGIN_MM
@@ -101,7 +115,7 @@ def _photo_of_pieces(camera: Camera, turns: dict[int, float], size: tuple[int, i
         corner = (places or {}).get(k, k)
         a = math.radians(mk.MARKER_TURN_DEG[corner] + turn)
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-        origin = mk.table_corners_mm(TABLE)[corner]
+        origin = mk.table_corners_mm(TABLE)[corner] + np.asarray((moved or {}).get(k, (0.0, 0.0)))
         # A dense grid of the piece's pixels, mapped to the photo through the camera (lens included).
         cols, rows = np.meshgrid(np.arange(n) + 0.5, np.arange(n) + 0.5)
         local = np.stack([cols / sheet_px_per_mm, cut - rows / sheet_px_per_mm], axis=-1).reshape(-1, 2)
@@ -179,6 +193,50 @@ def test_three_markers_place_the_fourth_corner_and_two_give_only_the_lens() -> N
     two = mk.table_from_markers(_photo_of_pieces(cam, turns, size, hide=(1, 2)), TABLE)
     assert two is not None and two.corners_px is None and "the lens from them" in two.note()
     assert mk.table_from_markers(_photo_of_pieces(cam, turns, size, hide=(0, 1, 2)), TABLE) is None
+
+
+_TURNS = {0: 0.5, 1: -0.7, 2: 0.2, 3: 1.0}
+
+
+def test_pieces_in_their_corners_are_each_judged_home_and_kept() -> None:
+    """A drawn table (its mat on a darker floor, the sides bent by the lens) with every piece in its corner: each piece's
+    corner point lies on both edges beyond it (within 0.5 px), none is left out, the corners within 0.5 px."""
+    size = (1800, 1350)
+    cam = _camera(size, -0.04)
+    home = mk.table_from_markers(_photo_of_pieces(cam, _TURNS, size, floor=True), TABLE)
+    assert home is not None and home.not_home == () and home.from_marker == (True,) * 4 and home.corners_px is not None
+    assert len(home.home_gaps) == 8 and max(abs(gap) for _, _, gap, _ in home.home_gaps) < 0.5, home.home_gaps
+    truth = cam.project(mk.table_corners_mm(TABLE), 0.0)
+    assert np.linalg.norm(np.asarray(home.corners_px) - truth, axis=1).max() < 0.5
+
+
+def test_a_piece_short_of_its_corner_trusted_gives_a_sure_wrong_corner() -> None:
+    """The defect the check is for: the upper-right piece 8 mm short along the far edge, taken as in its corner
+    (``check_home=False``, as before the check): the camera's focal length takes up the shorter side, the fit stays
+    'consistent', and that corner is pixels off with a sigma well under a pixel."""
+    size = (1800, 1350)
+    cam = _camera(size, -0.04)
+    photo = _photo_of_pieces(cam, _TURNS, size, floor=True, moved={2: (-8.0, 0.0)})
+    trusted = mk.table_from_markers(photo, TABLE, check_home=False)
+    assert trusted is not None and trusted.consistent and trusted.corner_sigma_px is not None and trusted.corners_px is not None
+    off = float(np.linalg.norm(np.asarray(trusted.corners_px[2]) - cam.project(mk.table_corners_mm(TABLE), 0.0)[2]))
+    assert off > 3 * trusted.corner_sigma_px[2] and off > 2.0 and trusted.corner_sigma_px[2] < mk.UNSURE_CORNER_PX
+
+
+@pytest.mark.parametrize(("piece", "moved"), [(2, (-8.0, 0.0)), (0, (6.0, 0.0)), (2, (0.0, -8.0)), (3, (0.0, -20.0))])
+def test_a_piece_not_pushed_into_its_corner_is_left_out(piece: int, moved: tuple[float, float]) -> None:
+    """A piece laid short of its corner (along the table's edge, or in from it): the table's edge runs on past its
+    corner point, so it is left out (named in the note) and its corner placed from the others, within a pixel and three
+    of its sigmas."""
+    size = (1800, 1350)
+    cam = _camera(size, -0.04)
+    truth = cam.project(mk.table_corners_mm(TABLE), 0.0)
+    fit = mk.table_from_markers(_photo_of_pieces(cam, _TURNS, size, floor=True, moved={piece: moved}), TABLE)
+    assert fit is not None and fit.not_home == (piece,) and fit.corners_px is not None and fit.corner_sigma_px is not None
+    assert not fit.from_marker[piece] and piece not in fit.seen
+    err = np.linalg.norm(np.asarray(fit.corners_px) - truth, axis=1)
+    assert err.max() < 1.0 and np.all(err < 3 * np.asarray(fit.corner_sigma_px)), (err, fit.corner_sigma_px)
+    assert f"the {mk.CORNER_NAMES[piece]} piece is not in its corner" in fit.note()
 
 
 def test_a_calibrated_lens_is_held_in_the_markers_fit() -> None:

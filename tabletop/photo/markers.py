@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -164,6 +164,21 @@ looked for in."""
 OFFSET_REJECTED_SIGMAS = 3.0
 """A side's offset, fitted free, this many of its prior's sigmas from the mat's edge: its points follow another edge
 (the prior is rejected, 3 in 1000 by chance) and the offset stays free."""
+HOME_STRETCH_MM = 150.0
+"""How much of each table side beyond a marker's piece is followed to see whether the piece lies in its corner."""
+HOME_BAND_MM = 25.0
+"""How far either side of where the camera puts a side its edge is looked for there (table mm at the piece's corner, in
+px): the camera fitted to a piece 20 mm off its corner puts the side beside it about that far from the table's edge."""
+HOME_LINE_SIGMA_PX = 1.0
+"""A side's edge beyond a piece is judged only where its line, carried to the piece's corner point, is this sure (px): a
+clean table edge is 0.05-0.5 px; a floor's planks or terrain taken for it 2-6 px."""
+HOME_TURN_DEG = 3.0
+"""... and runs within this of the camera's side there (degrees): a piece 3-20 mm off its corner turns the camera's side
+by under a degree; an edge crossing the band at an angle is something else."""
+HOME_MIN_POINTS = 12
+"""Fewer edge points than this on a side's stretch beyond a piece (hidden, or short in the photo) and it is not judged."""
+HOME_SIGMAS = 3.0
+"""A piece's corner point this many of its gap's sigmas inside a table edge followed beyond it is not in its corner."""
 UNSURE_CORNER_PX = 1.0
 """A corner placed from the others with a 1-sigma over this (px) is called unsure in the note."""
 MIN_MARKERS_FOR_CORNERS = 3
@@ -517,6 +532,12 @@ class MarkerFit:
     """How far each piece seen lies turned about its corner point (degrees, counter-clockwise)."""
     consistent: bool = True
     """Whether the markers sit where a table of the given size puts them (the fit within ``CONSISTENT_RMS_PX``)."""
+    not_home: tuple[int, ...] = ()
+    """Ids of markers found but not in their corners (``_home_gaps``: a table edge runs on past the piece's corner point):
+    left out of the fit, their corners placed from the others like a corner outside the frame."""
+    home_gaps: tuple[tuple[int, int, float, float], ...] = ()
+    """Each table side judged beyond a piece (``_home_gaps``): (marker, the side's other corner, how far the piece's
+    corner point lies inside that edge (px), that gap's 1-sigma (px)); empty where no side was judged."""
 
     def lens_file(self, size: tuple[int, int]) -> LensFile:
         """The lens (and focal length) as a calibrated lens for a photo of ``size`` (the pixels the fit was made in)."""
@@ -529,11 +550,17 @@ class MarkerFit:
         names = ", ".join(CORNER_NAMES[k] for k in self.seen)
         k1, _ = self.camera.distortion.opencv(self.camera.focal_px)
         if self.corners_px is None:
+            if self.not_home:
+                away = ", ".join(CORNER_NAMES[k] for k in self.not_home)
+                return (f"{len(self.seen)} corner markers seen ({names}), but the {away} piece not in its corner (the table's "
+                        f"edge runs on past it): too few left for the corners, so the outline comes from the table's edges; "
+                        "push each piece into its corner")
             why = ("they do not make the table's outline (is each piece at the corner printed on it?)" if not self.consistent
                    else f"{MIN_MARKERS_FOR_CORNERS} are needed for the corners")
             return (f"{len(self.seen)} corner markers seen ({names}): the lens from them (k1 {k1:+.3f}); {why}, so the outline "
                     "comes from the table's edges")
-        extra = ""
+        extra = "".join(f"; the {CORNER_NAMES[k]} piece is not in its corner (the table's edge runs on past it): left out, push it home"
+                        for k in self.not_home)
         for i in (i for i in range(4) if not self.from_marker[i]):
             sigma = self.corner_sigma_px[i] if self.corner_sigma_px is not None else float("nan")
             extra += f"; the {CORNER_NAMES[i]} corner placed from the others through the camera (±{sigma:.1f} px"
@@ -807,11 +834,13 @@ def _homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
 
 def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightings: list[Sighting] | None = None,
-                       lens: LensFile | None = None) -> MarkerFit | None:
+                       lens: LensFile | None = None, check_home: bool = True) -> MarkerFit | None:
     """The table's corners and the camera from the corner markers in ``image`` (BGR or grey); None with fewer than
     ``MIN_MARKERS_FOR_LENS`` markers seen. Corners (photo pixels, LL, LR, UR, UL) need ``MIN_MARKERS_FOR_CORNERS``.
     ``lens``: the phone's calibrated lens, whose k1, k2 and principal point the fit then holds (within
-    ``CALIBRATED_K_SIGMA`` and ``CALIBRATED_CENTRE_SIGMA``): what places a corner outside the frame."""
+    ``CALIBRATED_K_SIGMA`` and ``CALIBRATED_CENTRE_SIGMA``): what places a corner outside the frame. With
+    ``check_home``, a marker whose corner point a table edge runs on past (``_home_gaps``: a piece not pushed into its
+    corner) is left out and the fit made again without it (``MarkerFit.not_home``)."""
     if sightings is None:
         sightings = find_markers(image)
     if len(sightings) < MIN_MARKERS_FOR_LENS:
@@ -836,12 +865,23 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     table = table_corners_mm(table_mm)
     consistent = rms <= CONSISTENT_RMS_PX
     freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None
-    if consistent:
-        import cv2
+    gaps: tuple[tuple[int, int, float, float], ...] = ()
+    import cv2
 
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        colour = image if image.ndim == 3 else None
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    colour = image if image.ndim == 3 else None
+    if consistent:
         model, p, cov = _fit_with_sides(grey, colour, sightings, model, p, cov)
+    if check_home:
+        # After the sides' fit where the markers fit the table; else (a piece far off its corner can leave 0.7 px RMS)
+        # the markers' camera places the bands, each piece judged against the edges beside it alone.
+        gaps = tuple((k, j, gap, sigma) for k, j, gap, sigma, _ in _home_gaps(grey, colour, sightings, model, p))
+        away = sorted({k for k, _, gap, sigma in gaps if gap > HOME_SIGMAS * sigma})
+        if away:
+            return _without(image, table_mm, [s for s in sightings if s.id not in away], lens, tuple(away),
+                            MarkerFit(tuple(model.ids), _with_sigma(model.camera(p), cov), rms, None, None,
+                                      (False, False, False, False), turns, False, home_gaps=gaps), gaps)
+    if consistent:
         if len(by_id) < 4:
             model, p, cov, freed = _offsets_released(model, p, cov)
         cam = model.camera(p)
@@ -874,7 +914,18 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, None, None, (seen_at[0], seen_at[1], seen_at[2], seen_at[3]),
                          turns, False)
     return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, (c[0], c[1], c[2], c[3]), (sg[0], sg[1], sg[2], sg[3]),
-                     (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent)
+                     (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent, home_gaps=gaps)
+
+
+def _without(image: np.ndarray, table_mm: tuple[float, float], kept: list[Sighting], lens: LensFile | None,
+             away: tuple[int, ...], lens_only: MarkerFit, gaps: tuple[tuple[int, int, float, float], ...]) -> MarkerFit:
+    """The markers' fit made again with only the ``kept`` pieces (those in their corners; ``away`` are not), the pieces
+    left out named in it, with the ``gaps`` that judged them; ``lens_only`` (the fit with every piece, its corners
+    dropped) where too few are kept for a camera."""
+    fit = table_from_markers(image, table_mm, kept, lens, check_home=True) if len(kept) >= MIN_MARKERS_FOR_LENS else None
+    if fit is None:
+        return replace(lens_only, not_home=away)
+    return replace(fit, not_home=tuple(sorted(set(away) | set(fit.not_home))), home_gaps=gaps)
 
 
 def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sighting], model: _Model, p: np.ndarray,
@@ -919,6 +970,84 @@ def _fit_with_sides(grey: np.ndarray, colour: np.ndarray | None, sightings: list
         p, cov = _fit(model, start)
         best = (model, p, cov)
     return best
+
+
+def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sighting], model: _Model,
+               p: np.ndarray) -> list[tuple[int, int, float, float, float]]:
+    """Per marker seen and each of the two table sides running from its corner: how far (px, undistorted; positive into
+    the table) its corner point lies inside that side's edge, followed just beyond the piece (from ``SIDE_CLEAR_MM``
+    over ``HOME_STRETCH_MM``, in a band ``HOME_BAND_MM`` either side of where the camera puts it), and that gap's 1-sigma
+    (px) and the photo's px per mm there: (marker, the side's other corner, gap, sigma, px per mm). A side whose edge is
+    not seen there clearly (terrain, the frame, a floor of the mat's colour: its line's sigma at the corner point over
+    ``HOME_LINE_SIGMA_PX``, or turned over ``HOME_TURN_DEG`` from the camera's side) gives none.
+
+    A piece pushed home has its corner point on both edges (within what an edge found and a corner point extrapolated from
+    the square are good to). One laid short of its corner (a sheet not pushed home, slid along an edge or in from it) has
+    a side's edge running on past its corner point, outside it; the camera, whose focal length and pose take up the
+    shorter side, cannot show it (its fit stays within tenths of a pixel), the table's edge beyond the piece can."""
+    cam = model.camera(p)
+    lens = cam.distortion
+    table = table_corners_mm(model.table_mm)
+    to_px = cam.homography(0.0)
+    interior = apply_homography(to_px, table).mean(axis=0)
+    biases = dict(zip(model.ids, (float(b) for b in model.biases(p))))
+    out = []
+    for seen in sightings:
+        k = seen.id
+        und, square_sigma = seen.corners(lens, grow_px=biases.get(k, 0.0))
+        point = _corner_point(und)
+        scale = _px_per_mm(cam, table[k])
+        for other in ((k - 1) % 4, (k + 1) % 4):
+            length_mm = float(np.linalg.norm(table[other] - table[k]))
+            s0, s1 = SIDE_CLEAR_MM, min(SIDE_CLEAR_MM + HOME_STRETCH_MM, 0.5 * length_mm)
+            if s1 - s0 < 0.25 * HOME_STRETCH_MM:
+                continue
+            along = (table[other] - table[k]) / length_mm
+            near, far = apply_homography(to_px, np.stack([table[k] + s0 * along, table[k] + s1 * along]))
+            # _side_points widens its band from its first end to its second: started nine stretches beyond the far end
+            # and sampled over the last tenth, the band is within a tenth of HOME_BAND_MM all along.
+            points = _side_points(grey, lens, near + 10 * (far - near), near, HOME_BAND_MM * scale, t_range=(0.9, 1.0),
+                                  area=True, colour=colour, interior=interior)
+            line = _edge_line(points, HOME_MIN_POINTS)
+            if line is None:
+                continue
+            centre, direction, offset_sigma, angle_sigma = line
+            inward = np.array([-direction[1], direction[0]])
+            if float((interior - centre) @ inward) < 0:
+                inward = -inward
+            gap = float((point - centre) @ inward)
+            lever = float((point - centre) @ direction)
+            line_sigma = math.hypot(offset_sigma, lever * angle_sigma)
+            expected = (far - near) / np.linalg.norm(far - near)
+            turn = math.degrees(math.asin(min(1.0, abs(float(direction[0] * expected[1] - direction[1] * expected[0])))))
+            sigma = math.sqrt(line_sigma ** 2 + SIDE_OFFSET_SIGMA_PX ** 2 + float(np.max(square_sigma)) ** 2
+                              + (PLACEMENT_SIGMA_MM * scale) ** 2)
+            if line_sigma > HOME_LINE_SIGMA_PX or turn > HOME_TURN_DEG:
+                continue  # not a clear straight edge along the side there (a floor's pattern, terrain, its shadow)
+            out.append((k, other, gap, sigma, scale))
+    return out
+
+
+def _edge_line(points: np.ndarray, least: int) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """A side's edge points' straight line (total least squares, points over 3 MADs off dropped, 4 rounds): a point on
+    it, its direction, the 1-sigmas of its offset (px, at that point) and of its angle (radians), neighbouring points
+    counted one in ``SIDE_CORRELATED``; None with fewer than ``least`` kept."""
+    if len(points) < least:
+        return None
+    keep = np.ones(len(points), bool)
+    for _ in range(4):
+        centre = points[keep].mean(axis=0)
+        _, _, vt = np.linalg.svd(points[keep] - centre, full_matrices=False)
+        direction = vt[0]
+        res = (points - centre) @ np.array([-direction[1], direction[0]])
+        mad = 1.4826 * float(np.median(np.abs(res[keep]))) + 0.05
+        keep = np.abs(res) <= 3 * mad
+        if keep.sum() < least:
+            return None
+    along = (points[keep] - centre) @ direction
+    rms = float(np.sqrt(np.mean(res[keep] ** 2)))
+    n = max(1.0, keep.sum() / SIDE_CORRELATED)
+    return centre, direction, rms / math.sqrt(n), rms / math.sqrt(max(1e-9, float(np.sum(along ** 2)) / SIDE_CORRELATED))
 
 
 def _offsets_released(model: _Model, p: np.ndarray, cov: np.ndarray
