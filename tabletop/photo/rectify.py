@@ -932,12 +932,16 @@ def find_table(image: np.ndarray) -> TableFit:
     found = _outline_from(image, quad, f, fill, evidence)
     if found.confidence >= TABLE_CONFIDENT:
         return found
-    try:
-        replaced = _far_side_replaced(small, quad, region)
-        other = _outline_from(image, replaced[0], f, fill, replaced[1]) if replaced is not None else None
-    except PhotoError:
-        other = None
-    return other if other is not None and other.confidence > found.confidence else found
+    best = found
+    for replace in (_far_side_replaced, _far_side_beyond):
+        try:
+            replaced = replace(small, quad, region)
+            other = _outline_from(image, replaced[0], f, fill, replaced[1]) if replaced is not None else None
+        except PhotoError:
+            other = None
+        if other is not None and other.confidence > best.confidence:
+            best = other
+    return best
 
 
 EVIDENCE_FULL = 0.5
@@ -982,6 +986,85 @@ def _far_side_replaced(small: np.ndarray, quad: np.ndarray, region: np.ndarray) 
     if np.allclose(replaced, quad):
         return None
     replaced = _order_corners(replaced)
+    if not _wall_between(small, region, quad, replaced):
+        return None
+    return _check_sides(small, replaced, None)
+
+
+FLOOD_END_STEP_PX = 2.0
+"""The step (px on the downscaled copy) at which a side's extension is walked to where the segmented region ends."""
+
+
+def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray, steps: int = 121,
+                     samples: int = 60) -> tuple[np.ndarray, float] | None:
+    """The quad with its far side moved out onto the mat-to-wall edge beyond it, and the new quad's evidence; or None.
+
+    Where the flood took the wall behind the table and stopped on the wall's foot either side of it, the far side found
+    is a line across the table, and the table's far edge lies beyond it, on the extensions of the two sides and inside
+    the flood (which covers the table). ``_side_across`` cannot see that edge: the room it reads just outside the side
+    found is mat. Here the mat is read along the side found, the wall at the flood's end along the extensions, and
+    every line with its ends on the extensions, from the side found to the flood's end, is scored by the median colour
+    step across it from wall to mat; the strongest is the far edge, taken where the strip between it and the side found
+    is mat and the region goes on beyond the side found (``_wall_between``'s outward test).
+    """
+    h, w = region.shape
+    ll, lr, ur, ul = quad
+    left, right = ul - ll, ur - lr
+
+    def reach(corner: np.ndarray, along: np.ndarray) -> float:
+        """How far (a fraction of ``along``) from ``corner`` the region goes on along ``along``."""
+        n = int(np.ceil(float(np.linalg.norm(along)) / FLOOD_END_STEP_PX))
+        u = np.arange(1, n + 1) / n
+        xy = np.rint(corner[None, :] + u[:, None] * along[None, :]).astype(int)
+        inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        inside[inside] = region[xy[inside, 1], xy[inside, 0]] > 0
+        out = np.flatnonzero(~inside)
+        return float(u[out[0] - 1]) if len(out) and out[0] > 0 else (0.0 if len(out) else 1.0)
+
+    reach_l, reach_r = reach(ul, left), reach(ur, right)
+    if min(reach_l, reach_r) * min(float(np.linalg.norm(left)), float(np.linalg.norm(right))) < 2 * WALL_STEP_PX:
+        return None  # the flood stops at the side found: nothing beyond it to look in
+    t = np.linspace(0.05, 0.95, samples)
+    found = ul[None, :] + t[:, None] * (ur - ul)[None, :]
+    mat = _median_colour(small, found)
+    # The wall: the flood's end, a step back into the region along each extension, and the line between.
+    end_l = ul + max(0.0, reach_l - WALL_STEP_PX / float(np.linalg.norm(left))) * left
+    end_r = ur + max(0.0, reach_r - WALL_STEP_PX / float(np.linalg.norm(right))) * right
+    wall = _median_colour(small, end_l[None, :] + t[:, None] * (end_r - end_l)[None, :])
+    norm = float(np.linalg.norm(mat - wall))
+    if norm < WALL_MIN_CONTRAST:
+        return None
+    towards_mat = (mat - wall) / norm
+
+    def colours(xy: np.ndarray) -> np.ndarray:
+        xy = xy.astype(np.float32)
+        return cv2.remap(small, xy[..., 0], xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+    def lines(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return ul[None, :] + u[:, None] * left[None, :], ur[None, :] + v[:, None] * right[None, :]
+
+    def scores(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        start, end = lines(u, v)
+        pts = start[:, None, :] + t[None, :, None] * (end - start)[:, None, :]
+        along = end - start
+        n = np.stack([-along[:, 1], along[:, 0]], axis=1) / np.maximum(1e-9, np.linalg.norm(along, axis=1))[:, None]
+        n *= np.sign(n @ (-(left + right)))[:, None]  # into the table
+        step = colours(pts + 2.0 * n[:, None, :]) - colours(pts - 2.0 * n[:, None, :])
+        return np.median(step @ towards_mat, axis=1)
+
+    u, v = np.repeat(np.linspace(0.0, reach_l, steps), steps), np.tile(np.linspace(0.0, reach_r, steps), steps)
+    coarse = scores(u, v)
+    k = int(np.argmax(coarse))
+    if coarse[k] <= 0:
+        return None
+    fine = np.linspace(-1.0, 1.0, 21)
+    u = u[k] + np.repeat(fine, len(fine)) * reach_l / (steps - 1)
+    v = v[k] + np.tile(fine, len(fine)) * reach_r / (steps - 1)
+    keep = (u >= 0) & (v >= 0)
+    u, v = u[keep], v[keep]
+    k = int(np.argmax(scores(u, v)))
+    start, end = lines(u[k:k + 1], v[k:k + 1])
+    replaced = np.array([ll, lr, end[0], start[0]])
     if not _wall_between(small, region, quad, replaced):
         return None
     return _check_sides(small, replaced, None)
