@@ -1043,14 +1043,14 @@ def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray, st
     def lines(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return ul[None, :] + u[:, None] * left[None, :], ur[None, :] + v[:, None] * right[None, :]
 
-    def scores(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def scores(u: np.ndarray, v: np.ndarray, reduce=np.median) -> np.ndarray:
         start, end = lines(u, v)
         pts = start[:, None, :] + t[None, :, None] * (end - start)[:, None, :]
         along = end - start
         n = np.stack([-along[:, 1], along[:, 0]], axis=1) / np.maximum(1e-9, np.linalg.norm(along, axis=1))[:, None]
         n *= np.sign(n @ (-(left + right)))[:, None]  # into the table
         step = colours(pts + 2.0 * n[:, None, :]) - colours(pts - 2.0 * n[:, None, :])
-        return np.median(step @ towards_mat, axis=1)
+        return reduce(step @ towards_mat, axis=1)
 
     u, v = np.repeat(np.linspace(0.0, reach_l, steps), steps), np.tile(np.linspace(0.0, reach_r, steps), steps)
     coarse = scores(u, v)
@@ -1062,7 +1062,9 @@ def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray, st
     v = v[k] + np.tile(fine, len(fine)) * reach_r / (steps - 1)
     keep = (u >= 0) & (v >= 0)
     u, v = u[keep], v[keep]
-    k = int(np.argmax(scores(u, v)))
+    # The median that found the edge is as high for a line a little aslant across it (its middle on the edge); near it
+    # the mean is highest on the line lying along the edge end to end.
+    k = int(np.argmax(scores(u, v, np.mean)))
     start, end = lines(u[k:k + 1], v[k:k + 1])
     replaced = np.array([ll, lr, end[0], start[0]])
     if not _wall_between(small, region, quad, replaced):
