@@ -1,7 +1,7 @@
 """The table's outline found unaided (issue 34): a table whose sides the lens bends is followed through that lens; a far
 side found on a flood into the wall behind the table, or across the table on the wall's foot, is replaced by the table's
-edge where the strip between the two lines says which is the edge; and looked for between the sides (beyond a side on
-the wall's foot, within a side on a flood up the wall) where the strongest straight edge near it is not the table's."""
+edge where the strip between the two lines says which is the edge; a far side on the wall's foot across the table is
+moved out onto the edge beyond it, between the sides' extensions."""
 
 from __future__ import annotations
 
@@ -207,20 +207,3 @@ def test_a_right_far_side_is_not_moved_beyond_itself() -> None:
     assert rectify_module._far_side_beyond(plain, TABLE_SMALL, wall_flooded) is None
     same, flooded = _wall_foot_across((175, 160, 150))
     assert rectify_module._far_side_beyond(same, _far_at(295.0), flooded) is None
-
-
-def test_a_far_side_on_a_flood_up_the_wall_is_moved_in_onto_the_edge() -> None:
-    """A wall of nearly the mat's colour behind the table, flooded up to the far side found (y = 150, 100 px up it):
-    between the two sides, from the side found in, the strongest wall-to-mat step (the mat read round the quad's middle,
-    the wall just beyond the side found) is the table's far edge, with wall between: the far side moves in onto it.
-    Where the flood went on beyond the side found, the wall's foot across the table is the other case
-    (``_far_side_beyond``), and this search says nothing."""
-    image = cv2.GaussianBlur(_room_and_table((185, 175, 170)), (0, 0), 2.0)
-    found = _far_at(150.0)
-    flooded = np.zeros(image.shape[:2], np.uint8)
-    cv2.fillPoly(flooded, [np.round(found).astype(np.int32)], 1)
-    moved = rectify_module._far_side_within(image, found, flooded)
-    assert moved is not None
-    assert np.linalg.norm(rectify_module._order_corners(moved[0]) - TABLE_SMALL, axis=1).max() <= 3.0
-    flooded[40:150, 80:820] = 1
-    assert rectify_module._far_side_within(image, found, flooded) is None

@@ -922,8 +922,10 @@ def find_table(image: np.ndarray) -> TableFit:
     sides followed through it (``follow_bent_sides``), and the bent outline kept if it is the surer. Where the outline
     is still unsure its far side may not be the table's: a straight run of a flood into a wall of nearly the mat's
     colour behind a faint far edge, or the wall's foot seen either side of the table, a line across it. The outline
-    with its far side replaced by the strongest straight edge near it (``_far_side_replaced``) is judged the same way,
-    where the strip between the two lines shows which is the table's edge (``_wall_between``), and the surer kept."""
+    with its far side replaced by the strongest straight edge near it (``_far_side_replaced``), and the outline with its
+    far side moved out onto the wall-to-mat edge between the sides' extensions (``_far_side_beyond``: where the wall's
+    foot was taken), are judged the same way, where the strip between the two lines shows which is the table's edge
+    (``_wall_between``), and the surest kept."""
     small, f = _small_copy(image)
     quad, fill, support, region = _coarse_outline(small)
     ordered = _order_corners(quad)
@@ -933,7 +935,7 @@ def find_table(image: np.ndarray) -> TableFit:
     if found.confidence >= TABLE_CONFIDENT:
         return found
     best = found
-    for replace in (_far_side_replaced, _far_side_beyond, _far_side_within):
+    for replace in (_far_side_replaced, _far_side_beyond):
         try:
             replaced = replace(small, quad, region)
             other = _outline_from(image, replaced[0], f, fill, replaced[1]) if replaced is not None else None
@@ -1031,45 +1033,6 @@ def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray) ->
     wall = _median_colour(small, end_l[None, :] + t[:, None] * (end_r - end_l)[None, :])
     line = _far_edge_between(small, (ul, left, reach_l), (ur, right, reach_r), mat, wall, -(left + right))
     return _far_side_taken(small, region, quad, line)
-
-
-def _far_side_within(small: np.ndarray, quad: np.ndarray, region: np.ndarray) -> tuple[np.ndarray, float] | None:
-    """The quad with its far side moved in onto the wall-to-mat edge inside it, and the new quad's evidence; or None.
-
-    Where the flood ran up a wall of nearly the mat's colour behind a faint far edge, the far side found is a run of
-    the flood up the wall. ``_side_across`` reads the mat a fixed way into the table, which can still be wall there.
-    Here the mat is read round the middle of the quad (where the segmentation's mat seed lies), the wall just beyond
-    the side found, and the far edge is the line between the two sides, from the side found to ``WIDE_SEARCH_DEPTH``
-    of the way to the near side, that steps most from the wall to the mat (``_far_edge_between``); taken where the strip
-    between it and the side found is like the wall (``_wall_between``'s inward test).
-    """
-    ll, lr, ur, ul = quad
-    down_l, down_r = ll - ul, lr - ur
-    if _flooded_beyond(region, quad) >= 0.5:
-        return None  # the flood went on past the side found: not a run up the wall (``_far_side_beyond``'s case)
-    s = np.linspace(0.3, 0.7, 9)
-    u, v = np.repeat(s, len(s)), np.tile(s, len(s))
-    middle = ((1 - v)[:, None] * (ul[None, :] + u[:, None] * (ur - ul)[None, :])
-              + v[:, None] * (ll[None, :] + u[:, None] * (lr - ll)[None, :]))
-    mat = _median_colour(small, middle)
-    t = np.linspace(0.05, 0.95, 60)
-    _, normal, _ = _side_frame(quad, 2)
-    wall = _median_colour(small, ul[None, :] + t[:, None] * (ur - ul)[None, :] - WALL_STEP_PX * normal)
-    line = _far_edge_between(small, (ul, down_l, WIDE_SEARCH_DEPTH), (ur, down_r, WIDE_SEARCH_DEPTH), mat, wall,
-                             down_l + down_r)
-    return _far_side_taken(small, region, quad, line)
-
-
-def _flooded_beyond(region: np.ndarray, quad: np.ndarray, samples: int = 40) -> float:
-    """The share of the far side of ``quad`` beyond which (``WALL_STEP_PX`` out) the segmented ``region`` goes on."""
-    t = np.linspace(0.1, 0.9, samples)[:, None]
-    _, normal, _ = _side_frame(quad, 2)
-    beyond = np.rint(quad[3] + t * (quad[2] - quad[3]) - WALL_STEP_PX * normal).astype(int)
-    h, w = region.shape
-    seen = (beyond[:, 0] >= 0) & (beyond[:, 0] < w) & (beyond[:, 1] >= 0) & (beyond[:, 1] < h)
-    flooded = np.zeros(len(beyond), dtype=bool)
-    flooded[seen] = region[beyond[seen, 1], beyond[seen, 0]] > 0
-    return float(np.mean(flooded))
 
 
 def _far_edge_between(small: np.ndarray, left: tuple[np.ndarray, np.ndarray, float],
