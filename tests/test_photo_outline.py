@@ -1,6 +1,7 @@
 """The table's outline found unaided (issue 34): a table whose sides the lens bends is followed through that lens; a far
 side found on a flood into the wall behind the table, or across the table on the wall's foot, is replaced by the table's
-edge where the strip between the two lines says which is the edge."""
+edge where the strip between the two lines says which is the edge; a far side on the wall's foot across the table is
+moved out onto the edge beyond it, between the sides' extensions."""
 
 from __future__ import annotations
 
@@ -167,3 +168,42 @@ def test_a_far_side_found_across_the_table_is_replaced_by_the_edge_beyond_it() -
     stopped = np.zeros(image.shape[:2], np.uint8)
     cv2.fillPoly(stopped, [np.round(TABLE_SMALL).astype(np.int32)], 1)
     assert not rectify_module._wall_between(image, stopped, TABLE_SMALL, _far_at(200.0))
+
+
+def _wall_foot_across(wall: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A table before a wall of colour ``wall`` whose foot (y = 295) is seen either side of it, 45 px in front of its far
+    edge, and a segmentation that flooded the table and the wall above that foot (to y = 60)."""
+    image = _room_and_table(wall, floor_to=295)
+    flooded = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(flooded, [np.round(TABLE_SMALL).astype(np.int32)], 1)
+    flooded[60:295, 80:820] = 1
+    return image, flooded
+
+
+def test_a_far_side_on_the_walls_foot_is_moved_out_onto_the_edge_beyond_it() -> None:
+    """The far side found on the wall's foot across the table: between the extensions of the two sides, inside the
+    flood, the strongest wall-to-mat step is the table's far edge (y = 250), the strip between it and the side found is
+    mat, and the region goes on beyond the side found: the far side moves out onto the edge, the rest unchanged."""
+    image, flooded = _wall_foot_across((235, 235, 235))
+    moved = rectify_module._far_side_beyond(image, _far_at(295.0), flooded)
+    assert moved is not None
+    quad, evidence = moved
+    # Within the search the full photo is refined in (five of these pixels either side).
+    assert np.linalg.norm(rectify_module._order_corners(quad) - TABLE_SMALL, axis=1).max() <= 3.0
+    assert evidence > 0.5
+
+
+def test_a_right_far_side_is_not_moved_beyond_itself() -> None:
+    """A far side on the table's edge: where the flood stopped there nothing lies beyond it to look in; where it flooded
+    the wall beyond, no line there steps from the wall to the mat (the wall is one colour), or the strip between is wall,
+    not mat. And a wall of the mat's own colour says nothing (``WALL_MIN_CONTRAST``)."""
+    image, _ = _wall_foot_across((235, 235, 235))
+    stopped = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(stopped, [np.round(TABLE_SMALL).astype(np.int32)], 1)
+    assert rectify_module._far_side_beyond(image, TABLE_SMALL, stopped) is None
+    wall_flooded = stopped.copy()
+    wall_flooded[60:250, 80:820] = 1
+    plain = cv2.GaussianBlur(_room_and_table((235, 235, 235)), (0, 0), 2.0)
+    assert rectify_module._far_side_beyond(plain, TABLE_SMALL, wall_flooded) is None
+    same, flooded = _wall_foot_across((175, 160, 150))
+    assert rectify_module._far_side_beyond(same, _far_at(295.0), flooded) is None

@@ -922,8 +922,10 @@ def find_table(image: np.ndarray) -> TableFit:
     sides followed through it (``follow_bent_sides``), and the bent outline kept if it is the surer. Where the outline
     is still unsure its far side may not be the table's: a straight run of a flood into a wall of nearly the mat's
     colour behind a faint far edge, or the wall's foot seen either side of the table, a line across it. The outline
-    with its far side replaced by the strongest straight edge near it (``_far_side_replaced``) is judged the same way,
-    where the strip between the two lines shows which is the table's edge (``_wall_between``), and the surer kept."""
+    with its far side replaced by the strongest straight edge near it (``_far_side_replaced``), and the outline with its
+    far side moved out onto the wall-to-mat edge between the sides' extensions (``_far_side_beyond``: where the wall's
+    foot was taken), are judged the same way, where the strip between the two lines shows which is the table's edge
+    (``_wall_between``), and the surest kept."""
     small, f = _small_copy(image)
     quad, fill, support, region = _coarse_outline(small)
     ordered = _order_corners(quad)
@@ -932,12 +934,16 @@ def find_table(image: np.ndarray) -> TableFit:
     found = _outline_from(image, quad, f, fill, evidence)
     if found.confidence >= TABLE_CONFIDENT:
         return found
-    try:
-        replaced = _far_side_replaced(small, quad, region)
-        other = _outline_from(image, replaced[0], f, fill, replaced[1]) if replaced is not None else None
-    except PhotoError:
-        other = None
-    return other if other is not None and other.confidence > found.confidence else found
+    best = found
+    for replace in (_far_side_replaced, _far_side_beyond):
+        try:
+            replaced = replace(small, quad, region)
+            other = _outline_from(image, replaced[0], f, fill, replaced[1]) if replaced is not None else None
+        except PhotoError:
+            other = None
+        if other is not None and other.confidence > best.confidence:
+            best = other
+    return best
 
 
 EVIDENCE_FULL = 0.5
@@ -982,6 +988,109 @@ def _far_side_replaced(small: np.ndarray, quad: np.ndarray, region: np.ndarray) 
     if np.allclose(replaced, quad):
         return None
     replaced = _order_corners(replaced)
+    if not _wall_between(small, region, quad, replaced):
+        return None
+    return _check_sides(small, replaced, None)
+
+
+FLOOD_END_STEP_PX = 2.0
+"""The step (px on the downscaled copy) at which a side's extension is walked to where the segmented region ends."""
+
+
+def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray) -> tuple[np.ndarray, float] | None:
+    """The quad with its far side moved out onto the mat-to-wall edge beyond it, and the new quad's evidence; or None.
+
+    Where the flood took the wall behind the table and stopped on the wall's foot either side of it, the far side found
+    is a line across the table, and the table's far edge lies beyond it, on the extensions of the two sides and inside
+    the flood (which covers the table). ``_side_across`` cannot see that edge: the room it reads just outside the side
+    found is mat. Here the mat is read along the side found, the wall at the flood's end along the extensions, and the
+    far edge is the line from the side found to the flood's end that steps most from the wall to the mat
+    (``_far_edge_between``); taken where the strip between it and the side found is mat and the region goes on beyond
+    the side found (``_wall_between``'s outward test).
+    """
+    h, w = region.shape
+    ll, lr, ur, ul = quad
+    left, right = ul - ll, ur - lr
+
+    def reach(corner: np.ndarray, along: np.ndarray) -> float:
+        """How far (a fraction of ``along``) from ``corner`` the region goes on along ``along``."""
+        n = int(np.ceil(float(np.linalg.norm(along)) / FLOOD_END_STEP_PX))
+        u = np.arange(1, n + 1) / n
+        xy = np.rint(corner[None, :] + u[:, None] * along[None, :]).astype(int)
+        inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        inside[inside] = region[xy[inside, 1], xy[inside, 0]] > 0
+        out = np.flatnonzero(~inside)
+        return float(u[out[0] - 1]) if len(out) and out[0] > 0 else (0.0 if len(out) else 1.0)
+
+    reach_l, reach_r = reach(ul, left), reach(ur, right)
+    if min(reach_l, reach_r) * min(float(np.linalg.norm(left)), float(np.linalg.norm(right))) < 2 * WALL_STEP_PX:
+        return None  # the flood stops at the side found: nothing beyond it to look in
+    t = np.linspace(0.05, 0.95, 60)
+    mat = _median_colour(small, ul[None, :] + t[:, None] * (ur - ul)[None, :])
+    # The wall: the flood's end, a step back into the region along each extension, and the line between.
+    end_l = ul + max(0.0, reach_l - WALL_STEP_PX / float(np.linalg.norm(left))) * left
+    end_r = ur + max(0.0, reach_r - WALL_STEP_PX / float(np.linalg.norm(right))) * right
+    wall = _median_colour(small, end_l[None, :] + t[:, None] * (end_r - end_l)[None, :])
+    line = _far_edge_between(small, (ul, left, reach_l), (ur, right, reach_r), mat, wall, -(left + right))
+    return _far_side_taken(small, region, quad, line)
+
+
+def _far_edge_between(small: np.ndarray, left: tuple[np.ndarray, np.ndarray, float],
+                      right: tuple[np.ndarray, np.ndarray, float], mat: np.ndarray, wall: np.ndarray, into: np.ndarray,
+                      steps: int = 121, samples: int = 60) -> np.ndarray | None:
+    """The straight line with one end on each ray (start, direction, reach as a fraction of the direction) along which
+    the colour steps most from ``wall`` to ``mat`` towards ``into`` (the table's inside): its two ends, or None where
+    the two colours are too alike to say (``WALL_MIN_CONTRAST``) or no line steps that way.
+
+    Every pair of ends (``steps`` along each ray) is scored by the median step across the line (a steady edge end to
+    end; a mean is won by lines through bases), then, round the best, the line along the edge is the one the mean puts
+    highest (the median is as high for a line a little aslant across the edge, its middle on it).
+    """
+    norm = float(np.linalg.norm(mat - wall))
+    if norm < WALL_MIN_CONTRAST:
+        return None
+    towards_mat = (mat - wall) / norm
+    (a, da, ra), (b, db, rb) = left, right
+    t = np.linspace(0.05, 0.95, samples)
+
+    def colours(xy: np.ndarray) -> np.ndarray:
+        xy = xy.astype(np.float32)
+        return cv2.remap(small, xy[..., 0], xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+
+    def lines(u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return a[None, :] + u[:, None] * da[None, :], b[None, :] + v[:, None] * db[None, :]
+
+    def scores(u: np.ndarray, v: np.ndarray, reduce=np.median) -> np.ndarray:
+        start, end = lines(u, v)
+        pts = start[:, None, :] + t[None, :, None] * (end - start)[:, None, :]
+        along = end - start
+        n = np.stack([-along[:, 1], along[:, 0]], axis=1) / np.maximum(1e-9, np.linalg.norm(along, axis=1))[:, None]
+        n *= np.sign(n @ into)[:, None]
+        step = colours(pts + 2.0 * n[:, None, :]) - colours(pts - 2.0 * n[:, None, :])
+        return reduce(step @ towards_mat, axis=1)
+
+    u, v = np.repeat(np.linspace(0.0, ra, steps), steps), np.tile(np.linspace(0.0, rb, steps), steps)
+    coarse = scores(u, v)
+    k = int(np.argmax(coarse))
+    if coarse[k] <= 0:
+        return None
+    fine = np.linspace(-1.0, 1.0, 21)
+    u = u[k] + np.repeat(fine, len(fine)) * ra / (steps - 1)
+    v = v[k] + np.tile(fine, len(fine)) * rb / (steps - 1)
+    keep = (u >= 0) & (v >= 0)
+    u, v = u[keep], v[keep]
+    k = int(np.argmax(scores(u, v, np.mean)))
+    start, end = lines(u[k:k + 1], v[k:k + 1])
+    return np.stack([start[0], end[0]])
+
+
+def _far_side_taken(small: np.ndarray, region: np.ndarray, quad: np.ndarray,
+                    line: np.ndarray | None) -> tuple[np.ndarray, float] | None:
+    """``quad`` with its far side on ``line`` (its left end first) and the new quad's evidence (``_check_sides``), where
+    the strip between the two lines says the line is the table's edge (``_wall_between``); else None."""
+    if line is None:
+        return None
+    replaced = np.array([quad[0], quad[1], line[1], line[0]])
     if not _wall_between(small, region, quad, replaced):
         return None
     return _check_sides(small, replaced, None)
