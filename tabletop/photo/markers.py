@@ -538,6 +538,9 @@ class MarkerFit:
     home_gaps: tuple[tuple[int, int, float, float], ...] = ()
     """Each table side judged beyond a piece (``_home_gaps``): (marker, the side's other corner, how far the piece's
     corner point lies inside that edge (px), that gap's 1-sigma (px)); empty where no side was judged."""
+    kept_not_home: tuple[int, ...] = ()
+    """Ids of markers judged not in their corners but kept, as too few are seen without them for the corners: every
+    corner's sigma then carries their largest gap."""
 
     def lens_file(self, size: tuple[int, int]) -> LensFile:
         """The lens (and focal length) as a calibrated lens for a photo of ``size`` (the pixels the fit was made in)."""
@@ -561,6 +564,9 @@ class MarkerFit:
                     "comes from the table's edges")
         extra = "".join(f"; the {CORNER_NAMES[k]} piece is not in its corner (the table's edge runs on past it): left out, push it home"
                         for k in self.not_home)
+        extra += "".join(f"; the {CORNER_NAMES[k]} piece may not be in its corner (the table's edge seems to run on past it): kept, as "
+                         "too few are seen without it, and every corner's ± widened by the gap; push it home, or check bases"
+                         for k in self.kept_not_home)
         for i in (i for i in range(4) if not self.from_marker[i]):
             sigma = self.corner_sigma_px[i] if self.corner_sigma_px is not None else float("nan")
             extra += f"; the {CORNER_NAMES[i]} corner placed from the others through the camera (±{sigma:.1f} px"
@@ -840,7 +846,8 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     ``lens``: the phone's calibrated lens, whose k1, k2 and principal point the fit then holds (within
     ``CALIBRATED_K_SIGMA`` and ``CALIBRATED_CENTRE_SIGMA``): what places a corner outside the frame. With
     ``check_home``, a marker whose corner point a table edge runs on past (``_home_gaps``: a piece not pushed into its
-    corner) is left out and the fit made again without it (``MarkerFit.not_home``)."""
+    corner) is left out and the fit made again without it (``MarkerFit.not_home``), or, where too few would be left for
+    the corners, kept with every corner's sigma widened by its gap (``MarkerFit.kept_not_home``)."""
     if sightings is None:
         sightings = find_markers(image)
     if len(sightings) < MIN_MARKERS_FOR_LENS:
@@ -866,6 +873,8 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
     consistent = rms <= CONSISTENT_RMS_PX
     freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None
     gaps: tuple[tuple[int, int, float, float], ...] = ()
+    kept_not_home: tuple[int, ...] = ()
+    home_doubt_px = 0.0
     import cv2
 
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -877,7 +886,13 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         # the markers' camera places the bands, each piece judged against the edges beside it alone.
         gaps = tuple((k, j, gap, sigma) for k, j, gap, sigma, _ in _home_gaps(grey, colour, sightings, model, p))
         away = sorted({k for k, _, gap, sigma in gaps if gap > HOME_SIGMAS * sigma})
-        if away:
+        if away and len(sightings) - len(away) < MIN_MARKERS_FOR_CORNERS:
+            # Without them no corners at all, and the judgement may be wrong (the foot of the table's front face or a
+            # line on the floor beside a piece that is home reads as the edge running on): keep them, and let every
+            # corner carry the gap, which is about how far such a piece pulls the fit.
+            kept_not_home = tuple(away)
+            home_doubt_px = max(gap for k, _, gap, _ in gaps if k in away)
+        elif away:
             return _without(image, table_mm, [s for s in sightings if s.id not in away], lens, tuple(away),
                             MarkerFit(tuple(model.ids), _with_sigma(model.camera(p), cov), rms, None, None,
                                       (False, False, False, False), turns, False, home_gaps=gaps), gaps)
@@ -904,6 +919,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
             corners[k] = cam.distortion.apply(_corner_point(und)[None, :])[0] + drop
             reach = float(np.linalg.norm(local_corners_mm().mean(axis=0))) / (MARKER_SIZE_MM / 2)
             sigmas[k] = math.hypot(rms * (1 + reach), PLACEMENT_SIGMA_MM * _px_per_mm(cam, table[k]))
+    sigmas = np.hypot(sigmas, home_doubt_px)
     c = tuple((float(x), float(y)) for x, y in corners)
     sg = tuple(float(v) for v in sigmas)
     seen_at = tuple(k in by_id for k in range(4))
@@ -914,7 +930,8 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, None, None, (seen_at[0], seen_at[1], seen_at[2], seen_at[3]),
                          turns, False)
     return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, (c[0], c[1], c[2], c[3]), (sg[0], sg[1], sg[2], sg[3]),
-                     (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent, home_gaps=gaps)
+                     (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent, home_gaps=gaps,
+                     kept_not_home=kept_not_home)
 
 
 def _without(image: np.ndarray, table_mm: tuple[float, float], kept: list[Sighting], lens: LensFile | None,
