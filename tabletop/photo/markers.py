@@ -1045,22 +1045,32 @@ def _home_gaps(grey: np.ndarray, colour: np.ndarray | None, sightings: list[Sigh
     return out
 
 
-def _edge_line(points: np.ndarray, least: int) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    """A side's edge points' straight line (total least squares, points over 3 MADs off dropped, 4 rounds): a point on
-    it, its direction, the 1-sigmas of its offset (px, at that point) and of its angle (radians), neighbouring points
-    counted one in ``SIDE_CORRELATED``; None with fewer than ``least`` kept."""
-    if len(points) < least:
-        return None
+def _trimmed_line(points: np.ndarray, least: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Total least squares through ``points`` in 4 rounds, each dropping those over 3 MADs off the last round's line:
+    its centre, direction, the points kept by the last round and their offsets from the line that kept them; None where
+    fewer than ``least`` are left for a round."""
     keep = np.ones(len(points), bool)
+    centre, direction, res = points.mean(axis=0), np.array([1.0, 0.0]), np.zeros(len(points))
     for _ in range(4):
+        if keep.sum() < least:
+            return None
         centre = points[keep].mean(axis=0)
         _, _, vt = np.linalg.svd(points[keep] - centre, full_matrices=False)
         direction = vt[0]
         res = (points - centre) @ np.array([-direction[1], direction[0]])
         mad = 1.4826 * float(np.median(np.abs(res[keep]))) + 0.05
         keep = np.abs(res) <= 3 * mad
-        if keep.sum() < least:
-            return None
+    return centre, direction, keep, res
+
+
+def _edge_line(points: np.ndarray, least: int) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """A side's edge points' straight line (total least squares, points over 3 MADs off dropped, 4 rounds): a point on
+    it, its direction, the 1-sigmas of its offset (px, at that point) and of its angle (radians), neighbouring points
+    counted one in ``SIDE_CORRELATED``; None with fewer than ``least`` kept."""
+    trimmed = _trimmed_line(points, least)
+    if trimmed is None or trimmed[2].sum() < least:
+        return None
+    centre, direction, keep, res = trimmed
     along = (points[keep] - centre) @ direction
     rms = float(np.sqrt(np.mean(res[keep] ** 2)))
     n = max(1.0, keep.sum() / SIDE_CORRELATED)
@@ -1415,17 +1425,10 @@ def _line_through(anchor: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, f
     (radians), and how far the points' line passes from the anchor (px). The direction is the points' own, not one
     forced through the anchor: where an edge is found a fraction of a pixel to one side all along (the phone's tone
     curve, a rounded edge) forcing it through the anchor would turn it."""
-    keep = np.ones(len(points), bool)
-    centre, direction = points.mean(axis=0), np.array([1.0, 0.0])
-    for _ in range(4):
-        if keep.sum() < 10:
-            return None
-        centre = points[keep].mean(axis=0)
-        _, _, vt = np.linalg.svd(points[keep] - centre, full_matrices=False)
-        direction = vt[0]
-        res = (points - centre) @ np.array([-direction[1], direction[0]])
-        mad = 1.4826 * float(np.median(np.abs(res[keep]))) + 0.05
-        keep = np.abs(res) <= 3 * mad
+    trimmed = _trimmed_line(points, 10)
+    if trimmed is None:
+        return None
+    centre, direction, keep, _ = trimmed
     kept = points[keep]
     along = (kept - centre) @ direction
     res = (kept - centre) @ np.array([-direction[1], direction[0]])
