@@ -693,14 +693,39 @@ out of the lens. A narrow band cannot stand in for it: its points stay near the 
 however much the lens bows the side, so they read a strong lens as none."""
 
 
-def _plumb_line_without_a_side(sides: list[np.ndarray], size: tuple[int, int],
+SIDE_THROUGH_CORNERS = 0.001
+"""A side straightened through a lens runs from corner to corner within this fraction of the photo's diagonal (5 px on
+a 12 MP photo: the corners' own 1-2 px and the edge's fraction of a pixel, with room). A set of three sides is the
+table's only where two of them do: the third may follow a parallel straight edge (the foot of the table's front face,
+a few to tens of pixels off), which shows the lens as well; a line on the floor or a rug's border bowed round the table
+runs clear of its corners."""
+
+
+def _plumb_line_without_a_side(sides: list[np.ndarray], corners: Corners, size: tuple[int, int],
                                rms_all: float) -> list[tuple[int, tuple[Distortion, float, float]]]:
-    """The lens from every three of the four ``sides`` whose straightness is under ``ONE_SIDE_ASTRAY`` of all four's,
-    each with the side left out."""
+    """The lens from every three of the four ``sides`` (side i from corner i to i + 1) whose straightness is under
+    ``ONE_SIDE_ASTRAY`` of all four's and two of which run through their corners (``SIDE_THROUGH_CORNERS``), each with
+    the side left out."""
     if len(sides) < 4:
         return []
-    found = [(i, plumb_line([s for j, s in enumerate(sides) if j != i], size)) for i in range(len(sides))]
-    return [(i, f) for i, f in found if f[1] < ONE_SIDE_ASTRAY * rms_all and math.isfinite(f[2])]
+    reach = SIDE_THROUGH_CORNERS * math.hypot(*size)
+    quad = np.asarray(corners, dtype=np.float64)
+    found = []
+    for i in range(len(sides)):
+        three = plumb_line([s for j, s in enumerate(sides) if j != i], size)
+        if not (three[1] < ONE_SIDE_ASTRAY * rms_all and math.isfinite(three[2])):
+            continue
+        lens, ends = three[0], three[0].remove(quad)
+        through = 0
+        for j in (j for j in range(len(sides)) if j != i and len(sides[j]) >= 2):
+            points = lens.remove(np.asarray(sides[j], dtype=np.float64))
+            middle = points.mean(axis=0)
+            _, _, vt = np.linalg.svd(points - middle, full_matrices=False)
+            normal = np.array([-vt[0][1], vt[0][0]])
+            through += float(np.max(np.abs((ends[[j, (j + 1) % 4]] - middle) @ normal))) <= reach
+        if through >= 2:
+            found.append((i, three))
+    return found
 
 
 LENS_EVIDENCE = 3.0
@@ -732,7 +757,7 @@ def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> t
     if len(found) > 1 and rms < found[0][1]:
         # The narrow band came out straighter: a side of the wide one may have gone astray, and where the other three
         # contradict the narrow band's lens, theirs is the one a bowed side shows.
-        contradicting = [(i, three) for i, three in _plumb_line_without_a_side(tries[0], size, found[0][1])
+        contradicting = [(i, three) for i, three in _plumb_line_without_a_side(tries[0], corners, size, found[0][1])
                          if abs(three[0].k1 - lens.k1) > LENS_EVIDENCE * max(three[2], k_sigma) and three[1] < rms]
         if contradicting:
             astray, (lens, rms, k_sigma) = min(contradicting, key=lambda each: each[1][1])
