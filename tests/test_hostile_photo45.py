@@ -1,0 +1,126 @@
+"""Stop 45's photo work attacked as a hostile user would: the marker pieces' home check (``markers._home_gaps``,
+``kept_not_home``) with pieces a few millimetres short, edges hidden, and lines or a front face beside pieces that are
+home; the table's plane as every surface running along its edge (``ground.ground_map``) under a roof or a long hill at
+the edge. Real defects are pinned as strict xfails whose reasons give the numbers measured (the day one is fixed, its
+xfail must go); what holds is a normal test. Every photo is drawn here (the markers' drawn table of
+``tests/test_photo_markers.py``; ground maps at 1 px/mm as in ``tests/test_hostile_photo44.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from tabletop.photo import markers as mk  # noqa: E402
+from tabletop.photo.ground import ground_map  # noqa: E402
+from tests.test_photo_markers import _TURNS, TABLE, _camera, _photo_of_pieces  # noqa: E402
+
+# ------------------------------------------------------------------------------------------- the marker pieces' check
+
+SIZE = (1800, 1350)
+CAM = _camera(SIZE, -0.04)
+TRUTH = CAM.project(mk.table_corners_mm(TABLE), 0.0)
+W, H = TABLE
+
+
+def _rect(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """A rectangle's outline in table mm, 50 points a side (so the lens bends its image)."""
+    t = np.linspace(0.0, 1.0, 50)
+    return np.concatenate([np.stack([x0 + (x1 - x0) * t, np.full(50, y0)], 1), np.stack([np.full(50, x1), y0 + (y1 - y0) * t], 1),
+                           np.stack([x1 + (x0 - x1) * t, np.full(50, y1)], 1), np.stack([np.full(50, x0), y1 + (y0 - y1) * t], 1)])
+
+
+def _paint(photo: np.ndarray, outline_mm: np.ndarray, grey: float) -> np.ndarray:
+    """``photo`` with the table-plane polygon ``outline_mm`` filled with ``grey`` (drawn 8 times finer, averaged down)."""
+    w, h = SIZE
+    px = CAM.project(outline_mm, 0.0)
+    fine = np.zeros((h * 8, w * 8), np.uint8)
+    cv2.fillPoly(fine, [np.round((px + 0.5) * 8 - 0.5).astype(np.int32)], 255)
+    a = cv2.resize(fine.astype(np.float32) / 255, (w, h), interpolation=cv2.INTER_AREA)
+    return np.clip(photo * (1 - a) + grey * a, 0, 255).astype(np.uint8)
+
+
+def _errors(fit: mk.MarkerFit) -> tuple[np.ndarray, np.ndarray]:
+    assert fit.corners_px is not None and fit.corner_sigma_px is not None
+    return np.linalg.norm(np.asarray(fit.corners_px) - TRUTH, axis=1), np.asarray(fit.corner_sigma_px)
+
+
+def _no_sure_wrong_corner(fit: mk.MarkerFit) -> None:
+    """The guide's rule for a corner: off by over a pixel only if called unsure, and within three of its sigmas."""
+    err, sigma = _errors(fit)
+    sure_and_off = (err > 1.0) & (sigma <= mk.UNSURE_CORNER_PX)
+    assert not sure_and_off.any() and np.all(err < 3 * sigma + 0.5), (np.round(err, 2), np.round(sigma, 2), fit.note())
+
+
+def test_a_dark_ruler_or_line_beside_home_pieces_leaves_them_home() -> None:
+    """Holds: a dark ruler on the mat 10-30 mm inside the far edge, a tape measure on the floor 5-24 mm outside it and a
+    dark line 5-8 mm inside it: no home piece is judged not home, every corner within 0.3 px at its sure sigma (measured
+    0.03-0.21 px; the line inside gives gaps of -2.4 px, outside the table, which the check does not flag)."""
+    base = _photo_of_pieces(CAM, _TURNS, SIZE, floor=True)
+    for outline, grey in ((_rect(150, H - 30, W - 150, H - 10), 20), (_rect(200, H + 5, W - 100, H + 24), 20),
+                          (_rect(100, H - 8, W - 100, H - 5), 15)):
+        fit = mk.table_from_markers(_paint(base, outline, grey), TABLE)
+        assert fit is not None and fit.not_home == () and fit.kept_not_home == () and fit.seen == (0, 1, 2, 3)
+        err, sigma = _errors(fit)
+        assert err.max() < 0.3 and sigma.max() < mk.UNSURE_CORNER_PX, (err, sigma)
+        assert "may not be in its corner" not in fit.note() and "is not in its corner" not in fit.note()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "A light front face (grey 200) showing 3-25 mm below the near edge, all four pieces home: both near pieces are judged "
+    "not home (the face's foot taken for the near edge running on past them) and, two left being too few, kept with "
+    "every corner's sigma widened to 3.1 px; the corners are right (0.01-0.05 px off) but all four are called unsure and "
+    "the note asks to push home two pieces that are home"))
+def test_a_light_front_face_below_the_near_edge_leaves_home_pieces_home() -> None:
+    fit = mk.table_from_markers(_paint(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True), _rect(-30, -25, W + 30, -3), 200), TABLE)
+    assert fit is not None and fit.not_home == () and fit.kept_not_home == ()
+
+
+def test_a_light_front_face_below_the_near_edge_gives_no_sure_wrong_corner() -> None:
+    """Holds, though the pieces are wrongly doubted (the xfail above): the corners are right and called unsure, not wrong
+    and sure; the note names the two pieces. Breaks if kept pieces' gaps stop widening the sigmas."""
+    fit = mk.table_from_markers(_paint(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True), _rect(-30, -25, W + 30, -3), 200), TABLE)
+    assert fit is not None and fit.kept_not_home == (0, 1)
+    _no_sure_wrong_corner(fit)
+    assert "the lower-left piece may not be in its corner" in fit.note()
+
+
+@pytest.mark.parametrize("moved", [(-3.0, 0.0), (-4.0, 0.0), (0.0, -4.0), (-3.0, -3.0)])
+@pytest.mark.xfail(strict=True, reason=(
+    "The upper-right piece 3-4 mm short of its corner, both sides beyond it clear, all four seen: the gap found beyond it "
+    "(1.4-2.7 px) is under HOME_SIGMAS x its sigma (3 x 1.01 px, the edge's SIDE_OFFSET_SIGMA_PX floor), so it is trusted "
+    "and that corner comes out sure and wrong: 3 mm along 2.01 px off at sigma 0.18 px, 4 mm along 2.68 px at 0.18, "
+    "4 mm in 2.08 px at 0.18, 3 mm both ways 2.35 px at 0.18 (11-15 sigmas); the note says only 'from 4 printed "
+    "markers'. docs/photo.md's Limits says this happens 'under about 2 mm'; it happens up to about 4 mm (2 mm: 1.32 px)"))
+def test_a_piece_a_few_millimetres_short_gives_no_sure_wrong_corner(moved: tuple[float, float]) -> None:
+    fit = mk.table_from_markers(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True, moved={2: moved}), TABLE)
+    assert fit is not None
+    _no_sure_wrong_corner(fit)
+
+
+def test_a_piece_short_with_one_side_beyond_it_hidden_is_still_found() -> None:
+    """Holds: the upper-right piece 8 mm short along the far edge, the far edge beyond it under terrain (a grey block):
+    the right side still shows its edge running on past the corner point, so the piece is left out and its corner placed
+    from the others (measured 0.05 px off, sigma 0.77 px)."""
+    photo = _photo_of_pieces(CAM, _TURNS, SIZE, floor=True, moved={2: (-8.0, 0.0)})
+    fit = mk.table_from_markers(_paint(photo, _rect(W - 400, H - 60, W - 80, H + 40), 150), TABLE)
+    assert fit is not None and fit.not_home == (2,)
+    _no_sure_wrong_corner(fit)
+    assert "the upper-right piece is not in its corner" in fit.note()
+
+
+@pytest.mark.parametrize("moved", [(-8.0, 0.0), (0.0, -8.0)])
+@pytest.mark.xfail(strict=True, reason=(
+    "The upper-right piece 8 mm short (along the far edge, or in from it), both sides beyond it under terrain (grey "
+    "blocks over the far edge 80-400 mm from the corner and the right edge 80-400 mm): no gap is measured, the piece is "
+    "trusted and its corner comes out sure and wrong: 5.48 px off at sigma 0.19 px (along), 4.19 px at 0.19 (in); the "
+    "note says only 'from 4 printed markers', nothing of the unchecked piece. A documented limit (docs/photo.md), but "
+    "the note could say that piece's home was not checked"))
+def test_a_piece_short_with_both_sides_beyond_it_hidden_gives_no_sure_wrong_corner(moved: tuple[float, float]) -> None:
+    photo = _photo_of_pieces(CAM, _TURNS, SIZE, floor=True, moved={2: moved})
+    photo = _paint(_paint(photo, _rect(W - 400, H - 60, W - 80, H + 40), 150), _rect(W - 60, H - 400, W + 40, H - 80), 150)
+    fit = mk.table_from_markers(photo, TABLE)
+    assert fit is not None
+    _no_sure_wrong_corner(fit)
