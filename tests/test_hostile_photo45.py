@@ -167,3 +167,67 @@ def test_a_short_roof_against_the_far_edge_is_not_the_mat() -> None:
     image = _green_mat()
     image[0:70, 300:440] = (50.0, 60.0, 110.0)
     assert _first_on_mat(image, [(360.0, 570.0), (100.0, 300.0)]) == [False, True]
+
+
+# --------------------------------------------------------------------------------- phantoms on a mat printed with rings
+
+
+def _printed_rings_photo(quality: int) -> tuple[np.ndarray, tuple[tuple[float, float], ...]]:
+    """A 4000 x 3000 photo (a camera 900 mm up, 500 mm before the near edge, f 2900 px: 0.4-0.85 mm of table per pixel)
+    of a green mat printed on a 110 mm grid with dark rings 25 mm across (1.5 mm lines) and light rings 32 mm across
+    (2 mm lines), with 24 mm coins (2 mm thick) and 16 mm dice between them; noise, blur, JPEG at ``quality``."""
+    import math
+
+    from tests.test_photo_camera import _fill_envelope, _look_at
+
+    from tabletop.photo.camera import Camera, Distortion
+
+    size, f = (4000, 3000), 2900.0
+    r, t = _look_at(np.array([609.6, -500.0, 900.0]), np.array([W / 2, H / 2, 0.0]))
+    c = ((size[0] - 1) / 2, (size[1] - 1) / 2)
+    cam = Camera(f, c, r, t, Distortion.from_opencv(0.0, 0.0, f, c, 0.5 * math.hypot(*size)))
+    mat = (70, 120, 80)
+    img = np.empty((size[1], size[0], 3), np.uint8)
+    img[:] = (40, 40, 40)
+    quad = np.array([[0, 0], [W, 0], [W, H], [0, H]], float)
+    _fill_envelope(img, cam.project(quad, 0.0), mat)
+    rng = np.random.default_rng(3)
+    around = np.radians(np.arange(0, 360, 1.0))
+    unit = np.column_stack([np.cos(around), np.sin(around)])
+    for i, x in enumerate(np.arange(100, W - 60, 110)):
+        for j, y in enumerate(np.arange(90, H - 60, 110)):
+            kind = (i + 2 * j) % 4
+            if kind in (0, 1):
+                radius, line, ink = (12.5, 1.5, (30, 50, 35)) if kind == 0 else (16.0, 2.0, (120, 160, 170))
+                _fill_envelope(img, cam.project(unit * radius + (x, y), 0.0), ink)
+                _fill_envelope(img, cam.project(unit * (radius - line) + (x, y), 0.0), mat)
+            elif kind == 2:
+                for z in np.linspace(0, 2.0, 4):
+                    _fill_envelope(img, cam.project(unit * 12.0 + (x, y), z), (90, 95, 100))
+                _fill_envelope(img, cam.project(unit * 12.0 + (x, y), 2.0), (170, 175, 180))
+            else:
+                a = math.radians(rng.uniform(0, 90))
+                sq = np.array([[-8.0, -8.0], [8.0, -8.0], [8.0, 8.0], [-8.0, 8.0]]) @ np.array(
+                    [[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+                for z in np.linspace(0, 16, 6):
+                    _fill_envelope(img, cam.project(sq + (x, y), z), (150, 150, 150))
+                _fill_envelope(img, cam.project(sq + (x, y), 16), (235, 235, 235))
+    img = cv2.GaussianBlur(np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8), (0, 0), 1.0)
+    img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+    return img, tuple((float(u), float(v)) for u, v in cam.project(quad, 0.0))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Not stop 45's doing (OUTLINE_PLACE_REACH_PX 0 gives the same): on a mat printed with thin rings of base sizes "
+    "(JPEG 92), three printed rings near the near edge (finer than 0.67 mm/px, where the grid-place search reaches no "
+    "other place) are reported as CONFIDENT bases, at (100, 90) 25 mm, (650, 90) 32 mm and (320, 200) 25 mm, sigmas "
+    "0.21-0.22 mm: a line's two opposite steps taken for a base's one; no note. The 24 mm coins and the dice are not "
+    "confident. (At JPEG 70 no ring is confident.)"))
+def test_rings_printed_on_the_mat_are_no_confident_bases() -> None:
+    from tabletop.photo import pipeline
+    from tabletop.photo.values import LoadedImage
+
+    img, corners = _printed_rings_photo(92)
+    result = pipeline.analyse_image(LoadedImage(img, "rings.jpg", (img.shape[1], img.shape[0])), TABLE, corners)
+    confident = [(round(b.x_mm), round(b.y_mm), b.diameter_mm) for b in result.bases if b.confident]
+    assert confident == []
