@@ -100,6 +100,51 @@ def test_a_piece_a_few_millimetres_short_gives_no_sure_wrong_corner(moved: tuple
     _no_sure_wrong_corner(fit)
 
 
+@pytest.mark.xfail(strict=True, reason=(
+    "Three seen (the lower-right hidden), the upper-right piece 3 mm short along the far edge: not judged short, so the "
+    "kept-not-home widening never applies; the upper-right corner 2.05 px off at sigma 0.19 px and the lower-right one, "
+    "placed from the others, 1.65 px off at 0.72 px (called sure, under UNSURE_CORNER_PX); 3 mm both ways: 2.34 px at "
+    "0.19 and 1.82 px at 0.73. The note: 'the lower-right corner placed from the others through the camera (±0.7 px)', "
+    "nothing about the short piece"))
+def test_a_piece_three_millimetres_short_among_three_seen_gives_no_sure_wrong_corner() -> None:
+    fit = mk.table_from_markers(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True, hide=(1,), moved={2: (-3.0, 0.0)}), TABLE)
+    assert fit is not None
+    _no_sure_wrong_corner(fit)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # a 12 MP render
+@pytest.mark.xfail(strict=True, reason=(
+    "The other generator agrees: benchmarks.photogen's markers seed 1 with the upper-right piece 3 mm short along the far "
+    "edge. At its full 4032 x 3024 it is caught (gap 5.48 px over sigma 1.06: left out, corner 0.16 px off at 0.66). "
+    "The same photo at 2016 x 1512 (a photo sent through a messenger, an older phone): gap 2.71 px over sigma 1.02, "
+    "under HOME_SIGMAS', so trusted: that corner 2.58 px off at sigma 0.21 px (12 sigmas), note 'from 4 printed "
+    "markers' only; at 1331 x 998: 1.72 px off at 0.17. The check's threshold is about 3 photo px whatever the "
+    "resolution, so the shortfall it misses grows as the photo shrinks"))
+def test_a_generator_piece_three_millimetres_short_in_a_half_size_photo_gives_no_sure_wrong_corner(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    photogen = pytest.importorskip("benchmarks.photogen.generate")
+    scene = pytest.importorskip("benchmarks.photogen.scene")
+    laid = scene._markers
+
+    def short_of_corner(params, rng):  # noqa: ANN001, ANN202
+        found = list(laid(params, rng))
+        found[2] = dataclasses.replace(found[2], centre=(found[2].centre[0] - 3.0, found[2].centre[1]))
+        return tuple(found)
+
+    monkeypatch.setattr(scene, "_markers", short_of_corner)
+    photo = photogen.render_photo("markers", 1)
+    half = cv2.resize(photo.image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    fit = mk.table_from_markers(half, tuple(photo.truth["table_mm"]))
+    assert fit is not None and fit.corners_px is not None and fit.corner_sigma_px is not None
+    truth = (np.asarray(photo.truth["corners_px"]) + 0.5) * 0.5 - 0.5
+    err = np.linalg.norm(np.asarray(fit.corners_px) - truth, axis=1)
+    sigma = np.asarray(fit.corner_sigma_px)
+    assert not np.any((err > 1.0) & (sigma <= mk.UNSURE_CORNER_PX)), (err, sigma, fit.note())
+
+
 def test_a_piece_short_with_one_side_beyond_it_hidden_is_still_found() -> None:
     """Holds: the upper-right piece 8 mm short along the far edge, the far edge beyond it under terrain (a grey block):
     the right side still shows its edge running on past the corner point, so the piece is left out and its corner placed
@@ -316,7 +361,7 @@ def test_a_right_far_side_is_not_moved_onto_a_poster_or_a_shelf_line() -> None:
     """Holds: the far side found on the table's far edge (y = 250), the flood up the white wall behind: a poster of the
     mat's very colour 15 px up the wall (wall between), or a dark shelf line across the wall (y = 200), does not take
     it; and a far side on the wall's foot (y = 295) with that poster above is moved onto the table's edge (within 3 px),
-    not onto the poster. Breaks if the strip between had not to be mat (the poster's foot would be taken)."""
+    not onto the poster. Breaks if ``_wall_between`` said yes to every strip."""
     import tabletop.photo.rectify as rectify_module
     from tests.test_photo_outline import TABLE_SMALL, _far_at, _room_and_table
 
