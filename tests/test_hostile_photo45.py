@@ -1,0 +1,399 @@
+"""Stop 45's photo work attacked as a hostile user would: the marker pieces' home check (``markers._home_gaps``,
+``kept_not_home``) with pieces a few millimetres short, edges hidden, and lines or a front face beside pieces that are
+home; the table's plane as every surface running along its edge (``ground.ground_map``) under a roof or a long hill at
+the edge. Real defects are pinned as strict xfails whose reasons give the numbers measured (the day one is fixed, its
+xfail must go); what holds is a normal test. Every photo is drawn here (the markers' drawn table of
+``tests/test_photo_markers.py``; ground maps at 1 px/mm as in ``tests/test_hostile_photo44.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from tabletop.photo import markers as mk  # noqa: E402
+from tabletop.photo.ground import ground_map  # noqa: E402
+from tests.test_photo_markers import _TURNS, TABLE, _camera, _photo_of_pieces  # noqa: E402
+
+# ------------------------------------------------------------------------------------------- the marker pieces' check
+
+SIZE = (1800, 1350)
+CAM = _camera(SIZE, -0.04)
+TRUTH = CAM.project(mk.table_corners_mm(TABLE), 0.0)
+W, H = TABLE
+
+
+def _rect(x0: float, y0: float, x1: float, y1: float) -> np.ndarray:
+    """A rectangle's outline in table mm, 50 points a side (so the lens bends its image)."""
+    t = np.linspace(0.0, 1.0, 50)
+    return np.concatenate([np.stack([x0 + (x1 - x0) * t, np.full(50, y0)], 1), np.stack([np.full(50, x1), y0 + (y1 - y0) * t], 1),
+                           np.stack([x1 + (x0 - x1) * t, np.full(50, y1)], 1), np.stack([np.full(50, x0), y1 + (y0 - y1) * t], 1)])
+
+
+def _paint(photo: np.ndarray, outline_mm: np.ndarray, grey: float) -> np.ndarray:
+    """``photo`` with the table-plane polygon ``outline_mm`` filled with ``grey`` (drawn 8 times finer, averaged down)."""
+    w, h = SIZE
+    px = CAM.project(outline_mm, 0.0)
+    fine = np.zeros((h * 8, w * 8), np.uint8)
+    cv2.fillPoly(fine, [np.round((px + 0.5) * 8 - 0.5).astype(np.int32)], 255)
+    a = cv2.resize(fine.astype(np.float32) / 255, (w, h), interpolation=cv2.INTER_AREA)
+    return np.clip(photo * (1 - a) + grey * a, 0, 255).astype(np.uint8)
+
+
+def _errors(fit: mk.MarkerFit) -> tuple[np.ndarray, np.ndarray]:
+    assert fit.corners_px is not None and fit.corner_sigma_px is not None
+    return np.linalg.norm(np.asarray(fit.corners_px) - TRUTH, axis=1), np.asarray(fit.corner_sigma_px)
+
+
+def _no_sure_wrong_corner(fit: mk.MarkerFit) -> None:
+    """The guide's rule for a corner: off by over a pixel only if called unsure, and within three of its sigmas."""
+    err, sigma = _errors(fit)
+    sure_and_off = (err > 1.0) & (sigma <= mk.UNSURE_CORNER_PX)
+    assert not sure_and_off.any() and np.all(err < 3 * sigma + 0.5), (np.round(err, 2), np.round(sigma, 2), fit.note())
+
+
+def test_a_dark_ruler_or_line_beside_home_pieces_leaves_them_home() -> None:
+    """Holds: a dark ruler on the mat 10-30 mm inside the far edge, a tape measure on the floor 5-24 mm outside it and a
+    dark line 5-8 mm inside it: no home piece is judged not home, every corner within 0.3 px at its sure sigma (measured
+    0.03-0.21 px; the line inside gives gaps of -2.4 px, outside the table, which the check does not flag)."""
+    base = _photo_of_pieces(CAM, _TURNS, SIZE, floor=True)
+    for outline, grey in ((_rect(150, H - 30, W - 150, H - 10), 20), (_rect(200, H + 5, W - 100, H + 24), 20),
+                          (_rect(100, H - 8, W - 100, H - 5), 15)):
+        fit = mk.table_from_markers(_paint(base, outline, grey), TABLE)
+        assert fit is not None and fit.not_home == () and fit.kept_not_home == () and fit.seen == (0, 1, 2, 3)
+        err, sigma = _errors(fit)
+        assert err.max() < 0.3 and sigma.max() < mk.UNSURE_CORNER_PX, (err, sigma)
+        assert "may not be in its corner" not in fit.note() and "is not in its corner" not in fit.note()
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "A light front face (grey 200) showing 3-25 mm below the near edge, all four pieces home: both near pieces are judged "
+    "not home (the face's foot taken for the near edge running on past them) and, two left being too few, kept with "
+    "every corner's sigma widened to 3.1 px; the corners are right (0.01-0.05 px off) but all four are called unsure and "
+    "the note asks to push home two pieces that are home"))
+def test_a_light_front_face_below_the_near_edge_leaves_home_pieces_home() -> None:
+    fit = mk.table_from_markers(_paint(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True), _rect(-30, -25, W + 30, -3), 200), TABLE)
+    assert fit is not None and fit.not_home == () and fit.kept_not_home == ()
+
+
+def test_a_light_front_face_below_the_near_edge_gives_no_sure_wrong_corner() -> None:
+    """Holds, though the pieces are wrongly doubted (the xfail above): the corners are right and, the pieces doubted,
+    called unsure (measured 0.01-0.05 px off, sigma 3.1 px), not wrong and sure; the note names the two pieces. Breaks if
+    kept pieces' gaps stopped widening the sigmas, or if doubted pieces were dropped (two left: no corners)."""
+    fit = mk.table_from_markers(_paint(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True), _rect(-30, -25, W + 30, -3), 200), TABLE)
+    assert fit is not None and fit.kept_not_home == (0, 1)
+    _no_sure_wrong_corner(fit)
+    assert np.all(_errors(fit)[1] > mk.UNSURE_CORNER_PX)
+    assert "the lower-left piece may not be in its corner" in fit.note()
+
+
+@pytest.mark.parametrize("moved", [(-3.0, 0.0), (-4.0, 0.0), (0.0, -4.0), (-3.0, -3.0)])
+@pytest.mark.xfail(strict=True, reason=(
+    "The upper-right piece 3-4 mm short of its corner, both sides beyond it clear, all four seen: the gap found beyond it "
+    "(1.4-2.7 px) is under HOME_SIGMAS x its sigma (3 x 1.01 px, the edge's SIDE_OFFSET_SIGMA_PX floor), so it is trusted "
+    "and that corner comes out sure and wrong: 3 mm along 2.01 px off at sigma 0.18 px, 4 mm along 2.68 px at 0.18, "
+    "4 mm in 2.08 px at 0.18, 3 mm both ways 2.35 px at 0.18 (11-15 sigmas); the note says only 'from 4 printed "
+    "markers'. docs/photo.md's Limits says this happens 'under about 2 mm'; it happens up to about 4 mm (2 mm: 1.32 px)"))
+def test_a_piece_a_few_millimetres_short_gives_no_sure_wrong_corner(moved: tuple[float, float]) -> None:
+    fit = mk.table_from_markers(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True, moved={2: moved}), TABLE)
+    assert fit is not None
+    _no_sure_wrong_corner(fit)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Three seen (the lower-right hidden), the upper-right piece 3 mm short along the far edge: not judged short, so the "
+    "kept-not-home widening never applies; the upper-right corner 2.05 px off at sigma 0.19 px and the lower-right one, "
+    "placed from the others, 1.65 px off at 0.72 px (called sure, under UNSURE_CORNER_PX); 3 mm both ways: 2.34 px at "
+    "0.19 and 1.82 px at 0.73. The note: 'the lower-right corner placed from the others through the camera (±0.7 px)', "
+    "nothing about the short piece"))
+def test_a_piece_three_millimetres_short_among_three_seen_gives_no_sure_wrong_corner() -> None:
+    fit = mk.table_from_markers(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True, hide=(1,), moved={2: (-3.0, 0.0)}), TABLE)
+    assert fit is not None
+    _no_sure_wrong_corner(fit)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # a 12 MP render
+@pytest.mark.xfail(strict=True, reason=(
+    "The other generator agrees: benchmarks.photogen's markers seed 1 with the upper-right piece 3 mm short along the far "
+    "edge. At its full 4032 x 3024 it is caught (gap 5.48 px over sigma 1.06: left out, corner 0.16 px off at 0.66). "
+    "The same photo at 2016 x 1512 (a photo sent through a messenger, an older phone): gap 2.71 px over sigma 1.02, "
+    "under HOME_SIGMAS', so trusted: that corner 2.58 px off at sigma 0.21 px (12 sigmas), note 'from 4 printed "
+    "markers' only; at 1331 x 998: 1.72 px off at 0.17. The check's threshold is about 3 photo px whatever the "
+    "resolution, so the shortfall it misses grows as the photo shrinks"))
+def test_a_generator_piece_three_millimetres_short_in_a_half_size_photo_gives_no_sure_wrong_corner(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    photogen = pytest.importorskip("benchmarks.photogen.generate")
+    scene = pytest.importorskip("benchmarks.photogen.scene")
+    laid = scene._markers
+
+    def short_of_corner(params, rng):  # noqa: ANN001, ANN202
+        found = list(laid(params, rng))
+        found[2] = dataclasses.replace(found[2], centre=(found[2].centre[0] - 3.0, found[2].centre[1]))
+        return tuple(found)
+
+    monkeypatch.setattr(scene, "_markers", short_of_corner)
+    photo = photogen.render_photo("markers", 1)
+    half = cv2.resize(photo.image, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    fit = mk.table_from_markers(half, tuple(photo.truth["table_mm"]))
+    assert fit is not None and fit.corners_px is not None and fit.corner_sigma_px is not None
+    truth = (np.asarray(photo.truth["corners_px"]) + 0.5) * 0.5 - 0.5
+    err = np.linalg.norm(np.asarray(fit.corners_px) - truth, axis=1)
+    sigma = np.asarray(fit.corner_sigma_px)
+    assert not np.any((err > 1.0) & (sigma <= mk.UNSURE_CORNER_PX)), (err, sigma, fit.note())
+
+
+def test_a_piece_short_with_one_side_beyond_it_hidden_is_still_found() -> None:
+    """Holds: the upper-right piece 8 mm short along the far edge, the far edge beyond it under terrain (a grey block):
+    the right side still shows its edge running on past the corner point, so the piece is left out and its corner placed
+    from the others (measured 0.05 px off, sigma 0.77 px)."""
+    photo = _photo_of_pieces(CAM, _TURNS, SIZE, floor=True, moved={2: (-8.0, 0.0)})
+    fit = mk.table_from_markers(_paint(photo, _rect(W - 400, H - 60, W - 80, H + 40), 150), TABLE)
+    assert fit is not None and fit.not_home == (2,)
+    _no_sure_wrong_corner(fit)
+    assert "the upper-right piece is not in its corner" in fit.note()
+
+
+@pytest.mark.parametrize("moved", [(-8.0, 0.0), (0.0, -8.0)])
+@pytest.mark.xfail(strict=True, reason=(
+    "The upper-right piece 8 mm short (along the far edge, or in from it), both sides beyond it under terrain (grey "
+    "blocks over the far edge 80-400 mm from the corner and the right edge 80-400 mm): no gap is measured, the piece is "
+    "trusted and its corner comes out sure and wrong: 5.48 px off at sigma 0.19 px (along), 4.19 px at 0.19 (in); the "
+    "note says only 'from 4 printed markers', nothing of the unchecked piece. A documented limit (docs/photo.md), but "
+    "the note could say that piece's home was not checked"))
+def test_a_piece_short_with_both_sides_beyond_it_hidden_gives_no_sure_wrong_corner(moved: tuple[float, float]) -> None:
+    photo = _photo_of_pieces(CAM, _TURNS, SIZE, floor=True, moved={2: moved})
+    photo = _paint(_paint(photo, _rect(W - 400, H - 60, W - 80, H + 40), 150), _rect(W - 60, H - 400, W + 40, H - 80), 150)
+    fit = mk.table_from_markers(photo, TABLE)
+    assert fit is not None
+    _no_sure_wrong_corner(fit)
+
+
+# ------------------------------------------------------------------------------------------------- the table's plane
+
+
+def _first_on_mat(image: np.ndarray, points: list[tuple[float, float]]) -> list[bool]:
+    """Whether a path 16 mm outwards (+x) from each table point first meets the table's plane (1 px/mm, row 0 far)."""
+    rng = np.random.default_rng(0)
+    top = np.clip(np.round(image + rng.normal(0.0, 3.0, image.shape)), 0, 255).astype(np.uint8)
+    surfaces = ground_map(top, 1.0, float(image.shape[0]))
+    path = np.linspace(0.0, 16.0, 15)
+    return [bool(surfaces.first_surface_is_floor((x + path)[None, :], np.full((1, 15), y))[0]) for x, y in points]
+
+
+def _green_mat() -> np.ndarray:
+    return np.broadcast_to(np.array((70.0, 110.0, 80.0)), (600, 900, 3)).copy()  # 900 x 600 mm, green felt
+
+
+def test_a_roof_in_the_tables_corner_touching_two_edges_is_not_the_mat() -> None:
+    """Holds: a building's roof (130 x 130 mm, brick red) in the far-left corner touches the far edge over 130 mm and the
+    left edge over 130 mm; each stretch is short of ``EDGE_RUN_MM`` (the two are not added), so it is raised. Breaks if
+    the run needed were 120 mm."""
+    image = _green_mat()
+    image[0:130, 0:130] = (50.0, 60.0, 110.0)
+    assert _first_on_mat(image, [(60.0, 540.0), (400.0, 300.0)]) == [False, True]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "A long building (a barracks, 220 x 70 mm roof, brick red) against the far edge: its roof runs 220 mm along the edge, "
+    "over EDGE_RUN_MM (150 mm), so it is taken for the table's plane (as a printed road is) and a path from a point on the "
+    "roof meets 'the mat' first: bases on such a roof pass the ground test. docs/photo.md's Limits names the plateau or "
+    "roof running 150 mm along the edge; a base on it is placed 10-12 cm of height x cot(elevation) off"))
+def test_a_long_roof_against_the_far_edge_is_not_the_mat() -> None:
+    image = _green_mat()
+    image[0:70, 300:520] = (50.0, 60.0, 110.0)
+    assert _first_on_mat(image, [(400.0, 570.0), (100.0, 300.0)]) == [False, True]
+
+
+def test_a_short_roof_against_the_far_edge_is_not_the_mat() -> None:
+    """Holds (the same roof 140 mm long, under ``EDGE_RUN_MM``): raised; the mat beside it is the mat."""
+    image = _green_mat()
+    image[0:70, 300:440] = (50.0, 60.0, 110.0)
+    assert _first_on_mat(image, [(360.0, 570.0), (100.0, 300.0)]) == [False, True]
+
+
+# --------------------------------------------------------------------------------- phantoms on a mat printed with rings
+
+
+def _printed_rings_photo(quality: int) -> tuple[np.ndarray, tuple[tuple[float, float], ...]]:
+    """A 4000 x 3000 photo (a camera 900 mm up, 500 mm before the near edge, f 2900 px: 0.4-0.85 mm of table per pixel)
+    of a green mat printed on a 110 mm grid with dark rings 25 mm across (1.5 mm lines) and light rings 32 mm across
+    (2 mm lines), with 24 mm coins (2 mm thick) and 16 mm dice between them; noise, blur, JPEG at ``quality``."""
+    import math
+
+    from tests.test_photo_camera import _fill_envelope, _look_at
+
+    from tabletop.photo.camera import Camera, Distortion
+
+    size, f = (4000, 3000), 2900.0
+    r, t = _look_at(np.array([609.6, -500.0, 900.0]), np.array([W / 2, H / 2, 0.0]))
+    c = ((size[0] - 1) / 2, (size[1] - 1) / 2)
+    cam = Camera(f, c, r, t, Distortion.from_opencv(0.0, 0.0, f, c, 0.5 * math.hypot(*size)))
+    mat = (70, 120, 80)
+    img = np.empty((size[1], size[0], 3), np.uint8)
+    img[:] = (40, 40, 40)
+    quad = np.array([[0, 0], [W, 0], [W, H], [0, H]], float)
+    _fill_envelope(img, cam.project(quad, 0.0), mat)
+    rng = np.random.default_rng(3)
+    around = np.radians(np.arange(0, 360, 1.0))
+    unit = np.column_stack([np.cos(around), np.sin(around)])
+    for i, x in enumerate(np.arange(100, W - 60, 110)):
+        for j, y in enumerate(np.arange(90, H - 60, 110)):
+            kind = (i + 2 * j) % 4
+            if kind in (0, 1):
+                radius, line, ink = (12.5, 1.5, (30, 50, 35)) if kind == 0 else (16.0, 2.0, (120, 160, 170))
+                _fill_envelope(img, cam.project(unit * radius + (x, y), 0.0), ink)
+                _fill_envelope(img, cam.project(unit * (radius - line) + (x, y), 0.0), mat)
+            elif kind == 2:
+                for z in np.linspace(0, 2.0, 4):
+                    _fill_envelope(img, cam.project(unit * 12.0 + (x, y), z), (90, 95, 100))
+                _fill_envelope(img, cam.project(unit * 12.0 + (x, y), 2.0), (170, 175, 180))
+            else:
+                a = math.radians(rng.uniform(0, 90))
+                sq = np.array([[-8.0, -8.0], [8.0, -8.0], [8.0, 8.0], [-8.0, 8.0]]) @ np.array(
+                    [[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+                for z in np.linspace(0, 16, 6):
+                    _fill_envelope(img, cam.project(sq + (x, y), z), (150, 150, 150))
+                _fill_envelope(img, cam.project(sq + (x, y), 16), (235, 235, 235))
+    img = cv2.GaussianBlur(np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8), (0, 0), 1.0)
+    img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+    return img, tuple((float(u), float(v)) for u, v in cam.project(quad, 0.0))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Not stop 45's doing (OUTLINE_PLACE_REACH_PX 0 gives the same): on a mat printed with thin rings of base sizes "
+    "(JPEG 92), three printed rings near the near edge (finer than 0.67 mm/px, where the grid-place search reaches no "
+    "other place) are reported as CONFIDENT bases, at (100, 90) 25 mm, (650, 90) 32 mm and (320, 200) 25 mm, sigmas "
+    "0.21-0.22 mm: a line's two opposite steps taken for a base's one; no note. The 24 mm coins and the dice are not "
+    "confident. (At JPEG 70 no ring is confident.)"))
+def test_rings_printed_on_the_mat_are_no_confident_bases() -> None:
+    from tabletop.photo import pipeline
+    from tabletop.photo.values import LoadedImage
+
+    img, corners = _printed_rings_photo(92)
+    result = pipeline.analyse_image(LoadedImage(img, "rings.jpg", (img.shape[1], img.shape[0])), TABLE, corners)
+    confident = [(round(b.x_mm), round(b.y_mm), b.diameter_mm) for b in result.bases if b.confident]
+    assert confident == []
+
+
+# ----------------------------------------------------------------------------------- the lens from three wide sides
+
+LENS_CORNERS = ((200.0, 1050.0), (1400.0, 1050.0), (1220.0, 300.0), (380.0, 300.0))
+
+
+def _straight_table_beside_a_bowed_line(sides: str) -> np.ndarray:
+    """A 1600 x 1200 photo with NO lens: a straight-sided table (grey 120 on a floor of 95, its cut edge ragged by 1 px
+    RMS, as a frayed cloth's) and, on the floor outside it along the named ``sides`` (l: left, f: far, r: right), a dark
+    line 6 px wide round a copy of the table 6 % larger, bowed as a barrel lens (k -0.06 of the half-diagonal) would bow
+    it: a rug's border or a curved shelf's edge."""
+    w, h = 1600, 1200
+    rng = np.random.default_rng(0)
+    q = np.array(LENS_CORNERS)
+    middle = q.mean(axis=0)
+    c, r = np.array([(w - 1) / 2, (h - 1) / 2]), 0.5 * np.hypot(w, h)
+
+    def along(a: np.ndarray, b: np.ndarray, n: int = 400) -> np.ndarray:
+        return a + np.linspace(0.0, 1.0, n)[:, None] * (b - a)
+
+    def coverage(draw) -> np.ndarray:  # noqa: ANN001
+        fine = np.zeros((h * 8, w * 8), np.uint8)
+        draw(fine)
+        return cv2.resize(fine.astype(np.float32) / 255, (w, h), interpolation=cv2.INTER_AREA)
+
+    img = np.full((h, w), 95.0, np.float32)
+    big = middle + (q - middle) * 1.06
+    parts = {"l": along(big[0], big[3]), "f": along(big[3], big[2]), "r": along(big[2], big[1])}
+    if sides:
+        line = np.concatenate([parts[s] for s in sides])
+        d = line - c
+        line = c + d * (1 - 0.06 * (d ** 2).sum(axis=1, keepdims=True) / r ** 2)
+        a = coverage(lambda fine: cv2.polylines(fine, [np.round((line + 0.5) * 8 - 0.5).astype(np.int32)], False, 255, 48))
+        img = img * (1 - a) + 15 * a
+    t = np.linspace(0.0, 1.0, 300, endpoint=False)[:, None]
+    outline = np.concatenate([q[j] + t * (q[(j + 1) % 4] - q[j]) for j in range(4)])
+    outward = (outline - middle) / np.linalg.norm(outline - middle, axis=1, keepdims=True)
+    outline = outline + outward * rng.normal(0.0, 1.0, (len(outline), 1))
+    a = coverage(lambda fine: cv2.fillPoly(fine, [np.round((outline + 0.5) * 8 - 0.5).astype(np.int32)], 255))
+    img = cv2.GaussianBlur(img * (1 - a) + 120 * a, (0, 0), 0.8) + rng.normal(0.0, 2.0, (h, w))
+    return cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+
+
+@pytest.mark.parametrize("sides", ["", "f", "lf"])
+def test_a_straight_table_with_one_or_two_sides_beside_a_bowed_line_is_given_no_lens(sides: str) -> None:
+    """Holds: no line, or the bowed line beside the far side, or the left and far sides: the lens is none (measured:
+    straightness 0.70-0.75 px, k1 sigma 0.003-0.005). Breaks if LENS_EVIDENCE were 0 (any bend read as a lens)."""
+    from tabletop.photo.rectify import measure_lens
+
+    lens, _, _ = measure_lens(_straight_table_beside_a_bowed_line(sides), LENS_CORNERS, None)  # type: ignore[arg-type]
+    assert lens.identity
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "A table with NO lens, its three sides but the near one beside a dark line bowed as a barrel lens would bow them "
+    "(drawn round a copy of the table 6 % larger, on the floor): the wide band follows the line on all three, the narrow band keeps the table's "
+    "ragged edge (0.75 px RMS, k1 0.0007), the three bowed sides straighten to 0.075 px and contradict it, so their lens "
+    "is used: k1 -0.061 (OpenCV -0.136 at f 1500 px) at a sigma of 0.0008 (79 sigmas, nothing says unsure); undone "
+    "through it with the corners as given, points 100 mm inside the table move 6.5 mm (median) to 8.9 mm"))
+def test_a_straight_table_with_three_sides_beside_a_bowed_line_is_given_no_lens() -> None:
+    from tabletop.photo.rectify import measure_lens
+
+    lens, _, _ = measure_lens(_straight_table_beside_a_bowed_line("lfr"), LENS_CORNERS, None)  # type: ignore[arg-type]
+    assert lens.identity
+
+
+# ------------------------------------------------------------------- the unaided far side moved out (_far_side_beyond)
+
+
+def _flooded_room(image: np.ndarray) -> np.ndarray:
+    """The segmentation of ``tests/test_photo_outline.py``'s wall-foot photos: the table, and a flood up the wall
+    behind it (y 60-295 of the 900 x 675 copy)."""
+    from tests.test_photo_outline import TABLE_SMALL
+
+    flooded = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(flooded, [np.round(TABLE_SMALL).astype(np.int32)], 1)
+    flooded[60:295, 80:820] = 1
+    return flooded
+
+
+def test_a_right_far_side_is_not_moved_onto_a_poster_or_a_shelf_line() -> None:
+    """Holds: the far side found on the table's far edge (y = 250), the flood up the white wall behind: a poster of the
+    mat's very colour 15 px up the wall (wall between), or a dark shelf line across the wall (y = 200), does not take
+    it; and a far side on the wall's foot (y = 295) with that poster above is moved onto the table's edge (within 3 px),
+    not onto the poster. Breaks if ``_wall_between`` said yes to every strip."""
+    import tabletop.photo.rectify as rectify_module
+    from tests.test_photo_outline import TABLE_SMALL, _far_at, _room_and_table
+
+    mat = np.array((175, 160, 150), np.uint8)
+    room = _room_and_table((235, 235, 235), floor_to=250)
+    poster = room.copy()
+    poster[150:236, 150:750] = mat
+    shelf = room.copy()
+    shelf[198:204, 80:820] = (40, 40, 40)
+    for image in (poster, shelf):
+        assert rectify_module._far_side_beyond(image, TABLE_SMALL, _flooded_room(image)) is None
+    foot = _room_and_table((235, 235, 235), floor_to=295)
+    foot[150:236, 150:750] = mat
+    moved = rectify_module._far_side_beyond(foot, _far_at(295.0), _flooded_room(foot))
+    assert moved is not None
+    assert np.linalg.norm(rectify_module._order_corners(moved[0]) - TABLE_SMALL, axis=1).max() <= 3.0
+
+
+@pytest.mark.parametrize("behind", [(120, 110, 105), (150, 140, 135)], ids=["50-darker", "20-darker"])
+@pytest.mark.xfail(strict=True, reason=(
+    "Function level only (the whole unaided analysis not measured): the far side found RIGHT on the table's far edge "
+    "(y = 250 of the 900 px copy), the flood gone on up the wall, and a second table right behind it (a mat 20 or 50 "
+    "grey levels darker, y 150-250, the table's width): _far_side_beyond moves the right far side 100 px out onto the "
+    "second table's far edge (far corners (606, 148), (292, 153)) with evidence 1.0; the same with the mat draped up the "
+    "wall behind, even with a fold line 60 levels darker at the true edge. Where the outline was refused and this is "
+    "kept, the table is a third deeper than it is"))
+def test_a_right_far_side_is_not_moved_onto_a_second_table_behind(behind: tuple[int, int, int]) -> None:
+    import tabletop.photo.rectify as rectify_module
+    from tests.test_photo_outline import TABLE_SMALL, _room_and_table
+
+    image = _room_and_table((235, 235, 235), floor_to=250)
+    image[150:250, 150:750] = behind
+    assert rectify_module._far_side_beyond(image, TABLE_SMALL, _flooded_room(image)) is None
