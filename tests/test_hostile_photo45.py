@@ -90,25 +90,18 @@ def test_a_light_front_face_below_the_near_edge_gives_no_sure_wrong_corner() -> 
 
 
 @pytest.mark.parametrize("moved", [(-3.0, 0.0), (-4.0, 0.0), (0.0, -4.0), (-3.0, -3.0)])
-@pytest.mark.xfail(strict=True, reason=(
-    "The upper-right piece 3-4 mm short of its corner, both sides beyond it clear, all four seen: the gap found beyond it "
-    "(1.4-2.7 px) is under HOME_SIGMAS x its sigma (3 x 1.01 px, the edge's SIDE_OFFSET_SIGMA_PX floor), so it is trusted "
-    "and that corner comes out sure and wrong: 3 mm along 2.01 px off at sigma 0.18 px, 4 mm along 2.68 px at 0.18, "
-    "4 mm in 2.08 px at 0.18, 3 mm both ways 2.35 px at 0.18 (11-15 sigmas); the note says only 'from 4 printed "
-    "markers'. docs/photo.md's Limits says this happens 'under about 2 mm'; it happens up to about 4 mm (2 mm: 1.32 px)"))
 def test_a_piece_a_few_millimetres_short_gives_no_sure_wrong_corner(moved: tuple[float, float]) -> None:
+    """The upper-right piece 3-4 mm short of its corner, all four seen: the gap beyond it (1.4-2.7 px) is under HOME_SIGMAS
+    of its sigma, so the piece is kept; before stop 45's last change its corner came out sure and wrong (3 mm along 2.01 px
+    off at sigma 0.18 px; 4 mm along 2.68 px at 0.18). A gap over its own sigma now widens every corner's sigma."""
     fit = mk.table_from_markers(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True, moved={2: moved}), TABLE)
     assert fit is not None
     _no_sure_wrong_corner(fit)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Three seen (the lower-right hidden), the upper-right piece 3 mm short along the far edge: not judged short, so the "
-    "kept-not-home widening never applies; the upper-right corner 2.05 px off at sigma 0.19 px and the lower-right one, "
-    "placed from the others, 1.65 px off at 0.72 px (called sure, under UNSURE_CORNER_PX); 3 mm both ways: 2.34 px at "
-    "0.19 and 1.82 px at 0.73. The note: 'the lower-right corner placed from the others through the camera (±0.7 px)', "
-    "nothing about the short piece"))
 def test_a_piece_three_millimetres_short_among_three_seen_gives_no_sure_wrong_corner() -> None:
+    """Three seen, the upper-right piece 3 mm short along the far edge: before, its corner 2.05 px off at sigma 0.19 px and
+    the hidden one 1.65 px off at 0.72, both called sure; now every corner carries the gap."""
     fit = mk.table_from_markers(_photo_of_pieces(CAM, _TURNS, SIZE, floor=True, hide=(1,), moved={2: (-3.0, 0.0)}), TABLE)
     assert fit is not None
     _no_sure_wrong_corner(fit)
@@ -116,15 +109,11 @@ def test_a_piece_three_millimetres_short_among_three_seen_gives_no_sure_wrong_co
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)  # a 12 MP render
-@pytest.mark.xfail(strict=True, reason=(
-    "The other generator agrees: benchmarks.photogen's markers seed 1 with the upper-right piece 3 mm short along the far "
-    "edge. At its full 4032 x 3024 it is caught (gap 5.48 px over sigma 1.06: left out, corner 0.16 px off at 0.66). "
-    "The same photo at 2016 x 1512 (a photo sent through a messenger, an older phone): gap 2.71 px over sigma 1.02, "
-    "under HOME_SIGMAS', so trusted: that corner 2.58 px off at sigma 0.21 px (12 sigmas), note 'from 4 printed "
-    "markers' only; at 1331 x 998: 1.72 px off at 0.17. The check's threshold is about 3 photo px whatever the "
-    "resolution, so the shortfall it misses grows as the photo shrinks"))
 def test_a_generator_piece_three_millimetres_short_in_a_half_size_photo_gives_no_sure_wrong_corner(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """benchmarks.photogen's markers seed 1, the upper-right piece 3 mm short along the far edge, the photo halved to
+    2016 x 1512: the gap (2.71 px over a sigma of 1.02) is under HOME_SIGMAS, and before, that corner was 2.58 px off at
+    sigma 0.21 px (12 sigmas), the note silent. Now every corner carries the gap."""
     import dataclasses
 
     photogen = pytest.importorskip("benchmarks.photogen.generate")

@@ -541,6 +541,9 @@ class MarkerFit:
     kept_not_home: tuple[int, ...] = ()
     """Ids of markers judged not in their corners but kept, as too few are seen without them for the corners: every
     corner's sigma then carries their largest gap."""
+    home_doubt_px: float = 0.0
+    """The largest gap every corner's sigma carries: a kept piece's judged not home, or one over its own sigma but under
+    ``HOME_SIGMAS`` of it (a piece a little short, too little to leave out, still pulls the fit by about its gap)."""
 
     def lens_file(self, size: tuple[int, int]) -> LensFile:
         """The lens (and focal length) as a calibrated lens for a photo of ``size`` (the pixels the fit was made in)."""
@@ -567,6 +570,9 @@ class MarkerFit:
         extra += "".join(f"; the {CORNER_NAMES[k]} piece may not be in its corner (the table's edge seems to run on past it): kept, as "
                          "too few are seen without it, and every corner's ± widened by the gap; push it home, or check bases"
                          for k in self.kept_not_home)
+        if self.home_doubt_px and not self.kept_not_home:
+            extra += (f"; a piece may lie up to {self.home_doubt_px:.1f} px short of its corner (the table's edge beside it runs on a "
+                      "little): every corner's ± carries it; push each piece into its corner")
         for i in (i for i in range(4) if not self.from_marker[i]):
             sigma = self.corner_sigma_px[i] if self.corner_sigma_px is not None else float("nan")
             extra += f"; the {CORNER_NAMES[i]} corner placed from the others through the camera (±{sigma:.1f} px"
@@ -896,6 +902,9 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
             return _without(image, table_mm, [s for s in sightings if s.id not in away], lens, tuple(away),
                             MarkerFit(tuple(model.ids), _with_sigma(model.camera(p), cov), rms, None, None,
                                       (False, False, False, False), turns, False, home_gaps=gaps), gaps)
+        # A gap over its own sigma but under HOME_SIGMAS of it: too little to leave the piece out, enough to pull the
+        # fit by about that much (a piece 3 mm short on a 2 MP photo: its corner 2 px off at a sigma of 0.2 px).
+        home_doubt_px = max([home_doubt_px] + [gap for _, _, gap, sigma in gaps if gap > sigma])
     if consistent:
         if len(by_id) < 4:
             model, p, cov, freed = _offsets_released(model, p, cov)
@@ -931,7 +940,7 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
                          turns, False)
     return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, (c[0], c[1], c[2], c[3]), (sg[0], sg[1], sg[2], sg[3]),
                      (seen_at[0], seen_at[1], seen_at[2], seen_at[3]), turns, consistent, home_gaps=gaps,
-                     kept_not_home=kept_not_home)
+                     kept_not_home=kept_not_home, home_doubt_px=home_doubt_px)
 
 
 def _without(image: np.ndarray, table_mm: tuple[float, float], kept: list[Sighting], lens: LensFile | None,
