@@ -14,7 +14,7 @@ import pytest
 cv2 = pytest.importorskip("cv2")
 
 from tabletop.photo import markers as mk  # noqa: E402
-from tabletop.photo.ground import ground_map  # noqa: E402
+from tests.test_photo_ground import _first_on_mat  # noqa: E402
 from tests.test_photo_markers import _TURNS, TABLE, _camera, _photo_of_pieces  # noqa: E402
 
 # ------------------------------------------------------------------------------------------- the marker pieces' check
@@ -163,15 +163,6 @@ def test_a_piece_short_with_both_sides_beyond_it_hidden_gives_no_sure_wrong_corn
 
 
 # ------------------------------------------------------------------------------------------------- the table's plane
-
-
-def _first_on_mat(image: np.ndarray, points: list[tuple[float, float]]) -> list[bool]:
-    """Whether a path 16 mm outwards (+x) from each table point first meets the table's plane (1 px/mm, row 0 far)."""
-    rng = np.random.default_rng(0)
-    top = np.clip(np.round(image + rng.normal(0.0, 3.0, image.shape)), 0, 255).astype(np.uint8)
-    surfaces = ground_map(top, 1.0, float(image.shape[0]))
-    path = np.linspace(0.0, 16.0, 15)
-    return [bool(surfaces.first_surface_is_floor((x + path)[None, :], np.full((1, 15), y))[0]) for x, y in points]
 
 
 def _green_mat() -> np.ndarray:
