@@ -895,16 +895,16 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         if away and len(sightings) - len(away) < MIN_MARKERS_FOR_CORNERS:
             # Without them no corners at all, and the judgement may be wrong (the foot of the table's front face or a
             # line on the floor beside a piece that is home reads as the edge running on): keep them, and let every
-            # corner carry the gap, which is about how far such a piece pulls the fit.
+            # corner carry the gap (below), which is about how far such a piece pulls the fit.
             kept_not_home = tuple(away)
-            home_doubt_px = max(gap for k, _, gap, _ in gaps if k in away)
         elif away:
             return _without(image, table_mm, [s for s in sightings if s.id not in away], lens, tuple(away),
                             MarkerFit(tuple(model.ids), _with_sigma(model.camera(p), cov), rms, None, None,
                                       (False, False, False, False), turns, False, home_gaps=gaps), gaps)
-        # A gap over its own sigma but under HOME_SIGMAS of it: too little to leave the piece out, enough to pull the
-        # fit by about that much (a piece 3 mm short on a 2 MP photo: its corner 2 px off at a sigma of 0.2 px).
-        home_doubt_px = max([home_doubt_px] + [gap for _, _, gap, sigma in gaps if gap > sigma])
+        # A kept piece judged not home, or a gap over its own sigma but under HOME_SIGMAS of it (too little to leave the
+        # piece out, enough to pull the fit by about that much: a piece 3 mm short on a 2 MP photo, its corner 2 px off
+        # at a sigma of 0.2 px).
+        home_doubt_px = max([0.0] + [gap for _, _, gap, sigma in gaps if gap > sigma])
     if consistent:
         if len(by_id) < 4:
             model, p, cov, freed = _offsets_released(model, p, cov)
