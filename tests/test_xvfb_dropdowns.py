@@ -45,7 +45,21 @@ def real_app(table: Path, home: Path, screen: str = "1600x1000x24", args: tuple[
             env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         )
         wid = _wait_for_window(app, env)
-        wait_until(lambda: _drawn_and_still(wid, env, home), "the app's first frames", 60)
+
+        def up_and_still() -> str | None:
+            """The window's id once the app has drawn and stopped; a window gone between grabs (the
+            app's first one replaced, or the grab hung under load) is looked up again, and an app
+            that died fails the test with what it printed, not a bare timeout."""
+            nonlocal wid
+            if app is not None and app.poll() is not None:
+                pytest.fail(f"the app exited ({app.returncode}) before its first frames: {app.stderr.read().decode() if app.stderr else ''}")
+            if _drawn_and_still(wid, env, home):
+                return wid
+            assert app is not None
+            wid = _wait_for_window(app, env)
+            return None
+
+        wid = wait_until(up_and_still, "the app's first frames", 90)
         yield app, wid, env
     finally:
         stop(app, xvfb)
