@@ -54,6 +54,8 @@ def driver():
     while not apps:
         time.sleep(0.01)
     app = apps[0]
+    while not drawn:  # on a loaded machine the first frame can come seconds after the app is made
+        time.sleep(0.01)
     if script == "key_then_flash":
         time.sleep(2.5)  # idle by now
         marks["key"] = time.monotonic() - start
@@ -88,8 +90,9 @@ def run_loop(seconds: float, script: str = "") -> dict[str, Any]:
 def test_an_idle_app_stops_drawing() -> None:
     drawn = [t for t, _ in run_loop(4.0)["drawn"]]
     # At 60 fps four seconds are ~240 frames. Once the first frames are up (and the widgets' hover
-    # time after the window's own events has passed) nothing is drawn.
-    late = [t for t in drawn if t > 2.5]
+    # time after the window's own events has passed) nothing is drawn. Counted from the first frame,
+    # not the process's start: under load the start alone can take seconds.
+    late = [t for t in drawn if t > drawn[0] + 2.5]
     assert len(drawn) < 120, len(drawn)
     assert late == [], f"{len(late)} frames drawn while idle"
 
