@@ -258,6 +258,7 @@ class PhotoImportMixin(ReviewMixin):
                 return True
             elif event.key == pygame.K_BACKSPACE and job.clicks:
                 job.clicks.pop()
+                job.dragging = None  # the corner held may be the one taken back: the rest of the drag moves nothing
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
                 if len(job.clicks) == 4:
                     self.detect_photo(tuple(job.clicks))
@@ -270,11 +271,12 @@ class PhotoImportMixin(ReviewMixin):
             if self.view_rect.collidepoint(event.pos):
                 self._corner_press(job, event.pos)
             return True
-        if event.type == pygame.MOUSEMOTION and job.dragging is not None:
+        if event.type == pygame.MOUSEMOTION and job.dragging is not None and job.phase == "corners":
             job.clicks[job.dragging] = self._corner_at(job, event.pos)
             return False  # the mouse position is still tracked (the loupe follows it)
         if event.type == pygame.MOUSEBUTTONUP and event.button == 1 and job.dragging is not None:
-            job.clicks[job.dragging] = self._corner_at(job, event.pos)
+            if job.phase == "corners":
+                job.clicks[job.dragging] = self._corner_at(job, event.pos)
             job.dragging = None
             return True
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEWHEEL):
@@ -315,6 +317,15 @@ class PhotoImportMixin(ReviewMixin):
 
             self.flash(refusal(job.outside())[0].upper() + refusal(job.outside())[1:], error=True)
             return
+        if c is not None:
+            from tabletop.photo.imageio import check_corners
+            from tabletop.photo.values import PhotoError
+
+            try:  # said here, with the corners kept to drag: the analysis would end the import with "could not read the photo"
+                check_corners((c[0], c[1], c[2], c[3]), job.loaded.original_size, "the corners clicked", allow_outside=True)
+            except PhotoError as exc:
+                self.flash(f"{str(exc)[0].upper()}{str(exc)[1:]}: drag them into place (Backspace takes the last one back)", error=True)
+                return
         job.phase, job.started = "detecting", self._now
         if job.size_entry is not None:
             job.size_entry.disable()
