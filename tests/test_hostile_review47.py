@@ -101,6 +101,102 @@ def test_corners_clicked_in_the_wrong_order_are_said_and_kept(tmp_path: Path, ph
         p.close()
 
 
+def _corners_clicked(p: Pilot, photo: tuple[Path, object]) -> object:
+    path, ph = photo
+    assert p.app.start_photo_import(str(path))
+    job = p.app.photo_import
+    for c in ph.corners_px:  # type: ignore[attr-defined]
+        p.click(tuple(round(v) for v in job.to_screen(p.app.view_rect, c)))
+    assert len(job.clicks) == 4
+    return job
+
+
+def test_enter_after_the_table_size_finds_the_bases(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """The size typed in its field and Enter, then Enter to find the bases: the field kept the keyboard (its own unfocus
+    left the window's focus on it), so every Enter submitted the size again and the bases were never looked for until
+    the user clicked somewhere (fixed)."""
+    p = _pilot(tmp_path)
+    try:
+        job = _corners_clicked(p, photo)
+        p.replace_text(job.size_entry, "24x24in")  # type: ignore[attr-defined]
+        p.key(pygame.K_RETURN)
+        p.step(2)
+        assert job.table_mm == pytest.approx((TABLE, TABLE)) and not p.app._typing()  # type: ignore[attr-defined]
+        p.key(pygame.K_RETURN)
+        assert job.phase == "detecting", p.app.message  # type: ignore[attr-defined]
+        p.key(pygame.K_ESCAPE)  # cancelled mid-way: the table is unchanged
+        assert p.app.photo_import is None and p.app.scenario.backdrop is None
+    finally:
+        p.close()
+
+
+def test_a_size_typed_without_enter_is_the_size_used(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """A new user types the table's size and goes on to click the corners: the size applied only on Enter, so the bases
+    were found on the old table's size, each off by the ratio, with nothing said (fixed: the field's text is taken when
+    the bases are looked for; a size that is not one is said and nothing starts)."""
+    path, ph = photo
+    p = _pilot(tmp_path)
+    try:
+        app = p.app
+        assert app.start_photo_import(str(path))
+        job = app.photo_import
+        p.replace_text(job.size_entry, "30x30in")  # typed, no Enter; then the corners are clicked
+        for c in ph.corners_px:  # type: ignore[attr-defined]
+            p.click(tuple(round(v) for v in job.to_screen(app.view_rect, c)))
+        p.replace_text(job.size_entry, "30 by 30")
+        p.click(app.view_rect.center)
+        p.key(pygame.K_RETURN)
+        assert job.phase == "corners" and app.message_is_error and "table size" in app.message, app.message
+        p.replace_text(job.size_entry, "30x30in")
+        p.click(app.view_rect.center)
+        p.key(pygame.K_RETURN)
+        assert job.phase == "detecting" and job.table_mm == pytest.approx((762.0, 762.0))
+        p.key(pygame.K_ESCAPE)
+    finally:
+        p.close()
+
+
+QUIT_MID_WAY = """
+import sys
+import pygame
+from pathlib import Path
+from tabletop import scenario_io
+from tabletop.app.pilot import Pilot
+from tabletop.model import Scenario, Table
+from tabletop.photo.synth import synth_photo
+
+photo, table = Path(sys.argv[1]), Path(sys.argv[2])
+ph = synth_photo(6, size=(1600, 1200), n_bases=6, table_mm=(609.6, 609.6))
+import cv2
+cv2.imwrite(str(photo), ph.image)
+scenario_io.save(Scenario(Table(609.6, 609.6), title="quit", units="mm"), table)
+p = Pilot(table)
+assert p.app.start_photo_import(str(photo))
+job = p.app.photo_import
+for c in ph.corners_px:
+    p.click(tuple(round(v) for v in job.to_screen(p.app.view_rect, c)))
+p.key(pygame.K_RETURN)
+assert job.phase == "detecting"
+p.key(pygame.K_ESCAPE)  # cancelled mid-way, and the app closed at once
+p.close()
+sys.exit(0)
+"""
+
+
+def test_quitting_while_the_bases_are_looked_for_ends_cleanly(tmp_path: Path) -> None:
+    """An import cancelled mid-way (or the app closed while the bases are looked for), then the app closed: the analysis
+    thread, a daemon, was stopped by the interpreter's end inside OpenCV's C++ code and the process died with "terminate
+    called without an active exception" (SIGABRT, exit status 134) after a clean quit (fixed: the photo threads still
+    running are waited for at exit)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", QUIT_MID_WAY, str(tmp_path / "p.jpg"), str(tmp_path / "t.toml")],
+                          cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
+    assert done.returncode == 0 and "terminate called" not in done.stderr, (done.returncode, done.stderr[-2000:])
+
+
 # ---------------------------------------------------------------------------------------------- the review
 
 

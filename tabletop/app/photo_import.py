@@ -8,10 +8,12 @@ drawing; the result becomes one undoable ``ImportPhoto`` command.
 
 from __future__ import annotations
 
+import atexit
 import html
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,26 @@ OUTSIDE_MARGIN = 0.12
 """Room left round the photo (a fraction of the view on each side) to place a corner the frame cut off."""
 GRAB_PX = 12
 """A press this close to a corner placed already drags it."""
+EXIT_WAIT_S = 60.0
+"""How long a quitting app waits for a photo's background work still running (an import cancelled, or the app closed
+while the bases are looked for)."""
+
+_WORKERS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+
+def _start_worker(thread: threading.Thread) -> None:
+    _WORKERS.add(thread)
+    thread.start()
+
+
+@atexit.register
+def _wait_for_workers() -> None:
+    """Let the photo threads still running finish before the interpreter ends: a daemon thread stopped inside OpenCV's
+    C++ code ends the process with "terminate called without an active exception" (SIGABRT, exit status 134) after the
+    user quit cleanly. The window is gone by then; only the process lingers."""
+    deadline = time.monotonic() + EXIT_WAIT_S
+    for thread in list(_WORKERS):
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 @dataclass
@@ -181,7 +203,7 @@ class PhotoImportMixin(ReviewMixin):
                 job.auto = None
 
         job.finder = threading.Thread(target=find, name="find-table", daemon=True)
-        job.finder.start()
+        _start_worker(job.finder)
         job.size_entry = self._size_entry(table)
         self.photo_import = job
         self.flash(f"Photo {Path(path).name}: click the table's {CORNER_NAMES[0]} corner")
@@ -211,7 +233,8 @@ class PhotoImportMixin(ReviewMixin):
             self.flash(str(exc).replace("--table: ", "table size: "), error=True)
         else:
             self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
-        job.size_entry.unfocus()
+        self.ui.set_focus_set(None)  # done typing: Enter goes back to the import (the element's own unfocus left the
+        # manager's focus on it, and every Enter after it submitted the field again instead of finding the bases)
         return True
 
     def _end_photo_import(self) -> None:
@@ -310,6 +333,17 @@ class PhotoImportMixin(ReviewMixin):
         markers give them. A corner outside the photo is placed from the two sides running to it first."""
         job = self.photo_import
         assert job is not None
+        if job.size_entry is not None and job.size_entry.alive():
+            # A size typed and left without Enter (the corners clicked next) is the size meant: never the old one silently.
+            from tabletop.photo.imageio import parse_table_size
+            from tabletop.photo.values import PhotoError
+
+            typed = job.size_entry.get_text().strip().replace("×", "x").replace(" ", "")
+            try:
+                job.table_mm = parse_table_size(typed)
+            except PhotoError as exc:
+                self.flash(str(exc).replace("--table: ", "table size: ") + " (the field above: fix it, then Enter)", error=True)
+                return
         c = None if corners is None else tuple((float(x), float(y)) for x, y in corners)
         if c is not None and len([i for i, (x, y) in enumerate(c) if not (-0.5 <= x <= job.loaded.original_size[0] - 0.5
                                                                        and -0.5 <= y <= job.loaded.original_size[1] - 0.5)]) > 1:
@@ -354,7 +388,7 @@ class PhotoImportMixin(ReviewMixin):
                 job.error = str(exc) or type(exc).__name__
 
         job.thread = threading.Thread(target=work, name="find-bases", daemon=True)
-        job.thread.start()
+        _start_worker(job.thread)
 
     def poll_photo_import(self) -> None:
         """Called every update: when detection has finished, lay the photo and the proposals on the table (and open
