@@ -227,14 +227,32 @@ class PhotoImportMixin(ReviewMixin):
         from tabletop.photo.imageio import parse_table_size
         from tabletop.photo.values import PhotoError
 
-        try:
-            job.table_mm = parse_table_size(text.strip().replace("×", "x").replace(" ", ""))
-        except PhotoError as exc:
-            self.flash(str(exc).replace("--table: ", "table size: "), error=True)
-        else:
-            self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
         self.ui.set_focus_set(None)  # done typing: Enter goes back to the import (the element's own unfocus left the
         # manager's focus on it, and every Enter after it submitted the field again instead of finding the bases)
+        try:
+            size = parse_table_size(text.strip().replace("×", "x").replace(" ", ""))
+        except PhotoError as exc:
+            self.flash(str(exc).replace("--table: ", "table size: "), error=True)
+            return True
+        if job.phase == "corners" and all(abs(a - b) < 1e-6 for a, b in zip(size, job.table_mm)) and self._find_bases(job):
+            # The size in use submitted again: an Enter meant for the import that reached the field first (a second
+            # Enter queued before the field let go of the keyboard, or the size already right).
+            return True
+        job.table_mm = size
+        self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
+        return True
+
+    def _find_bases(self, job: PhotoImport) -> bool:
+        """Enter: find the bases from the corners clicked, the printed markers' or the outline found; False when there
+        are none yet."""
+        if len(job.clicks) == 4:
+            self.detect_photo(tuple(job.clicks))
+        elif not job.clicks and job.marked is not None:
+            self.detect_photo(None)  # the printed markers give the corners (and the lens)
+        elif not job.clicks and job.auto_corners() is not None:
+            self.detect_photo(job.auto_corners())
+        else:
+            return False
         return True
 
     def _end_photo_import(self) -> None:
@@ -283,12 +301,7 @@ class PhotoImportMixin(ReviewMixin):
                 job.clicks.pop()
                 job.dragging = None  # the corner held may be the one taken back: the rest of the drag moves nothing
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-                if len(job.clicks) == 4:
-                    self.detect_photo(tuple(job.clicks))
-                elif not job.clicks and job.marked is not None:
-                    self.detect_photo(None)  # the printed markers give the corners (and the lens)
-                elif not job.clicks and job.auto_corners() is not None:
-                    self.detect_photo(job.auto_corners())
+                self._find_bases(job)
             return True
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and job.phase == "corners":
             if self.view_rect.collidepoint(event.pos):
@@ -412,6 +425,11 @@ class PhotoImportMixin(ReviewMixin):
             self.backdrops.visible = True
             self.start_review(job.loaded, result, tuple(m.id for m in models))
             self._refresh_widgets()
+            # The panel, the inspector and the size field gone in this very frame: the widgets were updated before the
+            # import finished, and an idle loop draws no other frame until the user moves (the real window showed the
+            # review without its panel, the dead size field and "0 models" until then).
+            self.review_sync_ui()
+            self.ui.update(0.0)
             unsure = sum(CHECK_TAG in m.tags for m in models)
             self.flash(f"{len(models)} bases found, {unsure} to check (calibration ±{result.calibration_rms_mm:.2f} mm): "
                        "N goes to the next to check, a click on a missed base fits it, A accepts")
