@@ -308,9 +308,10 @@ def test_a_negative_corner_may_start_a_point() -> None:
 def test_review_given_before_the_photo_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``tabletop photo --review table.jpg --table 48x48in``: argparse gives the photo to --review (its sheet is optional)
     and the command said "give one photo", which the user had (fixed: it says what happened)."""
-    assert photo_cli.main(["--review", str(tmp_path / "table.jpg"), "--table", "48x48in"]) == 2
-    err = capsys.readouterr().err
-    assert "--review took" in err and "table.jpg" in err and "Traceback" not in err
+    for name in ("table.jpg", "table.png"):
+        assert photo_cli.main(["--review", str(tmp_path / name), "--table", "48x48in"]) == 2
+        err = capsys.readouterr().err
+        assert "--review took" in err and name in err and "Traceback" not in err
 
 
 def test_the_scenario_and_the_contact_sheet_are_not_one_file(tmp_path: Path, photo: tuple[Path, object],

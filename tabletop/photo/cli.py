@@ -272,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
         return run_calibrate(args)
     if args.image and args.image[0] == "markers":
         return run_markers(args)
-    if not args.image and args.review and not args.review.lower().endswith(".png"):
+    if not args.image and args.review:
         # `--review IMAGE ...`: argparse gave the photo to --review (its sheet is optional)
         return _error(f"--review took {args.review} for its contact sheet and no photo is left: give the photo first "
                       f"(tabletop photo {args.review} --table ... --review), or --review SHEET.png")
