@@ -8,10 +8,12 @@ drawing; the result becomes one undoable ``ImportPhoto`` command.
 
 from __future__ import annotations
 
+import atexit
 import html
 import os
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,26 @@ OUTSIDE_MARGIN = 0.12
 """Room left round the photo (a fraction of the view on each side) to place a corner the frame cut off."""
 GRAB_PX = 12
 """A press this close to a corner placed already drags it."""
+EXIT_WAIT_S = 60.0
+"""How long a quitting app waits for a photo's background work still running (an import cancelled, or the app closed
+while the bases are looked for)."""
+
+_WORKERS: weakref.WeakSet[threading.Thread] = weakref.WeakSet()
+
+
+def _start_worker(thread: threading.Thread) -> None:
+    _WORKERS.add(thread)
+    thread.start()
+
+
+@atexit.register
+def _wait_for_workers() -> None:
+    """Let the photo threads still running finish before the interpreter ends: a daemon thread stopped inside OpenCV's
+    C++ code ends the process with "terminate called without an active exception" (SIGABRT, exit status 134) after the
+    user quit cleanly. The window is gone by then; only the process lingers."""
+    deadline = time.monotonic() + EXIT_WAIT_S
+    for thread in list(_WORKERS):
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 @dataclass
@@ -181,7 +203,7 @@ class PhotoImportMixin(ReviewMixin):
                 job.auto = None
 
         job.finder = threading.Thread(target=find, name="find-table", daemon=True)
-        job.finder.start()
+        _start_worker(job.finder)
         job.size_entry = self._size_entry(table)
         self.photo_import = job
         self.flash(f"Photo {Path(path).name}: click the table's {CORNER_NAMES[0]} corner")
@@ -205,13 +227,32 @@ class PhotoImportMixin(ReviewMixin):
         from tabletop.photo.imageio import parse_table_size
         from tabletop.photo.values import PhotoError
 
+        self.ui.set_focus_set(None)  # done typing: Enter goes back to the import (the element's own unfocus left the
+        # manager's focus on it, and every Enter after it submitted the field again instead of finding the bases)
         try:
-            job.table_mm = parse_table_size(text.strip().replace("×", "x").replace(" ", ""))
+            size = parse_table_size(text.strip().replace("×", "x").replace(" ", ""))
         except PhotoError as exc:
             self.flash(str(exc).replace("--table: ", "table size: "), error=True)
+            return True
+        if job.phase == "corners" and all(abs(a - b) < 1e-6 for a, b in zip(size, job.table_mm)) and self._find_bases(job):
+            # The size in use submitted again: an Enter meant for the import that reached the field first (a second
+            # Enter queued before the field let go of the keyboard, or the size already right).
+            return True
+        job.table_mm = size
+        self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
+        return True
+
+    def _find_bases(self, job: PhotoImport) -> bool:
+        """Enter: find the bases from the corners clicked, the printed markers' or the outline found; False when there
+        are none yet."""
+        if len(job.clicks) == 4:
+            self.detect_photo(tuple(job.clicks))
+        elif not job.clicks and job.marked is not None:
+            self.detect_photo(None)  # the printed markers give the corners (and the lens)
+        elif not job.clicks and job.auto_corners() is not None:
+            self.detect_photo(job.auto_corners())
         else:
-            self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
-        job.size_entry.unfocus()
+            return False
         return True
 
     def _end_photo_import(self) -> None:
@@ -258,23 +299,20 @@ class PhotoImportMixin(ReviewMixin):
                 return True
             elif event.key == pygame.K_BACKSPACE and job.clicks:
                 job.clicks.pop()
+                job.dragging = None  # the corner held may be the one taken back: the rest of the drag moves nothing
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
-                if len(job.clicks) == 4:
-                    self.detect_photo(tuple(job.clicks))
-                elif not job.clicks and job.marked is not None:
-                    self.detect_photo(None)  # the printed markers give the corners (and the lens)
-                elif not job.clicks and job.auto_corners() is not None:
-                    self.detect_photo(job.auto_corners())
+                self._find_bases(job)
             return True
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and job.phase == "corners":
             if self.view_rect.collidepoint(event.pos):
                 self._corner_press(job, event.pos)
             return True
-        if event.type == pygame.MOUSEMOTION and job.dragging is not None:
+        if event.type == pygame.MOUSEMOTION and job.dragging is not None and job.phase == "corners":
             job.clicks[job.dragging] = self._corner_at(job, event.pos)
             return False  # the mouse position is still tracked (the loupe follows it)
         if event.type == pygame.MOUSEBUTTONUP and event.button == 1 and job.dragging is not None:
-            job.clicks[job.dragging] = self._corner_at(job, event.pos)
+            if job.phase == "corners":
+                job.clicks[job.dragging] = self._corner_at(job, event.pos)
             job.dragging = None
             return True
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEWHEEL):
@@ -308,6 +346,17 @@ class PhotoImportMixin(ReviewMixin):
         markers give them. A corner outside the photo is placed from the two sides running to it first."""
         job = self.photo_import
         assert job is not None
+        if job.size_entry is not None and job.size_entry.alive():
+            # A size typed and left without Enter (the corners clicked next) is the size meant: never the old one silently.
+            from tabletop.photo.imageio import parse_table_size
+            from tabletop.photo.values import PhotoError
+
+            typed = job.size_entry.get_text().strip().replace("×", "x").replace(" ", "")
+            try:
+                job.table_mm = parse_table_size(typed)
+            except PhotoError as exc:
+                self.flash(str(exc).replace("--table: ", "table size: ") + " (the field above: fix it, then Enter)", error=True)
+                return
         c = None if corners is None else tuple((float(x), float(y)) for x, y in corners)
         if c is not None and len([i for i, (x, y) in enumerate(c) if not (-0.5 <= x <= job.loaded.original_size[0] - 0.5
                                                                        and -0.5 <= y <= job.loaded.original_size[1] - 0.5)]) > 1:
@@ -315,6 +364,15 @@ class PhotoImportMixin(ReviewMixin):
 
             self.flash(refusal(job.outside())[0].upper() + refusal(job.outside())[1:], error=True)
             return
+        if c is not None:
+            from tabletop.photo.imageio import check_corners
+            from tabletop.photo.values import PhotoError
+
+            try:  # said here, with the corners kept to drag: the analysis would end the import with "could not read the photo"
+                check_corners((c[0], c[1], c[2], c[3]), job.loaded.original_size, "the corners clicked", allow_outside=True)
+            except PhotoError as exc:
+                self.flash(f"{str(exc)[0].upper()}{str(exc)[1:]}: drag them into place (Backspace takes the last one back)", error=True)
+                return
         job.phase, job.started = "detecting", self._now
         if job.size_entry is not None:
             job.size_entry.disable()
@@ -343,7 +401,7 @@ class PhotoImportMixin(ReviewMixin):
                 job.error = str(exc) or type(exc).__name__
 
         job.thread = threading.Thread(target=work, name="find-bases", daemon=True)
-        job.thread.start()
+        _start_worker(job.thread)
 
     def poll_photo_import(self) -> None:
         """Called every update: when detection has finished, lay the photo and the proposals on the table (and open
@@ -367,6 +425,11 @@ class PhotoImportMixin(ReviewMixin):
             self.backdrops.visible = True
             self.start_review(job.loaded, result, tuple(m.id for m in models))
             self._refresh_widgets()
+            # The panel, the inspector and the size field gone in this very frame: the widgets were updated before the
+            # import finished, and an idle loop draws no other frame until the user moves (the real window showed the
+            # review without its panel, the dead size field and "0 models" until then).
+            self.review_sync_ui()
+            self.ui.update(0.0)
             unsure = sum(CHECK_TAG in m.tags for m in models)
             self.flash(f"{len(models)} bases found, {unsure} to check (calibration ±{result.calibration_rms_mm:.2f} mm): "
                        "N goes to the next to check, a click on a missed base fits it, A accepts")

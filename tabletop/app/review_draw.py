@@ -5,6 +5,8 @@ no rim. Drawing only reads the state (issue 35, item 2)."""
 from __future__ import annotations
 
 import math
+import textwrap
+
 import numpy as np
 import pygame
 
@@ -24,6 +26,8 @@ BAND_ALPHA = 80
 SIGMA_BAND = 2.0
 """The band drawn round each outline spans this many sigmas either side (where the rim lies 19 times in 20)."""
 OUTLINE_POINTS = 72
+NOTE_CHARS = 110
+"""The analysis's notes in the review's legend are wrapped at this many characters (the legend's own lines' length)."""
 
 
 def outline_world(model: Model, grow_mm: float = 0.0, n: int = OUTLINE_POINTS) -> np.ndarray:
@@ -135,6 +139,10 @@ def review_legend(review: PhotoReview, scenario: Scenario) -> list[str]:
              "Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one · A: accept all · Esc: finish"]
     if review.offer is not None:
         lines.append(f"No base rim found there: M adds a {review_size_text(review.manual_size)} circle (size menu to change)")
+    for note in getattr(review.result, "notes", ()):
+        # What the analysis noted (the command prints it on stderr): a table size the markers do not fit, a piece not
+        # pushed home, a corner placed unsure, a photo downscaled. Without it every base "to check" would say no why.
+        lines += textwrap.wrap(f"Photo: {note}", NOTE_CHARS, subsequent_indent="  ")
     return lines
 
 

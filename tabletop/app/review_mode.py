@@ -221,6 +221,14 @@ class ReviewMixin:
         m = self.scenario.model(model_id)
         shape = "oval" if m.base.shape == "oval" and not m.base.is_round else "round"
         detection, ms = self._fit(m.x, m.y, shape=shape)
+        other = None if detection is None else next(
+            (o for o in self.scenario.models if o.id != m.id and math.hypot(o.x - detection.x_mm, o.y - detection.y_mm) < DUPLICATE_MM), None)
+        if other is not None:
+            # The rim found is another base's: snapped onto it, the two would be one base counted twice.
+            self.dispatch(EditModel(m.id, {"sigma": max(m.sigma or 0.0, 0.5), "tags": tuple(t for t in m.tags if t != CHECK_TAG)}, gesture))
+            self.flash(f"The rim where {m.id} was dropped is {other.label}'s ({ms:.0f} ms): {m.id} left where you put it "
+                       "(Delete it if it is the same base)", error=True)
+            return
         if detection is None:
             self.dispatch(EditModel(m.id, {"sigma": max(m.sigma or 0.0, 0.5), "tags": tuple(t for t in m.tags if t != CHECK_TAG)}, gesture))
             self.flash(f"No base rim where {m.id} was dropped ({ms:.0f} ms): left where you put it, ±{max(m.sigma or 0.0, 0.5):.1f} mm")
@@ -259,6 +267,9 @@ class ReviewMixin:
         length, width = size
         oval = abs(length - width) > 1e-9
         detection, ms = self._fit(m.x, m.y, shape="oval" if oval else "round", sizes=None if oval else (length,))
+        if detection is not None and any(o.id != m.id and math.hypot(o.x - detection.x_mm, o.y - detection.y_mm) < DUPLICATE_MM
+                                         for o in self.scenario.models):
+            detection = None  # a neighbour's rim of that size: not this base's
         if detection is not None and (not oval or (detection.diameter_mm, detection.width_mm) == size):
             fitted = model_for(m.id, detection)
             changes = {"x": fitted.x, "y": fitted.y, "base": fitted.base, "facing": fitted.facing, "sigma": fitted.sigma,

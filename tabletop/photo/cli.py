@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -43,9 +44,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", metavar="WxD", help="table size: 48x48in, 1220x1220mm, 120x90cm, or 48x48 (inches)")
     p.add_argument("--corners", nargs="+", metavar="X,Y",
                    help="image pixels of the table's lower-left, lower-right, upper-right and upper-left corners "
-                   "(default: find the table's outline). A negative coordinate (a corner outside the photo's left or top "
-                   'edge) must not start an argument: give all four as one, --corners "-326,2385 3900,2400 3500,300 400,300", '
-                   "or --corners=-326,2385,3900,2400,3500,300,400,300")
+                   "(default: find the table's outline). A corner outside the photo's left or top edge has a negative "
+                   "coordinate: --corners -326,2385 3900,2400 3500,300 400,300 (or all four as one quoted argument, or "
+                   "--corners=-326,2385,3900,2400,3500,300,400,300)")
     p.add_argument("--base-height", type=float, metavar="MM", dest="base_height",
                    help="every base's height in mm (0: flat discs); default: each catalogue size's own (3.5-5 mm)")
     p.add_argument("--camera", metavar="PHONE.toml", help="the phone's lens, from `tabletop photo calibrate` "
@@ -60,6 +61,15 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--demo", metavar="OUT.jpg", help="write a synthetic test photo of a 48x48in table and say how to analyse it")
     p.add_argument("--seed", type=int, default=1, help="with --demo: which synthetic photo (default 1)")
     p.set_defaults(run=run)
+    # A corner left of or above the photo starts with "-": argparse takes "-326,2385" for an option unless it looks like
+    # a negative number, so points "X,Y" (and "X,Y X,Y ..." as one argument) count as numbers here. The parser has no
+    # option that looks like one.
+    if isinstance(getattr(p, "_negative_number_matcher", None), re.Pattern):
+        p._negative_number_matcher = NEGATIVE_POINT
+
+
+NEGATIVE_POINT = re.compile(r"^-\.?\d[\d.,;\seE+-]*$")
+"""What argparse may read as a value, not an option: a negative number, or corner points that start with one."""
 
 
 def scenario_dict(result: PhotoResult, out_path: Path) -> dict[str, Any]:
@@ -262,6 +272,10 @@ def run(args: argparse.Namespace) -> int:
         return run_calibrate(args)
     if args.image and args.image[0] == "markers":
         return run_markers(args)
+    if not args.image and args.review:
+        # `--review IMAGE ...`: argparse gave the photo to --review (its sheet is optional)
+        return _error(f"--review took {args.review} for its contact sheet and no photo is left: give the photo first "
+                      f"(tabletop photo {args.review} --table ... --review), or --review SHEET.png")
     if len(args.image) != 1:
         return _error("give one photo (or `calibrate BOARD_PHOTO...`, or --demo OUT.jpg)" if not args.image
                       else f"one photo at a time, got {len(args.image)}: {' '.join(args.image)}")
@@ -277,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
             return _error(f"--review: the contact sheet is a PNG, got {sheet}")
     from tabletop.atomic import OutputError, check_output
 
+    if args.output and sheet and os.path.abspath(args.output) == os.path.abspath(sheet):
+        return _error(f"-o and --review both name {sheet}: the scenario and the contact sheet need a file each")
     for out in (args.output, sheet):
         if out:
             try:
