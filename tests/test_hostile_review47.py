@@ -233,13 +233,10 @@ def test_a_proposal_dragged_onto_another_base_is_not_stacked_on_it(tmp_path: Pat
         p.close()
 
 
-@pytest.mark.xfail(strict=True, reason="Importing a photo onto a table that already holds that photo's proposals (a user who "
-                   "finished the review with Esc and imports again to get it back: a finished review cannot be reopened) "
-                   "adds every base again: 14 models became 28, two on each base, and the new review lists the old "
-                   "photo's unaccepted proposals too (16 to check, 8 of them from the first import). ImportPhoto only adds "
-                   "models (tabletop/app/edits.py); it should replace the unaccepted proposals of the photo it replaces "
-                   "in the same undo step (or not add a base already there)")
 def test_importing_the_same_photo_again_does_not_double_its_bases(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """A user who finished the review with Esc and imports the photo again to get it back (a finished review cannot be
+    reopened) got every base twice: 14 models became 28, and the new review listed the old proposals among its own
+    (fixed: an import replaces the proposals not yet accepted, in its one undo step)."""
     p = _pilot(tmp_path)
     try:
         _import(p, photo)
@@ -248,11 +245,51 @@ def test_importing_the_same_photo_again_does_not_double_its_bases(tmp_path: Path
         unsure = len(app.review.unsure(app.scenario))  # type: ignore[union-attr]
         p.key(pygame.K_ESCAPE)  # nothing selected: the review is finished
         assert app.review is None
+        before = app.scenario.models
         _import(p, photo)
         assert len(app.scenario.models) == first
         assert len(app.review.unsure(app.scenario)) == unsure  # type: ignore[union-attr]
+        p.key(pygame.K_ESCAPE)
+        p.key(pygame.K_z, pygame.KMOD_LCTRL)  # the second import undone in one step: the first's proposals are back
+        assert app.scenario.models == before
     finally:
         p.close()
+
+
+def test_an_accepted_base_is_not_proposed_again(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """Bases accepted from a first import stay, and the same photo imported again proposes none on top of them."""
+    from tabletop.app.state import AcceptProposed
+
+    p = _pilot(tmp_path)
+    try:
+        _import(p, photo)
+        app = p.app
+        found = app.scenario.models
+        keep = found[: len(found) // 2]
+        assert keep and app.dispatch(AcceptProposed(tuple(m.id for m in keep)))
+        p.key(pygame.K_ESCAPE)
+        _import(p, photo)
+        models = app.scenario.models
+        assert {m.id for m in keep} <= {m.id for m in models}
+        assert len(models) == len(found), (len(models), len(found))
+        for a in models:
+            twins = [b for b in models if b.id != a.id and math.hypot(a.x - b.x, a.y - b.y) < 3.0]
+            assert not twins, (a.id, [b.id for b in twins])
+    finally:
+        p.close()
+
+
+def test_save_as_keeps_the_proposals() -> None:
+    """Save As rebases the backdrop's path with the same command as an import; it must not take the proposals with it."""
+    from tabletop.app.edits import edit_scenario
+    from tabletop.app.state import ImportPhoto
+    from tabletop.model import Backdrop, Base, Model
+
+    disc = Base.round(32.0)
+    s = Scenario(Table(600.0, 400.0), (Model("a", 100.0, 100.0, disc, tags=(PROPOSED_TAG,)), Model("b", 200.0, 100.0, disc)), ())
+    backdrop = Backdrop("photo.jpg", ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0)))
+    assert [m.id for m in edit_scenario(s, ImportPhoto(backdrop, (), replace_proposals=False)).models] == ["a", "b"]
+    assert [m.id for m in edit_scenario(s, ImportPhoto(backdrop, ())).models] == ["b"]
 
 
 @pytest.mark.slow

@@ -183,11 +183,13 @@ class AddItems:
 
 @dataclass(frozen=True)
 class ImportPhoto:
-    """Lay a photo under the table and add the bases found on it (proposed), as one undo step."""
+    """Lay a photo under the table and add the bases found on it (proposed), as one undo step; the proposals of an
+    earlier import not yet accepted are replaced with it."""
 
     backdrop: Backdrop | None
     models: tuple[Model, ...] = ()
     table_mm: tuple[float, float] | None = None  # the photo's table size, when it differs
+    replace_proposals: bool = True  # False: only the backdrop changes (its path rebased on Save As)
 
 
 @dataclass(frozen=True)

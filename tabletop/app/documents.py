@@ -91,7 +91,7 @@ class DocumentsMixin:
         if rebased is not self.scenario:  # saved elsewhere: the photo's path follows the file (only once it is written there)
             from .state import ImportPhoto
 
-            self.dispatch(ImportPhoto(rebased.backdrop, ()))
+            self.dispatch(ImportPhoto(rebased.backdrop, (), replace_proposals=False))
         self.dispatch(MarkSaved(str(path)))
         self.remember_on_disk(path)
         self.autosaver.clean()

@@ -275,12 +275,15 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
             taken.add(item.id)
         return replace(s, models=s.models + command.models, terrain=s.terrain + command.terrain)
     if isinstance(command, ImportPhoto):
-        taken = {i.id for i in (*s.models, *s.terrain)}
+        # The earlier photo's proposals not yet accepted go with its backdrop: imported again (a finished review
+        # cannot be reopened) every base came twice, the old proposals listed among the new ones to check.
+        kept = tuple(m for m in s.models if PROPOSED_TAG not in m.tags) if command.replace_proposals else s.models
+        taken = {i.id for i in (*kept, *s.terrain)}
         clash = [m.id for m in command.models if m.id in taken]
         if clash:
             raise CommandError(f"id {clash[0]!r} is taken")
         table = s.table if command.table_mm is None else replace(s.table, width=command.table_mm[0], depth=command.table_mm[1])
-        return replace(s, table=table, backdrop=command.backdrop, models=s.models + command.models)
+        return replace(s, table=table, backdrop=command.backdrop, models=kept + command.models)
     if isinstance(command, AcceptProposed):
         wanted = set(command.model_ids)
         return replace(s, models=tuple(

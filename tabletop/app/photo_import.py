@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import html
+import math
 import os
 import threading
 import time
@@ -27,7 +28,7 @@ from tabletop.photo.values import COARSE_MM_PER_PX
 from . import overlays
 from .backdrop import OPACITY_STEP
 from .review import CHECK_TAG, model_for
-from .review_mode import ReviewMixin
+from .review_mode import DUPLICATE_MM, ReviewMixin
 from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
 
 __all__ = ["CHECK_TAG", "PhotoImport", "PhotoImportMixin", "proposed_models"]
@@ -137,10 +138,14 @@ def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
 
 def proposed_models(scenario: Scenario, bases: Any) -> tuple[Model, ...]:
     """One model per detection (round, or oval along its long axis), tagged ``proposed`` (and ``check`` where the
-    analysis is not confident of it), carrying its 1-sigma error."""
+    analysis is not confident of it), carrying its 1-sigma error; none where a model not proposed (accepted, or
+    placed by hand) already stands within ``DUPLICATE_MM``."""
     out: list[Model] = []
     s = scenario
+    standing = [m for m in scenario.models if PROPOSED_TAG not in m.tags]
     for b in bases:
+        if any(math.hypot(m.x - b.x_mm, m.y - b.y_mm) < DUPLICATE_MM for m in standing):
+            continue  # a base already on the table (accepted from an earlier import, or placed by hand)
         m = model_for(fresh_id(s, "p"), b)
         out.append(m)
         s = Scenario(s.table, s.models + (m,), s.terrain)
