@@ -403,3 +403,30 @@ def test_the_marker_sheet_prints_to_scale(tmp_path: Path, capsys: pytest.Capture
     media = re.search(rb"MediaBox \[ 0 0 ([\d.]+) ([\d.]+) \]", pdf.read_bytes())
     assert media is not None and abs(float(media.group(1)) - 595.28) < 0.5 and abs(float(media.group(2)) - 841.89) < 0.5
     assert photo_cli.main(["markers", "-o", str(tmp_path / "m.svg")]) == 2
+
+
+def test_delete_while_a_base_is_dragged_ends_the_drag_first(tmp_path: Path) -> None:
+    """Delete pressed with a base held mid-drag deleted it, and the release then moved a base no longer there: the
+    message was the raw "no item 'a'" (fixed: the drag is cancelled, then the base deleted; one undo brings it back
+    where it stood before the drag)."""
+    from tabletop.model import Base, Model
+
+    table = tmp_path / "table.toml"
+    scenario_io.save(Scenario(Table(TABLE, TABLE), (Model("a", 200.0, 200.0, Base.round(32.0)),), title="drag", units="mm"), table)
+    p = Pilot(table)
+    try:
+        app = p.app
+        start = p.screen_of((200.0, 200.0))
+        p.press(start)
+        for k in range(1, 5):
+            p.move((start[0] + 10 * k, start[1]), buttons=(1, 0, 0))
+        p.key(pygame.K_DELETE)
+        p.release((start[0] + 40, start[1]))
+        p.step(2)
+        assert app.scenario.models == (), app.scenario.models
+        assert not app.message_is_error, app.message
+        p.key(pygame.K_z, pygame.KMOD_LCTRL)
+        (back,) = app.scenario.models
+        assert (back.id, back.x, back.y) == ("a", 200.0, 200.0)
+    finally:
+        p.close()

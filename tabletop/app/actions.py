@@ -99,6 +99,8 @@ class ActionsMixin:
         sel = self.state.selection
         if sel is None:
             return
+        if self.tool.busy:  # mid-drag: the gesture ends first, or its release would move what is gone ("no item 'p1'")
+            self.tool.cancel(self)
         if self.dispatch(DeleteItem(sel)):
             self.flash(f"Deleted {sel.kind} {sel.id} (Ctrl+Z brings it back)")
 
