@@ -1031,7 +1031,9 @@ def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray) ->
     found is mat. Here the mat is read along the side found, the wall at the flood's end along the extensions, and the
     far edge is the line from the side found to the flood's end that steps most from the wall to the mat
     (``_far_edge_between``); taken where the strip between it and the side found is mat and the region goes on beyond
-    the side found (``_wall_between``'s outward test).
+    the side found (``_wall_between``'s outward test), and only where the side found is no edge itself: a line across
+    the mat has the mat's colour on and either side of it (``_line_contrast`` under ``BARE_RATIO`` of the edge's beyond,
+    as a side's bare stretch), while a right far side before a second table, a draped cloth's fold or a gap stands out.
     """
     h, w = region.shape
     ll, lr, ur, ul = quad
@@ -1057,7 +1059,22 @@ def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray) ->
     end_r = ur + max(0.0, reach_r - WALL_STEP_PX / float(np.linalg.norm(right))) * right
     wall = _median_colour(small, end_l[None, :] + t[:, None] * (end_r - end_l)[None, :])
     line = _far_edge_between(small, (ul, left, reach_l), (ur, right, reach_r), mat, wall, -(left + right))
+    if line is not None and _line_contrast(small, ul, ur) >= BARE_RATIO * _line_contrast(small, line[0], line[1]):
+        return None  # the side found is an edge itself (a second table, a cloth or a gap behind), not a line across the mat
     return _far_side_taken(small, region, quad, line)
+
+
+def _line_contrast(small: np.ndarray, a: np.ndarray, b: np.ndarray, samples: int = 60) -> float:
+    """How much the line from ``a`` to ``b`` stands out (8-bit BGR): the larger of the step between the median colours
+    ``WALL_STEP_PX`` either side of it and the difference of its own median colour from theirs (a thin line on it: a
+    fold, the gap between two tables)."""
+    t = np.linspace(0.05, 0.95, samples)[:, None]
+    line = a + t * (b - a)
+    normal = np.array([a[1] - b[1], b[0] - a[0]]) / max(1e-9, float(np.linalg.norm(b - a)))
+    one = _median_colour(small, line + WALL_STEP_PX * normal)
+    other = _median_colour(small, line - WALL_STEP_PX * normal)
+    on = _median_colour(small, line)
+    return max(float(np.linalg.norm(one - other)), float(np.linalg.norm(on - 0.5 * (one + other))))
 
 
 def _far_edge_between(small: np.ndarray, left: tuple[np.ndarray, np.ndarray, float],
