@@ -181,7 +181,12 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
     if table_mm is not None:
         size = (image.shape[1], image.shape[0])
         camera = camera_from_corners(corners, table_mm, size, lens, sigmas, focal)
-        faces = front_face_inside(image, corners, lens, face_side_scale(camera, corners, table_mm), profiles=edge_profiles)
+        scale = face_side_scale(camera, corners, table_mm)
+        # The face's band may reach past the edge tests' band (a steep view of a thick top): read as far as it reaches.
+        reach = FACE_THICKNESS_MM[1] * max(scale) + 2 * FACE_PEAK_PX
+        face_profiles = (edge_profiles if reach <= side_band_px(image, STEADY_EDGE_MIN_PX)
+                         else inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, 60, band_px=reach))
+        faces = front_face_inside(image, corners, lens, scale, profiles=face_profiles)
         doubtful += [(i, face[1]) for i, face in enumerate(faces) if face is not None and all(i != j for j, _ in doubtful)]
     doubtful.sort()
     bare = bare_far_stretches(image, corners, lens)
