@@ -876,8 +876,10 @@ def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None
         # Inside the side from end to end (a line aslant across the side's own edge scores half of it by its one end),
         # and an edge: a peak across the side (the own edge's blurred shoulder falls away from it with none).
         nearest = np.minimum(offsets[None, :], offsets[None, :] + slopes[:, None] * step)
+        # (Past the band's end only the nearer line is compared: the shoulder lies near the side.)
         higher = np.zeros(score.shape, dtype=bool)
-        higher[:, peak:-peak] = (score[:, peak:-peak] > score[:, :-2 * peak]) & (score[:, peak:-peak] > score[:, 2 * peak:])
+        higher[:, peak:] = score[:, peak:] > score[:, :-peak]
+        higher[:, :-peak] &= score[:, :-peak] > score[:, peak:]
         inner = np.where((nearest > RIVAL_MIN_PX) & higher, score, -1.0)
         k = int(np.argmax(inner))
         out.append((float(inner.flat[k]) / max(own, 1e-9), float(mean_offset.flat[k])))
