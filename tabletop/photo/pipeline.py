@@ -118,6 +118,14 @@ def face_side_scale(camera: Camera, corners: Corners, table_mm: tuple[float, flo
     return out
 
 
+def face_band_px(image: np.ndarray, face_px_per_mm: list[float]) -> float:
+    """How far each way across a side :func:`front_face_inside` reads (px): the steady-edge test's band, or as far as the
+    thickest top's face (``FACE_THICKNESS_MM``) reaches past its peak test where that is further (a steep view of a
+    thick top: 62 px on a 12 MP photo whose band is 60)."""
+    reach = FACE_THICKNESS_MM[1] * max(face_px_per_mm) + 2 * FACE_PEAK_PX
+    return max(side_band_px(image, STEADY_EDGE_MIN_PX), reach)
+
+
 def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | None, face_px_per_mm: list[float],
                       samples: int = 60, profiles: list[tuple[np.ndarray, np.ndarray]] | None = None
                       ) -> list[tuple[float, float] | None]:
@@ -128,11 +136,12 @@ def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | No
     looked for inside the side and outside it; the side's face is inside when the inner one is an edge
     (``FACE_EDGE_SNR`` times the texture inside, a peak across the side) and steadier than anything outside. Returns
     (the inner line's score over the texture, its distance inside in pixels) for such a side, else None. ``profiles``:
-    as ``steady_inner_edges``'s."""
+    ``rectify.inward_side_profiles``'s for ``STEADY_EDGE_MIN_PX`` over ``face_band_px``, read here if not given."""
     peak = int(round(FACE_PEAK_PX / SIDE_PROFILE_STEP_PX))
     out: list[tuple[float, float] | None] = []
     if profiles is None:
-        profiles = inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples)
+        profiles = inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, samples,
+                                        band_px=face_band_px(image, face_px_per_mm))
     for (offsets, strength), px_per_mm in zip(profiles, face_px_per_mm):
         if not px_per_mm > 0:
             out.append(None)
@@ -181,7 +190,11 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
     if table_mm is not None:
         size = (image.shape[1], image.shape[0])
         camera = camera_from_corners(corners, table_mm, size, lens, sigmas, focal)
-        faces = front_face_inside(image, corners, lens, face_side_scale(camera, corners, table_mm), profiles=edge_profiles)
+        scale = face_side_scale(camera, corners, table_mm)
+        band = face_band_px(image, scale)
+        face_profiles = (edge_profiles if band == side_band_px(image, STEADY_EDGE_MIN_PX)
+                         else inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, 60, band_px=band))
+        faces = front_face_inside(image, corners, lens, scale, profiles=face_profiles)
         doubtful += [(i, face[1]) for i, face in enumerate(faces) if face is not None and all(i != j for j, _ in doubtful)]
     doubtful.sort()
     bare = bare_far_stretches(image, corners, lens)

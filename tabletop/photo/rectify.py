@@ -784,6 +784,10 @@ another straight edge is looked for: a table's front face seen below its near si
 pixels, and the table's top edge is the innermost of its edges (the face and the floor lie beyond it, never within)."""
 RIVAL_MIN_PX = 3.0
 """Lines nearer the side than this are its own edge's blur."""
+RIVAL_PEAK_PX = 2.0
+"""A rival is a peak of the gradient across the side: its line scores more than the parallel lines this many pixels
+either side of it. A blurred edge's shoulder falls away from it with no peak: at a blur of 3-4 px (a soft 12 MP photo)
+its line 3.5 px inside scored 0.5-0.7 of the edge's own, over ``RIVAL_RATIO``."""
 RIVAL_RATIO = 0.5
 """An inner straight edge at least this strong against the side's own makes the side doubtful: on the generator's
 photos the near side taken 3-30 px outside the table's edge (the front face's foot, its shadow, a floor the mat's
@@ -819,14 +823,14 @@ SIDE_PROFILE_STEP_PX = 0.5
 
 
 def inward_side_profiles(image: np.ndarray, corners_px: Corners, lens: Distortion | None, min_px: float,
-                         samples: int) -> list[tuple[np.ndarray, np.ndarray]]:
+                         samples: int, band_px: float | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per side (bottom, right, top, left): the gradient magnitude across it (:func:`magnitude_lines`) at ``samples``
-    points along it, over ``RIVAL_BAND`` of the photo's diagonal each way (at least ``4 * min_px``), as (offsets in
-    pixels, positive into the table; strength, one row per point)."""
+    points along it, over ``RIVAL_BAND`` of the photo's diagonal each way (at least ``4 * min_px``; ``band_px`` where
+    given), as (offsets in pixels, positive into the table; strength, one row per point)."""
     quad = np.asarray(corners_px, dtype=np.float64)
     if lens is not None:
         quad = lens.remove(quad)
-    band = side_band_px(image, min_px)
+    band = side_band_px(image, min_px) if band_px is None else band_px
     return [magnitude_lines(image, points, normal, band, SIDE_PROFILE_STEP_PX, lens) for points, normal in inward_sides(quad, samples)]
 
 
@@ -855,11 +859,13 @@ def inward_sides(quad: np.ndarray, samples: int) -> list[tuple[np.ndarray, np.nd
 
 def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None = None, samples: int = 60,
                  profiles: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[tuple[float, float]]:
-    """Per side (bottom, right, top, left): the strongest straight edge inside it within ``RIVAL_BAND`` of the photo's
-    diagonal, as (its mean gradient over the side's own, its distance inside in pixels). A ratio of ``RIVAL_RATIO`` or
+    """Per side (bottom, right, top, left): the strongest straight edge inside it (further than ``RIVAL_MIN_PX`` at both
+    ends) within ``RIVAL_BAND`` of the photo's diagonal, as (its mean gradient over the side's own, its distance inside
+    in pixels, at the side's middle). A ratio of ``RIVAL_RATIO`` or
     more says the side found may be the foot of the table's front face, a border or the floor, not its top edge.
     ``profiles``: ``inward_side_profiles``'s for ``RIVAL_MIN_PX``, read here if not given."""
     step = SIDE_PROFILE_STEP_PX
+    peak = int(round(RIVAL_PEAK_PX / step))
     out = []
     if profiles is None:
         profiles = inward_side_profiles(image, corners_px, lens, RIVAL_MIN_PX, samples)
@@ -867,7 +873,14 @@ def inner_rivals(image: np.ndarray, corners_px: Corners, lens: Distortion | None
         score, slopes = _line_scores(strength, 1)
         mean_offset = offsets[None, :] + 0.5 * slopes[:, None] * step  # each line's offset halfway along the side
         own = float(score[np.abs(mean_offset) <= RIVAL_MIN_PX / 2].max())
-        inner = np.where(mean_offset > RIVAL_MIN_PX, score, -1.0)
+        # Inside the side from end to end (a line aslant across the side's own edge scores half of it by its one end),
+        # and an edge: a peak across the side (the own edge's blurred shoulder falls away from it with none).
+        nearest = np.minimum(offsets[None, :], offsets[None, :] + slopes[:, None] * step)
+        # (Past the band's end only the nearer line is compared: the shoulder lies near the side.)
+        higher = np.zeros(score.shape, dtype=bool)
+        higher[:, peak:] = score[:, peak:] > score[:, :-peak]
+        higher[:, :-peak] &= score[:, :-peak] > score[:, peak:]
+        inner = np.where((nearest > RIVAL_MIN_PX) & higher, score, -1.0)
         k = int(np.argmax(inner))
         out.append((float(inner.flat[k]) / max(own, 1e-9), float(mean_offset.flat[k])))
     return out
@@ -1031,7 +1044,9 @@ def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray) ->
     found is mat. Here the mat is read along the side found, the wall at the flood's end along the extensions, and the
     far edge is the line from the side found to the flood's end that steps most from the wall to the mat
     (``_far_edge_between``); taken where the strip between it and the side found is mat and the region goes on beyond
-    the side found (``_wall_between``'s outward test).
+    the side found (``_wall_between``'s outward test), and only where the side found is no edge itself: a line across
+    the mat has the mat's colour on and either side of it (``_line_contrast`` under ``BARE_RATIO`` of the edge's beyond,
+    as a side's bare stretch), while a right far side before a second table, a draped cloth's fold or a gap stands out.
     """
     h, w = region.shape
     ll, lr, ur, ul = quad
@@ -1057,7 +1072,22 @@ def _far_side_beyond(small: np.ndarray, quad: np.ndarray, region: np.ndarray) ->
     end_r = ur + max(0.0, reach_r - WALL_STEP_PX / float(np.linalg.norm(right))) * right
     wall = _median_colour(small, end_l[None, :] + t[:, None] * (end_r - end_l)[None, :])
     line = _far_edge_between(small, (ul, left, reach_l), (ur, right, reach_r), mat, wall, -(left + right))
+    if line is not None and _line_contrast(small, ul, ur) >= BARE_RATIO * _line_contrast(small, line[0], line[1]):
+        return None  # the side found is an edge itself (a second table, a cloth or a gap behind), not a line across the mat
     return _far_side_taken(small, region, quad, line)
+
+
+def _line_contrast(small: np.ndarray, a: np.ndarray, b: np.ndarray, samples: int = 60) -> float:
+    """How much the line from ``a`` to ``b`` stands out (8-bit BGR): the larger of the step between the median colours
+    ``WALL_STEP_PX`` either side of it and the difference of its own median colour from theirs (a thin line on it: a
+    fold, the gap between two tables)."""
+    t = np.linspace(0.05, 0.95, samples)[:, None]
+    line = a + t * (b - a)
+    normal = np.array([a[1] - b[1], b[0] - a[0]]) / max(1e-9, float(np.linalg.norm(b - a)))
+    one = _median_colour(small, line + WALL_STEP_PX * normal)
+    other = _median_colour(small, line - WALL_STEP_PX * normal)
+    on = _median_colour(small, line)
+    return max(float(np.linalg.norm(one - other)), float(np.linalg.norm(on - 0.5 * (one + other))))
 
 
 def _far_edge_between(small: np.ndarray, left: tuple[np.ndarray, np.ndarray, float],
