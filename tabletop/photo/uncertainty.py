@@ -309,17 +309,19 @@ def confidence_of_rim(support: float, rms: float, contrast: float, snap_err: flo
     )
 
 
-RING_STEPS_MM = (2.0, -8.0, -0.2)
+RING_STEPS_MM = (2.0, -9.5, -0.2)
 """Each ray is read from this far outside the outline (+) to this far inside it (-), in steps of this (mm)."""
-RING_LINE_MM = (0.6, -3.0)
+RING_LINE_MM = (0.6, -4.5)
 """The band that makes the outline is looked for this far outside and inside it (a printed line 1.5-2 mm wide, a base's
-side face, bevel and painted rim band)."""
+side face, bevel and painted rim band; the outline is the catalogue profile's, which on a flat ring's far side lies up
+to the top rim's shift, 2-3 mm, beyond the line)."""
 RING_LINE_UNITS = 2.5
 """The band must stand this far (whitened) from the mat: clearly more than the mat's texture (about 1)."""
 RING_EDGE_FRACTION = 0.35
 """The band's edges are where the colour falls back below this fraction of its peak (at least ``RING_MAT_UNITS``)."""
 RING_MAT_UNITS = 1.5
-"""Inside the band the colour is the mat's again when its median lies within this (whitened) of the mat's ..."""
+"""The band's edges are no nearer the mat than this (whitened); inside the band the colour is the mat's again when its
+median lies within this of the mat's ..."""
 RING_INSIDE_MM = (0.4, 3.0)
 """... read this far inside the band's inner edge."""
 RING_MIN_RAYS = 20
@@ -327,7 +329,8 @@ RING_MIN_RAYS = 20
 or a figure over it, leaves too few. A quarter of as many must lie towards the camera and as many away from it: a
 printed ring's band runs all round."""
 RING_FLAT_FRACTION = 0.5
-"""The band's width must change towards the camera by at least this fraction of a raised top's shift, or it is flat."""
+"""The band's width must change towards the camera by at least this fraction of the least a raised top's does, or it is
+flat (see :func:`flat_rings`)."""
 
 
 def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
@@ -337,11 +340,12 @@ def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
 
     A base's rim is one step, from its top to the mat. Where its top is of the mat's colour and its rim shows as a band
     (a painted rim band, a bevel, the side face), the band is still not flat: the top stands ``heights`` up, so it is
-    seen shifted away from the camera (``Camera.rim_shift``), and the band is wider towards the camera (the side face
-    shows there) than away from it, by about the shift. Per ray the band is the peak of the whitened distance from the
-    mat near the outline, its edges where that falls back, and the mat inside it; its width is fitted as a + b cos + c
-    sin of the angle from the direction away from the camera, and ``b`` must be at least ``RING_FLAT_FRACTION`` of the
-    shift (a printed ring's is zero; its noise is about a tenth of a millimetre). Where the shift is too small to tell
+    seen shifted away from the camera by s (``Camera.rim_shift``), and the band is wider towards the camera (the side
+    face shows there) than away from it: by s + bevel where the top reaches past the footprint away from the camera, by
+    2 s where the bevel hides it. Per ray the band is the peak of the whitened distance from the mat near the outline,
+    its edges where that falls back, and the mat inside it; its width is fitted as a + b cos + c sin of the angle from
+    the direction away from the camera, so -b is at least s / 2 on a raised base and 0 on a printed ring (its noise is
+    about a tenth of a millimetre); under ``RING_FLAT_FRACTION`` of s / 2 is flat. Where the shift is too small to tell
     (the camera overhead), a band with the mat inside is called flat: such a base cannot be told from a printed ring."""
     n = len(centres)
     flat = np.zeros(n, dtype=bool)
@@ -351,8 +355,9 @@ def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     steps = np.arange(*RING_STEPS_MM)
     extra = outline_of(rect, centres, radii, angles)
     t = radii[:, None, None] + extra[:, :, None] + steps[None, None, :]
-    z = channel_norm((sample_rays(rect, centres, t, angles) - np.asarray(mat_colour, dtype=np.float32)[:, None, None, :])
-                     @ np.asarray(whiten, dtype=np.float32).T, axis=3)  # [n, rays, m]
+    white = ((sample_rays(rect, centres, t, angles) - np.asarray(mat_colour, dtype=np.float32)[:, None, None, :])
+             @ np.asarray(whiten, dtype=np.float32).T)  # [n, rays, m, c]
+    z = channel_norm(white, axis=3)
     index = np.arange(len(steps))
     line = (steps <= RING_LINE_MM[0]) & (steps >= RING_LINE_MM[1])
     peak_at = np.nonzero(line)[0][np.argmax(z[:, :, line], axis=2)]  # [n, rays]
@@ -365,7 +370,8 @@ def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     step = abs(RING_STEPS_MM[2])
     reach = np.arange(int(round(RING_INSIDE_MM[0] / step)), int(round(RING_INSIDE_MM[1] / step)) + 1)
     inside_at = np.minimum(inner[..., None] + reach, len(steps) - 1)
-    inside = np.median(np.take_along_axis(z, inside_at, axis=2), axis=2)
+    # The median colour, then its distance: the distance of each pixel is about 1.6 on bare mat (three channels of noise).
+    inside = channel_norm(np.median(np.take_along_axis(white, inside_at[..., None], axis=2), axis=2), axis=2)
     banded = ((peak >= RING_LINE_UNITS) & inner_ok.any(axis=2) & outer_ok.any(axis=2)
               & (inner[..., None] + reach[-1] < len(steps)).all(axis=2) & (inside <= RING_MAT_UNITS))
     width = (inner - outer) * step
@@ -380,8 +386,8 @@ def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
             continue  # not a band all round: a side face towards the camera, the far rim unseen
         design = np.column_stack([np.ones(len(rays)), np.cos(a), np.sin(a)])
         towards_away = float(np.linalg.lstsq(design, width[k, rays], rcond=None)[0][1])
-        # Wider towards the camera (cos = -1) than away from it: the coefficient is negative by about the shift.
-        flat[k] = -towards_away < RING_FLAT_FRACTION * float(np.hypot(*shift[k]))
+        # Wider towards the camera (cos = -1) than away from it: the coefficient is negative, by s / 2 or more.
+        flat[k] = -towards_away < RING_FLAT_FRACTION * 0.5 * float(np.hypot(*shift[k]))
     return flat
 
 
