@@ -22,7 +22,7 @@
 6. *Ovals* (``ovals``): elongated EDCircles ellipses fitted on their rim and snapped to the oval catalogue;
    elongated ones of no catalogue size reported unfitted.
 7. *Report* (``report_bases``): every source of error in the sigma, and ``confident`` only where the base is
-   measured cleanly.
+   measured cleanly and its outline is not a flat ring printed on the mat (``uncertainty.flat_rings``).
 
 Lengths along the rays (the colour gates, smoothing, the expected scatter) grow with the photo's mm per
 pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken for two edges.

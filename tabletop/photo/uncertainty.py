@@ -1,5 +1,6 @@
 """Stage 4, how sure: confidence from the rim's evidence, and for unsure detections a cross-check of their centre
-(an area fit of the catalogue disc, the half-level fit from a larger size) whose disagreement widens the sigma."""
+(an area fit of the catalogue disc, the half-level fit from a larger size) whose disagreement widens the sigma; a
+confident base whose outline is a flat ring printed on the mat made unsure (:func:`flat_rings`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from typing import Callable
 import cv2
 import numpy as np
 
+from tabletop.photo import base_profile
 from tabletop.photo.rays import FIT_RAYS, Scale, channel_norm, less_colour, outline_of, sample_rays, shifted_starts, to_photo_grid
 from tabletop.photo.rimfit import half_level_centres
-from tabletop.photo import base_profile
 from tabletop.photo.values import Detection, Rectified
 
 DISC_PX_PER_MM = 4.0
@@ -373,7 +374,7 @@ def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     # The median colour, then its distance: the distance of each pixel is about 1.6 on bare mat (three channels of noise).
     inside = channel_norm(np.median(np.take_along_axis(white, inside_at[..., None], axis=2), axis=2), axis=2)
     banded = ((peak >= RING_LINE_UNITS) & inner_ok.any(axis=2) & outer_ok.any(axis=2)
-              & (inner[..., None] + reach[-1] < len(steps)).all(axis=2) & (inside <= RING_MAT_UNITS))
+              & (inner + reach[-1] < len(steps)) & (inside <= RING_MAT_UNITS))
     width = (inner - outer) * step
     shift = rect.camera.rim_shift(centres, heights)
     away = np.arctan2(shift[:, 1], shift[:, 0])
