@@ -316,8 +316,10 @@ RING_LINE_MM = (0.6, -4.5)
 """The band that makes the outline is looked for this far outside and inside it (a printed line 1.5-2 mm wide, a base's
 side face, bevel and painted rim band; the outline is the catalogue profile's, which on a flat ring's far side lies up
 to the top rim's shift, 2-3 mm, beyond the line)."""
-RING_LINE_UNITS = 2.5
-"""The band must stand this far (whitened) from the mat: clearly more than the mat's texture (about 1)."""
+RING_LINE_UNITS = 5.0
+"""The band must stand this far (whitened) from the mat: beyond the most the mat's own texture reaches over the band's
+window (a pixel's distance is about 1.6 on bare mat, the largest of the window's two dozen 3-4; a grass mat's blotches
+made 'bands' of 2.5-4.5 on the far side of a base whose top is the mat's, where no band is)."""
 RING_EDGE_FRACTION = 0.35
 """The band's edges are where the colour falls back below this fraction of its peak (at least ``RING_MAT_UNITS``)."""
 RING_MAT_UNITS = 1.5
