@@ -248,7 +248,8 @@ def test_rings_printed_on_the_mat_are_no_confident_bases() -> None:
     """Was a strict xfail (stop 45): on a mat printed with thin rings of base sizes (JPEG 92), three printed rings near
     the near edge were CONFIDENT bases (at (100, 90) 25 mm, (650, 90) 32 mm and (320, 200) 25 mm, sigmas 0.21-0.22 mm):
     a line's two opposite steps taken for a base's one. Holds since stop 46: a printed ring's band has the mat inside it
-    and is as wide towards the camera as away from it (``uncertainty.flat_rings``). Breaks if RING_FLAT_FRACTION were 0."""
+    and is as wide towards the camera as away from it (``uncertainty.flat_rings``). Breaks if ``detect.report_bases`` did
+    not call ``uncertainty.unsure_if_flat``."""
     from tabletop.photo import pipeline
     from tabletop.photo.values import LoadedImage
 
@@ -302,9 +303,10 @@ def _rings_and_raised_bases_photo() -> tuple[np.ndarray, tuple[tuple[float, floa
 
 def test_a_printed_ring_is_flat_and_a_raised_base_of_the_same_colours_is_not(monkeypatch: pytest.MonkeyPatch) -> None:
     """A printed ring and a raised base with a top of the mat's colour inside a rim band of the ring's ink look alike in
-    colour; only the raised one's band is wider towards the camera (its side face) than away from it. Measured: every
-    ring flat, no raised base flat. Breaks if the band's width were not compared towards and away from the camera (every
-    raised base would be flat) or if the mat inside the band were not asked for (a top of another colour)."""
+    colour; only the raised one's band is wider towards the camera (its side face) than away from it. Measured: the
+    rings' cosine terms -0.14 to +0.08 mm, the bases' -1.3 to -3.3 mm (their tops' shift 2.3-4.5 mm): every ring flat,
+    no raised base. Breaks if the band's width were not compared towards and away from the camera (every band with the
+    mat inside would be flat)."""
     from tabletop.photo import base_profile, detect, pipeline
     from tabletop.photo.candidates import candidate_px_per_mm
     from tabletop.photo.uncertainty import flat_rings
