@@ -22,7 +22,7 @@
 6. *Ovals* (``ovals``): elongated EDCircles ellipses fitted on their rim and snapped to the oval catalogue;
    elongated ones of no catalogue size reported unfitted.
 7. *Report* (``report_bases``): every source of error in the sigma, and ``confident`` only where the base is
-   measured cleanly.
+   measured cleanly and its outline is not a flat ring printed on the mat (``uncertainty.flat_rings``).
 
 Lengths along the rays (the colour gates, smoothing, the expected scatter) grow with the photo's mm per
 pixel on the table (``photo_scale``), so a coarse photo's blur is not mistaken for two edges.
@@ -402,6 +402,7 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
     if rect.camera is not None:
         lens_mm = rect.camera.lens_error_px(pixels) * mm_per_px_at(rect, centres)
     kept: list[Detection] = []
+    kept_rows: list[int] = []
     for k, (confidence, i, _, e, centre_spread, _, fitted) in enumerate(chosen):
         cx, cy = centres[k]
         radius = radii[k]
@@ -433,5 +434,9 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         sure = bool(confidence >= CONFIDENT_MIN and sigma <= CONFIDENT_MAX_SIGMA_MM and not coarse_here
                     and disagree <= CONFIDENT_MAX_DISAGREEMENT_MM and footprint_clean)
         kept.append(Detection(float(cx), float(cy), float(2 * radius), float(2 * fitted), confidence, float(sigma), sure))
+        kept_rows.append(k)
+    if footprints is not None:  # tall bases: a ring printed on the mat is flat, a raised top is not
+        colours = [ground_colour[k] if ground_colour is not None else mat_colour[chosen[k][1]] for k in kept_rows]
+        kept = uncertainty.unsure_if_flat(rect, kept, np.array(colours), whiten)
     kept.sort(key=lambda det: (det.y_mm, det.x_mm))
     return kept

@@ -1,17 +1,20 @@
 """Stage 4, how sure: confidence from the rim's evidence, and for unsure detections a cross-check of their centre
-(an area fit of the catalogue disc, the half-level fit from a larger size) whose disagreement widens the sigma."""
+(an area fit of the catalogue disc, the half-level fit from a larger size) whose disagreement widens the sigma; a
+confident base whose outline is a flat ring printed on the mat made unsure (:func:`flat_rings`)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Callable
 
 import cv2
 import numpy as np
 
-from tabletop.photo.rays import Scale, channel_norm, less_colour, outline_of, shifted_starts, to_photo_grid
+from tabletop.photo import base_profile
+from tabletop.photo.rays import FIT_RAYS, Scale, channel_norm, less_colour, outline_of, sample_rays, shifted_starts, to_photo_grid
 from tabletop.photo.rimfit import half_level_centres
-from tabletop.photo.values import Rectified
+from tabletop.photo.values import Detection, Rectified
 
 DISC_PX_PER_MM = 4.0
 """Resolution of the patch the area fit (:func:`disc_centre`) reads."""
@@ -305,3 +308,104 @@ def confidence_of_rim(support: float, rms: float, contrast: float, snap_err: flo
         * (1 - math.exp(-contrast / 0.5))
         * math.exp(-0.5 * (snap_err / 0.8) ** 2)
     )
+
+
+RING_STEPS_MM = (2.0, -9.5, -0.2)
+"""Each ray is read from this far outside the outline (+) to this far inside it (-), in steps of this (mm)."""
+RING_LINE_MM = (0.6, -4.5)
+"""The band that makes the outline is looked for this far outside and inside it (a printed line 1.5-2 mm wide, a base's
+side face, bevel and painted rim band; the outline is the catalogue profile's, which on a flat ring's far side lies up
+to the top rim's shift, 2-3 mm, beyond the line)."""
+RING_LINE_UNITS = 5.0
+"""The band must stand this far (whitened) from the mat: beyond the most the mat's own texture reaches over the band's
+window (a pixel's distance is about 1.6 on bare mat, the largest of the window's two dozen 3-4; a grass mat's blotches
+made 'bands' of 2.5-4.5 on the far side of a base whose top is the mat's, where no band is)."""
+RING_EDGE_FRACTION = 0.35
+"""The band's edges are where the colour falls back below this fraction of its peak (at least ``RING_MAT_UNITS``)."""
+RING_MAT_UNITS = 1.5
+"""The band's edges are no nearer the mat than this (whitened); inside the band the colour is the mat's again when its
+median lies within this of the mat's ..."""
+RING_INSIDE_MM = (0.4, 3.0)
+"""... read this far inside the band's inner edge."""
+RING_MIN_RAYS = 20
+"""A band with the mat inside it on fewer rays (of ``FIT_RAYS``) than this says nothing: a base's top of another colour,
+or a figure over it, leaves too few. A quarter of as many must lie towards the camera and as many away from it: a
+printed ring's band runs all round."""
+RING_FLAT_FRACTION = 0.5
+"""The band's width must change towards the camera by at least this fraction of the least a raised top's does, or it is
+flat (see :func:`flat_rings`)."""
+
+
+def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+               heights: np.ndarray) -> np.ndarray:
+    """Per base, whether its outline is a band with the mat's colour on both sides that is as wide towards the camera as
+    away from it: a ring printed on the mat (a line's two opposite steps taken for a rim's one), not a raised base.
+
+    A base's rim is one step, from its top to the mat. Where its top is of the mat's colour and its rim shows as a band
+    (a painted rim band, a bevel, the side face), the band is still not flat: the top stands ``heights`` up, so it is
+    seen shifted away from the camera by s (``Camera.rim_shift``), and the band is wider towards the camera (the side
+    face shows there) than away from it: by s + bevel where the top reaches past the footprint away from the camera, by
+    2 s where the bevel hides it. Per ray the band is the peak of the whitened distance from the mat near the outline,
+    its edges where that falls back, and the mat inside it; its width is fitted as a + b cos + c sin of the angle from
+    the direction away from the camera, so -b is at least s / 2 on a raised base and 0 on a printed ring (its noise is
+    about a tenth of a millimetre); under ``RING_FLAT_FRACTION`` of s / 2 is flat. Where the shift is too small to tell
+    (the camera overhead), a band with the mat inside is called flat: such a base cannot be told from a printed ring."""
+    n = len(centres)
+    flat = np.zeros(n, dtype=bool)
+    if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
+        return flat  # flat discs (``--base-height 0``): a printed ring is one of the mat's colour
+    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    steps = np.arange(*RING_STEPS_MM)
+    extra = outline_of(rect, centres, radii, angles)
+    t = radii[:, None, None] + extra[:, :, None] + steps[None, None, :]
+    white = ((sample_rays(rect, centres, t, angles) - np.asarray(mat_colour, dtype=np.float32)[:, None, None, :])
+             @ np.asarray(whiten, dtype=np.float32).T)  # [n, rays, m, c]
+    z = channel_norm(white, axis=3)
+    index = np.arange(len(steps))
+    line = (steps <= RING_LINE_MM[0]) & (steps >= RING_LINE_MM[1])
+    peak_at = np.nonzero(line)[0][np.argmax(z[:, :, line], axis=2)]  # [n, rays]
+    peak = np.take_along_axis(z, peak_at[..., None], axis=2)[..., 0]
+    low = z < np.maximum(RING_MAT_UNITS, RING_EDGE_FRACTION * peak)[..., None]
+    inner_ok = low & (index > peak_at[..., None])
+    outer_ok = low & (index < peak_at[..., None])
+    inner = np.argmax(inner_ok, axis=2)  # first index inward of the peak back near the mat
+    outer = len(steps) - 1 - np.argmax(outer_ok[..., ::-1], axis=2)  # last index outward of it
+    step = abs(RING_STEPS_MM[2])
+    reach = np.arange(int(round(RING_INSIDE_MM[0] / step)), int(round(RING_INSIDE_MM[1] / step)) + 1)
+    inside_at = np.minimum(inner[..., None] + reach, len(steps) - 1)
+    # The median colour, then its distance: the distance of each pixel is about 1.6 on bare mat (three channels of noise).
+    inside = channel_norm(np.median(np.take_along_axis(white, inside_at[..., None], axis=2), axis=2), axis=2)
+    banded = ((peak >= RING_LINE_UNITS) & inner_ok.any(axis=2) & outer_ok.any(axis=2)
+              & (inner + reach[-1] < len(steps)) & (inside <= RING_MAT_UNITS))
+    width = (inner - outer) * step
+    shift = rect.camera.rim_shift(centres, heights)
+    away = np.arctan2(shift[:, 1], shift[:, 0])
+    for k in range(n):
+        rays = np.nonzero(banded[k])[0]
+        if len(rays) < RING_MIN_RAYS:
+            continue
+        a = angles[rays] - away[k]
+        if min(int(np.sum(np.cos(a) > 0.5)), int(np.sum(np.cos(a) < -0.5))) < RING_MIN_RAYS // 4:
+            continue  # not a band all round: a side face towards the camera, the far rim unseen
+        design = np.column_stack([np.ones(len(rays)), np.cos(a), np.sin(a)])
+        towards_away = float(np.linalg.lstsq(design, width[k, rays], rcond=None)[0][1])
+        # Wider towards the camera (cos = -1) than away from it: the coefficient is negative, by s / 2 or more.
+        flat[k] = -towards_away < RING_FLAT_FRACTION * 0.5 * float(np.hypot(*shift[k]))
+    return flat
+
+
+def unsure_if_flat(rect: Rectified, bases: list[Detection], mat_colour: np.ndarray, whiten: np.ndarray) -> list[Detection]:
+    """``bases`` with the confident ones whose outline is a flat ring (:func:`flat_rings`) made "check this base";
+    ``mat_colour``: the mat's colour at each."""
+    sure = [j for j, b in enumerate(bases) if b.confident and b.shape == "round"]
+    if not sure:
+        return bases
+    centres = np.array([[bases[j].x_mm, bases[j].y_mm] for j in sure])
+    radii = np.array([bases[j].diameter_mm / 2 for j in sure])
+    heights, _ = base_profile(2 * radii, rect.base_height_mm)
+    flat = flat_rings(rect, centres, radii, np.asarray(mat_colour)[sure], whiten, heights)
+    out = list(bases)
+    for j, is_flat in zip(sure, flat):
+        if is_flat:
+            out[j] = replace(out[j], confident=False)
+    return out
