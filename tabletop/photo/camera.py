@@ -165,7 +165,8 @@ def plumb_line(sides: list[np.ndarray], size: tuple[int, int], trim: float = 3.0
         mad = 1.4826 * float(np.median(np.abs(r))) + 0.05
         kept.append(p[np.abs(r) <= trim * mad])
     kept = [p for p in kept if len(p) >= 8]
-    if len(kept) >= 2:
+    trimmed = len(kept) != len(sides) or any(len(p) != len(q) for p, q in zip(kept, sides))
+    if len(kept) >= 2 and trimmed:  # with every point kept the search would repeat itself on the same points
         k = search(kept)
         lens = replace(base, k1=k)
     n = sum(len(p) for p in kept)
