@@ -3,7 +3,7 @@
 The cost of a trial k1 is, over the table's sides, the sum of squared distances of each side's edge points
 (undistorted through the lens) from that side's own total-least-squares line. A search tries hundreds of k1 on the
 same few hundred points: the per-call overheads of a dozen small numpy calls were most of an unaided analysis's lens
-time (1.5 s of CPU on a steep photo). Here every trial's undistortion is worked on planes [k, n] by the same
+time (1.5 s of CPU on a steep photo). Here every trial's undistortion is worked on one array [k, n, 2] by the same
 elementwise operations in the same order as ``Distortion.remove``, and each side's centring, SVD and sum of squares
 are made for all trials in one stacked call each (numpy's stacked SVD and reductions run the same kernel on each
 matrix or row as on one alone); the residuals' matrix-vector products stay one call per trial and side, as before.
