@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from tabletop.photo.straight import plumb_costs
 from tabletop.photo.values import Corners, PhotoError, apply_homography
 
 TYPICAL_EQUIVALENT_MM = 26.0
@@ -134,22 +135,17 @@ def plumb_line(sides: list[np.ndarray], size: tuple[int, int], trim: float = 3.0
         return base, 0.0, math.inf
 
     def cost(k: float, pts: list[np.ndarray]) -> float:
-        # All sides undistorted at once (pointwise: the same numbers as side by side), each side's straight line fitted
-        # on its own fresh copy, as when each side was undistorted alone.
-        lens = replace(base, k1=k)
-        whole = lens.remove(np.concatenate(pts), iterations=6)
-        ends = np.cumsum([len(p) for p in pts])
-        return sum(float(np.sum(_line_residuals(whole[end - len(p):end].copy()) ** 2)) for p, end in zip(pts, ends))
+        return plumb_costs(base, pts, [k])[0]  # straight.py: many k at once where the search allows, to the bit
 
     def search(pts: list[np.ndarray]) -> float:
         lo, hi = -MAX_KAPPA, MAX_KAPPA
         ks = np.linspace(lo, hi, 21)
-        costs = [cost(float(k), pts) for k in ks]
+        costs = plumb_costs(base, pts, ks)
         i = int(np.argmin(costs))
         lo, hi = float(ks[max(0, i - 1)]), float(ks[min(len(ks) - 1, i + 1)])
         golden = (math.sqrt(5) - 1) / 2
         a, b = hi - golden * (hi - lo), lo + golden * (hi - lo)
-        fa, fb = cost(a, pts), cost(b, pts)
+        fa, fb = plumb_costs(base, pts, [a, b])
         for _ in range(30):
             if fa < fb:
                 hi, b, fb = b, a, fa
@@ -169,7 +165,8 @@ def plumb_line(sides: list[np.ndarray], size: tuple[int, int], trim: float = 3.0
         mad = 1.4826 * float(np.median(np.abs(r))) + 0.05
         kept.append(p[np.abs(r) <= trim * mad])
     kept = [p for p in kept if len(p) >= 8]
-    if len(kept) >= 2:
+    trimmed = len(kept) != len(sides) or any(len(p) != len(q) for p, q in zip(kept, sides))
+    if len(kept) >= 2 and trimmed:  # with every point kept the search would repeat itself on the same points
         k = search(kept)
         lens = replace(base, k1=k)
     n = sum(len(p) for p in kept)
@@ -177,7 +174,8 @@ def plumb_line(sides: list[np.ndarray], size: tuple[int, int], trim: float = 3.0
     # 1-sigma of k from the cost's curvature: cost = sum r^2, sigma_k^2 = 2 rms^2 / cost''. Edge points along a side
     # are correlated (blur, JPEG blocks), so count at most one in ten as independent.
     h = 1e-3
-    curv = (cost(k + h, kept) - 2 * cost(k, kept) + cost(k - h, kept)) / (h * h)
+    above, at, below = plumb_costs(base, kept, [k + h, k, k - h])
+    curv = (above - 2 * at + below) / (h * h)
     eff = max(1.0, n / 10.0) / max(1, n)
     sigma = math.sqrt(2 * max(rms, 0.05) ** 2 / max(curv * eff, 1e-12))
     return lens, rms, sigma
