@@ -36,8 +36,9 @@ def parse_table_size(text: str) -> tuple[float, float]:
 def parse_corners(texts: list[str]) -> Corners:
     """Four ``X,Y`` strings (image pixels) to corners: lower-left, lower-right, upper-right, upper-left.
 
-    Also one string holding all four, separated by spaces or semicolons (``"-326,2385 3900,2400 ..."``: a negative
-    first number cannot start an argument of its own), or eight numbers separated by commas."""
+    Also one string holding all four, separated by spaces or semicolons (``"-326,2385 3900,2400 ..."``, as some shells
+    and scripts pass them), or eight numbers separated by commas. A point may start with a negative number
+    (``--corners -326,2385 ...``: a corner outside the photo)."""
     joined = " ".join(texts).replace(";", " ").split()
     if len(joined) == 1 and joined[0].count(",") == 7:
         numbers = joined[0].split(",")
