@@ -72,6 +72,13 @@ so such a base looks like a larger one on the mat. Its ground is: a roof or a pi
 round it on most rays, or, where the roof or piece is of nearly the mat's colour (the mat's colour is a local median,
 which such a surface fills), a surface cut off from the table's mat by an edge in chromaticity (``ground.GroundMap``).
 Neighbours in contact cover part of a ring, not three quarters of it."""
+RAISED_MAX_FLOOR_RAYS = 12
+"""A base whose ring (``footprint.ring_mat``) meets the table's plane first on fewer than this many of its ``FIT_RAYS``
+rays (a tenth) stands on a raised surface all round: a roof, a hill's or a plateau's top (``ground.GroundMap``). Every
+base is measured as standing on the table's plane, so such a base would be placed centimetres from where it stands
+(height x cot(elevation), at the sigma of a clean rim): it is reported "seen, not placed" (``Unfitted``, its outline as
+the photo shows it on the table's plane), never as a base. Neighbours in contact, a figure over the ring or a shadow
+cover part of a ring, not nine tenths of it."""
 PROFILE_SIGMA_MM = 0.15
 """The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of
 footprint and top rim, not the rounded edges and contact shadows of a real base."""
@@ -106,12 +113,14 @@ an invisible base."""
 def detect(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) -> tuple[list[Detection], list[Unfitted]]:
     """Round and oval bases on the table (sorted by y then x) and what looks like a base but fits no catalogue shape."""
     trace: dict = {}
-    rounds = detect_bases(rect, base_sizes_mm, trace=trace)
+    raised: list[Unfitted] = []
+    rounds = detect_bases(rect, base_sizes_mm, trace=trace, raised=raised)
     ellipses = trace.get("ellipses", np.zeros((0, 5)))
     mat = trace.get("mat")
     if mat is None or not len(ellipses):
-        return rounds, []
-    return find_ovals(rect, rounds, ellipses, mat, photo_scale(rect))
+        return rounds, raised
+    found, unfitted = find_ovals(rect, rounds, ellipses, mat, photo_scale(rect))
+    return found, unfitted + raised
 
 
 def find_ovals(rect: Rectified, rounds: list[Detection], ellipses: np.ndarray, mat: MatModel,
@@ -164,10 +173,12 @@ def _inside(oval: Detection, other: Detection) -> bool:
 
 
 def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM,
-                 min_confidence: float = MIN_CONFIDENCE, trace: dict | None = None) -> list[Detection]:
+                 min_confidence: float = MIN_CONFIDENCE, trace: dict | None = None,
+                 raised: list[Unfitted] | None = None) -> list[Detection]:
     """Round bases on the table, sorted by y then x: centre and 1-sigma in mm, diameter snapped to ``base_sizes_mm``.
 
-    ``trace``, if given, is filled with the intermediate arrays (candidates, search, fits) for diagnosis.
+    ``trace``, if given, is filled with the intermediate arrays (candidates, search, fits) for diagnosis; ``raised``,
+    if given, receives the bases standing on a raised surface (``RAISED_MAX_FLOOR_RAYS``), seen but not placed.
     """
     sizes = np.asarray(sorted(base_sizes_mm), dtype=float)
     w, d = rect.table_mm
@@ -375,19 +386,20 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     at = np.array([c for _, _, c, *_ in chosen], dtype=float)
     ground = mat.at(np.column_stack([at[:, 0] * s, (d - at[:, 1]) * s]), np.zeros(len(at))) if chosen else None
     return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes, ground_colour=ground,
-                        surfaces=mat.ground)
+                        surfaces=mat.ground, raised=raised)
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
             mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
             drop_unexplained: bool = True, ground_colour: np.ndarray | None = None,
-            surfaces: GroundMap | None = None) -> list[Detection]:
+            surfaces: GroundMap | None = None, raised: list[Unfitted] | None = None) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
     confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
     base: they say it is one, and its sigma says how well it is measured). ``ground_colour``: the mat's colour at each
     chosen centre on the narrow scale, a second reference for the ground round it (``footprint.ring_mat``);
-    ``surfaces``: the table's surfaces, so that ground of the mat's colour counts only on the mat itself."""
+    ``surfaces``: the table's surfaces, so that ground of the mat's colour counts only on the mat itself. ``raised``:
+    where given, a detection standing on a raised surface all round goes there, as an outline seen but not placed."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
@@ -424,6 +436,15 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         if (drop_unexplained and footprints is not None and footprints.taken[k]
                 and footprints.rms[k] > max(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * here)):
             continue  # an outline no base's profile explains: a stain, a printed cell, a circle drawn across neighbours
+        if (raised is not None and footprints is not None and footprints.floor_rays is not None
+                and footprints.floor_rays[k] < RAISED_MAX_FLOOR_RAYS):
+            # Where the photo shows it on the table's plane: the rim fit's circle, not the footprint placed from it.
+            seen_at, seen_r = chosen[k][2], chosen[k][5]
+            angles = np.linspace(0.0, 2 * math.pi, 36, endpoint=False)
+            raised.append(Unfitted(float(seen_at[0]), float(seen_at[1]),
+                                   tuple((float(seen_at[0] + seen_r * math.cos(a)), float(seen_at[1] + seen_r * math.sin(a)))
+                                         for a in angles)))
+            continue
         coarse_here = here > COARSE_MM_PER_PX
         if coarse_here:
             sigma = max(sigma, COARSE_SIGMA_PX * here)
