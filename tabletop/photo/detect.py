@@ -111,7 +111,8 @@ an invisible base."""
 
 
 def detect(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) -> tuple[list[Detection], list[Unfitted]]:
-    """Round and oval bases on the table (sorted by y then x) and what looks like a base but fits no catalogue shape."""
+    """Round and oval bases on the table (sorted by y then x), and what looks like a base but is not placed: it fits no
+    catalogue shape, or it stands on a raised surface whose height nothing here measures (``RAISED_MAX_FLOOR_RAYS``)."""
     trace: dict = {}
     raised: list[Unfitted] = []
     rounds = detect_bases(rect, base_sizes_mm, trace=trace, raised=raised)
