@@ -40,7 +40,7 @@ from tabletop.photo.candidates import MatModel, candidate_px_per_mm, candidates
 from tabletop.photo.contrario import GRID_MM, log10_nfa, nearby_log10_nfa, outline_alignment
 from tabletop.photo.ground import GroundMap
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
-from tabletop.photo.footprint import fit_footprints
+from tabletop.photo.footprint import fit_footprints, refit_nearby
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
 from tabletop.photo.rimfit import (CONTAINING_SUPPORT, fit_rims, fit_rims_at, half_level_centres, half_level_fits, search_circles,
                                    snapped_radii)
@@ -95,6 +95,11 @@ millimetre: its edge points' RMS about it was 0.22 mm in the median on the gener
 0.32 mm for three in four. A detection whose outline scatters more than this (or this many of the photo's pixels
 where they are coarser) is not a base: the edge of a stain on a grass mat, a hex cell of a printed mat (a circle
 touching its six sides), a circle drawn across two neighbours scattered 0.8-1.3 mm."""
+OUTLINE_RESCUE_SHARE = 0.5
+"""An outline the profile explains worse than the bar above is fitted again from places round it
+(``footprint.refit_nearby``: the rim fit's circle sat off a base whose figure reaches over its rim); the best is kept
+only within this share of the bar (0.375 mm on a fine photo, about the worst quarter of a base's own outline), as a
+base's outline is: of 16 places tried, one explains a stain's or a printed cell's edge to 0.6-1.0 mm by chance."""
 OUTLINE_PLACE_REACH_PX = 1.5
 """An outline the a-contrario test does not see at the rim fit's centre is looked for at the test's grid places
 (``contrario.GRID_MM``) within this many of the photo's pixels of it (``contrario.nearby_log10_nfa``): the rim fit's
@@ -407,6 +412,11 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
     radii = np.array([r for *_, r, _ in chosen], dtype=float)
     footprints = fit_footprints(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes,
                                 ground_colour, surfaces)
+    if footprints is not None and drop_unexplained:
+        bar = np.maximum(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * mm_per_px_at(rect, centres))
+        unexplained = np.nonzero(footprints.taken & (footprints.rms > bar))[0]
+        footprints = refit_nearby(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes,
+                                  ground_colour, surfaces, footprints, unexplained, OUTLINE_RESCUE_SHARE * bar[unexplained])
     if footprints is not None:
         centres, radii = footprints.centres, footprints.radii
     pixels = rect.table_to_image(centres)

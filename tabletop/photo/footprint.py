@@ -287,3 +287,42 @@ def _gauss_newton(rect: Rectified, centres: np.ndarray, radii: np.ndarray, outli
         params[:, 3] = np.clip(params[:, 3], 0.0, radii / 3)
         cov = np.linalg.inv(normal)
     return params, weights, sigma2, cov
+
+
+RESCUE_STARTS_MM = (2.5, 5.0)
+RESCUE_DIRECTIONS = 8
+"""Where a footprint fit is tried again round a detection whose outline its profile explained badly: 8 directions at
+each of these distances. The rim fit's circle can sit 3-5 mm off a base whose figure reaches over its rim (it followed
+the figure's outline on part of the circle), and a fit started there reads the figure too; one started within
+``MAX_MOVE_MM`` of the base's own centre finds its outline."""
+
+
+def refit_nearby(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                 scale: Scale, sizes: np.ndarray | None, ground_colour: np.ndarray | None, surfaces: GroundMap | None,
+                 fit: FootprintFit, which: np.ndarray, rms_bar: np.ndarray) -> FootprintFit:
+    """``fit`` with the rows ``which`` replaced by the best of the fits started round them (``RESCUE_STARTS_MM``) whose
+    outline the profile explains within ``rms_bar`` [len(which)] mm; the rest unchanged."""
+    if not len(which):
+        return fit
+    turns = np.linspace(0.0, 2 * math.pi, RESCUE_DIRECTIONS, endpoint=False)
+    offsets = np.array([(r * math.cos(a), r * math.sin(a)) for r in RESCUE_STARTS_MM for a in turns])
+    m = len(offsets)
+    rows = np.repeat(which, m)
+    starts = (centres[which][:, None, :] + offsets[None]).reshape(-1, 2)
+    again = fit_footprints(rect, starts, radii[rows], mat_colour[rows], whiten, scale, sizes,
+                           None if ground_colour is None else ground_colour[rows], surfaces)
+    if again is None:
+        return fit
+    fields = {name: np.array(getattr(fit, name), copy=True) for name in (
+        "centres", "covariance", "heights", "bevels", "rms", "rays", "taken", "loss", "radii", "profile_conflict",
+        "ground_rays", "floor_rays") if getattr(fit, name) is not None and getattr(again, name) is not None}
+    reach = max(RESCUE_STARTS_MM) + MAX_MOVE_MM / 2
+    for j, k in enumerate(which.tolist()):
+        tried = slice(j * m, (j + 1) * m)
+        good = (again.taken[tried] & (again.rms[tried] <= rms_bar[j])
+                & (np.hypot(*(again.centres[tried] - centres[k]).T) <= reach))
+        if good.any():
+            best = j * m + int(np.argmin(np.where(good, again.rms[tried], np.inf)))
+            for name, values in fields.items():
+                values[k] = getattr(again, name)[best]
+    return replace(fit, **fields)
