@@ -126,6 +126,8 @@ def detect(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) ->
     if mat is None or not len(ellipses):
         return rounds, raised
     found, unfitted = find_ovals(rect, rounds, ellipses, mat, photo_scale(rect))
+    # A round outline on an oval base is its figure or its top's border, as a round detection there is (``find_ovals``).
+    raised = [u for u in raised if not any(o.shape == "oval" and _inside(o, u) for o in found)]
     return found, unfitted + raised
 
 
@@ -171,7 +173,7 @@ def find_ovals(rect: Rectified, rounds: list[Detection], ellipses: np.ndarray, m
     return both, unfitted
 
 
-def _inside(oval: Detection, other: Detection) -> bool:
+def _inside(oval: Detection, other: Detection | Unfitted) -> bool:
     phi = math.radians(oval.rotation_deg)
     dx, dy = other.x_mm - oval.x_mm, other.y_mm - oval.y_mm
     u, v = dx * math.cos(phi) + dy * math.sin(phi), -dx * math.sin(phi) + dy * math.cos(phi)
