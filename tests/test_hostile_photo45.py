@@ -192,15 +192,22 @@ def test_a_roof_in_the_tables_corner_touching_two_edges_is_not_the_mat() -> None
     assert _first_on_mat(image, [(60.0, 540.0), (400.0, 300.0)]) == [False, True]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "A long building (a barracks, 220 x 70 mm roof, brick red) against the far edge: its roof runs 220 mm along the edge, "
-    "over EDGE_RUN_MM (150 mm), so it is taken for the table's plane (as a printed road is) and a path from a point on the "
-    "roof meets 'the mat' first: bases on such a roof pass the ground test. docs/photo.md's Limits names the plateau or "
-    "roof running 150 mm along the edge; a base on it is placed 10-12 cm of height x cot(elevation) off"))
 def test_a_long_roof_against_the_far_edge_is_not_the_mat() -> None:
+    """A long building (a barracks, 220 x 70 mm roof, brick red) against the far edge: its roof runs 220 mm along the
+    edge, over ``EDGE_RUN_MM`` (150 mm), and was taken for the table's plane (as a printed road is), so bases on it passed
+    the ground test (a strict xfail at stop 45). It meets one side of the table only, over a quarter of it
+    (``ground.ONE_SIDE_SHARE``): raised."""
     image = _green_mat()
     image[0:70, 300:520] = (50.0, 60.0, 110.0)
     assert _first_on_mat(image, [(400.0, 570.0), (100.0, 300.0)]) == [False, True]
+
+
+def test_a_printed_band_along_most_of_one_side_is_the_tables_plane() -> None:
+    """Holds: a printed shore (70 mm deep, 600 of the far edge's 900 mm, sand on green) meets one side only, but along
+    two thirds of it: a print, the table's plane (a base on the sand has ground)."""
+    image = _green_mat()
+    image[0:70, 150:750] = (120.0, 170.0, 200.0)
+    assert _first_on_mat(image, [(400.0, 570.0), (100.0, 300.0)]) == [True, True]
 
 
 def test_a_short_roof_against_the_far_edge_is_not_the_mat() -> None:

@@ -4,6 +4,7 @@ mat, one in a building's shadow or the lamp's fall does."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tabletop.photo.ground import GROUND_MM_PER_PX, ground_map
 
@@ -72,3 +73,40 @@ def test_a_mat_inside_a_printed_frame_is_the_mat() -> None:
     image = _green()
     image[:30] = image[-30:] = image[:, :30] = image[:, -30:] = (40.0, 40.0, 40.0)
     assert _first_on_mat(image, [(300.0, 200.0), (100.0, 100.0), (2.0, 200.0)]) == [True, True, True]
+
+
+def test_a_base_on_a_roof_is_seen_but_not_placed() -> None:
+    """The whole detector on a drawn 12 MP photo: a 28 mm base 4 mm tall on a building's flat roof 100 mm up (90 mm
+    square, brick red), another on the green mat, a camera 900 mm above the table. Every base is
+    measured on the table's plane, where the roof's is seen over 100 mm from where it stands; its ring meets the roof all
+    round, a surface closed off inside the table (``ground.floor_regions``), so it is reported seen but not placed
+    (``detect.RAISED_MAX_FLOOR_RAYS``: an outline round where the photo shows it), never as a base. The one on the mat
+    is a base."""
+    import math
+
+    cv2 = pytest.importorskip("cv2")
+    from tabletop.photo.detect import detect
+    from tabletop.photo.rectify import rectify
+    from tests.test_photo_camera import SIZE, TABLE, _corners, _fill_envelope, _true_camera
+
+    cam = _true_camera()
+    radius, height, roof_z = 14.0, 4.0, 100.0
+    on_roof, on_mat = (450.0, 800.0), (800.0, 500.0)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
+    image[:] = (70, 120, 80)
+    square = np.array([[-45.0, -45.0], [45.0, -45.0], [45.0, 45.0], [-45.0, 45.0]])
+    _fill_envelope(image, cam.project(square + on_roof, roof_z), (50, 60, 110))
+    around = np.radians(np.arange(0.0, 360.0, 0.5))
+    circle = radius * np.column_stack([np.cos(around), np.sin(around)])
+    for centre, z in ((on_roof, roof_z), (on_mat, 0.0)):
+        for level in np.linspace(z, z + height, 9):
+            _fill_envelope(image, cam.project(circle + centre, float(level)), (40, 40, 45))
+        _fill_envelope(image, cam.project(circle + centre, z + height), (200, 205, 210))
+    noise = np.random.default_rng(7).normal(0.0, 6.0, image.shape)
+    image = cv2.GaussianBlur(np.clip(image + noise, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
+    bases, unfitted = detect(rect)
+    seen = cam.unproject(cam.project(np.array([on_roof]), roof_z), 0.0)[0]
+    assert [(round(b.x_mm), round(b.y_mm)) for b in bases if math.hypot(b.x_mm - on_mat[0], b.y_mm - on_mat[1]) < 2.0]
+    assert not any(math.hypot(b.x_mm - seen[0], b.y_mm - seen[1]) < 20.0 for b in bases), bases
+    assert any(math.hypot(u.x_mm - seen[0], u.y_mm - seen[1]) < 10.0 for u in unfitted), (unfitted, seen)

@@ -108,7 +108,7 @@ def unfitted_comment(result: PhotoResult) -> str:
     lines = []
     for u in result.unfitted:
         outline = " ".join(f"{x:.1f},{y:.1f}" for x, y in u.outline_mm)
-        lines.append(f"# unfitted: something base-like at x {u.x_mm:.1f}, y {u.y_mm:.1f} mm fits no catalogue shape; outline {outline}")
+        lines.append(f"# unfitted: something base-like at x {u.x_mm:.1f}, y {u.y_mm:.1f} mm not placed (no catalogue shape, or standing above the table's plane); outline {outline}")
     return "\n".join(["", "# Seen in the photo but not fitted (check these by eye):", *lines, ""]) if lines else ""
 
 

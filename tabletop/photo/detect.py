@@ -40,7 +40,7 @@ from tabletop.photo.candidates import MatModel, candidate_px_per_mm, candidates
 from tabletop.photo.contrario import GRID_MM, log10_nfa, nearby_log10_nfa, outline_alignment
 from tabletop.photo.ground import GroundMap
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
-from tabletop.photo.footprint import fit_footprints
+from tabletop.photo.footprint import fit_footprints, refit_nearby
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
 from tabletop.photo.rimfit import (CONTAINING_SUPPORT, fit_rims, fit_rims_at, half_level_centres, half_level_fits, search_circles,
                                    snapped_radii)
@@ -72,6 +72,13 @@ so such a base looks like a larger one on the mat. Its ground is: a roof or a pi
 round it on most rays, or, where the roof or piece is of nearly the mat's colour (the mat's colour is a local median,
 which such a surface fills), a surface cut off from the table's mat by an edge in chromaticity (``ground.GroundMap``).
 Neighbours in contact cover part of a ring, not three quarters of it."""
+RAISED_MAX_FLOOR_RAYS = 12
+"""A base whose ring (``footprint.ring_mat``) meets the table's plane first on fewer than this many of its ``FIT_RAYS``
+rays (a tenth) stands on a raised surface all round: a roof, a hill's or a plateau's top (``ground.GroundMap``). Every
+base is measured as standing on the table's plane, so such a base would be placed centimetres from where it stands
+(height x cot(elevation), at the sigma of a clean rim): it is reported "seen, not placed" (``Unfitted``, its outline as
+the photo shows it on the table's plane), never as a base. Neighbours in contact, a figure over the ring or a shadow
+cover part of a ring, not nine tenths of it."""
 PROFILE_SIGMA_MM = 0.15
 """The base-profile model's own error in a footprint's position (1-sigma): the outline is modelled as the envelope of
 footprint and top rim, not the rounded edges and contact shadows of a real base."""
@@ -88,6 +95,11 @@ millimetre: its edge points' RMS about it was 0.22 mm in the median on the gener
 0.32 mm for three in four. A detection whose outline scatters more than this (or this many of the photo's pixels
 where they are coarser) is not a base: the edge of a stain on a grass mat, a hex cell of a printed mat (a circle
 touching its six sides), a circle drawn across two neighbours scattered 0.8-1.3 mm."""
+OUTLINE_RESCUE_SHARE = 0.5
+"""An outline the profile explains worse than the bar above is fitted again from places round it
+(``footprint.refit_nearby``: the rim fit's circle sat off a base whose figure reaches over its rim); the best is kept
+only within this share of the bar (0.375 mm on a fine photo, about the worst quarter of a base's own outline), as a
+base's outline is: of 16 places tried, one explains a stain's or a printed cell's edge to 0.6-1.0 mm by chance."""
 OUTLINE_PLACE_REACH_PX = 1.5
 """An outline the a-contrario test does not see at the rim fit's centre is looked for at the test's grid places
 (``contrario.GRID_MM``) within this many of the photo's pixels of it (``contrario.nearby_log10_nfa``): the rim fit's
@@ -104,14 +116,19 @@ an invisible base."""
 
 
 def detect(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM) -> tuple[list[Detection], list[Unfitted]]:
-    """Round and oval bases on the table (sorted by y then x) and what looks like a base but fits no catalogue shape."""
+    """Round and oval bases on the table (sorted by y then x), and what looks like a base but is not placed: it fits no
+    catalogue shape, or it stands on a raised surface whose height nothing here measures (``RAISED_MAX_FLOOR_RAYS``)."""
     trace: dict = {}
-    rounds = detect_bases(rect, base_sizes_mm, trace=trace)
+    raised: list[Unfitted] = []
+    rounds = detect_bases(rect, base_sizes_mm, trace=trace, raised=raised)
     ellipses = trace.get("ellipses", np.zeros((0, 5)))
     mat = trace.get("mat")
     if mat is None or not len(ellipses):
-        return rounds, []
-    return find_ovals(rect, rounds, ellipses, mat, photo_scale(rect))
+        return rounds, raised
+    found, unfitted = find_ovals(rect, rounds, ellipses, mat, photo_scale(rect))
+    # A round outline on an oval base is its figure or its top's border, as a round detection there is (``find_ovals``).
+    raised = [u for u in raised if not any(o.shape == "oval" and _inside(o, u) for o in found)]
+    return found, unfitted + raised
 
 
 def find_ovals(rect: Rectified, rounds: list[Detection], ellipses: np.ndarray, mat: MatModel,
@@ -156,7 +173,7 @@ def find_ovals(rect: Rectified, rounds: list[Detection], ellipses: np.ndarray, m
     return both, unfitted
 
 
-def _inside(oval: Detection, other: Detection) -> bool:
+def _inside(oval: Detection, other: Detection | Unfitted) -> bool:
     phi = math.radians(oval.rotation_deg)
     dx, dy = other.x_mm - oval.x_mm, other.y_mm - oval.y_mm
     u, v = dx * math.cos(phi) + dy * math.sin(phi), -dx * math.sin(phi) + dy * math.cos(phi)
@@ -164,10 +181,12 @@ def _inside(oval: Detection, other: Detection) -> bool:
 
 
 def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM,
-                 min_confidence: float = MIN_CONFIDENCE, trace: dict | None = None) -> list[Detection]:
+                 min_confidence: float = MIN_CONFIDENCE, trace: dict | None = None,
+                 raised: list[Unfitted] | None = None) -> list[Detection]:
     """Round bases on the table, sorted by y then x: centre and 1-sigma in mm, diameter snapped to ``base_sizes_mm``.
 
-    ``trace``, if given, is filled with the intermediate arrays (candidates, search, fits) for diagnosis.
+    ``trace``, if given, is filled with the intermediate arrays (candidates, search, fits) for diagnosis; ``raised``,
+    if given, receives the bases standing on a raised surface (``RAISED_MAX_FLOOR_RAYS``), seen but not placed.
     """
     sizes = np.asarray(sorted(base_sizes_mm), dtype=float)
     w, d = rect.table_mm
@@ -375,25 +394,31 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     at = np.array([c for _, _, c, *_ in chosen], dtype=float)
     ground = mat.at(np.column_stack([at[:, 0] * s, (d - at[:, 1]) * s]), np.zeros(len(at))) if chosen else None
     return report_bases(rect, chosen, disagreement, mat_colour, mat.whiten, scale, sizes, ground_colour=ground,
-                        surfaces=mat.ground)
+                        surfaces=mat.ground, raised=raised)
 
 
 def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, float, float, float, float]], disagreement: dict[int, float],
             mat_colour: np.ndarray, whiten: np.ndarray, scale: Scale, sizes: np.ndarray,
             drop_unexplained: bool = True, ground_colour: np.ndarray | None = None,
-            surfaces: GroundMap | None = None) -> list[Detection]:
+            surfaces: GroundMap | None = None, raised: list[Unfitted] | None = None) -> list[Detection]:
     """The chosen detections as reported: each footprint measured on its base's own height and bevel, its sigma from
     every source (the rim fit, the cross-checks' disagreement, the corners, the lens, the height), and whether it is
     confident. ``drop_unexplained``: drop an outline no base's profile explains (not where the user clicked on a
     base: they say it is one, and its sigma says how well it is measured). ``ground_colour``: the mat's colour at each
     chosen centre on the narrow scale, a second reference for the ground round it (``footprint.ring_mat``);
-    ``surfaces``: the table's surfaces, so that ground of the mat's colour counts only on the mat itself."""
+    ``surfaces``: the table's surfaces, so that ground of the mat's colour counts only on the mat itself. ``raised``:
+    where given, a detection standing on a raised surface all round goes there, as an outline seen but not placed."""
     if not chosen:
         return []
     centres = np.array([c for _, _, c, *_ in chosen], dtype=float)
     radii = np.array([r for *_, r, _ in chosen], dtype=float)
     footprints = fit_footprints(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes,
                                 ground_colour, surfaces)
+    if footprints is not None and drop_unexplained:
+        bar = np.maximum(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * mm_per_px_at(rect, centres))
+        unexplained = np.nonzero(footprints.taken & (footprints.rms > bar))[0]
+        footprints = refit_nearby(rect, centres, radii, mat_colour[[i for _, i, *_ in chosen]], whiten, scale, sizes,
+                                  ground_colour, surfaces, footprints, unexplained, OUTLINE_RESCUE_SHARE * bar[unexplained])
     if footprints is not None:
         centres, radii = footprints.centres, footprints.radii
     pixels = rect.table_to_image(centres)
@@ -424,6 +449,15 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
         if (drop_unexplained and footprints is not None and footprints.taken[k]
                 and footprints.rms[k] > max(OUTLINE_MAX_RMS_MM, OUTLINE_MAX_RMS_PX * here)):
             continue  # an outline no base's profile explains: a stain, a printed cell, a circle drawn across neighbours
+        if (raised is not None and footprints is not None and footprints.floor_rays is not None
+                and footprints.floor_rays[k] < RAISED_MAX_FLOOR_RAYS):
+            # Where the photo shows it on the table's plane: the rim fit's circle, not the footprint placed from it.
+            seen_at, seen_r = chosen[k][2], chosen[k][5]
+            angles = np.linspace(0.0, 2 * math.pi, 36, endpoint=False)
+            raised.append(Unfitted(float(seen_at[0]), float(seen_at[1]),
+                                   tuple((float(seen_at[0] + seen_r * math.cos(a)), float(seen_at[1] + seen_r * math.sin(a)))
+                                         for a in angles)))
+            continue
         coarse_here = here > COARSE_MM_PER_PX
         if coarse_here:
             sigma = max(sigma, COARSE_SIGMA_PX * here)

@@ -95,6 +95,9 @@ class FootprintFit:
     """Whether the fitted height or bevel lies over ``PROFILE_CONFLICT_SIGMAS`` of its prior's sigmas from the prior."""
     ground_rays: np.ndarray | None = None
     """How many rays of the ring round each base found the mat's colour there (``ring_mat``)."""
+    floor_rays: np.ndarray | None = None
+    """How many rays of the ring round each base met the table's plane first, whatever its colour (``ring_mat``); None
+    where the table's surfaces were not given."""
 
 
 def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.ndarray, bevels: np.ndarray,
@@ -108,10 +111,11 @@ def _extra(rect: Rectified, centres: np.ndarray, radii: np.ndarray, heights: np.
 
 def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
              whiten: np.ndarray, ground_colour: np.ndarray | None = None,
-             surfaces: GroundMap | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+             surfaces: GroundMap | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """The mat round each base, from a ring beyond its outline: its colour on each ray [n, rays, 3], the whitening
     [n, 3, 3] of its variation about that colour, robust (samples beyond ``RING_CORE_MADS`` left out), and how many of
-    the rays [n] found the mat there (the ground the base stands on, if it stands on the table): the mat's colour by
+    the rays [n] found the mat there (the ground the base stands on, if it stands on the table), and how many met the
+    table's plane first whatever its colour (None without ``surfaces``): the mat's colour by
     ``mat_colour`` or, where given, by ``ground_colour`` [n, 3] (the mat's at another scale: a large base's wide
     estimate lags the light's fall across the table, which the narrow one follows).
 
@@ -155,11 +159,14 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     if ground_colour is not None:
         near = np.asarray(ground_colour, dtype=np.float64)[:, None, :]
         ground = on_mat | (np.linalg.norm((ring - near) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS)
+    floor_rays = None
     if surfaces is not None:
         beyond = t[:, :, :1] + np.linspace(0.0, GROUND_REACH_MM, 15)[None, None, :]
-        ground = ground & surfaces.first_surface_is_floor(centres[:, None, None, 0] + beyond * np.cos(angles)[None, :, None],
-                                                        centres[:, None, None, 1] + beyond * np.sin(angles)[None, :, None])
-    return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1)
+        floor = surfaces.first_surface_is_floor(centres[:, None, None, 0] + beyond * np.cos(angles)[None, :, None],
+                                                centres[:, None, None, 1] + beyond * np.sin(angles)[None, :, None])
+        ground = ground & floor
+        floor_rays = floor.sum(axis=1)
+    return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1), floor_rays
 
 
 def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
@@ -175,9 +182,9 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     n = len(centres)
     if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
         return None
-    mat_colour, whitens, ground_rays = ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour, surfaces)
+    mat_colour, whitens, ground_rays, floor_rays = ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour, surfaces)
     if sizes is None:
-        return replace(_fit_at(rect, centres, radii, mat_colour, whitens, scale), ground_rays=ground_rays)
+        return replace(_fit_at(rect, centres, radii, mat_colour, whitens, scale), ground_rays=ground_rays, floor_rays=floor_rays)
     catalogue = np.sort(np.asarray(sizes, dtype=float)) / 2
     at = np.array([int(np.argmin(np.abs(catalogue - r))) for r in radii])
     options = [(k, catalogue[j]) for k in range(n) for j in (at[k] - 1, at[k], at[k] + 1) if 0 <= j < len(catalogue)]
@@ -191,7 +198,7 @@ def fit_footprints(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
                      for k in range(n)])
     return FootprintFit(fit.centres[pick], fit.covariance[pick], fit.heights[pick], fit.bevels[pick], fit.rms[pick],
                         fit.rays[pick], fit.taken[pick], fit.loss[pick], fit.radii[pick], fit.profile_conflict[pick],
-                        ground_rays)
+                        ground_rays, floor_rays)
 
 
 def _rim_points_each(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
@@ -280,3 +287,42 @@ def _gauss_newton(rect: Rectified, centres: np.ndarray, radii: np.ndarray, outli
         params[:, 3] = np.clip(params[:, 3], 0.0, radii / 3)
         cov = np.linalg.inv(normal)
     return params, weights, sigma2, cov
+
+
+RESCUE_STARTS_MM = (2.5, 5.0)
+RESCUE_DIRECTIONS = 8
+"""Where a footprint fit is tried again round a detection whose outline its profile explained badly: 8 directions at
+each of these distances. The rim fit's circle can sit 3-5 mm off a base whose figure reaches over its rim (it followed
+the figure's outline on part of the circle), and a fit started there reads the figure too; one started within
+``MAX_MOVE_MM`` of the base's own centre finds its outline."""
+
+
+def refit_nearby(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                 scale: Scale, sizes: np.ndarray | None, ground_colour: np.ndarray | None, surfaces: GroundMap | None,
+                 fit: FootprintFit, which: np.ndarray, rms_bar: np.ndarray) -> FootprintFit:
+    """``fit`` with the rows ``which`` replaced by the best of the fits started round them (``RESCUE_STARTS_MM``) whose
+    outline the profile explains within ``rms_bar`` [len(which)] mm; the rest unchanged."""
+    if not len(which):
+        return fit
+    turns = np.linspace(0.0, 2 * math.pi, RESCUE_DIRECTIONS, endpoint=False)
+    offsets = np.array([(r * math.cos(a), r * math.sin(a)) for r in RESCUE_STARTS_MM for a in turns])
+    m = len(offsets)
+    rows = np.repeat(which, m)
+    starts = (centres[which][:, None, :] + offsets[None]).reshape(-1, 2)
+    again = fit_footprints(rect, starts, radii[rows], mat_colour[rows], whiten, scale, sizes,
+                           None if ground_colour is None else ground_colour[rows], surfaces)
+    if again is None:
+        return fit
+    fields = {name: np.array(getattr(fit, name), copy=True) for name in (
+        "centres", "covariance", "heights", "bevels", "rms", "rays", "taken", "loss", "radii", "profile_conflict",
+        "ground_rays", "floor_rays") if getattr(fit, name) is not None and getattr(again, name) is not None}
+    reach = max(RESCUE_STARTS_MM) + MAX_MOVE_MM / 2
+    for j, k in enumerate(which.tolist()):
+        tried = slice(j * m, (j + 1) * m)
+        good = (again.taken[tried] & (again.rms[tried] <= rms_bar[j])
+                & (np.hypot(*(again.centres[tried] - centres[k]).T) <= reach))
+        if good.any():
+            best = j * m + int(np.argmin(np.where(good, again.rms[tried], np.inf)))
+            for name, values in fields.items():
+                values[k] = getattr(again, name)[best]
+    return replace(fit, **fields)

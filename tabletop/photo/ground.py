@@ -22,6 +22,11 @@ texture's at that scale, or one grey level's rounding where that is larger) is a
 GROUND_FLOOR_GREY = 1.0
 """The least chromaticity sigma, in grey levels of the mat's green: an even mat's chromaticity changes by a level's
 rounding, which must not draw contours across it."""
+GROUND_NOISE_BLOCK_MM = 32.0
+"""The patch over which the mat's chromaticity texture is measured where it stands (a robust sigma per patch): a ratio
+of two channels is noisier where they are darker (a table's far side from a low lamp, a cast shadow), and the table's
+one sigma, set by its lit part, would draw contours through every dark patch's noise. A patch is larger than a step's
+few pixels, so an edge through it is a minority of its pixels."""
 EDGE_REACH_MM = 10.0
 """A surface reaches the table's edge where it comes this close to it (the ground map's median window: a step at the
 edge itself leaves a few edge pixels between the surface and the edge)."""
@@ -30,6 +35,11 @@ EDGE_RUN_MM = 150.0
 printed road or river (it crosses the table), each piece of a mat they cut, a two-tone mat's second colour. Terrain
 stands on the table with sides all round: its top reaches the edge, if at all, over a short stretch (a hill's top of
 300 mm set 10 mm from the edge: a 110 mm chord; a building's roof: its width, 40-100 mm)."""
+ONE_SIDE_SHARE = 0.5
+"""... and it meets two of the table's sides, or runs along this share of the one side it meets: a road, a river or
+a piece of a mat they cut meets two sides (a cut piece along one side runs to its ends), a two-tone mat's second colour
+two or most of one; a long building against one side (a barracks' roof, 200-300 mm) meets that side only, over its
+length."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,25 +79,43 @@ def ground_map(top: np.ndarray, px_per_mm: float, depth_mm: float) -> GroundMap:
     texture = (raw - chroma).reshape(-1, 2)
     sigma = 1.4826 * np.median(np.abs(texture - np.median(texture, axis=0)), axis=0)
     sigma = np.maximum(sigma, GROUND_FLOOR_GREY / float(np.median(small[..., 1])))
-    bar = GROUND_STEP_SIGMAS * sigma
+    # Never finer than the table's sigma; coarser where the mat's own texture is noisier (it is darker there).
+    bar = GROUND_STEP_SIGMAS * np.maximum(sigma, _local_sigma(raw - chroma, small[..., 1], GROUND_NOISE_BLOCK_MM * px_per_mm / f))
     edge = np.zeros(chroma.shape[:2], dtype=bool)
-    # Across one pixel and across two: the median may spread a faint step over two pixels, half of it each.
-    across = np.any(np.abs(chroma[:, 1:] - chroma[:, :-1]) > bar, axis=2)
-    down = np.any(np.abs(chroma[1:] - chroma[:-1]) > bar, axis=2)
+    # Across one pixel and across two: the median may spread a faint step over two pixels, half of it each. A pair's
+    # bar is the smoother side's, so a step onto a rougher surface is not hidden by that surface's own texture.
+    across = np.any(np.abs(chroma[:, 1:] - chroma[:, :-1]) > np.minimum(bar[:, 1:], bar[:, :-1]), axis=2)
+    down = np.any(np.abs(chroma[1:] - chroma[:-1]) > np.minimum(bar[1:], bar[:-1]), axis=2)
     edge[:, 1:] |= across
     edge[:, :-1] |= across
     edge[1:] |= down
     edge[:-1] |= down
-    edge[:, 1:-1] |= np.any(np.abs(chroma[:, 2:] - chroma[:, :-2]) > bar, axis=2)
-    edge[1:-1] |= np.any(np.abs(chroma[2:] - chroma[:-2]) > bar, axis=2)
+    edge[:, 1:-1] |= np.any(np.abs(chroma[:, 2:] - chroma[:, :-2]) > np.minimum(bar[:, 2:], bar[:, :-2]), axis=2)
+    edge[1:-1] |= np.any(np.abs(chroma[2:] - chroma[:-2]) > np.minimum(bar[2:], bar[:-2]), axis=2)
     n, labels = cv2.connectedComponents((~edge).astype(np.uint8), connectivity=4)
     mm_per_px = f / px_per_mm
     return GroundMap(labels, floor_regions(labels, n, mm_per_px), depth_mm, mm_per_px)
 
 
+def _local_sigma(texture: np.ndarray, green: np.ndarray, block_px: float) -> np.ndarray:
+    """The chromaticity texture's robust sigma [rows, cols, 2] per patch of ``block_px`` pixels (at least one grey
+    level's rounding of the patch's green), interpolated between patches' centres."""
+    rows, cols = texture.shape[:2]
+    b = max(4, int(round(block_px)))
+    ny, nx = -(-rows // b), -(-cols // b)
+    pad = ((0, ny * b - rows), (0, nx * b - cols))
+    blocks = np.pad(np.abs(texture), pad + ((0, 0),), mode="edge").reshape(ny, b, nx, b, 2)
+    local = 1.4826 * np.median(blocks, axis=(1, 3))
+    grey = np.median(np.pad(green, pad, mode="edge").reshape(ny, b, nx, b), axis=(1, 3))
+    local = np.maximum(local, (GROUND_FLOOR_GREY / np.maximum(grey, 1.0))[..., None]).astype(np.float32)
+    full = cv2.resize(local, (nx * b, ny * b), interpolation=cv2.INTER_LINEAR)
+    return full[:rows, :cols]
+
+
 def floor_regions(labels: np.ndarray, n: int, mm_per_px: float) -> np.ndarray:
     """Which of the ``n`` regions lie on the table's plane: those whose points at the table's edge lie ``EDGE_RUN_MM``
-    apart (a mat cut by printed roads, a river, a two-tone mat: every piece, and the road itself, runs to the edge), and
+    apart (a mat cut by printed roads, a river, a two-tone mat: every piece, and the road itself, runs to the edge) on
+    two of its sides or along most of one (``ONE_SIDE_SHARE``: not a long roof against one side), and
     the largest region where it is larger than all of those together (a mat inside a printed frame, or hemmed in by
     terrain). A region closed off inside the table (a roof, a hill's top) is raised, however large: a hill's top larger
     than each piece of a mat cut by roads is not the mat."""
@@ -103,6 +131,21 @@ def floor_regions(labels: np.ndarray, n: int, mm_per_px: float) -> np.ndarray:
     np.minimum.at(low, found, at)
     np.maximum.at(high, found, at)
     floor = np.max(high - low, axis=1) * mm_per_px >= EDGE_RUN_MM  # -inf where a region does not reach the edge
+    # Each side's band alone: which regions meet it, and over how much of its length.
+    sides_met = np.zeros(n, dtype=int)
+    along_one = np.zeros(n)
+    for side, along, length in ((labels[:reach], 1, cols), (labels[-reach:], 1, cols), (labels[:, :reach], 0, rows),
+                                (labels[:, -reach:], 0, rows)):
+        where = np.nonzero(side)
+        found_side, pos = side[where], where[along].astype(float)
+        first = np.full(n, np.inf)
+        last = np.full(n, -np.inf)
+        np.minimum.at(first, found_side, pos)
+        np.maximum.at(last, found_side, pos)
+        met = np.isfinite(first)
+        sides_met += met
+        along_one = np.where(met, np.maximum(along_one, (last - first + 1) / length), along_one)
+    floor &= (sides_met >= 2) | (along_one >= ONE_SIDE_SHARE)
     floor[0] = False  # the edges
     sizes = np.bincount(labels.ravel(), minlength=n)
     sizes[0] = 0
