@@ -1,4 +1,4 @@
-"""A hostile review of issue 35's review flow (stop 47): the app's photo import and review driven by the headless pilot
+"""A hostile review of issue 35's review flow (stop 46): the app's photo import and review driven by the headless pilot
 with real pygame events, and ``tabletop photo --review`` / ``photo markers`` from the command line, as a new or careless
 user would use them at a club night. Each test fails on what was found; the ones not fixed here are strict xfails saying
 what was done, what happened and what should happen."""
