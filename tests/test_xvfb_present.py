@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,9 +72,16 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
         return int(size["WIDTH"]), int(size["HEIGHT"])
 
     def key(name: str) -> None:
-        wid = window()
-        _run(["xdotool", "windowfocus", "--sync", wid], env)
-        _run(["xdotool", "key", "--window", wid, name], env)
+        """Press ``name`` in our window. A send that fails (the window id gone between the lookup and the key,
+        once under CI's load) delivered nothing: look the window up again and send it again."""
+        for _ in range(3):
+            wid = window()
+            focus = subprocess.run(["xdotool", "windowfocus", "--sync", wid], env=env, capture_output=True, timeout=20)
+            sent = subprocess.run(["xdotool", "key", "--window", wid, name], env=env, capture_output=True, text=True, timeout=20)
+            if focus.returncode == 0 and sent.returncode == 0:
+                return
+            time.sleep(0.5)
+        pytest.fail(f"xdotool could not press {name} in the app's window: {sent.stderr.strip()}")
 
     try:
         code = "import sys; from tabletop.app.window import run; sys.exit(run(sys.argv[1], size=(1000, 700)))"
