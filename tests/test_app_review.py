@@ -44,6 +44,13 @@ def _imported(tmp_path: Path, photo: tuple[Path, object]) -> Pilot:
     table = tmp_path / "table.toml"
     scenario_io.save(Scenario(Table(TABLE, TABLE), title="review test", units="mm"), table)
     p = Pilot(table)
+    import_photo(p, photo)
+    return p
+
+
+def import_photo(p: Pilot, photo: tuple[Path, object]) -> None:
+    """Import the photo by clicking its four corners and pressing Enter; the review is then open."""
+    path, ph = photo
     assert p.app.start_photo_import(str(path))
     job = p.app.photo_import
     view = p.app.view_rect
@@ -52,8 +59,7 @@ def _imported(tmp_path: Path, photo: tuple[Path, object]) -> Pilot:
     p.key(pygame.K_RETURN)
     p.app.wait_photo_import()
     p.step(3)
-    assert p.app.photo_import is None and p.app.review is not None
-    return p
+    assert p.app.photo_import is None and p.app.review is not None, p.app.message
 
 
 def _truth_error(ph: object, m: Model) -> float:

@@ -23,6 +23,8 @@ from tabletop.model import Scenario, Table  # noqa: E402
 from tabletop.photo import cli as photo_cli  # noqa: E402
 from tabletop.photo.synth import synth_photo  # noqa: E402
 
+from .test_app_review import import_photo as _import  # noqa: E402
+
 TABLE = 24 * 25.4
 
 
@@ -39,20 +41,6 @@ def _pilot(tmp_path: Path) -> Pilot:
     table = tmp_path / "table.toml"
     scenario_io.save(Scenario(Table(TABLE, TABLE), title="hostile review", units="mm"), table)
     return Pilot(table)
-
-
-def _import(p: Pilot, photo: tuple[Path, object]) -> None:
-    """Import the photo by clicking its four corners and pressing Enter; the review is then open."""
-    path, ph = photo
-    assert p.app.start_photo_import(str(path))
-    job = p.app.photo_import
-    view = p.app.view_rect
-    for c in ph.corners_px:  # type: ignore[attr-defined]
-        p.click(tuple(round(v) for v in job.to_screen(view, c)))
-    p.key(pygame.K_RETURN)
-    p.app.wait_photo_import()
-    p.step(3)
-    assert p.app.photo_import is None and p.app.review is not None, p.app.message
 
 
 # ---------------------------------------------------------------------------------------------- the corners phase
