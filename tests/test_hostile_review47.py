@@ -235,6 +235,7 @@ def test_importing_the_same_photo_again_does_not_double_its_bases(tmp_path: Path
         assert app.review is None
         before = app.scenario.models
         _import(p, photo)
+        assert f"the last import's {first} proposals not accepted are replaced" in app.message, app.message
         assert len(app.scenario.models) == first
         assert len(app.review.unsure(app.scenario)) == unsure  # type: ignore[union-attr]
         p.key(pygame.K_ESCAPE)

@@ -426,6 +426,7 @@ class PhotoImportMixin(ReviewMixin):
         result = job.result
         backdrop = Backdrop(image_reference(job.path, self.state.path), tuple((round(x, 2), round(y, 2)) for x, y in result.corners_px))  # type: ignore[arg-type]
         models = proposed_models(self.scenario, result.bases)
+        replaced = sum(PROPOSED_TAG in m.tags for m in self.scenario.models)
         if self.dispatch(ImportPhoto(backdrop, models, job.table_mm)):
             self.backdrops.visible = True
             self.start_review(job.loaded, result, tuple(m.id for m in models))
@@ -437,7 +438,8 @@ class PhotoImportMixin(ReviewMixin):
             self.ui.update(0.0)
             unsure = sum(CHECK_TAG in m.tags for m in models)
             self.flash(f"{len(models)} bases found, {unsure} to check (calibration ±{result.calibration_rms_mm:.2f} mm): "
-                       "N goes to the next to check, a click on a missed base fits it, A accepts")
+                       "N goes to the next to check, a click on a missed base fits it, A accepts"
+                       + (f" · the last import's {replaced} proposals not accepted are replaced (Ctrl+Z brings them back)" if replaced else ""))
             if result.coarse:
                 self.show_message("A coarse photo: check every base", html.escape(
                     f"This photo shows up to {result.mm_per_px:.2f} mm of the table per pixel. Above {COARSE_MM_PER_PX} mm "
