@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .test_xvfb_fire_shown import _changed
+from .test_xvfb_review import import_by_dialog, photo_on_screen
 from .xvfb import app_command, app_env, popen_group, require, run as _run, screenshot, start_xvfb, stop, wait_until, window_of, window_size
 
 cv2 = pytest.importorskip("cv2")
@@ -48,8 +48,7 @@ def _shows(wid: str, env: dict[str, str], png: Path, points: list[tuple[float, f
 def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
     require(TOOLS)
     from tabletop import scenario_io
-    from tabletop.app.layout import toolbar_layout, view_rect_for
-    from tabletop.app.photo_import import OUTSIDE_MARGIN
+    from tabletop.app.layout import view_rect_for
     from tabletop.app.review import review_viewport
     from tabletop.app.review_draw import CHECK_COLOUR, SURE_COLOUR
     from tabletop.model import Scenario, Table
@@ -79,24 +78,11 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
         def key(name: str) -> None:
             _run(["xdotool", "key", "--window", wid, name, "sleep", "0.2"], env)
 
-        places, _ = toolbar_layout(size[0])
-        x, y, bw, bh = places["photo"]
-        wait_until(lambda: screenshot(wid, png, env), "a first frame", 30)
-        before = tmp_path / "before-dialog.png"
-        png.replace(before)
-        click(x + bw / 2, y + bh / 2)
-        dl, dt = (size[0] - 560) // 2, (size[1] - 440) // 2
-        wait_until(lambda: _changed(wid, env, before, tmp_path / "dialog.png"), "the import dialog", 60)
-        click(dl + 280, dt + 80)
-        key("ctrl+a")
-        _run(["xdotool", "type", "--window", wid, "--delay", "15", str(photo)], env)
-        click(dl + 475, dt + 414)
+        import_by_dialog(wid, env, size, photo, tmp_path, click, key)
 
         # The corners, clicked where the photo is shown (room left round it for a corner the frame cut off).
         iw, ih = ph.image.shape[1], ph.image.shape[0]
-        scale = min(view[2] * (1 - 2 * OUTSIDE_MARGIN) / iw, view[3] * (1 - 2 * OUTSIDE_MARGIN) / ih)
-        left = view[0] + view[2] / 2 - round(iw * scale) / 2
-        top = view[1] + view[3] / 2 - round(ih * scale) / 2
+        scale, left, top = photo_on_screen(view, iw, ih)
         corners = np.asarray(ph.corners_px) * scale + [left, top]
         spots = [(0.3, 0.3), (0.5, 0.5), (0.7, 0.6), (0.4, 0.8)]
         blurred = cv2.GaussianBlur(ph.image, (0, 0), 6)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -136,11 +137,42 @@ def _shows(wid: str, env: dict[str, str], png: Path, points: list[tuple[float, f
     return False
 
 
+def import_by_dialog(wid: str, env: dict[str, str], size: tuple[int, int], photo: Path, tmp_path: Path,
+                     click: Callable[[float, float], None], key: Callable[[str], None]) -> None:
+    """File → Import photo… with the mouse: the toolbar's button, the photo's path typed into the app's file dialog, OK."""
+    from tabletop.app.layout import toolbar_layout
+
+    png = tmp_path / "shot.png"
+    places, _ = toolbar_layout(size[0])
+    x, y, bw, bh = places["photo"]
+    wait_until(lambda: screenshot(wid, png, env), "a first frame", 30)
+    before = tmp_path / "before-dialog.png"
+    png.replace(before)
+    click(x + bw / 2, y + bh / 2)
+    dl, dt = (size[0] - 560) // 2, (size[1] - 440) // 2  # the dialog: 560x440, centred
+    # Seen open before its field is clicked: the button's press reaches the app as an event queued
+    # behind the raw clicks already waiting, so on a loaded machine a click sent 0.5 s later could be
+    # handled before the dialog existed (and the markers' outline was then waited for in vain).
+    wait_until(lambda: _changed(wid, env, before, tmp_path / "dialog.png"), "the import dialog", 60)
+    click(dl + 280, dt + 80)  # its path field
+    key("ctrl+a")
+    _run(["xdotool", "type", "--window", wid, "--delay", "15", str(photo)], env)
+    click(dl + 475, dt + 414)  # OK
+
+
+def photo_on_screen(view: tuple[int, int, int, int], iw: int, ih: int) -> tuple[float, float, float]:
+    """Where the import shows an ``iw`` x ``ih`` photo for its corners: (scale, left, top), room left round it for a corner
+    the frame cut off."""
+    from tabletop.app.photo_import import OUTSIDE_MARGIN
+
+    scale = min(view[2] * (1 - 2 * OUTSIDE_MARGIN) / iw, view[3] * (1 - 2 * OUTSIDE_MARGIN) / ih)
+    return scale, view[0] + view[2] / 2 - round(iw * scale) / 2, view[1] + view[3] / 2 - round(ih * scale) / 2
+
+
 def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
     require(TOOLS)
     from tabletop import scenario_io
-    from tabletop.app.layout import ZOOM_STEP, toolbar_layout, view_rect_for
-    from tabletop.app.photo_import import OUTSIDE_MARGIN
+    from tabletop.app.layout import ZOOM_STEP, view_rect_for
     from tabletop.app.review import review_viewport
     from tabletop.app.review_draw import SURE_COLOUR
     from tabletop.model import Scenario, Table
@@ -169,27 +201,11 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
             _run(["xdotool", "key", "--window", wid, name, "sleep", "0.2"], env)
 
         # File → Import photo…: the toolbar's button, the path typed into the app's file dialog, OK.
-        places, _ = toolbar_layout(size[0])
-        x, y, bw, bh = places["photo"]
-        wait_until(lambda: screenshot(wid, png, env), "a first frame", 30)
-        before = tmp_path / "before-dialog.png"
-        png.replace(before)
-        click(x + bw / 2, y + bh / 2)
-        dl, dt = (size[0] - 560) // 2, (size[1] - 440) // 2  # the dialog: 560x440, centred
-        # Seen open before its field is clicked: the button's press reaches the app as an event queued
-        # behind the raw clicks already waiting, so on a loaded machine a click sent 0.5 s later could be
-        # handled before the dialog existed (and the markers' outline was then waited for in vain).
-        wait_until(lambda: _changed(wid, env, before, tmp_path / "dialog.png"), "the import dialog", 60)
-        click(dl + 280, dt + 80)  # its path field
-        key("ctrl+a")
-        _run(["xdotool", "type", "--window", wid, "--delay", "15", str(photo)], env)
-        click(dl + 475, dt + 414)  # OK
+        import_by_dialog(wid, env, size, photo, tmp_path, click, key)
 
         # The corners: the printed markers' outline is offered (drawn dashed) once found; Enter takes it.
         iw, ih = truth["image_size"]
-        scale = min(view[2] * (1 - 2 * OUTSIDE_MARGIN) / iw, view[3] * (1 - 2 * OUTSIDE_MARGIN) / ih)
-        left = view[0] + view[2] / 2 - round(iw * scale) / 2
-        top = view[1] + view[3] / 2 - round(ih * scale) / 2
+        scale, left, top = photo_on_screen(view, iw, ih)
         c = np.asarray(truth["corners_px"]) * scale + [left, top]
         side = [tuple(c[0] + (c[1] - c[0]) * t) for t in np.linspace(0.2, 0.8, 13)]
         wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 300)  # a 12 MP photo read and fitted: minutes on a loaded machine
