@@ -6,7 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
-from tabletop.photo.camera import Camera, camera_from_corners, no_distortion
+from tabletop.photo.camera import Camera, camera_from_corners
+
+from .test_photo_camera import slab_photo
 
 
 def _blurred_table(blur_px: float) -> tuple[np.ndarray, tuple[tuple[float, float], ...]]:
@@ -63,35 +65,7 @@ def _slab_seen_close(thickness_mm: float, camera_x_mm: float = 300.0) -> tuple[n
     """A drawn photo (2,400 x 1,800) through a camera 500 mm in front of a 600 mm table's near side and 600 mm up: a
     cream mat lit by a lamp to one side, a pale front face ``thickness_mm`` deep on a grey floor. Returns the photo, the top's corners, the outline
     whose near side is the face's foot (its corners where the foot's line meets the top's sides) and the camera."""
-    size = (2400, 1800)
-    place, target = np.array([camera_x_mm, -500.0, 600.0]), np.array([300.0, 300.0, 0.0])
-    forward = (target - place) / np.linalg.norm(target - place)
-    right = np.cross(forward, [0.0, 0.0, 1.0])
-    right /= np.linalg.norm(right)
-    rotation = np.array([right, np.cross(forward, right), forward])
-    camera = Camera(1900.0, (1199.5, 899.5), rotation, -rotation @ place, no_distortion(size))
-    top = camera.project(np.array([[0.0, 0.0], [600.0, 0.0], [600.0, 600.0], [0.0, 600.0]]))
-    foot = camera.project(np.array([[0.0, 0.0], [600.0, 0.0]]), z=-thickness_mm)
-    img = np.empty((size[1], size[0], 3), np.float32)
-    img[:] = (120, 135, 140)  # the floor (BGR)
-    cv2.fillPoly(img, [np.round(np.array([foot[0], foot[1], top[1], top[0]]) * 16).astype(np.int32)], (205, 222, 222),
-                 cv2.LINE_AA, shift=4)  # the front face, pale
-    mask = np.zeros(img.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(top * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)
-    mask = mask.astype(np.float32) / 255
-    # A cream mat lit by a lamp to one side: darker than the face at one end, lighter at the other.
-    lamp = 0.92 + 0.16 * (np.arange(size[0], dtype=np.float32) - top[0][0]) / (top[1][0] - top[0][0])
-    mat = np.array((192, 218, 225), np.float32)[None, None, :] * lamp[None, :, None]
-    img = img * (1 - mask[..., None]) + mat * mask[..., None]
-    img += np.random.default_rng(5).normal(0.0, 3.0, img.shape[:2] + (1,)).astype(np.float32)
-    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 0.8)
-
-    def meet(p: np.ndarray, q: np.ndarray, r: np.ndarray, s: np.ndarray) -> np.ndarray:
-        u = np.linalg.solve(np.array([q - p, r - s]).T, r - p)
-        return p + u[0] * (q - p)
-
-    found = (meet(foot[0], foot[1], top[3], top[0]), meet(foot[0], foot[1], top[1], top[2]), top[2], top[3])
-    return (img, tuple((float(x), float(y)) for x, y in top), tuple((float(x), float(y)) for x, y in found), camera)
+    return slab_photo(np.array([camera_x_mm, -500.0, 600.0]), np.array([300.0, 300.0, 0.0]), 600.0, thickness_mm)
 
 
 def test_a_front_face_taller_than_the_edge_tests_band_is_seen_inside_a_side_at_its_foot() -> None:
