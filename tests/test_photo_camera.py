@@ -572,6 +572,27 @@ ROOF = (76, 126, 86)
 """A roof a little off the mat's green (6-10 grey levels; the mat's noise is 1.5 after blur): a rim is seen against it."""
 
 
+def base_on_a_roof(roof_colour: tuple[int, int, int]) -> tuple[Camera, np.ndarray, tuple[float, float], tuple[float, float], float]:
+    """A drawn 12 MP photo by ``_true_camera`` (900 mm above the table): a 28 mm base 4 mm tall on a building's flat roof
+    (90 mm square, ``roof_colour``) 100 mm up, another on the green mat. Returns the camera, the photo, where each base
+    stands and the roof's height."""
+    cam = _true_camera()
+    radius, height, roof_z = 14.0, 4.0, 100.0
+    on_roof, on_mat = (450.0, 800.0), (800.0, 500.0)
+    image = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
+    image[:] = (70, 120, 80)
+    square = np.array([[-45.0, -45.0], [45.0, -45.0], [45.0, 45.0], [-45.0, 45.0]])
+    _fill_envelope(image, cam.project(square + on_roof, roof_z), roof_colour)
+    around = np.radians(np.arange(0.0, 360.0, 0.5))
+    circle = radius * np.column_stack([np.cos(around), np.sin(around)])
+    for centre, z in ((on_roof, roof_z), (on_mat, 0.0)):
+        for level in np.linspace(z, z + height, 9):  # the side face: the discs between footprint and top
+            _fill_envelope(image, cam.project(circle + centre, float(level)), (40, 40, 45))
+        _fill_envelope(image, cam.project(circle + centre, z + height), (200, 205, 210))
+    noise = np.random.default_rng(7).normal(0.0, 6.0, image.shape)
+    return cam, cv2.GaussianBlur(np.clip(image + noise, 0, 255).astype(np.uint8), (0, 0), 0.8), on_roof, on_mat, roof_z
+
+
 def test_a_base_standing_on_a_roof_is_not_on_the_table() -> None:
     """A 28 mm base 4 mm tall standing on a building's flat roof 100 mm up (a roof 90 mm square, a little lighter than
     the green mat), seen by a camera 900 mm above the table. The analysis measures every base on the table's plane,
@@ -586,21 +607,7 @@ def test_a_base_standing_on_a_roof_is_not_on_the_table() -> None:
     from tabletop.photo.rays import photo_scale
     from tabletop.photo.rectify import rectify
 
-    cam = _true_camera()
-    radius, height, roof_z = 14.0, 4.0, 100.0
-    on_roof, on_mat = (450.0, 800.0), (800.0, 500.0)
-    image = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
-    image[:] = (70, 120, 80)
-    square = np.array([[-45.0, -45.0], [45.0, -45.0], [45.0, 45.0], [-45.0, 45.0]])
-    _fill_envelope(image, cam.project(square + on_roof, roof_z), ROOF)
-    around = np.radians(np.arange(0.0, 360.0, 0.5))
-    circle = radius * np.column_stack([np.cos(around), np.sin(around)])
-    for centre, z in ((on_roof, roof_z), (on_mat, 0.0)):
-        for level in np.linspace(z, z + height, 9):  # the side face: the discs between footprint and top
-            _fill_envelope(image, cam.project(circle + centre, float(level)), (40, 40, 45))
-        _fill_envelope(image, cam.project(circle + centre, z + height), (200, 205, 210))
-    noise = np.random.default_rng(7).normal(0.0, 6.0, image.shape)
-    image = cv2.GaussianBlur(np.clip(image + noise, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    cam, image, on_roof, on_mat, roof_z = base_on_a_roof(ROOF)
     rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
     mat = mat_model(rect.image)
     # Where the table's plane sees each: the roof's base displaced and magnified (camera 900 mm up: 1.125 times).

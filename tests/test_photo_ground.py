@@ -84,26 +84,12 @@ def test_a_base_on_a_roof_is_seen_but_not_placed() -> None:
     is a base."""
     import math
 
-    cv2 = pytest.importorskip("cv2")
+    pytest.importorskip("cv2")
     from tabletop.photo.detect import detect
     from tabletop.photo.rectify import rectify
-    from tests.test_photo_camera import SIZE, TABLE, _corners, _fill_envelope, _true_camera
+    from tests.test_photo_camera import TABLE, _corners, base_on_a_roof
 
-    cam = _true_camera()
-    radius, height, roof_z = 14.0, 4.0, 100.0
-    on_roof, on_mat = (450.0, 800.0), (800.0, 500.0)
-    image = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
-    image[:] = (70, 120, 80)
-    square = np.array([[-45.0, -45.0], [45.0, -45.0], [45.0, 45.0], [-45.0, 45.0]])
-    _fill_envelope(image, cam.project(square + on_roof, roof_z), (50, 60, 110))
-    around = np.radians(np.arange(0.0, 360.0, 0.5))
-    circle = radius * np.column_stack([np.cos(around), np.sin(around)])
-    for centre, z in ((on_roof, roof_z), (on_mat, 0.0)):
-        for level in np.linspace(z, z + height, 9):
-            _fill_envelope(image, cam.project(circle + centre, float(level)), (40, 40, 45))
-        _fill_envelope(image, cam.project(circle + centre, z + height), (200, 205, 210))
-    noise = np.random.default_rng(7).normal(0.0, 6.0, image.shape)
-    image = cv2.GaussianBlur(np.clip(image + noise, 0, 255).astype(np.uint8), (0, 0), 0.8)
+    cam, image, on_roof, on_mat, roof_z = base_on_a_roof((50, 60, 110))  # brick red (BGR)
     rect = rectify(image, _corners(cam), TABLE, 1.0, camera=cam, base_height_mm=None)  # type: ignore[arg-type]
     bases, unfitted = detect(rect)
     seen = cam.unproject(cam.project(np.array([on_roof]), roof_z), 0.0)[0]
