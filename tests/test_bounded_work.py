@@ -72,6 +72,20 @@ def test_the_leaf_estimate_stops_once_it_must_pass_the_limit(tmp_path: Path) -> 
     assert ex.runs == 1
 
 
+def test_a_tree_of_millions_of_leaves_is_sampled_without_a_failed_enumeration_first() -> None:
+    """club-blast with every die free has millions of leaves (a 192-descent estimate: 2.5 million at seed 1). With
+    48 descents its estimate was 3,710, so the odds enumerated 20,000 leaves (15 s of CPU) before sampling anyway;
+    now the estimate passes the limit and the odds sample at once."""
+    from tabletop.odds.tree import _enumerate
+
+    scenario = scenario_io.load(Path(__file__).resolve().parents[1] / "examples" / "rules" / "club-blast.toml")
+    for seed in (1, 2, 3):
+        ex = _explorer(scenario)
+        assert _estimate_leaves(ex, np.random.default_rng([seed, 0]), PROBES, above=20_000) > 20_000
+        assert ex.runs <= PROBES
+    assert _enumerate(_explorer(scenario), 2_000) is None  # the tree is indeed past a limit: enumeration gives up
+
+
 def test_following_a_runs_own_choices_keeps_the_estimate_unbiased(tmp_path: Path) -> None:
     """A descent that follows the uniform choices its run made is still a uniform random descent: on a fresh tree
     the mean of many probes is the number of leaves (one missile: 3,016 of them, counted by enumeration)."""
