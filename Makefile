@@ -29,10 +29,12 @@ test: $(STAMP)
 # process, so the soak's memory check, the kill tests and the real windows have no second worker
 # competing for the cores. (One process for all took 12 min beside `make bench`, 14 in CI: too near
 # CI's 15-minute budget.)
+# The slow tests that are only CPU work (marked `cpu`: 12 MP photos rendered and analysed) run in the first stage,
+# on every core: in the one-process stage they left a core idle for minutes (CI took 17 min in all).
 # Both stages run whatever the first found: every failure is reported at once.
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --dist loadfile; fast=$$?; \
-	$(BIN)/python -m pytest -q -m slow; slow=$$?; \
+	$(BIN)/python -m pytest -q -m "not slow or cpu" -n $(WORKERS) --dist loadfile; fast=$$?; \
+	$(BIN)/python -m pytest -q -m "slow and not cpu"; slow=$$?; \
 	test $$fast -eq 0 && test $$slow -eq 0
 
 # Mutation testing of the core (config: [tool.mutmut] in pyproject.toml; scores: docs/testing.md).

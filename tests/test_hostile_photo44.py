@@ -293,6 +293,7 @@ def _confident_right(result: object, truth: dict) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 def test_a_generator_photo_with_printed_roads_keeps_its_confident_bases(monkeypatch: pytest.MonkeyPatch) -> None:
     """benchmarks.photogen's baseline seed 1000 (12 MP, felt mat, corners given) with two printed grey roads 60 mm wide
     crossing its mat: the four pieces and the roads run along the table's edge, so all are its plane. Measured: 6
@@ -322,6 +323,7 @@ def test_a_generator_photo_with_printed_roads_keeps_its_confident_bases(monkeypa
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 @pytest.mark.timeout(600)  # a 12 MP render: 30 s calm, over 120 s on a loaded machine
 @pytest.mark.parametrize(("piece", "move_mm"), [(2, (-5.0, 0.0)), (2, (-20.0, 0.0)), (0, (5.0, 0.0)), (2, (0.0, -3.0))],
                          ids=["upper-right-5mm-along", "upper-right-20mm-along", "lower-left-5mm-along", "upper-right-3mm-in"])

@@ -108,6 +108,7 @@ def test_a_piece_three_millimetres_short_among_three_seen_gives_no_sure_wrong_co
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 @pytest.mark.timeout(600)  # a 12 MP render
 def test_a_generator_piece_three_millimetres_short_in_a_half_size_photo_gives_no_sure_wrong_corner(
         monkeypatch: pytest.MonkeyPatch) -> None:

@@ -282,6 +282,7 @@ def test_save_as_keeps_the_proposals() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 def test_the_apps_import_says_what_the_analysis_noted(tmp_path: Path) -> None:
     """The app never showed the analysis's notes (the command prints them on stderr). Imported with Enter (the printed
     markers' corners) at a wrong table size (1000 x 1219.2 mm for a 1219.2 mm square), every base came out "to check" at

@@ -163,6 +163,7 @@ def test_a_downscaled_photos_corners_are_reported_in_the_files_pixels(photo: tup
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 def test_a_photo_over_16_megapixels_reports_its_corners_in_the_files_pixels(tmp_path: Path) -> None:
     """The same at the real limit: a 4900x3500 (17 MP) photo is worked on at half size."""
     truth = synth_photo(7, size=(4900, 3500))

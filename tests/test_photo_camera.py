@@ -622,6 +622,7 @@ def test_a_base_standing_on_a_roof_is_not_on_the_table() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 @pytest.mark.parametrize(("condition", "seed"), [("barrel", 5004), ("clusters", 1001)])
 def test_a_side_followed_onto_another_edge_leaves_the_lens_to_the_other_three(condition: str, seed: int) -> None:
     """benchmarks.photogen's barrel seed 5004 (12 MP, k1 -0.098) and clusters seed 1001 (k1 -0.030), corners given.

@@ -371,6 +371,7 @@ photogen = pytest.importorskip("benchmarks.photogen")
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 @pytest.mark.parametrize("seed", [1, 8, 21, 31])
 def test_generator_photos_corners_within_a_pixel(seed: int) -> None:
     """benchmarks/photogen's markers condition (12 MP, tall pieces against the edges, lens k1 to -0.08 with the
@@ -392,6 +393,7 @@ def test_generator_photos_corners_within_a_pixel(seed: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 @pytest.mark.parametrize("seed", [25, 36, 44])
 def test_generator_photos_with_a_corner_cut_off_sideways(seed: int) -> None:
     """``benchmarks.markers``' cut photos (a near corner left outside the frame sideways): seed 25's upper-right marker
@@ -414,6 +416,7 @@ def test_generator_photos_with_a_corner_cut_off_sideways(seed: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 def test_the_command_takes_the_corners_from_the_markers_and_reviews(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``tabletop photo`` without --corners on a photo with the markers: the corners are the markers', and --review
     prints the bases to check and writes the contact sheet."""
@@ -486,6 +489,7 @@ def test_only_one_corner_may_lie_outside() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 def test_a_corner_outside_a_generator_photo_or_a_refusal_saying_what_to_do() -> None:
     """On a generator photo whose sides show (baseline, cut as above), the corner is placed within 1.5 px and its
     sigma; on one whose sides are hidden by terrain against the edges (markers condition, seed 8) it is refused, and
@@ -602,6 +606,7 @@ def test_a_side_seen_in_two_runs_on_different_edges_widens_the_cut_corner_s_sigm
 
 
 @pytest.mark.slow
+@pytest.mark.cpu
 @pytest.mark.parametrize("seed", [122, 133, 157])
 def test_a_side_followed_on_the_slab_s_foot_gives_the_camera_its_direction_only(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """``benchmarks.markers``' cut photos whose near side, running to the corner outside the frame, is followed on the

@@ -100,3 +100,26 @@ def test_mutation_score_counts_each_way_and_leaves_out_listed_equivalents(tmp_pa
     doc = tmp_path / "testing.md"
     doc.write_text("- `tabletop.a.x_g__mutmut_1`, `tabletop.a.x_g__mutmut_2`: same `tabletop.a.x_g__mutmut_9`\nsee `tabletop.a.x_h__mutmut_3`\n")
     assert equivalent_mutants([doc]) == {"tabletop.a.x_g__mutmut_1", "tabletop.a.x_g__mutmut_2"}
+
+
+def test_cpu_tests_are_slow_tests_and_ci_runs_every_test_once() -> None:
+    """A ``cpu`` mark only moves a slow test to the parallel stage of `make test-all`: it never makes a test run in
+    `make test`, and the two stages' marker expressions split the suite without overlap or gap."""
+    import re
+
+    marked = 0
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                names = {ast.unparse(d) for d in node.decorator_list}
+                if "pytest.mark.cpu" in names:
+                    marked += 1
+                    assert "pytest.mark.slow" in names, f"{path.name}::{node.name} is marked cpu but not slow"
+    assert marked >= 10
+    recipe = (ROOT / "Makefile").read_text().split("\ntest-all:", 1)[1].split("\n\n", 1)[0]
+    stages = re.findall(r'pytest -q -m "([^"]+)"', recipe)
+    assert stages == ["not slow or cpu", "slow and not cpu"]
+    for slow in (False, True):
+        for cpu in (False, True):
+            runs = [eval(expr, {}, {"slow": slow, "cpu": cpu}) for expr in stages]  # noqa: S307 (our own Makefile)
+            assert sum(runs) == 1, (slow, cpu, runs)
