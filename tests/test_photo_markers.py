@@ -124,10 +124,9 @@ def _photo_of_pieces(camera: Camera, turns: dict[int, float], size: tuple[int, i
         # Splat: for a fine enough grid (0.08 mm) each photo pixel gets many samples.
         xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
         ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        acc = np.zeros((h, w), np.float64)
-        cnt = np.zeros((h, w), np.float64)
-        np.add.at(acc, (yi[ok], xi[ok]), piece.reshape(-1)[ok])
-        np.add.at(cnt, (yi[ok], xi[ok]), 1.0)
+        flat = yi[ok] * w + xi[ok]  # bincount sums in the order np.add.at did (the same photo, bit for bit), ~9 times faster
+        acc = np.bincount(flat, weights=piece.reshape(-1)[ok].astype(np.float64), minlength=h * w).reshape(h, w)
+        cnt = np.bincount(flat, minlength=h * w).astype(np.float64).reshape(h, w)
         has = cnt > 0
         photo[has] = (acc[has] / cnt[has]).astype(np.float32)
     photo = cv2.GaussianBlur(photo, (0, 0), 0.7)
