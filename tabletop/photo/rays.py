@@ -264,39 +264,51 @@ def whitened(samples: np.ndarray, colour: np.ndarray, whiten: np.ndarray) -> np.
 
 
 def rim_evidence(samples: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray, step: float,
-              smooth: float, gate_mm: float) -> tuple[np.ndarray, np.ndarray]:
+              smooth: float, gate_mm: float, within: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """[n, rays, m] twice: rim evidence (the whitened colour change per mm where just outside is mat and
     just inside is not) and how fast the whitened distance from the mat falls per mm.
 
     The evidence says which edge is the rim; the fall locates it (the gates lean the evidence's peak
-    outwards on a blurred edge).
+    outwards on a blurred edge). ``within``: the evidence is wanted only on samples lo..hi - 1 along each ray
+    (1 <= lo, hi <= m - 1); it is 0 elsewhere, each sample's value within as without it.
     """
     # The mat's colour per base [n, 3], or per base and ray [n, rays, 3] (the mat round a base can vary round it).
     z = whitened(samples, mat_colour, whiten)
+    n, r, m, c = z.shape
+    # Each channel's samples along a ray in a row of their own [n, rays, c, m]: the smoothing filters rows, and the
+    # norms below add the channel planes' squares in order, as ``np.linalg.norm`` over the last axis does
+    # (``channel_norm``), without its strided reduction over three values.
+    planes = np.ascontiguousarray(z.transpose(0, 1, 3, 2))
     if smooth > 0:
         k = max(1, int(math.ceil(2.5 * smooth / step)))
         x = np.arange(-k, k + 1) * step
         g = np.exp(-0.5 * (x / smooth) ** 2).astype(np.float32)
         g /= g.sum()
-        n, r, m, c = z.shape
-        flat = np.ascontiguousarray(z.transpose(0, 1, 3, 2)).reshape(-1, m)
-        flat = cv2.filter2D(flat, -1, g[None, :], borderType=cv2.BORDER_REPLICATE)
-        z = flat.reshape(n, r, c, m).transpose(0, 1, 3, 2)
-    grad = np.zeros(z.shape[:3], np.float32)
-    grad[:, :, 1:-1] = np.linalg.norm(z[:, :, 2:] - z[:, :, :-2], axis=3) / (2 * step)
-    plain = np.linalg.norm(z, axis=3)
+        planes = cv2.filter2D(planes.reshape(-1, m), -1, g[None, :], borderType=cv2.BORDER_REPLICATE).reshape(n, r, c, m)
+    lo, hi = within if within is not None else (1, m - 1)
+    grad = np.zeros((n, r, hi - lo), np.float32)  # samples lo..hi - 1 (the first and last have no gradient: 0)
+    grad[...] = channel_norm(planes[..., lo + 1:hi + 1] - planes[..., lo - 1:hi - 1], axis=2) / (2 * step)
+    plain = channel_norm(planes, axis=2)
     # How fast the colour approaches the mat's, going outwards: peaks where the rim's step is steepest,
     # without the upward bias the norm of a noisy gradient has on a faint, blurred edge.
-    drop = np.zeros_like(grad)
+    drop = np.zeros((n, r, m), np.float32)
     drop[:, :, 1:-1] = (plain[:, :, :-2] - plain[:, :, 2:]) / (2 * step)
     dist = plain / GATE_SIGMAS
     g = int(round(gate_mm / step))
-    m = z.shape[2]
-    outside = np.full_like(dist, 10.0)
-    inside = np.zeros_like(dist)
-    outside[:, :, :m - g] = dist[:, :, g:]
-    inside[:, :, g:] = dist[:, :, :m - g]
-    return grad * np.exp(-0.5 * outside ** 2) * (1.0 - np.exp(-0.5 * inside ** 2)), drop
+    # The gates read the same distances shifted ``g`` samples either way: each sample's normal worked out once, the
+    # samples shifted past the ends at distance 10 outside (nowhere near the mat) and 0 inside, as before.
+    near = np.exp(-0.5 * dist ** 2)
+    beyond = np.exp(-0.5 * np.full((1,), 10.0, dist.dtype) ** 2)
+    outside = np.empty_like(near)
+    inside = np.empty_like(near)
+    outside[:, :, :m - g] = near[:, :, g:]
+    outside[:, :, m - g:] = beyond
+    inside[:, :, g:] = near[:, :, :m - g]
+    inside[:, :, :g] = np.exp(-0.5 * np.zeros((1,), dist.dtype) ** 2)
+    part = grad * outside[:, :, lo:hi] * (1.0 - inside[:, :, lo:hi])
+    evidence = np.zeros((n, r, m), part.dtype)
+    evidence[:, :, lo:hi] = part
+    return evidence, drop
 
 
 def nan_row_median(values: np.ndarray) -> np.ndarray:

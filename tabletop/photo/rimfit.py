@@ -122,8 +122,10 @@ def _rim_points_of(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
                    m: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`rim_points` of some circles: the distances along their rays and the evidence there."""
     t = (radii - half - g)[:, None, None] + extra[:, :, None] + step * np.arange(m)[None, None, :]
-    ev, grad = rim_evidence(sample_rays(rect, centres, t, angles), mat_colour, whiten, step, scale.smooth_mm, scale.gate_mm)
     j_lo = int(round(g / step))
+    # The evidence is read only in the window below: worked out there alone.
+    ev, grad = rim_evidence(sample_rays(rect, centres, t, angles), mat_colour, whiten, step, scale.smooth_mm, scale.gate_mm,
+                            within=(j_lo, m - j_lo))
     window = ev[:, :, j_lo:m - j_lo]
     k_ev = np.argmax(window, axis=2) + j_lo
     b = np.take_along_axis(ev, k_ev[..., None], 2)[..., 0]
