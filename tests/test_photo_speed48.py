@@ -1,16 +1,17 @@
 """Stop 47's speed-ups of the photo analysis: the same answers, bit for bit, as the formulas they replaced (written out
-here): the rim evidence worked out once per sample and only where it is read."""
+here): the rim evidence worked out once per sample and only where it is read, and the ring round a base by row medians."""
 
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop.photo import rays
+from tabletop.photo import footprint, rays
 
 
 def _whole_rim_evidence(samples: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray, step: float,
@@ -80,3 +81,72 @@ def test_rim_evidence_by_hand() -> None:
     assert evidence[0, 0, 19] == evidence[0, 0, 20] and abs(evidence[0, 0, 19] - math.sqrt(300) / 0.2) < 1e-3
     assert evidence[0, 0, 10] == 0.0 and evidence[0, 0, 30] == 0.0  # flat colour: no change
     assert abs(drop[0, 0, 19] - math.sqrt(300) / 0.2) < 1e-3
+
+
+def _discs_photo(rng: np.random.Generator, discs: np.ndarray) -> SimpleNamespace:
+    """A 1200x900 photo of a 600x450 mm table (2 px/mm, y up) on a noisy mat with discs of their own colours."""
+    source = np.clip(rng.normal(90, 12, (900, 1200, 3)), 0, 255).astype(np.uint8)
+    for x, y, r, grey in discs:
+        cv2.circle(source, (int(round(2 * x)), int(round(900 - 2 * y))), int(round(2 * r)), (int(grey),) * 3, -1, cv2.LINE_AA)
+    source = cv2.GaussianBlur(source, (0, 0), 1.2)
+    h = np.array([[2.0, 0.0, 0.0], [0.0, -2.0, 900.0], [0.0, 0.0, 1.0]])
+    return SimpleNamespace(homography=h, camera=None, source=source)
+
+
+def _whole_ring_mat(rect: SimpleNamespace, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
+                    whiten: np.ndarray, ground_colour: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``footprint.ring_mat`` as it was (without the table's surfaces): ``np.median`` over the samples' axes, and over
+    the residuals' first axis per base."""
+    angles = np.linspace(0, 2 * math.pi, rays.FIT_RAYS, endpoint=False)
+    extra = rays.outline_of(rect, centres, radii, angles)  # type: ignore[arg-type]
+    steps = np.linspace(0.0, footprint.RING_WIDTH_MM, 13)
+    t = (radii[:, None, None] + extra[:, :, None] + footprint.RING_GAP_MM + steps[None, None, :])
+    samples = rays.sample_rays(rect, centres, t, angles).astype(np.float64)  # type: ignore[arg-type]
+    along = np.median(samples, axis=2)
+    half = footprint.RING_RAY_SPAN // 2
+    wrapped = np.concatenate([along[:, -half:], along, along[:, :half]], axis=1)
+    ring = np.median(np.lib.stride_tricks.sliding_window_view(wrapped, footprint.RING_RAY_SPAN, axis=1), axis=3)
+    table = np.asarray(mat_colour, dtype=np.float64)[:, None, :]
+    on_mat = np.linalg.norm((ring - table) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < footprint.RING_MAT_UNITS
+    colours = np.where(on_mat[..., None], ring, table)
+    c = samples.shape[3]
+    whitens = np.repeat(np.asarray(whiten, dtype=np.float64)[None], len(centres), axis=0)
+    for k in range(len(centres)):
+        if on_mat[k].sum() < footprint.RING_MIN_RAYS:
+            continue
+        residual = (samples[k][on_mat[k]] - colours[k][on_mat[k]][:, None, :]).reshape(-1, c)
+        centre = np.median(residual, axis=0)
+        mad = 1.4826 * np.median(np.abs(residual - centre), axis=0) + 0.5
+        core = residual[np.all(np.abs(residual - centre) < footprint.RING_CORE_MADS * mad, axis=1)]
+        cov = (np.cov(core.T) if len(core) > 10 else np.diag(mad ** 2)).reshape(c, c)
+        vals, vecs = np.linalg.eigh(cov + footprint.NOISE_FLOOR_GREY * np.eye(c))
+        whitens[k] = vecs @ np.diag(vals ** -0.5) @ vecs.T
+    ground = on_mat
+    if ground_colour is not None:
+        near = np.asarray(ground_colour, dtype=np.float64)[:, None, :]
+        ground = on_mat | (np.linalg.norm((ring - near) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < footprint.RING_MAT_UNITS)
+    return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
+def test_ring_mat_is_the_whole_formula(seed: int, ground: bool, printed: bool) -> None:
+    """The mat's colour on each ray, the whitening of its spread and the rays on the mat, as the formula gives them:
+    bases on a noisy mat, beside each other (a neighbour over part of a ring), and optionally lines printed on it."""
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.uniform(12, 30, 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    if printed:  # dark lines across the mat: the samples a ring's core leaves out
+        for y in range(0, 900, int(rng.integers(20, 80))):
+            rect.source[y:y + 3] = rect.source[y:y + 3] // 3
+    n = 8
+    near = discs[rng.integers(0, 6, n)]
+    centres, radii = near[:, :2] + rng.normal(0, 1.5, (n, 2)), near[:, 2]
+    mat_colour = rng.normal(90, 4, (n, 3))
+    whiten = np.eye(3) / 12.0
+    ground_colour = rng.normal(90, 6, (n, 3)) if ground else None
+    want = _whole_ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour)
+    got = footprint.ring_mat(rect, centres, radii, mat_colour, whiten, ground_colour)  # type: ignore[arg-type]
+    assert got[3] is None
+    assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got[:3], want))
+    assert np.any(want[2] >= footprint.RING_MIN_RAYS)  # some rings are on the mat and whitened by their own spread

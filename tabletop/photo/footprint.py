@@ -21,7 +21,7 @@ import numpy as np
 
 from tabletop.photo import base_profile
 from tabletop.photo.ground import GroundMap
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, sample_rays
+from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, row_median, sample_rays
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
 
@@ -136,10 +136,11 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     steps = np.linspace(0.0, RING_WIDTH_MM, 13)
     t = (radii[:, None, None] + extra[:, :, None] + RING_GAP_MM + steps[None, None, :])
     samples = sample_rays(rect, centres, t, angles).astype(np.float64)  # [n, rays, m, c]
-    along = np.median(samples, axis=2)  # [n, rays, c]
+    # Medians along rows of their own (``rays.row_median``: ``np.median``'s values, without its copies and NaN pass).
+    along = row_median(np.moveaxis(samples, 2, 3))  # [n, rays, c]
     half = RING_RAY_SPAN // 2
     wrapped = np.concatenate([along[:, -half:], along, along[:, :half]], axis=1)
-    ring = np.median(np.lib.stride_tricks.sliding_window_view(wrapped, RING_RAY_SPAN, axis=1), axis=3)  # [n, rays, c]
+    ring = row_median(np.lib.stride_tricks.sliding_window_view(wrapped, RING_RAY_SPAN, axis=1))  # [n, rays, c]
     table = np.asarray(mat_colour, dtype=np.float64)[:, None, :]
     on_mat = np.linalg.norm((ring - table) @ np.asarray(whiten, dtype=np.float64).T, axis=2) < RING_MAT_UNITS
     colours = np.where(on_mat[..., None], ring, table)
@@ -149,9 +150,13 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
         if on_mat[k].sum() < RING_MIN_RAYS:
             continue
         residual = (samples[k][on_mat[k]] - colours[k][on_mat[k]][:, None, :]).reshape(-1, c)
-        centre = np.median(residual, axis=0)
-        mad = 1.4826 * np.median(np.abs(residual - centre), axis=0) + 0.5
-        core = residual[np.all(np.abs(residual - centre) < RING_CORE_MADS * mad, axis=1)]
+        # Per channel in a row of its own: the medians and the core's test (``np.all`` over a row of three is a strided
+        # reduction) as ``np.median(residual, axis=0)`` and ``np.all(..., axis=1)`` give them.
+        centre = row_median(np.ascontiguousarray(residual.T))
+        apart = np.abs(residual - centre)
+        mad = 1.4826 * row_median(np.ascontiguousarray(apart.T)) + 0.5
+        close = apart < RING_CORE_MADS * mad
+        core = residual[np.logical_and.reduce([close[:, j] for j in range(c)])]
         cov = (np.cov(core.T) if len(core) > 10 else np.diag(mad ** 2)).reshape(c, c)
         vals, vecs = np.linalg.eigh(cov + NOISE_FLOOR_GREY * np.eye(c))
         whitens[k] = vecs @ np.diag(vals ** -0.5) @ vecs.T
