@@ -1,5 +1,6 @@
 """Stop 47's speed-ups of the photo analysis: the same answers, bit for bit, as the formulas they replaced (written out
-here): the rim evidence worked out once per sample and only where it is read, and the ring round a base by row medians."""
+here): the rim evidence worked out once per sample and only where it is read, the ring round a base by row medians,
+and the rim search's evidence read by one flat index."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabletop.photo import footprint, rays
+from tabletop.photo import footprint, rays, rimfit
 
 
 def _whole_rim_evidence(samples: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray, step: float,
@@ -150,3 +151,106 @@ def test_ring_mat_is_the_whole_formula(seed: int, ground: bool, printed: bool) -
     assert got[3] is None
     assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got[:3], want))
     assert np.any(want[2] >= footprint.RING_MIN_RAYS)  # some rings are on the mat and whitened by their own spread
+
+
+def _whole_search_circles(rect: SimpleNamespace, cand: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+            sizes: np.ndarray, scale: rays.Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``rimfit.search_circles`` as it was: each hypothesis's evidence read by indexing the selected rows' three axes."""
+    n = len(cand)
+    angles = np.linspace(0, 2 * math.pi, rimfit.SEARCH_RAYS, endpoint=False)
+    ux, uy = np.cos(angles), np.sin(angles)
+    dx, dy = np.meshgrid(rimfit.OFFSETS_MM, rimfit.OFFSETS_MM)
+    dx, dy = dx.ravel(), dy.ravel()
+    proj = dx[:, None] * ux[None, :] + dy[:, None] * uy[None, :]  # [hyp, rays]
+    d2 = (dx * dx + dy * dy)[:, None]
+    step = 0.4
+    radii_all = sizes / 2
+    table_s = np.zeros((n, len(radii_all)))
+    table_c = np.zeros((n, len(radii_all), 2))
+    ray_index = np.arange(rimfit.SEARCH_RAYS)
+    order = np.argsort(cand[:, 3])
+    for chunk in np.array_split(order, max(1, int(math.ceil(n / 150)))):
+        if len(chunk) == 0:
+            continue
+        c = cand[chunk]
+        r_top = min(float(np.max(c[:, 3])), float(radii_all[-1]))
+        m = int(math.ceil((r_top + 4.0 + scale.gate_mm + 1.0) / step)) + 1
+        t = np.broadcast_to(step * np.arange(m, dtype=float), (len(chunk), m))
+        # A few candidates at a time, as rim_points reads (each ray's evidence is its own).
+        block = max(1, rimfit.RIM_POINTS_PIECE // (rimfit.SEARCH_RAYS * m))
+        ev = np.concatenate([rays.rim_evidence(rays.sample_rays(rect, c[i:i + block, :2], t[i:i + block], angles), mat_colour[chunk[i:i + block]],
+                                          whiten, step, scale.smooth_mm + 0.05, scale.gate_mm)[0] for i in range(0, len(chunk), block)])
+        for q, radius in enumerate(radii_all):
+            sel = np.nonzero((c[:, 2] <= radius) & (radius <= c[:, 3]))[0]
+            if len(sel) == 0:
+                continue
+            ti = proj + np.sqrt(np.maximum(radius * radius - d2 + proj * proj, 0.0))
+            extra = rays.outline_of(rect, c[sel, :2], np.full(len(sel), radius), angles)
+            if np.any(extra):
+                # A tall base's outline reaches past its footprint away from the camera (its top rim): each ray's
+                # distance grows by that reach (the shifted hypotheses' own change of it is far under the grid's step).
+                idx = (ti[None, :, :] + extra[:, None, :]) / step
+                j0 = np.clip(np.floor(idx).astype(int), 0, m - 2)
+                f = np.clip(idx - j0, 0.0, 1.0).astype(np.float32)
+                rows_sel = np.arange(len(sel))[:, None, None]
+                ev_sel = ev[sel]
+                e = ev_sel[rows_sel, ray_index[None, None, :], j0] * (1 - f) + ev_sel[rows_sel, ray_index[None, None, :], j0 + 1] * f
+            else:
+                idx = ti / step
+                j0 = np.clip(np.floor(idx).astype(int), 0, m - 2)
+                f = np.clip(idx - j0, 0.0, 1.0).astype(np.float32)
+                e = ev[sel][:, ray_index[None, :], j0] * (1 - f) + ev[sel][:, ray_index[None, :], j0 + 1] * f  # [sel, hyp, rays]
+            score = np.tanh(e / rays.EVIDENCE_UNIT).mean(axis=2)
+            k = np.argmax(score, axis=1)
+            table_s[chunk[sel], q] = score[np.arange(len(sel)), k]
+            table_c[chunk[sel], q] = c[sel, :2] + np.column_stack([dx[k], dy[k]])
+    # The rim is a base's outermost edge: of the circles nearly as well supported as the best, the largest is a rival
+    # (a miniature's bright outline on a dark base makes a smaller circle inside it).
+    # Radii within a blur's width of the best are the same edge seen through the blur, not an outer one.
+    rows_n = np.arange(n)
+    q_best = np.argmax(table_s, axis=1)
+    best = table_s[rows_n, q_best]
+    outer = (table_s >= rimfit.OUTERMOST_FRACTION * best[:, None]) & (
+        radii_all[None, :] >= radii_all[q_best][:, None] + rimfit.SEPARATE_EDGES * scale.gate_mm)
+    has_outer = outer.any(axis=1)
+    q = len(radii_all) - 1 - np.argmax(outer[:, ::-1], axis=1)
+    # Both go on to the rim fit, which decides: a rim seen all round overrules a ring inside it.
+    o = np.nonzero(has_outer)[0]
+    return (np.concatenate([table_c[rows_n, q_best], table_c[o, q[o]]]), np.concatenate([radii_all[q_best], radii_all[q[o]]]),
+            np.concatenate([best, table_s[o, q[o]]]), np.concatenate([rows_n, o]))
+
+
+def _tall_camera(rng: np.random.Generator) -> SimpleNamespace:
+    """A camera without a lens that sees a base's top rim shifted away from it by a fixed direction per millimetre of
+    height (up to 0.8 mm per mm) and slightly enlarged: a tall base's outline reaches past its footprint."""
+    along = rng.uniform(-0.8, 0.8, 2)
+    return SimpleNamespace(distortion=SimpleNamespace(identity=True),
+                           rim_shift=lambda centres, heights: np.asarray(heights, dtype=float)[:, None] * along[None, :],
+                           rim_scale=lambda heights: 1.0 + 0.002 * np.asarray(heights, dtype=float))
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 20000, 1 << 40]), st.booleans())
+def test_search_circles_reads_the_evidence_it_read_before(seed: int, piece: int, tall: bool) -> None:
+    """Candidates round discs of several sizes, a few or all at a time, flat or tall (the outline past the footprint):
+    the same circles, radii, scores and origins."""
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.uniform(12, 30, 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    if tall:
+        rect.camera, rect.base_height_mm = _tall_camera(rng), None
+        assert np.any(rays.outline_of(rect, discs[:, :2], discs[:, 2], np.linspace(0, 2 * math.pi, 48)) > 0.1)  # type: ignore[arg-type]
+    near = discs[rng.integers(0, 6, 20)]
+    low = near[:, 2] - rng.uniform(0, 4, 20)
+    cand = np.column_stack([near[:, :2] + rng.normal(0, 1.5, (20, 2)), low, low + rng.uniform(0, 8, 20)])
+    sizes = np.array([25.0, 28.0, 32.0, 40.0, 50.0, 60.0])
+    mat_colour, whiten = np.full((20, 3), 90.0), np.eye(3) / 12.0
+    kept_piece = rimfit.RIM_POINTS_PIECE
+    try:
+        rimfit.RIM_POINTS_PIECE = piece
+        want = _whole_search_circles(rect, cand, mat_colour, whiten, sizes, rays.Scale(0.5))
+        got = rimfit.search_circles(rect, cand, mat_colour, whiten, sizes, rays.Scale(0.5))  # type: ignore[arg-type]
+    finally:
+        rimfit.RIM_POINTS_PIECE = kept_piece
+    assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
+    assert np.max(want[2]) > 0.2  # circles are seen

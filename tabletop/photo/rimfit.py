@@ -44,6 +44,7 @@ def search_circles(rect: Rectified, cand: np.ndarray, mat_colour: np.ndarray, wh
         block = max(1, RIM_POINTS_PIECE // (SEARCH_RAYS * m))
         ev = np.concatenate([rim_evidence(sample_rays(rect, c[i:i + block, :2], t[i:i + block], angles), mat_colour[chunk[i:i + block]],
                                           whiten, step, scale.smooth_mm + 0.05, scale.gate_mm)[0] for i in range(0, len(chunk), block)])
+        ev_flat = ev.reshape(-1)
         for q, radius in enumerate(radii_all):
             sel = np.nonzero((c[:, 2] <= radius) & (radius <= c[:, 3]))[0]
             if len(sel) == 0:
@@ -56,13 +57,15 @@ def search_circles(rect: Rectified, cand: np.ndarray, mat_colour: np.ndarray, wh
                 idx = (ti[None, :, :] + extra[:, None, :]) / step
                 j0 = np.clip(np.floor(idx).astype(int), 0, m - 2)
                 f = np.clip(idx - j0, 0.0, 1.0).astype(np.float32)
-                rows_sel = np.arange(len(sel))[:, None, None]
-                ev_sel = ev[sel]
-                e = ev_sel[rows_sel, rays[None, None, :], j0] * (1 - f) + ev_sel[rows_sel, rays[None, None, :], j0 + 1] * f
+                # Read by one flat index into the rays' evidence: the values (and the C order, which the mean over the
+                # rays below adds in) of indexing the selected rows' three axes, without copying those rows.
+                at = (sel[:, None, None] * SEARCH_RAYS + rays[None, None, :]) * m + j0  # [sel, hyp, rays]
+                e = ev_flat[at] * (1 - f) + ev_flat[at + 1] * f
             else:
                 idx = ti / step
                 j0 = np.clip(np.floor(idx).astype(int), 0, m - 2)
                 f = np.clip(idx - j0, 0.0, 1.0).astype(np.float32)
+                # (This indexing's result has the selected rows innermost in memory: the mean below adds in that order.)
                 e = ev[sel][:, rays[None, :], j0] * (1 - f) + ev[sel][:, rays[None, :], j0 + 1] * f  # [sel, hyp, rays]
             score = np.tanh(e / EVIDENCE_UNIT).mean(axis=2)
             k = np.argmax(score, axis=1)
