@@ -221,9 +221,10 @@ def _whole_search_circles(rect: SimpleNamespace, cand: np.ndarray, mat_colour: n
 
 
 def _tall_camera(rng: np.random.Generator) -> SimpleNamespace:
-    """A camera without a lens that sees a base's top rim shifted away from it by a fixed direction per millimetre of
-    height (up to 0.8 mm per mm) and slightly enlarged: a tall base's outline reaches past its footprint."""
-    along = rng.uniform(-0.8, 0.8, 2)
+    """A camera without a lens that sees a base's top rim shifted away from it in one direction, 0.8-1.2 mm per mm of
+    height (a steep view), and slightly enlarged: a tall base's outline reaches past its footprint, beyond its bevel."""
+    turn = rng.uniform(0, 2 * math.pi)
+    along = rng.uniform(0.8, 1.2) * np.array([math.cos(turn), math.sin(turn)])
     return SimpleNamespace(distortion=SimpleNamespace(identity=True),
                            rim_shift=lambda centres, heights: np.asarray(heights, dtype=float)[:, None] * along[None, :],
                            rim_scale=lambda heights: 1.0 + 0.002 * np.asarray(heights, dtype=float))
@@ -254,3 +255,41 @@ def test_search_circles_reads_the_evidence_it_read_before(seed: int, piece: int,
         rimfit.RIM_POINTS_PIECE = kept_piece
     assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want))
     assert np.max(want[2]) > 0.2  # circles are seen
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_footprint_fit_takes_numpys_medians(seed: int) -> None:
+    """The footprint fit's medians (each base's evidence, and the Tukey scale of its residuals with NaN where a ray is
+    not in use) by ``rays.row_median`` and ``rays.nan_row_median``: the same fit as with ``np.median`` and
+    ``np.nanmedian`` (tall bases, some fitted a size off, one centre on bare mat)."""
+    import warnings
+
+    rng = np.random.default_rng(seed)
+    discs = np.column_stack([rng.uniform(60, 540, 6), rng.uniform(60, 390, 6), rng.choice([12.5, 14.0, 16.0], 6), rng.uniform(20, 240, 6)])
+    rect = _discs_photo(rng, discs)
+    rect.camera, rect.base_height_mm = _tall_camera(rng), None
+    near = discs[rng.integers(0, 6, 7)]
+    centres = np.vstack([near[:, :2] + rng.normal(0, 1.0, (7, 2)), [[30.0, 30.0]]])
+    sizes = np.array([25.0, 28.0, 32.0, 40.0])
+    radii = np.append(np.where(rng.random(7) < 0.7, near[:, 2], rng.choice(sizes / 2, 7)), 14.0)  # catalogue radii
+    mat_colour, whiten = np.full((8, 3), 90.0), np.eye(3) / 12.0
+    got = footprint.fit_footprints(rect, centres, radii, mat_colour, whiten, rays.Scale(0.5), sizes)  # type: ignore[arg-type]
+    kept = footprint.row_median, footprint.nan_row_median
+    try:
+        footprint.row_median = lambda values: np.median(values, axis=-1)  # type: ignore[assignment]
+
+        def nanmedian(values: np.ndarray) -> np.ndarray:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                return np.nanmedian(values, axis=1)
+
+        footprint.nan_row_median = nanmedian  # type: ignore[assignment]
+        want = footprint.fit_footprints(rect, centres, radii, mat_colour, whiten, rays.Scale(0.5), sizes)  # type: ignore[arg-type]
+    finally:
+        footprint.row_median, footprint.nan_row_median = kept
+    assert got is not None and want is not None
+    for name in ("centres", "covariance", "heights", "bevels", "rms", "rays", "taken", "loss", "radii", "profile_conflict", "ground_rays"):
+        g, w = getattr(got, name), getattr(want, name)
+        assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True), name
+    assert got.taken[:7].any()  # bases fitted

@@ -14,14 +14,14 @@ covariance, with the height and bevel marginalised, is the centre's uncertainty.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from tabletop.photo import base_profile
 from tabletop.photo.ground import GroundMap
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, outline_extra, outline_of, row_median, sample_rays
+from tabletop.photo.rays import (CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, nan_row_median, outline_extra, outline_of, row_median,
+                                 sample_rays)
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
 
@@ -233,7 +233,7 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
         extra_now = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
         half = FOOTPRINT_FIRST_HALF_MM if sweep == 0 else FOOTPRINT_HALF_MM
         outline, evidence = _rim_points_each(rect, origin, radii, mat_colour, whitens, half, scale, extra_now)
-        usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
+        usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * row_median(evidence)[:, None])
         weights = usable.astype(float)
         params, weights, sigma2, cov = _gauss_newton(rect, origin, radii, outline, usable, weights, params, prior,
                                                      np.column_stack([h0, b0]), angles)
@@ -273,9 +273,9 @@ def _gauss_newton(rect: Rectified, centres: np.ndarray, radii: np.ndarray, outli
         de_b = (_extra(rect, centres, radii, h, b + PROFILE_STEP_MM, angles) - e) / PROFILE_STEP_MM
         model = radii[:, None] + params[:, 0, None] * cos + params[:, 1, None] * sin + e
         res = outline - model
-        with np.errstate(all="ignore"), warnings.catch_warnings():  # a base with no ray in use: NaN, handled below
-            warnings.simplefilter("ignore", RuntimeWarning)
-            mad = np.nanmedian(np.where(usable & (weights > 0), np.abs(res), np.nan), axis=1)
+        # A base with no ray in use: NaN, handled below (``rays.nan_row_median``: ``np.nanmedian``'s values, without
+        # its masked-array path for rows this short).
+        mad = nan_row_median(np.where(usable & (weights > 0), np.abs(res), np.nan))
         spread = np.where(np.isfinite(mad), np.maximum(1.4826 * mad, SCATTER_FLOOR_MM), 1.0)
         u = res / (4.685 * spread[:, None])
         weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
