@@ -129,7 +129,7 @@ def _whole_ring_mat(rect: SimpleNamespace, centres: np.ndarray, radii: np.ndarra
     return colours.astype(np.float32), whitens.astype(np.float32), ground.sum(axis=1)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.booleans(), st.booleans())
 def test_ring_mat_is_the_whole_formula(seed: int, ground: bool, printed: bool) -> None:
     """The mat's colour on each ray, the whitening of its spread and the rays on the mat, as the formula gives them:
@@ -230,7 +230,7 @@ def _tall_camera(rng: np.random.Generator) -> SimpleNamespace:
                            rim_scale=lambda heights: 1.0 + 0.002 * np.asarray(heights, dtype=float))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([1, 20000, 1 << 40]), st.booleans())
 def test_search_circles_reads_the_evidence_it_read_before(seed: int, piece: int, tall: bool) -> None:
     """Candidates round discs of several sizes, a few or all at a time, flat or tall (the outline past the footprint):
@@ -257,7 +257,7 @@ def test_search_circles_reads_the_evidence_it_read_before(seed: int, piece: int,
     assert np.max(want[2]) > 0.2  # circles are seen
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_footprint_fit_takes_numpys_medians(seed: int) -> None:
     """The footprint fit's medians (each base's evidence, and the Tukey scale of its residuals with NaN where a ray is
