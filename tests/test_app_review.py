@@ -200,7 +200,9 @@ def test_review_lists_fits_refits_deletes_and_undoes(tmp_path: Path, photo: tupl
 
         # The size menu, clicked: the selected base becomes 40 mm (no rim of that size here: only resized).
         assert app.state.selection is not None and app.state.selection.id == hand.id
-        _choose(p, ui["size"], "40 mm")
+        # The menu shows the selected base's size (rebuilt to show it: read it from the panel each time).
+        assert app._review_ui["size"].selected_option[0] == size_label(*review.manual_size)
+        _choose(p, app._review_ui["size"], "40 mm")
         assert app.scenario.model(hand.id).base == Base.round(40.0)
         assert review.manual_size == (40.0, 40.0)
         p.key(pygame.K_z, CTRL)

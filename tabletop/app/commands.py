@@ -194,13 +194,19 @@ class ImportPhoto:
 
 @dataclass(frozen=True)
 class AcceptProposed:
-    """Make proposed bases (tag ``proposed``, from a photo) ordinary models."""
+    """Make proposed bases (tag ``proposed``, from a photo) ordinary models. ``confirm``: the user looked at these
+    bases one by one, so their ``check`` tag (the analysis's doubt) goes too; an "accept all" keeps it on the bases
+    nobody looked at."""
 
     model_ids: tuple[str, ...]
+    confirm: bool = False
 
 
 #: The tag a base found on a photo carries until it is accepted.
 PROPOSED_TAG = "proposed"
+#: A base found on a photo the analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it; it
+#: goes when the user fixes or confirms that base (``AcceptProposed.confirm``, a refit, a size chosen).
+CHECK_TAG = "check"
 
 
 @dataclass(frozen=True)

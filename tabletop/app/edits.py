@@ -26,6 +26,7 @@ from tabletop.app.commands import (
     MoveModel,
     MoveTemplate,
     MoveTerrain,
+    CHECK_TAG,
     PROPOSED_TAG,
     Ref,
     RenameItem,
@@ -286,8 +287,9 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
         return replace(s, table=table, backdrop=command.backdrop, models=kept + command.models)
     if isinstance(command, AcceptProposed):
         wanted = set(command.model_ids)
+        gone = (PROPOSED_TAG, CHECK_TAG) if command.confirm else (PROPOSED_TAG,)
         return replace(s, models=tuple(
-            replace(m, tags=tuple(t for t in m.tags if t != PROPOSED_TAG)) if m.id in wanted else m for m in s.models
+            replace(m, tags=tuple(t for t in m.tags if t not in gone)) if m.id in wanted else m for m in s.models
         ))
     raise CommandError(f"not an edit: {command!r}")
 

@@ -448,6 +448,7 @@ class PhotoImportMixin(ReviewMixin):
 
     def wait_photo_import(self, timeout: float = 120.0) -> None:
         """Block until the background work is done (tests and scripted runs)."""
+        self.wait_reopen(timeout)
         job = self.photo_import
         if job is None:
             return
@@ -460,13 +461,40 @@ class PhotoImportMixin(ReviewMixin):
     def proposed_ids(self) -> tuple[str, ...]:
         return tuple(m.id for m in self.scenario.models if PROPOSED_TAG in m.tags)
 
-    def accept_proposed(self) -> None:
-        """A: accept the selected proposed base, or all of them when none is selected."""
+    def selected_to_confirm(self) -> str | None:
+        """The one base selected, when it is proposed or still marked to check (A confirms it)."""
         sel = self.state.selection
-        proposed = self.proposed_ids()
-        ids = (sel.id,) if sel is not None and sel.kind == "model" and sel.id in proposed else proposed
-        if ids and self.dispatch(AcceptProposed(ids)):
-            self.flash(f"Accepted {len(ids)} base{'s' if len(ids) != 1 else ''} from the photo")
+        if sel is None or sel.kind != "model" or self.state.also_selected:
+            return None
+        try:
+            m = self.scenario.model(sel.id)
+        except KeyError:
+            return None
+        return m.id if PROPOSED_TAG in m.tags or CHECK_TAG in m.tags else None
+
+    def accept_proposed(self) -> None:
+        """A: accept the selected base, or every proposal when none is selected.
+
+        The base selected was looked at on its own: accepted, it is no longer "check this base" either (an accepted
+        base still marked to check is confirmed the same way). "Accept all" makes the proposals ordinary bases but
+        keeps the mark on the ones to check: nobody looked at them, and the analysis's doubt must not vanish unseen
+        (the review still lists them, N goes to them)."""
+        one = self.selected_to_confirm()
+        if one is not None:
+            m = self.scenario.model(one)
+            if self.dispatch(AcceptProposed((one,), confirm=True)):
+                self.flash(f"{one} confirmed" + (" (accepted)" if PROPOSED_TAG in m.tags else "")
+                           + (": no longer marked to check" if CHECK_TAG in m.tags else ""))
+            return
+        ids = self.proposed_ids()
+        if not ids:
+            self.flash("No proposal left to accept: select a base marked to check and A confirms it")
+            return
+        if self.dispatch(AcceptProposed(ids)):
+            doubted = sum(CHECK_TAG in self.scenario.model(i).tags for i in ids)
+            self.flash(f"Accepted {len(ids)} base{'s' if len(ids) != 1 else ''} from the photo"
+                       + (f"; {doubted} still marked to check (nobody looked at them): N goes to them, A on one confirms it"
+                          if doubted else ""))
 
     def toggle_backdrop(self) -> None:
         if self.scenario.backdrop is None:
@@ -490,7 +518,10 @@ class PhotoImportMixin(ReviewMixin):
         """The backdrop and proposal shortcuts (B, [ and ], A); True when handled."""
         if getattr(event, "mod", 0) & (pygame.KMOD_CTRL | pygame.KMOD_META):
             if event.key == pygame.K_i:
-                self.ask_import_photo()
+                if getattr(event, "mod", 0) & pygame.KMOD_SHIFT:
+                    self.reopen_review()
+                else:
+                    self.ask_import_photo()
                 return True
             return False
         if self.review_key(event):
@@ -501,7 +532,7 @@ class PhotoImportMixin(ReviewMixin):
             self.step_backdrop_opacity(-OPACITY_STEP)
         elif event.key == pygame.K_RIGHTBRACKET:
             self.step_backdrop_opacity(OPACITY_STEP)
-        elif event.key == pygame.K_a and self.proposed_ids():
+        elif event.key == pygame.K_a and (self.proposed_ids() or self.selected_to_confirm() is not None):
             self.accept_proposed()
         else:
             return False

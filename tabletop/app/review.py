@@ -16,14 +16,21 @@ from typing import Any
 from tabletop.model import Base, Model, Scenario
 from tabletop.viewport import Viewport
 
-from .state import PROPOSED_TAG
+from .state import CHECK_TAG, PROPOSED_TAG
 
 PANEL_SIZE = (270, 372)
-"""The review panel over the table view's top-left corner (screen px)."""
+"""The review panel over the table view's top-left corner (screen px), in a view of at least ``ROOMY_VIEW``."""
 PANEL_GAP = 16
+ROOMY_VIEW = (640, 480)
+"""A table view smaller than this either way (the smallest window, 800x520, leaves 460x414) gets the compact panel:
+narrower, its buttons two to a row, its list a few rows that scroll, so most of the photo stays in sight."""
+COMPACT_WIDTH = 220
+FOLDED_HEIGHT = 34
+"""The panel folded away (its title row and the unfold button only)."""
+PANEL_ROW = 34
+"""One row of the panel's buttons (a 30 px button and its gap)."""
 
-CHECK_TAG = "check"
-"""A proposed base the analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it."""
+__all__ = ["CHECK_TAG", "PhotoReview", "panel_rect"]
 MANUAL_SIGMA_MM = 0.5
 """1-sigma given to a base placed by hand on the photo (no rim fitted): a click on a 4K screen showing the whole table is
 about half a millimetre; zoomed in it is better, but the photo's own calibration error stays."""
@@ -76,17 +83,46 @@ def manual_model(model_id: str, x: float, y: float, size: tuple[float, float], s
     return Model(model_id, float(x), float(y), base, tags=(PROPOSED_TAG,), sigma=round(sigma_mm, 3))
 
 
-def review_viewport(view: tuple[int, int, int, int], table_mm: tuple[float, float], margin_px: int = 24) -> Viewport | None:
-    """The whole table shown in the part of the view ``view`` (left, top, width, height) the review panel leaves free:
-    the panel sits over the view's left side."""
+def compact(view: tuple[int, int, int, int]) -> bool:
+    """Whether the table view is too small for the full panel (``ROOMY_VIEW``)."""
+    return view[2] < ROOMY_VIEW[0] or view[3] < ROOMY_VIEW[1]
+
+
+def panel_rect(view: tuple[int, int, int, int], folded: bool = False) -> tuple[int, int, int, int]:
+    """The review panel's place (left, top, width, height) over the view's top-left corner: the full panel in a roomy
+    view; a compact one in a small view (two buttons to a row: title, list, three rows of buttons, about half the
+    view's height); folded, its title row only."""
     left, top, width, height = view
-    free = width - PANEL_SIZE[0] - PANEL_GAP
+    if not compact(view):
+        w, h = PANEL_SIZE
+    else:
+        w = min(COMPACT_WIDTH, max(120, width - 2 * PANEL_GAP))
+        h = max(28 + 66 + 3 * PANEL_ROW + 8, round(height * 0.55))
+    if folded:
+        h = FOLDED_HEIGHT
+    return (left + 8, top + 8, w, max(FOLDED_HEIGHT, min(h, height - 16)))
+
+
+def panel_shift(view: tuple[int, int, int, int], folded: bool = False) -> float:
+    """How far right of the view's centre the part the panel leaves free has its centre (0: the panel folded, the
+    view is free but for its top strip)."""
+    return 0.0 if folded else (panel_rect(view)[2] + PANEL_GAP) / 2
+
+
+def review_viewport(view: tuple[int, int, int, int], table_mm: tuple[float, float], margin_px: int = 24,
+                    folded: bool = False) -> Viewport | None:
+    """The whole table shown in the part of the view ``view`` (left, top, width, height) the review panel leaves free:
+    the panel sits over the view's left side (folded: over its top strip)."""
+    left, top, width, height = view
+    shift = panel_shift(view, folded)
+    free = width - 2 * shift
+    high = height - (FOLDED_HEIGHT + 8 if folded else 0)
     w, d = table_mm
-    scale = min((free - 2 * margin_px) / w, (height - 2 * margin_px) / d)
+    scale = min((free - 2 * margin_px) / w, (high - 2 * margin_px) / d)
     if scale <= 0:
         return None
-    shift = (PANEL_SIZE[0] + PANEL_GAP) / 2  # the free part's centre lies this far right of the view's
-    return Viewport((w / 2 - shift / scale, d / 2), scale, view)
+    down = (FOLDED_HEIGHT + 8) / 2 if folded else 0.0
+    return Viewport((w / 2 - shift / scale, d / 2 + down / scale), scale, view)
 
 
 def point_in_polygon(x: float, y: float, polygon: tuple[tuple[float, float], ...]) -> bool:
@@ -115,6 +151,8 @@ class PhotoReview:
     cursor: str | None = None
     """The model ``N`` last went to."""
     last_fit_ms: float = 0.0
+    folded: bool = False
+    """The panel folded away to its title row (a small window: the photo wanted whole)."""
     show_photo: bool = True
     """Under each proposal the photo itself (its real base, the fitted ring over it); off (T): the judged table's
     bases drawn over the photo."""
@@ -133,8 +171,9 @@ class PhotoReview:
         return 0.5 if CHECK_TAG in model.tags else 1.0
 
     def unsure(self, scenario: Scenario) -> list[Model]:
-        """The proposals tagged ``check``, most doubtful first."""
-        ms = [m for m in scenario.models if PROPOSED_TAG in m.tags and CHECK_TAG in m.tags]
+        """The bases tagged ``check``, most doubtful first: proposed ones, and ones accepted with the rest ("accept all")
+        that nobody has looked at yet."""
+        ms = [m for m in scenario.models if CHECK_TAG in m.tags]
         return sorted(ms, key=lambda m: -doubt(m.sigma or 0.0, self.confidence(m)))
 
     def open_unfitted(self, scenario: Scenario) -> list[Any]:
@@ -164,3 +203,40 @@ class PhotoReview:
             i = 0 if step > 0 else len(ids) - 1
         self.cursor = ids[i]
         return items[i]
+
+
+def corners_key(corners: Any) -> tuple[tuple[float, float], ...]:
+    """A photo's table corners as the backdrop keeps them (file px, to 0.01): which photo a review is of."""
+    return tuple((round(float(x), 2), round(float(y), 2)) for x, y in corners)
+
+
+REOPENED_NOTE = ("reviewed again from the saved table: the analysis's confidences and the things it saw but could not fit "
+                 "are not kept in the file (each base to check is listed by its sigma); the lens is measured again on the "
+                 "table's sides, each corner taken as sure to 1 px")
+
+
+def reopened_result(loaded: Any, corners: Any, table_mm: tuple[float, float]) -> Any:
+    """A photo's review rebuilt from the table alone (its backdrop's corners, the table's size): what the local fit
+    needs (the camera, the lens measured on the table's sides as the import does, the calibration's error); no bases
+    (the table's models are the proposals) and no unfitted outlines (the file does not keep them). Slow (the lens):
+    run it off the frame loop."""
+    import numpy as np
+
+    from tabletop.photo.camera import camera_from_corners, homography_undistorted
+    from tabletop.photo.imageio import to_working
+    from tabletop.photo.rectify import calibration_rms_mm, measure_lens
+    from tabletop.photo.values import PhotoResult
+
+    work = tuple((float(x), float(y)) for x, y in to_working(np.asarray(corners, dtype=np.float64), loaded.scale))
+    quad = (work[0], work[1], work[2], work[3])
+    height, width = loaded.pixels.shape[:2]
+    sigmas = (1.0,) * 4  # as the import takes corners it cannot confirm on the table's edges
+    lens, lens_rms, k_sigma = measure_lens(loaded.pixels, quad, None)
+    camera = camera_from_corners(quad, table_mm, (width, height), lens, sigmas, None, lens_rms, k_sigma)
+    h = homography_undistorted(quad, table_mm, lens)
+    removed = tuple((float(x), float(y)) for x, y in lens.remove(np.asarray(quad)))
+    calibration = calibration_rms_mm(h, (removed[0], removed[1], removed[2], removed[3]), sigmas)
+    return PhotoResult(path=loaded.path, image_size=loaded.original_size, table_mm=(float(table_mm[0]), float(table_mm[1])),
+                       corners_px=tuple(tuple(c) for c in corners_key(corners)), corners_given=True,  # type: ignore[arg-type]
+                       table_confidence=1.0, calibration_rms_mm=float(calibration), bases=(),
+                       notes=tuple(loaded.notes) + (REOPENED_NOTE,), camera=camera)

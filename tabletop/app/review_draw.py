@@ -88,7 +88,8 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
                 show_bands: bool = True) -> None:
     """Every proposal with its sigma band; the ones to check orange, dashed, badged; open unfitted outlines with "?";
     the spot where a click found no rim."""
-    proposed = [m for m in scenario.models if PROPOSED_TAG in m.tags]
+    # While reviewing, also the bases accepted with the rest ("accept all") that are still marked to check.
+    proposed = [m for m in scenario.models if PROPOSED_TAG in m.tags or (review is not None and CHECK_TAG in m.tags)]
     if review is not None and review.show_photo:
         # The photo over the drawn bases again, so the ring lies on the real base it was fitted to.
         from tabletop.draw.backdrop import draw_backdrop

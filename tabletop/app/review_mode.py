@@ -12,14 +12,26 @@ While a review is open (from the end of an import until the user finishes it):
   ``Delete`` removes a false one; the size menu refits the selected one at that size;
 - a thing seen but not fitted is drawn as its outline with a "?"; a click on it fits a base there;
 - ``B`` shows or hides the photo under the judged table; ``A`` accepts the proposals; ``Esc`` (nothing selected)
-  finishes the review.
+  finishes the review;
+- a finished review opens again (``Ctrl+Shift+I``, or the "Review photo" button over the table's top-left corner
+  while the table has a photo): this session's review of that photo as it was left, else one rebuilt from the table
+  itself (its backdrop's corners, its proposals and the bases still tagged ``check``), so after Save and Open too;
+- the size menu shows the selected base's size (nothing selected: the size ``M`` lays);
+- in a small window the panel is compact (two buttons to a row, a short list that scrolls) and folds away to its
+  title row ("–").
+
+Doubt ("check"): a base the user has looked at and fixed or confirmed on its own (dragged and refitted, given a
+size from the menu, accepted alone with ``A``) loses its ``check`` tag; "accept all" keeps it on every base nobody
+looked at, and the review still lists those (accepted, still to check) until each is confirmed.
 
 Every edit goes through ``dispatch`` as one command, so each is one undo step.
 """
 
 from __future__ import annotations
 
+import html
 import math
+import threading
 import time
 from typing import Any
 
@@ -32,8 +44,8 @@ from tabletop.viewport import MAX_SCALE, Viewport
 
 from . import overlays, review_draw
 from .hit import item_at
-from .review import (CHECK_TAG, PANEL_GAP, PANEL_SIZE, PhotoReview, manual_model, model_for, parse_size_label, review_viewport,
-                     size_label, size_options)
+from .review import (CHECK_TAG, PANEL_ROW, PhotoReview, compact, corners_key, manual_model, model_for, panel_rect, panel_shift,
+                     parse_size_label, reopened_result, review_viewport, size_label, size_options)
 from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
 
 CLICK_SLOP_PX = 4
@@ -45,6 +57,10 @@ AIM_PX = 6
 pixel is coarse, the local fit searches that far round the click."""
 DUPLICATE_MM = 3.0
 """A base fitted this close to one already on the table is that base (it is selected, not added twice)."""
+KEPT_REVIEWS = 2
+"""Finished reviews kept to open again as they were left (each holds its photo's pixels: tens of MB at 12 MP)."""
+REOPEN_TIP = ("Review the table's photo again (Ctrl+Shift+I): its proposals' rings, the bases still to check, a click "
+              "on a missed base fits it")
 
 
 class ReviewMixin:
@@ -55,6 +71,9 @@ class ReviewMixin:
     _review_ui: dict[str, Any] | None = None
     _review_list_key: Any = None
     _review_list_items: list[tuple[str, str, Any]] = []
+    _kept_reviews: dict[tuple[tuple[float, float], ...], PhotoReview] | None = None
+    _reopening: tuple[threading.Thread, dict[str, Any], tuple[tuple[float, float], ...]] | None = None
+    _reopen_button: Any = None
 
     # ------------------------------------------------------------------ starting and finishing
 
@@ -71,19 +90,126 @@ class ReviewMixin:
     def fit_beside_review_panel(self) -> None:
         """Show the whole table in the part of the view the review panel leaves free (the panel sits over its left)."""
         t = self.scenario.table
-        vp = review_viewport(tuple(self.view_rect), (t.width, t.depth))  # type: ignore[arg-type]
+        folded = self.review is not None and self.review.folded
+        vp = review_viewport(tuple(self.view_rect), (t.width, t.depth), folded=folded)  # type: ignore[arg-type]
         if vp is not None:
             self.viewport = vp
 
     def end_review(self, say: bool = True) -> None:
         if self.review is None:
             return
-        self.review = None
+        review, self.review = self.review, None
+        self._keep_review(review)
         self._review_press = None
         self._kill_review_ui()
         if say:
             left = sum(PROPOSED_TAG in m.tags for m in self.scenario.models)
-            self.flash("Review finished" + (f": {left} proposal{'s' if left != 1 else ''} not yet accepted (A accepts)" if left else ""))
+            doubted = sum(CHECK_TAG in m.tags for m in self.scenario.models)
+            self.flash("Review finished" + (f": {left} proposal{'s' if left != 1 else ''} not yet accepted (A accepts)" if left else "")
+                       + (f", {doubted} base{'s' if doubted != 1 else ''} still to check" if doubted else "")
+                       + " · Ctrl+Shift+I (or Review photo, top left) opens it again")
+
+    def _keep_review(self, review: PhotoReview) -> None:
+        """Keep a finished review to open again as it was (its photo read, its confidences and "?" outlines)."""
+        kept = dict(self._kept_reviews or {})
+        key = corners_key(review.result.corners_px)
+        kept.pop(key, None)
+        kept[key] = review
+        while len(kept) > KEPT_REVIEWS:
+            kept.pop(next(iter(kept)))
+        self._kept_reviews = kept
+
+    def reopen_review(self) -> bool:
+        """Ctrl+Shift+I, or the "Review photo" button: open the review of the table's photo again. This session's
+        review of that photo comes back as it was left; else (the table opened from a file, the app started again) one
+        is rebuilt from the table in a thread: the photo read from the backdrop's file, its camera and lens from the
+        backdrop's corners; the proposals and the bases to check are the table's own (tags ``proposed`` and ``check``).
+        True when the review is open (or being rebuilt)."""
+        if self.photo_import is not None:
+            self.flash("A photo is being imported: finish it first (Esc cancels it)", error=True)
+            return False
+        if self.review is not None:
+            self.flash("The photo's review is open (its panel, top left): Esc finishes it")
+            return True
+        if self._reopening is not None:
+            self.flash("Reading the photo to review it again…")
+            return True
+        backdrop = self.scenario.backdrop
+        if backdrop is None:
+            self.flash("No photo to review: this table has none (the Photo… button, Ctrl+I, imports one)", error=True)
+            return False
+        table = (float(self.scenario.table.width), float(self.scenario.table.depth))
+        key = corners_key(backdrop.corners)
+        kept = (self._kept_reviews or {}).get(key)
+        if kept is not None and tuple(kept.result.table_mm) == table:
+            self._open_again(kept)
+            return True
+        from tabletop.scenario_io import backdrop_path
+
+        path = backdrop_path(backdrop, self.state.path)
+        if path is None:
+            self.flash(f"Cannot review the photo: its path {backdrop.image!r} is relative and this table has no file yet "
+                       "(save it next to the photo)", error=True)
+            return False
+        holder: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                from tabletop.photo.imageio import load_image
+
+                loaded = load_image(path)
+                holder["review"] = PhotoReview(loaded, reopened_result(loaded, backdrop.corners, table))
+            except Exception as exc:  # noqa: BLE001 - said to the user; the table is unchanged
+                holder["error"] = f"{path}: {exc or type(exc).__name__}"
+
+        from .photo_import import _start_worker
+
+        thread = threading.Thread(target=work, name="reopen-review", daemon=True)
+        self._reopening = (thread, holder, key)
+        _start_worker(thread)
+        self.flash("Reading the photo to review it again… (the window stays live)")
+        return True
+
+    def _poll_reopening(self) -> None:
+        job = self._reopening
+        if job is None or job[0].is_alive():
+            return
+        self._reopening = None
+        _, holder, key = job
+        if "error" in holder:
+            self.show_message("Could not review the photo again", html.escape(holder["error"]))
+        elif self.scenario.backdrop is None or corners_key(self.scenario.backdrop.corners) != key or self.photo_import is not None:
+            self.flash("The table's photo changed while it was read: Ctrl+Shift+I reviews the one it has now", error=True)
+        else:
+            self._open_again(holder["review"])
+
+    def _open_again(self, review: PhotoReview) -> None:
+        """Open ``review`` (kept or rebuilt) over the table as it is now, and say what is left in it."""
+        review.offer = None
+        review.cursor = None
+        proposed = [m for m in self.scenario.models if PROPOSED_TAG in m.tags]
+        sizes = [(float(m.base.length), float(m.base.width)) for m in proposed]
+        if sizes:
+            review.manual_size = max(set(sizes), key=sizes.count)
+        self.review = review
+        self._review_list_key = None
+        self.backdrops.visible = True
+        self.fit_beside_review_panel()
+        self.review_sync_ui()
+        unsure = len(review.unsure(self.scenario))
+        unfitted = len(review.open_unfitted(self.scenario))
+        if not proposed and not unsure and not unfitted:
+            self.flash("Nothing left to review on this photo: every base from it is accepted and none is marked to check. "
+                       "A click on a missed base fits it; Esc finishes")
+            return
+        self.flash(f"Reviewing the photo again: {len(proposed)} proposal{'s' if len(proposed) != 1 else ''} not yet accepted, "
+                   f"{unsure} to check" + (f", {unfitted} seen but not fitted" if unfitted else "")
+                   + " · N goes to the next to check, A accepts, Esc finishes")
+
+    def wait_reopen(self, timeout: float = 120.0) -> None:
+        """Block until a review being rebuilt has its photo read (tests and scripted runs)."""
+        if self._reopening is not None:
+            self._reopening[0].join(timeout)
 
     # ------------------------------------------------------------------ events
 
@@ -115,7 +241,7 @@ class ReviewMixin:
                     m = self.scenario.model(model_id)
                 except KeyError:
                     return True
-                if PROPOSED_TAG in m.tags and math.hypot(m.x - where[0], m.y - where[1]) > 1e-6:
+                if (PROPOSED_TAG in m.tags or CHECK_TAG in m.tags) and math.hypot(m.x - where[0], m.y - where[1]) > 1e-6:
                     self.review_refit(m.id, self.state.history.gesture)
             return True
         return False
@@ -144,13 +270,18 @@ class ReviewMixin:
 
     def review_ui_event(self, event: pygame.event.Event) -> bool:
         """The review panel's widgets; True when the event was one of theirs."""
-        ui = self._review_ui
-        if ui is None or not hasattr(event, "ui_element"):
+        if not hasattr(event, "ui_element"):
             return False
         element = event.ui_element
+        if event.type == pygame_gui.UI_BUTTON_PRESSED and self._reopen_button is not None and element is self._reopen_button:
+            self.reopen_review()
+            return True
+        ui = self._review_ui
+        if ui is None:
+            return False
         if event.type == pygame_gui.UI_BUTTON_PRESSED:
             actions = {"next": lambda: self.review_next(1), "manual": self.review_manual, "accept": self.accept_proposed,
-                       "finish": self.end_review, "photo": self.review_toggle_photo}
+                       "finish": self.end_review, "photo": self.review_toggle_photo, "fold": self.review_fold}
             for key, action in actions.items():
                 if element is ui.get(key):
                     action()
@@ -215,7 +346,9 @@ class ReviewMixin:
         return False
 
     def review_refit(self, model_id: str, gesture: int | None) -> None:
-        """Fit the proposal ``model_id`` again where it now lies (after a drag: the same undo step as the drag)."""
+        """Fit the proposal ``model_id`` again where it now lies (after a drag: the same undo step as the drag). The
+        user put it there by eye: it is no longer "check this base", whatever the fit's own confidence (its sigma
+        stays the fit's)."""
         review = self.review
         assert review is not None
         m = self.scenario.model(model_id)
@@ -235,7 +368,7 @@ class ReviewMixin:
             return
         fitted = model_for(m.id, detection)
         changes = {"x": fitted.x, "y": fitted.y, "base": fitted.base, "facing": fitted.facing, "sigma": fitted.sigma,
-                   "tags": fitted.tags}
+                   "tags": tuple(t for t in m.tags if t != CHECK_TAG)}
         if self.dispatch(EditModel(m.id, changes, gesture)):
             review.detections[m.id] = detection
             self.flash(f"{m.id} fitted where dropped: {self._describe(detection)} ({ms:.0f} ms)")
@@ -255,7 +388,7 @@ class ReviewMixin:
 
     def review_choose_size(self, size: tuple[float, float]) -> None:
         """The size menu: the selected proposal fitted again at that size (or just resized), and the size of the next
-        circle laid by hand."""
+        circle laid by hand. The user chose its size: the base is no longer "check this base"."""
         review = self.review
         assert review is not None
         review.manual_size = size
@@ -273,9 +406,7 @@ class ReviewMixin:
         if detection is not None and (not oval or (detection.diameter_mm, detection.width_mm) == size):
             fitted = model_for(m.id, detection)
             changes = {"x": fitted.x, "y": fitted.y, "base": fitted.base, "facing": fitted.facing, "sigma": fitted.sigma,
-                       "tags": tuple(dict.fromkeys(fitted.tags + tuple(t for t in m.tags if t not in (PROPOSED_TAG, CHECK_TAG))))}
-            if PROPOSED_TAG not in m.tags:
-                changes["tags"] = tuple(t for t in changes["tags"] if t != PROPOSED_TAG)
+                       "tags": tuple(t for t in m.tags if t != CHECK_TAG)}
             if self.dispatch(EditModel(m.id, changes)):
                 review.detections[m.id] = detection
                 self.flash(f"{m.id} fitted at {review_draw.review_size_text(size)}: {self._describe(detection)} ({ms:.0f} ms)")
@@ -283,7 +414,7 @@ class ReviewMixin:
         from tabletop.model import Base
 
         base = Base.round(length) if not oval else Base("oval", length, width)
-        if self.dispatch(EditModel(m.id, {"base": base})):
+        if self.dispatch(EditModel(m.id, {"base": base, "tags": tuple(t for t in m.tags if t != CHECK_TAG)})):
             self.flash(f"{m.id} is now {review_draw.review_size_text(size)} (no rim of that size found: its place is unchanged)")
 
     def review_toggle_photo(self) -> None:
@@ -295,8 +426,24 @@ class ReviewMixin:
             self.backdrops.visible = True
         self.flash("The photo under each proposal: its ring on the real base (T: the judged table)" if review.show_photo
                    else "The judged table's bases drawn over the photo (T: the photo under the rings)")
-        if self._review_ui is not None:
-            self._review_ui["photo"].set_text("Judged table (T)" if review.show_photo else "Photo under rings (T)")
+        if self._review_ui is not None and "photo" in self._review_ui:
+            self._review_ui["photo"].set_text(self._photo_button_text())
+
+    def _photo_button_text(self) -> str:
+        review = self.review
+        assert review is not None
+        if compact(tuple(self.view_rect)):  # type: ignore[arg-type]
+            return "Judged (T)" if review.show_photo else "Photo (T)"
+        return "Judged table (T)" if review.show_photo else "Photo under rings (T)"
+
+    def review_fold(self) -> None:
+        """The panel's "–" / "+": fold it away to its title row (the photo whole in a small window), or back."""
+        review = self.review
+        assert review is not None
+        review.folded = not review.folded
+        self._kill_review_ui()
+        self.review_sync_ui()
+        self.flash("Review panel folded: + opens it again (N, M, T, A and Esc still work)" if review.folded else "Review panel open")
 
     def review_next(self, step: int = 1) -> None:
         """N: select the next base to check and zoom to it."""
@@ -323,7 +470,8 @@ class ReviewMixin:
         view = self.view_rect
         scale = min(view.width, view.height) / (FOCUS_BASES_ACROSS * max(size_mm, 10.0))
         scale = min(MAX_SCALE, max(self.viewport.scale, scale))
-        shift = (PANEL_SIZE[0] + PANEL_GAP) / 2 if self._review_ui is not None else 0.0
+        folded = self.review is not None and self.review.folded
+        shift = panel_shift(tuple(view), folded) if self._review_ui is not None else 0.0  # type: ignore[arg-type]
         self.viewport = Viewport((x - shift / scale, y), scale, self.viewport.rect)
 
     def _fit(self, x: float, y: float, shape: str = "any", sizes: tuple[float, ...] | None = None,
@@ -355,15 +503,69 @@ class ReviewMixin:
     def _kill_review_ui(self) -> None:
         if self._review_ui is not None:
             self._review_ui["panel"].kill()
-            self._review_ui["size"].kill()
+            if "size" in self._review_ui:
+                self._review_ui["size"].kill()
         self._review_ui = None
         self._review_list_key = None
+
+    def _sync_reopen_button(self) -> None:
+        """The "Review photo" button over the view's top-left corner while the table has a photo and no review (or
+        import) is open: the way back into a finished review."""
+        wanted = self.review is None and self.photo_import is None and self.scenario.backdrop is not None
+        button = self._reopen_button
+        if wanted and (button is None or not button.alive()):
+            view = self.view_rect
+            self._reopen_button = UIButton(pygame.Rect(view.left + 8, view.top + 8, 124, 30), "Review photo", self.ui,
+                                           starting_height=2, tool_tip_text=REOPEN_TIP)
+        elif not wanted and button is not None:
+            button.kill()
+            self._reopen_button = None
+
+    def _size_shown(self) -> str:
+        """What the size menu shows: the selected base's size, or (none selected) the size M lays."""
+        review = self.review
+        assert review is not None
+        sel = self.state.selection
+        if sel is not None and sel.kind == "model" and not self.state.also_selected:
+            try:
+                m = self.scenario.model(sel.id)
+            except KeyError:
+                m = None
+            if m is not None:
+                return size_label(m.base.length, m.base.width if m.base.shape == "oval" else None)
+        return size_label(*review.manual_size)
+
+    def _size_menu(self, rect: pygame.Rect, start: str) -> UIDropDownMenu:
+        options = size_options()
+        if start not in options:
+            options = [start] + options  # a size off the catalogue (set in the inspector): shown as it is
+        menu = UIDropDownMenu(options, start, rect, self.ui, container=self.overlay, expansion_height_limit=260)
+        menu.set_tooltip("The selected base's size: choose another and it is fitted again at it (nothing selected: the "
+                         "size M lays by hand)")
+        return menu
+
+    def _sync_size_menu(self) -> None:
+        ui = self._review_ui
+        menu = None if ui is None else ui.get("size")
+        if menu is None:
+            return
+        want = self._size_shown()
+        # Rebuilt only when what it should show changes (another base selected, this one resized): a choice the user
+        # just made is still on its way as the menu's event, which must find this very menu.
+        if want == ui.get("size_for") or menu.current_state is not menu.menu_states["closed"]:
+            return
+        rect = menu.relative_rect.copy()
+        menu.kill()
+        ui["size"] = self._size_menu(rect, want)
+        ui["size_for"] = want
 
     def review_sync_ui(self) -> None:
         """Build the review panel when a review is open (again after the window's widgets were rebuilt), drop it when
         none is, and keep its list in step with the table."""
+        self._poll_reopening()
         if self.review is not None and not self._review_photo_shown():
             self.end_review(say=False)  # another table opened, or the import undone: the photo is not this table's now
+        self._sync_reopen_button()
         if self.review is None:
             if self._review_ui is not None:
                 self._kill_review_ui()
@@ -373,6 +575,7 @@ class ReviewMixin:
             self._build_review_ui()
             ui = self._review_ui
         assert ui is not None
+        self._sync_size_menu()
         review = self.review
         unsure = review.unsure(self.scenario)
         unfitted = review.open_unfitted(self.scenario)
@@ -387,7 +590,8 @@ class ReviewMixin:
         for u in unfitted:
             items.append((f"?  not fitted at {u.x_mm:.0f}, {u.y_mm:.0f}", "unfitted", u))
         self._review_list_items = items
-        ui["list"].set_item_list([label for label, _, _ in items])
+        if "list" in ui:
+            ui["list"].set_item_list([label for label, _, _ in items])
         ui["title"].set_text(f"To check: {len(unsure)}" + (f" · not fitted: {len(unfitted)}" if unfitted else ""))
 
     def _review_photo_shown(self) -> bool:
@@ -399,42 +603,55 @@ class ReviewMixin:
         return tuple(tuple(c) for c in backdrop.corners) == corners
 
     def _build_review_ui(self) -> None:
-        view = self.view_rect
-        w, h = PANEL_SIZE
-        h = min(h, view.height - 16)
-        panel = UIPanel(pygame.Rect(view.left + 8, view.top + 8, w, h), manager=self.ui, starting_height=2)
-        iw = w - 16
-        title = UILabel(pygame.Rect(4, 2, iw, 24), "To check", self.ui, container=panel)
-        lst = UISelectionList(pygame.Rect(4, 28, iw, max(60, h - 28 - 4 * 34 - 8)), [], self.ui, container=panel)
-        y = h - 4 * 34 - 6
-        nxt = UIButton(pygame.Rect(4, y, iw // 2 - 2, 30), "Next (N)", self.ui, container=panel,
-                       tool_tip_text="Select the next base to check and zoom to it (Shift+N: the previous one)")
+        """The panel: its title ("To check: N") and fold button; unfolded, the list of bases to check, Next and the size
+        menu, Circle and the photo toggle, Accept and Finish (in a small view two to a row, the list shorter)."""
         review = self.review
         assert review is not None
-        options = size_options()
-        start = size_label(*review.manual_size) if size_label(*review.manual_size) in options else options[3]
+        view = tuple(self.view_rect)
+        left, top, w, h = panel_rect(view, review.folded)  # type: ignore[arg-type]
+        panel = UIPanel(pygame.Rect(left, top, w, h), manager=self.ui, starting_height=2)
+        iw = w - 16
+        title = UILabel(pygame.Rect(4, 2, iw - 32, 24), "To check", self.ui, container=panel)
+        fold = UIButton(pygame.Rect(iw - 24, 2, 28, 24), "+" if review.folded else "–", self.ui, container=panel,
+                        tool_tip_text="Open the review panel again" if review.folded else
+                        "Fold the panel away to its title row, to see the whole photo (the keys go on working)")
+        ui: dict[str, Any] = {"panel": panel, "title": title, "fold": fold}
+        self._review_ui = ui
+        self._review_list_key = None
+        if review.folded:
+            return
+        small = compact(view)  # type: ignore[arg-type]
+        rows = 3 if small else 4
+        half = iw // 2 - 2
+        right = iw // 2 + 6
+        ui["list"] = UISelectionList(pygame.Rect(4, 28, iw, max(60, h - 28 - rows * PANEL_ROW - 8)), [], self.ui, container=panel)
+        y = h - rows * PANEL_ROW - 6
+        ui["next"] = UIButton(pygame.Rect(4, y, half, 30), "Next (N)", self.ui, container=panel,
+                              tool_tip_text="Select the next base to check and zoom to it (Shift+N: the previous one)")
         # On the window's overlay layer, over the panel: inside it the open list was clipped and the buttons below it
         # took its clicks.
         inner = panel.get_container().get_rect()
-        size = UIDropDownMenu(options, start, pygame.Rect(inner.left + iw // 2 + 6, inner.top + y, iw // 2 - 2, 30), self.ui,
-                              container=self.overlay, expansion_height_limit=260)
-        size.set_tooltip("The selected base's catalogue size (it is fitted again at it), and the size M lays by hand")
-        y += 34
-        manual = UIButton(pygame.Rect(4, y, iw // 2 - 2, 30), "Circle (M)", self.ui, container=panel,
-                          tool_tip_text="Lay a base of the menu's size where the last click found no rim (click a missed base on the photo "
-                          "first; a greyed button would not say why, so this one stays live and says it)")
-        photo = UIButton(pygame.Rect(iw // 2 + 6, y, iw // 2 - 2, 30), "Judged table (T)" if review.show_photo else "Photo under rings (T)",
-                         self.ui, container=panel, tool_tip_text="Show the judged table's bases over the photo, or the photo "
-                         "under each fitted ring (B hides the photo altogether)")
-        y += 34
-        accept = UIButton(pygame.Rect(4, y, iw, 30), "Accept the proposals (A)", self.ui, container=panel,
-                          tool_tip_text="Make the proposals ordinary bases (the selected one only, when one is selected)")
-        y += 34
-        finish = UIButton(pygame.Rect(4, y, iw, 30), "Finish the review (Esc)", self.ui, container=panel,
-                          tool_tip_text="Close this panel; the photo stays as the table's backdrop (B shows or hides it)")
-        self._review_ui = {"panel": panel, "title": title, "list": lst, "next": nxt, "size": size, "manual": manual,
-                           "photo": photo, "accept": accept, "finish": finish}
-        self._review_list_key = None
+        ui["size_for"] = self._size_shown()
+        ui["size"] = self._size_menu(pygame.Rect(inner.left + right, inner.top + y, half, 30), ui["size_for"])
+        y += PANEL_ROW
+        ui["manual"] = UIButton(pygame.Rect(4, y, half, 30), "Circle (M)", self.ui, container=panel,
+                                tool_tip_text="Lay a base of the menu's size where the last click found no rim (click a missed base on "
+                                "the photo first; a greyed button would not say why, so this one stays live and says it)")
+        ui["photo"] = UIButton(pygame.Rect(right, y, half, 30), self._photo_button_text(), self.ui, container=panel,
+                               tool_tip_text="Show the judged table's bases over the photo, or the photo under each fitted ring "
+                               "(B hides the photo altogether)")
+        y += PANEL_ROW
+        accept_tip = ("Accept the selected base (you looked at it: it is no longer marked to check); none selected: every "
+                      "proposal, the ones to check staying marked")
+        finish_tip = ("Close this panel; the photo stays as the table's backdrop (B shows or hides it; Ctrl+Shift+I or the "
+                      "Review photo button opens the review again)")
+        if small:
+            ui["accept"] = UIButton(pygame.Rect(4, y, half, 30), "Accept (A)", self.ui, container=panel, tool_tip_text=accept_tip)
+            ui["finish"] = UIButton(pygame.Rect(right, y, half, 30), "Finish (Esc)", self.ui, container=panel, tool_tip_text=finish_tip)
+        else:
+            ui["accept"] = UIButton(pygame.Rect(4, y, iw, 30), "Accept the proposals (A)", self.ui, container=panel, tool_tip_text=accept_tip)
+            y += PANEL_ROW
+            ui["finish"] = UIButton(pygame.Rect(4, y, iw, 30), "Finish the review (Esc)", self.ui, container=panel, tool_tip_text=finish_tip)
 
     # ------------------------------------------------------------------ drawing
 

@@ -8,7 +8,7 @@ SHORTCUTS: tuple[tuple[str, str], ...] = (
     ("Ctrl+N / Ctrl+Q", "New empty table / quit"),
     ("Ctrl+Z / Ctrl+Y", "Undo / redo (also Ctrl+Shift+Z)"),
     ("F1 / F5", "Show / hide this help / presenter mode, full screen"),
-    ("Ctrl+I", "Import a photo of the table: click its corners, the bases are found"),
+    ("Ctrl+I / Ctrl+Shift+I", "Import a photo of the table: click its corners, the bases are found / review its photo again"),
     ("B / [ / ]", "Backdrop photo on / off, fainter, stronger"),
     ("A / N / M", "Photo review: accept the selected base (none: all) / next to check / circle where no rim"),
     ("Enter", "Fire: resolve every template with the dice"),

@@ -281,6 +281,7 @@ from tabletop.app.commands import (  # noqa: F401
     MoveModel,
     MoveTemplate,
     MoveTerrain,
+    CHECK_TAG,
     PROPOSED_TAG,
     RotateTemplate,
     RotateTerrain,
