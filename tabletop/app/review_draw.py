@@ -130,14 +130,46 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
         pygame.draw.line(surface, CHECK_COLOUR, (x, y - 8), (x, y + 8), 1)
 
 
-def review_legend(review: PhotoReview, scenario: Scenario) -> list[str]:
-    """The hint lines while reviewing."""
+def fit_lines(lines: list[str], width_px: int, size: int = 19) -> list[str]:
+    """``lines`` broken to fit ``width_px`` in the legend's font: at their " · " first, then between words."""
+    f = overlays.font(size)
+    out: list[str] = []
+    for line in lines:
+        current = ""
+        for part in line.split(" · "):
+            joined = f"{current} · {part}" if current else part
+            if f.size(joined)[0] <= width_px:
+                current = joined
+                continue
+            if current:
+                out.append(current)
+            current = ""
+            for word in part.split(" "):
+                joined = f"{current} {word}" if current else word
+                if f.size(joined)[0] <= width_px or not current:
+                    current = joined
+                else:
+                    out.append(current)
+                    current = "  " + word
+        if current:
+            out.append(current)
+    return out
+
+
+def review_legend(review: PhotoReview, scenario: Scenario, short: bool = False) -> list[str]:
+    """The hint lines while reviewing; ``short``: a small window's, whose panel has the buttons for N, M, T, A and Esc
+    (their keys are in its buttons' names), so only what no button says (folded: the keys in one line)."""
     unsure = len(review.unsure(scenario))
     unfitted = len(review.open_unfitted(scenario))
-    lines = [f"Review: {unsure} base{'s' if unsure != 1 else ''} to check (orange, dashed, !)"
-             + (f", {unfitted} seen but not fitted (?)" if unfitted else "")
-             + " · N: next to check · T: " + ("the judged bases over the photo" if review.show_photo else "the photo under the rings"),
-             "Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one · A: accept all · Esc: finish"]
+    if short:
+        lines = ["Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one"]
+        if review.folded:  # the panel's buttons folded away: their keys
+            lines.append("N: next to check · M: circle · T: photo · A: accept · Esc: finish")
+    else:
+        lines = [f"Review: {unsure} base{'s' if unsure != 1 else ''} to check (orange, dashed, !)"
+                 + (f", {unfitted} seen but not fitted (?)" if unfitted else "")
+                 + " · N: next to check · T: " + ("the judged bases over the photo" if review.show_photo else "the photo under the rings"),
+                 "Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one · A: accept all · Esc: finish"]
     if review.offer is not None:
         lines.append(f"No base rim found there: M adds a {review_size_text(review.manual_size)} circle (size menu to change)")
     for note in getattr(review.result, "notes", ()):

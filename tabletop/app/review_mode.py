@@ -440,7 +440,11 @@ class ReviewMixin:
         """The panel's "–" / "+": fold it away to its title row (the photo whole in a small window), or back."""
         review = self.review
         assert review is not None
+        t = self.scenario.table
+        before = review_viewport(tuple(self.view_rect), (t.width, t.depth), folded=review.folded)  # type: ignore[arg-type]
         review.folded = not review.folded
+        if before is not None and before == self.viewport:
+            self.fit_beside_review_panel()  # the whole table shown as the review showed it: now beside the panel as it is
         self._kill_review_ui()
         self.review_sync_ui()
         self.flash("Review panel folded: + opens it again (N, M, T, A and Esc still work)" if review.folded else "Review panel open")
@@ -659,6 +663,7 @@ class ReviewMixin:
         view = self.view_rect
         review_draw.draw_review(surface, self.viewport, view, scenario, self.review)
         if self.review is not None and self.photo_import is None:
-            lines = review_draw.review_legend(self.review, scenario)
+            small = compact(tuple(view))  # type: ignore[arg-type]
+            lines = review_draw.fit_lines(review_draw.review_legend(self.review, scenario, short=small), view.width - 28)
             w, h = overlays.message_size(lines)
             overlays.draw_message(surface, view, lines, (view.left + 8, view.bottom - h - 8))
