@@ -3,7 +3,11 @@ into the app's default 48-inch one, click its corners, type the table's size in 
 Enter again to find the bases (the field kept the keyboard: that second Enter submitted the size again and the bases
 were never looked for), resize the window in the middle of the review, accept and save. The saved table has the
 photo's size, the photo as backdrop, and a base within 3 mm of every true base it proposes (flat discs: the app takes
-each for a catalogue base of its size's height, see test_app_review)."""
+each for a catalogue base of its size's height, see test_app_review).
+
+Stop 47's leftovers (test_app_review_again), clicked in the same window: it is resized to the smallest size, 800x520,
+where the review's panel is compact; after the save, the "Review photo" button opens the finished review again, and
+the panel's "–" folds it away to show the photo."""
 
 from __future__ import annotations
 
@@ -138,9 +142,11 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
         background = rgb[view[1] + 400, view[0] + 3]
         assert np.abs(button - background).max() > 12, (button, background)
 
-        # The window resized in the middle of the review: the app goes on (the panel rebuilt), then accepts and saves.
-        _run(["xdotool", "windowsize", wid, "1100", "720"], env)
-        wait_until(lambda: window_size(wid, env) == (1100, 720), "the window resized", 30)
+        # The window resized in the middle of the review, to the smallest size: the app goes on (the panel rebuilt,
+        # compact), then accepts and saves.
+        small = (800, 520)
+        _run(["xdotool", "windowsize", wid, str(small[0]), str(small[1])], env)
+        wait_until(lambda: window_size(wid, env) == small, "the window resized", 30)
         for i in range(6):  # what the window shows over the next seconds, with no input
             screenshot(wid, shots / f"resized{i}.png", env)
             time.sleep(0.5)
@@ -157,6 +163,41 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
             return s if s.models and not any("proposed" in m.tags for m in s.models) else None
 
         result = wait_until(saved, "the reviewed table saved", 60)
+
+        # The review finished (Esc), opened again by its button over the table's top-left corner, clicked: the compact
+        # panel is back (its Next button drawn where the table's background was).
+        from tabletop.app.review import panel_rect
+
+        view = view_rect_for(small)
+        pl, pt, pw, ph_ = panel_rect(view)
+        next_at = (pl + 2 + 4 + (pw - 16) // 4, pt + 2 + ph_ - 3 * 34 - 6 + 15)  # the panel's border, the button's middle
+        fold_at = (pl + 2 + (pw - 16) - 24 + 14, pt + 2 + 2 + 12)
+
+        def colour_at(at: tuple[int, int], name: str) -> tuple[int, ...] | None:
+            if not screenshot(wid, shots / name, env):
+                return None
+            img = cv2.imread(str(shots / name))
+            return None if img is None else tuple(int(v) for v in img[at[1], at[0]])
+
+        def differs(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+            return max(abs(x - y) for x, y in zip(a, b)) > 12
+
+        before = wait_until(lambda: colour_at(next_at, "finished.png"), "a screenshot", 30)
+        click(view[0] + 8 + 62, view[1] + 8 + 15)  # "Review photo"
+
+        def reopened() -> tuple[int, ...] | None:
+            c = colour_at(next_at, "reopened.png")
+            return c if c is not None and differs(c, before) else None
+
+        shown = wait_until(reopened, "the review opened again by its button (its compact panel drawn)", 60)
+        click(*fold_at)  # "–": folded to its title row, the photo where the panel was
+
+        def folded() -> bool:
+            c = colour_at(next_at, "folded.png")
+            return c is not None and differs(c, shown)
+
+        wait_until(folded, "the panel folded away", 60)
+        assert app.poll() is None
     finally:
         stop(app, xvfb)
 
