@@ -521,6 +521,7 @@ class ReviewMixin:
             view = self.view_rect
             self._reopen_button = UIButton(pygame.Rect(view.left + 8, view.top + 8, 124, 30), "Review photo", self.ui,
                                            starting_height=2, tool_tip_text=REOPEN_TIP)
+            self.ui.update(0.0)  # made after this frame's widgets were updated: drawn in this very frame
         elif not wanted and button is not None:
             button.kill()
             self._reopen_button = None

@@ -588,6 +588,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             or self.dragging
             or (self.state.view.show_odds and self.odds_worker.pending)
             or (job is not None and any(t is not None and t.is_alive() for t in (job.thread, job.finder)))
+            or (self._reopening is not None and self._reopening[0].is_alive())
         )
 
     def typing_focused(self) -> bool:
@@ -607,6 +608,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             self.photo_import,
             self.presenter,
             tuple(self.size),
+            self._reopen_button,  # the "Review photo" button made (or remade) with no event: drawn at once
+            self.review,
         )
 
     def update(self, dt: float) -> None:
