@@ -476,9 +476,17 @@ class PhotoImportMixin(ReviewMixin):
         """A: accept the selected base, or every proposal when none is selected.
 
         The base selected was looked at on its own: accepted, it is no longer "check this base" either (an accepted
-        base still marked to check is confirmed the same way). "Accept all" makes the proposals ordinary bases but
-        keeps the mark on the ones to check: nobody looked at them, and the analysis's doubt must not vanish unseen
-        (the review still lists them, N goes to them)."""
+        base still marked to check is confirmed the same way). "Accept all", or several selected at once, makes the
+        proposals ordinary bases but keeps the mark on the ones to check: nobody looked at them one by one, and the
+        analysis's doubt must not vanish unseen (the review still lists them, N goes to them)."""
+        group = [r.id for r in self.state.selected if r.kind == "model" and r.id in self.proposed_ids()]
+        if self.state.also_selected and group:
+            # Several selected (a box, Shift+clicks): accepted together, their doubt kept as an accept of all keeps it.
+            if self.dispatch(AcceptProposed(tuple(group))):
+                doubted = sum(CHECK_TAG in self.scenario.model(i).tags for i in group)
+                self.flash(f"Accepted the {len(group)} selected base{'s' if len(group) != 1 else ''}"
+                           + (f"; {doubted} still marked to check: A on one alone confirms it" if doubted else ""))
+            return
         one = self.selected_to_confirm()
         if one is not None:
             m = self.scenario.model(one)
@@ -532,7 +540,7 @@ class PhotoImportMixin(ReviewMixin):
             self.step_backdrop_opacity(-OPACITY_STEP)
         elif event.key == pygame.K_RIGHTBRACKET:
             self.step_backdrop_opacity(OPACITY_STEP)
-        elif event.key == pygame.K_a and (self.proposed_ids() or self.selected_to_confirm() is not None):
+        elif event.key == pygame.K_a and (self.proposed_ids() or self.selected_to_confirm() is not None or self.review is not None):
             self.accept_proposed()
         else:
             return False
