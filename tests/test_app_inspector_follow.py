@@ -8,7 +8,7 @@ import math
 import pygame
 
 from tabletop.app.pilot import Pilot
-from tabletop.app.state import Ref, Select
+from tabletop.app.state import Ref, Select, Undo
 from tabletop.model import At, Direct
 
 from .conftest import SCENARIOS
@@ -79,5 +79,30 @@ def test_another_template_or_another_shape_still_rebuilds_the_panel() -> None:
         p.step()
         assert app._fields["shape"] is not first and app._fields["shape"].get_text() == "infinity_large_teardrop"
         assert app._fields["heading"].get_text() == "65"
+    finally:
+        p.close()
+
+
+def test_a_focused_but_untouched_heading_follows_an_undo_so_enter_does_not_undo_it_again() -> None:
+    """The Heading field clicked (focused) but not typed in, then the turn undone: the field shows the heading the
+    template has, so Enter applies nothing stale."""
+    p = Pilot(SCENARIOS / "default.toml")
+    try:
+        app = p.app
+        app.dispatch(Select(Ref("template", "blast")))
+        p.step()
+        p.key(pygame.K_r)
+        p.step()
+        heading = app._fields["heading"]
+        assert heading.get_text() == "15"
+        p.click(heading.rect.center)
+        assert heading.is_focused
+        app.dispatch(Undo())  # as Ctrl+Z does (a focused field takes the keys)
+        p.step()
+        assert heading.get_text() == "0"
+        p.key(pygame.K_RETURN)
+        p.step()
+        placement = app.scenario.template("blast").placement
+        assert isinstance(placement, At) and placement.heading == 0.0
     finally:
         p.close()

@@ -218,10 +218,13 @@ class InspectorMixin:
 
 
     def _follow_template_heading(self) -> None:
-        """The selected template's Heading field follows a turn (the panel is not rebuilt for a drag or a turn)."""
+        """The selected template's Heading field follows a turn (the panel is not rebuilt for a drag or a turn), unless
+        the user is typing a heading of their own into it."""
         ref = self.state.selection
         entry = self._fields.get("heading")
-        if ref is None or ref.kind != "template" or entry is None or entry.is_focused:
+        if ref is None or ref.kind != "template" or entry is None:
+            return
+        if entry.is_focused and entry.get_text() != self._shown.get("heading"):
             return
         try:
             p = self.scenario.template(ref.id).placement
