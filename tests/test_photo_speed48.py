@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from tabletop.photo import footprint, rays, rimfit
 
+from .test_photo_pieces import _discs_photo
+
 
 def _whole_rim_evidence(samples: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray, step: float,
                         smooth: float, gate_mm: float) -> tuple[np.ndarray, np.ndarray]:
@@ -82,16 +84,6 @@ def test_rim_evidence_by_hand() -> None:
     assert evidence[0, 0, 19] == evidence[0, 0, 20] and abs(evidence[0, 0, 19] - math.sqrt(300) / 0.2) < 1e-3
     assert evidence[0, 0, 10] == 0.0 and evidence[0, 0, 30] == 0.0  # flat colour: no change
     assert abs(drop[0, 0, 19] - math.sqrt(300) / 0.2) < 1e-3
-
-
-def _discs_photo(rng: np.random.Generator, discs: np.ndarray) -> SimpleNamespace:
-    """A 1200x900 photo of a 600x450 mm table (2 px/mm, y up) on a noisy mat with discs of their own colours."""
-    source = np.clip(rng.normal(90, 12, (900, 1200, 3)), 0, 255).astype(np.uint8)
-    for x, y, r, grey in discs:
-        cv2.circle(source, (int(round(2 * x)), int(round(900 - 2 * y))), int(round(2 * r)), (int(grey),) * 3, -1, cv2.LINE_AA)
-    source = cv2.GaussianBlur(source, (0, 0), 1.2)
-    h = np.array([[2.0, 0.0, 0.0], [0.0, -2.0, 900.0], [0.0, 0.0, 1.0]])
-    return SimpleNamespace(homography=h, camera=None, source=source)
 
 
 def _whole_ring_mat(rect: SimpleNamespace, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray,
