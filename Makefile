@@ -23,19 +23,16 @@ run: $(STAMP)
 # WORKERS=0 runs everything in one process; WORKERS=2 picks the number.
 WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
-# Everything, slow tests included (what CI runs): `make test`'s run, then the slow tests in one
-# process, so the soak's memory check, the kill tests and the real windows have no second worker
-# competing for the cores. (One process for all took 12 min beside `make bench`, 14 in CI: too near
-# CI's 15-minute budget.)
-# The slow tests that are only CPU work (marked `cpu`: 12 MP photos rendered and analysed) run in the first stage,
-# on every core: in the one-process stage they left a core idle for minutes (CI took 17 min in all).
-# Both stages run whatever the first found: every failure is reported at once.
+# Everything, slow tests included (what CI runs), in one run on every core. tests/conftest.py orders the files
+# heaviest first (a `cpu` test's 12 MP photos, then the other `slow` tests: the soak, kills, real windows, builds),
+# and --no-loadscope-reorder keeps that order, so the run ends on short files. Until 2026-11-28 the slow tests ran
+# in a second, one-process stage so that nothing competed with them; that stage left a core idle for most of its
+# 7 minutes, and CI took 17-19 min. Every slow test waits for conditions, not for time, and the soak measures
+# its memory against its own warm-up, so a second worker beside it changes nothing they check.
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow or cpu" -n $(WORKERS) --dist loadfile; fast=$$?; \
-	$(BIN)/python -m pytest -q -m "slow and not cpu"; slow=$$?; \
-	test $$fast -eq 0 && test $$slow -eq 0
+	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Mutation testing of the core (config: [tool.mutmut] in pyproject.toml; scores: docs/testing.md).
 # Niced: it keeps the machine's cores busy for a long while. MUTANTS="tabletop.contact*" narrows it.

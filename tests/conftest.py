@@ -45,6 +45,27 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIOS = ROOT / "scenarios"
 
 
+def file_weight(items: list[pytest.Item]) -> int:
+    """How early a test file should start, from its marks: 1 with a ``cpu`` test (12 MP photos rendered and
+    analysed), 2 with another ``slow`` test and no ``cpu`` one (the soak, real windows, kills, builds: mostly other
+    processes' work, and the soak's memory check wants a worker whose own heap no photo has grown), else 0."""
+    if any(item.get_closest_marker("cpu") for item in items):
+        return 1
+    return 2 if any(item.get_closest_marker("slow") for item in items) else 0
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Heavy files first (see ``file_weight``), then the files with most tests (pytest-xdist's own order), each
+    file's tests together in their written order. Run with ``--dist loadfile --no-loadscope-reorder`` (the Makefile
+    does), the workers take the long files first, and the run ends on short ones instead of one worker finishing a
+    12 MP photo file or the soak alone while the other core idles."""
+    by_file: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(item.path, []).append(item)
+    rank = {path: (-file_weight(tests), -len(tests)) for path, tests in by_file.items()}
+    items.sort(key=lambda item: rank[item.path])  # stable: a file's tests keep their order
+
+
 @pytest.fixture(autouse=True)
 def _user_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Keep tests away from the real user's config, state and autosaves.

@@ -103,10 +103,8 @@ def test_mutation_score_counts_each_way_and_leaves_out_listed_equivalents(tmp_pa
 
 
 def test_cpu_tests_are_slow_tests_and_ci_runs_every_test_once() -> None:
-    """A ``cpu`` mark only moves a slow test to the parallel stage of `make test-all`: it never makes a test run in
-    `make test`, and the two stages' marker expressions split the suite without overlap or gap."""
-    import re
-
+    """A ``cpu`` mark never makes a test run in `make test` (every ``cpu`` test is ``slow``); `make test-all` (CI)
+    selects no marker, so it runs every test once, in one run on every core whose file order xdist must not re-sort."""
     marked = 0
     for path in sorted((ROOT / "tests").glob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -116,10 +114,35 @@ def test_cpu_tests_are_slow_tests_and_ci_runs_every_test_once() -> None:
                     marked += 1
                     assert "pytest.mark.slow" in names, f"{path.name}::{node.name} is marked cpu but not slow"
     assert marked >= 10
-    recipe = (ROOT / "Makefile").read_text().split("\ntest-all:", 1)[1].split("\n\n", 1)[0]
-    stages = re.findall(r'pytest -q -m "([^"]+)"', recipe)
-    assert stages == ["not slow or cpu", "slow and not cpu"]
-    for slow in (False, True):
-        for cpu in (False, True):
-            runs = [eval(expr, {}, {"slow": slow, "cpu": cpu}) for expr in stages]  # noqa: S307 (our own Makefile)
-            assert sum(runs) == 1, (slow, cpu, runs)
+    makefile = (ROOT / "Makefile").read_text()
+    recipe = makefile.split("\ntest-all:", 1)[1].split("\n\n", 1)[0]
+    runs = [line for line in recipe.splitlines() if "pytest" in line]
+    assert len(runs) == 1 and ' -m "' not in runs[0], runs  # no marker expression: every test
+    everyday = makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    for run in (runs[0], everyday):
+        assert "--dist loadfile --no-loadscope-reorder" in run, run
+
+
+class _Item:
+    """What the ordering hook reads of a collected test: its file and its marks."""
+
+    def __init__(self, path: str, *marks: str) -> None:
+        self.path, self.marks, self.name = path, set(marks), f"{path}::{len(marks)}"
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return name if name in self.marks else None
+
+
+def test_the_run_starts_with_the_slow_files_then_the_photo_files_and_keeps_each_files_tests_in_order() -> None:
+    """Worked order: the real-window file (a slow test, no cpu one) first, then the photo file (a cpu test), then the
+    plain files by their number of tests (three before one); each file's tests stay together in written order."""
+    from .conftest import pytest_collection_modifyitems
+
+    items = [_Item("a_plain_one"), _Item("b_photo"), _Item("b_photo", "slow", "cpu"), _Item("c_plain_three"),
+             _Item("c_plain_three"), _Item("d_window", "slow"), _Item("c_plain_three"), _Item("d_window")]
+    written = list(items)
+    pytest_collection_modifyitems(None, items)  # type: ignore[arg-type]
+    assert [item.path for item in items] == ["d_window"] * 2 + ["b_photo"] * 2 + ["c_plain_three"] * 3 + ["a_plain_one"]
+    for path in {item.path for item in items}:
+        mine = [item for item in items if item.path == path]
+        assert mine == [item for item in written if item.path == path]
