@@ -353,15 +353,18 @@ def pixel_box(camera: Camera, points: np.ndarray) -> tuple[int, int, int, int] |
 
 
 def cast(camera: Camera, scene: Scene, ctx: Context | None, dirs: np.ndarray, objects: list, room: bool = True) -> GBuffer:
-    """Nearest surfaces along every ray; with ``ctx`` None only the depth (a shadow map)."""
+    """Nearest surfaces along every ray; with ``ctx`` None only the depth (a shadow map).
+
+    The floor and the wall are intersected by every ray first (their depth is what the objects must beat) but shaded
+    last, only where no object was nearer: the table hides most of them.
+    """
     h, w = camera.height, camera.width
     o = camera.centre.astype(np.float64)
     shade = ctx is not None
     t_buf = np.full((h, w), np.inf, np.float32)
     gb = GBuffer(t_buf, np.zeros((3, h, w), np.float32) if shade else np.empty(0), np.zeros((3, h, w), np.float32) if shade else np.empty(0),
                  np.zeros((h, w), np.float32) if shade else np.empty(0), np.zeros((h, w), np.int32) if shade else np.empty(0))
-    if room:
-        _cast_room(o, dirs, scene, ctx, gb)
+    is_wall = _room_depth(o, dirs, scene, gb) if room else None
     for obj in objects:
         box = pixel_box(camera, obj.bounds())
         if box is None:
@@ -374,31 +377,40 @@ def cast(camera: Camera, scene: Scene, ctx: Context | None, dirs: np.ndarray, ob
         if not win2.any():
             continue
         win = win2.ravel()
-        cur[win2] = t[win]
+        t_win = t[win]
+        cur[win2] = t_win
         if not shade:
             continue
-        p = o[:, None].astype(np.float32) + t[win].astype(np.float32) * d[:, win]
-        nn = n[:, win].copy()
+        p = o[:, None].astype(np.float32) + t_win.astype(np.float32) * d[:, win]
+        nn = n[:, win]  # a copy (boolean indexing): the shader may turn its normals
         alb, gloss, ident = obj.shade(p, nn, _take(payload, win), ctx)
         gb.normal[:, r0:r1, c0:c1][:, win2] = nn
         gb.albedo[:, r0:r1, c0:c1][:, win2] = alb
         gb.gloss[r0:r1, c0:c1][win2] = gloss
         gb.ident[r0:r1, c0:c1][win2] = ident
+    if room and shade:
+        _shade_room(o, dirs, scene, ctx, gb, is_wall)
     return gb
 
 
-def _cast_room(o: np.ndarray, dirs: np.ndarray, scene: Scene, ctx: Context | None, gb: GBuffer) -> None:
-    """The floor and the wall behind the table, seen by every ray."""
+def _room_depth(o: np.ndarray, dirs: np.ndarray, scene: Scene, gb: GBuffer) -> np.ndarray:
+    """The floor's or the wall's depth along every ray into ``gb.t``; which of the two each ray meets (h, w)."""
     d = dirs.reshape(3, -1)
-    floor_z = -scene.table_height
-    wall_y = scene.table_mm[1] + scene.wall_gap
-    tf = raycast.plane_z(o, d, floor_z).astype(np.float32)
-    tw = raycast.plane_y(o, d, wall_y).astype(np.float32)
+    tf = raycast.plane_z(o, d, -scene.table_height).astype(np.float32, copy=False)
+    tw = raycast.plane_y(o, d, scene.table_mm[1] + scene.wall_gap).astype(np.float32, copy=False)
     is_wall = tw < tf
-    t = np.where(is_wall, tw, tf)
-    gb.t[...] = t.reshape(gb.t.shape)
-    if ctx is None:
-        return
+    np.copyto(tf, tw, where=is_wall)  # the nearer of the two: np.where(is_wall, tw, tf)
+    gb.t[...] = tf.reshape(gb.t.shape)
+    return is_wall.reshape(gb.t.shape)
+
+
+def _shade_room(o: np.ndarray, dirs: np.ndarray, scene: Scene, ctx: Context, gb: GBuffer, is_wall: np.ndarray) -> None:
+    """The floor and the wall where no object hid them (no object's ident was written there)."""
+    floor_z = -scene.table_height
+    at = np.flatnonzero(gb.ident.reshape(-1) == 0)
+    d = dirs.reshape(3, -1)[:, at]
+    t = gb.t.reshape(-1)[at]
+    wall_here = is_wall.reshape(-1)[at]
     tt = np.where(np.isfinite(t), t, 0.0)
     px = o[0] + tt * d[0]
     py = o[1] + tt * d[1]
@@ -406,18 +418,18 @@ def _cast_room(o: np.ndarray, dirs: np.ndarray, scene: Scene, ctx: Context | Non
     alb = gb.albedo.reshape(3, -1)
     normal = gb.normal.reshape(3, -1)
     ident = gb.ident.reshape(-1)
-    fl = ~is_wall & np.isfinite(t)
-    alb[:, fl] = sample(ctx.floor, px[fl], py[fl], border=cv2.BORDER_WRAP).T
-    normal[2, fl] = 1.0
-    ident[fl] = ID_FLOOR
-    wl = is_wall
+    fl = ~wall_here & np.isfinite(t)
+    alb[:, at[fl]] = sample(ctx.floor, px[fl], py[fl], border=cv2.BORDER_WRAP).T
+    normal[2, at[fl]] = 1.0
+    ident[at[fl]] = ID_FLOOR
+    wl = wall_here
     wall = linear(scene.wall_colour)
     skirting = pz[wl] < floor_z + WALL_SKIRTING_MM
     tone = 1.0 + 0.04 * ctx.noise.sample("coarse", px[wl] * 0.2, pz[wl] * 0.2)
     wc = np.where(skirting, 0.8, 1.0) * tone
-    alb[:, wl] = wall[:, None] * wc
-    normal[1, wl] = -1.0
-    ident[wl] = ID_WALL
+    alb[:, at[wl]] = wall[:, None] * wc
+    normal[1, at[wl]] = -1.0
+    ident[at[wl]] = ID_WALL
 
 
 # ---------------------------------------------------------------------------------------------- light
@@ -455,33 +467,70 @@ def shadow_map(scene: Scene, resolution: int) -> ShadowMap:
 POISSON = np.array([[0.0, 0.0], [0.62, 0.45], [-0.7, 0.3], [0.1, -0.8], [-0.45, -0.6]], np.float32)
 
 
+def _dot3(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``(a * b).sum(0)`` for (3, m) arrays (``b`` may be (3, 1)), summed as numpy sums over axis 0: (a0 b0 + a1 b1) + a2 b2."""
+    out = np.multiply(a[0], b[0], out=out)
+    term = a[1] * b[1]
+    out += term
+    np.multiply(a[2], b[2], out=term)
+    out += term
+    return out
+
+
 def lit_fraction(sm: ShadowMap, p: np.ndarray, n: np.ndarray, lamp_mm: float, rng: np.random.Generator) -> np.ndarray:
     """How much of the lamp each surface point sees (percentage-closer filtering, penumbra from the blocker's distance)."""
     cam = sm.camera
     off = 1.5 * sm.texel_mm
-    q = (p + off * n - cam.centre[:, None].astype(np.float32))
+    # q = p + off * n - centre (float32, in place: the same operations in the same order)
+    q = np.multiply(n, off)
+    q += p
+    q -= cam.centre[:, None].astype(np.float32)
     rot = cam.rotation.astype(np.float32)
     qc = rot @ q
+    del q
     z = qc[2]
-    u = cam.focal_px * qc[0] / z + cam.cx
-    v = cam.focal_px * qc[1] / z + cam.cy
+    # u = f * qc[0] / z + cx, v likewise
+    u = np.multiply(qc[0], cam.focal_px)
+    u /= z
+    u += cam.cx
+    v = np.multiply(qc[1], cam.focal_px)
+    v /= z
+    v += cam.cy
     bias = 0.5 * sm.texel_mm
     blocker = sample(sm.depth, u, v, cv2.INTER_NEAREST, cv2.BORDER_CONSTANT, float("inf"))
-    gap = np.clip(z - blocker, 0.0, None)
-    gap = np.where(np.isfinite(gap), gap, 0.0)
-    radius = np.clip(lamp_mm * gap / np.maximum(blocker, 1.0) / sm.texel_mm * 0.5, 0.7, 8.0)
+    # radius = clip(lamp_mm * gap / max(blocker, 1) / texel * 0.5, 0.7, 8), gap = clip(z - blocker, 0) or 0 where not finite
+    radius = np.subtract(z, blocker)
+    np.clip(radius, 0.0, None, out=radius)
+    radius[~np.isfinite(radius)] = 0.0
+    radius *= lamp_mm
+    radius /= np.maximum(blocker, 1.0)
+    radius /= sm.texel_mm
+    radius *= 0.5
+    np.clip(radius, 0.7, 8.0, out=radius)
+    del blocker
     turn = float(rng.uniform(0, 2 * math.pi))
     rot2 = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]], np.float32)
     lit = np.zeros(z.shape, np.float32)
+    at_u, at_v = np.empty_like(u), np.empty_like(v)
     for off_xy in POISSON @ rot2.T:
-        dz = sample(sm.depth, u + radius * off_xy[0], v + radius * off_xy[1], cv2.INTER_NEAREST, cv2.BORDER_CONSTANT, float("inf"))
-        lit += (z <= dz + bias)
-    return lit / len(POISSON)
+        np.multiply(radius, off_xy[0], out=at_u)
+        at_u += u
+        np.multiply(radius, off_xy[1], out=at_v)
+        at_v += v
+        dz = sample(sm.depth, at_u, at_v, cv2.INTER_NEAREST, cv2.BORDER_CONSTANT, float("inf"))
+        dz += bias
+        lit += z <= dz
+    lit /= len(POISSON)
+    return lit
 
 
 def shade(camera: Camera, scene: Scene, gb: GBuffer, dirs: np.ndarray, sm: ShadowMap, rng: np.random.Generator,
           rows_per_chunk: int = 384) -> np.ndarray:
-    """Linear-light image (h, w, 3): lamp (inverse square, shadowed), directional fill, ambient, specular sheen."""
+    """Linear-light image (h, w, 3): lamp (inverse square, shadowed), directional fill, ambient, specular sheen.
+
+    Works in place on a few arrays per chunk of rows; every in-place form computes the float32 operations of the plain
+    expression in its comment, in the same order.
+    """
     h, w = camera.height, camera.width
     light = scene.light
     lamp = np.array(light.position, np.float32)[:, None]
@@ -499,21 +548,54 @@ def shade(camera: Camera, scene: Scene, gb: GBuffer, dirs: np.ndarray, sm: Shado
         gloss = gb.gloss[r0:r1].reshape(-1)
         finite = np.isfinite(t)
         tt = np.where(finite, t, 0.0)
-        p = o + tt * d
-        to_l = lamp - p
-        r2 = (to_l * to_l).sum(0)
-        inv = 1.0 / np.sqrt(r2)
+        p = np.multiply(tt, d)  # p = o + tt * d
+        p += o
+        del tt
+        to_l = np.subtract(lamp, p)
+        r2 = _dot3(to_l, to_l)
+        inv = np.sqrt(r2)  # inv = 1 / sqrt(r2)
+        np.divide(1.0, inv, out=inv)
         to_l *= inv
-        ndl = np.clip((n * to_l).sum(0), 0.0, None)
+        del inv
+        ndl = _dot3(n, to_l)
+        np.clip(ndl, 0.0, None, out=ndl)
         vis = lit_fraction(sm, p, n, light.size_mm, rng)
-        direct = light.intensity / r2 * ndl * vis
-        view = -d / np.sqrt((d * d).sum(0))
-        half = to_l + view
-        half /= np.sqrt((half * half).sum(0)) + 1e-9
-        spec = gloss * (light.intensity / r2) * vis * np.clip((n * half).sum(0), 0.0, 1.0) ** light.shininess * (ndl > 0)
-        fill = light.fill * np.clip((n * fill_dir).sum(0), 0.0, None)
-        amb = light.ambient * (0.65 + 0.35 * n[2])
-        rad = alb * (lamp_col * direct + fill + amb) + lamp_col * spec * 6.0
+        del p
+        lamp_r2 = np.divide(light.intensity, r2)
+        direct = lamp_r2 * ndl  # direct = intensity / r2 * ndl * vis
+        direct *= vis
+        half = np.negative(d)  # view = -d / sqrt(d . d); half = to_l + view, normalised (+ 1e-9)
+        half /= np.sqrt(_dot3(d, d))
+        half += to_l
+        del to_l
+        norm = _dot3(half, half)
+        np.sqrt(norm, out=norm)
+        norm += 1e-9
+        half /= norm
+        # spec = gloss * (intensity / r2) * vis * clip(n . half, 0, 1) ** shininess * (ndl > 0)
+        nh = _dot3(n, half, out=norm)
+        del half
+        np.clip(nh, 0.0, 1.0, out=nh)
+        spec = gloss * lamp_r2
+        spec *= vis
+        spec *= nh ** light.shininess
+        spec *= ndl > 0
+        del nh, lamp_r2, vis
+        fill = _dot3(n, fill_dir, out=r2)  # fill = light.fill * clip(n . fill_dir, 0)
+        np.clip(fill, 0.0, None, out=fill)
+        fill *= light.fill
+        amb = n[2] * 0.35  # amb = ambient * (0.65 + 0.35 * n[2])
+        amb += 0.65
+        amb *= light.ambient
+        # rad = alb * (lamp_col * direct + fill + amb) + lamp_col * spec * 6
+        rad = lamp_col * direct
+        rad += fill
+        rad += amb
+        rad *= alb
+        glint = lamp_col * spec
+        glint *= 6.0
+        rad += glint
+        del glint
         rad[:, ~finite] = 0.2
         out[r0:r1] = rad.T.reshape(r1 - r0, w, 3)
     return out

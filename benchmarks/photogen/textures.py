@@ -81,11 +81,19 @@ def sample(img: np.ndarray, u: np.ndarray, v: np.ndarray, interpolation: int = c
         return np.zeros((0, *channels), img.dtype)
     cols = 4096 if m > 4096 else max(m, 1)
     rows = -(-m // cols)
-    pad = rows * cols - m
-    mu = np.concatenate([u.astype(np.float32).ravel(), np.zeros(pad, np.float32)]).reshape(rows, cols)
-    mv = np.concatenate([v.astype(np.float32).ravel(), np.zeros(pad, np.float32)]).reshape(rows, cols)
-    out = cv2.remap(img, mu, mv, interpolation, borderMode=border, borderValue=value)
+    out = cv2.remap(img, _remap_grid(u, rows, cols), _remap_grid(v, rows, cols), interpolation, borderMode=border, borderValue=value)
     return out.reshape(rows * cols, -1)[:m] if img.ndim == 3 else out.ravel()[:m]
+
+
+def _remap_grid(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Texel coordinates ``a`` (any shape, m values) as a (rows, cols) float32 map, padded with zeros; ``a`` itself
+    when it already is one (a float32 array of rows * cols values): no copy."""
+    flat = a.ravel()
+    if flat.size == rows * cols and flat.dtype == np.float32:
+        return flat.reshape(rows, cols)
+    grid = np.zeros(rows * cols, np.float32)
+    grid[: flat.size] = flat
+    return grid.reshape(rows, cols)
 
 
 @dataclass(frozen=True)
