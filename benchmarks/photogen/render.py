@@ -103,8 +103,8 @@ class Slab:
         return _box_points(self.centre, self.half, self.z0, self.z1, 0.0, 17)
 
     def hit(self, o, d):
-        t, n, face, local = raycast.box(o, d, self.centre, self.half, self.z0, self.z1, 0.0)
-        return t, n, (face, local)
+        t, n, face, _ = raycast.box(o, d, self.centre, self.half, self.z0, self.z1, 0.0, with_local=False)
+        return t, n, (face, None)
 
     def shade(self, p, n, payload, ctx):
         face, _ = payload
@@ -133,7 +133,7 @@ class Leg:
         return _box_points(self.centre, self.half, self.z0, self.z1, 0.0, 3)
 
     def hit(self, o, d):
-        t, n, _, _ = raycast.box(o, d, self.centre, self.half, self.z0, self.z1, 0.0)
+        t, n, _, _ = raycast.box(o, d, self.centre, self.half, self.z0, self.z1, 0.0, with_local=False)
         return t, n, None
 
     def shade(self, p, n, payload, ctx):
