@@ -114,19 +114,29 @@ class Camera:
         xd = (gu - self.cx) / self.focal_px
         yd = (gv - self.cy) / self.focal_px
         x, y = self.undistort(xd, yd)
-        u = np.arange(self.width, dtype=np.float32)[None, :].repeat(self.height, 0)
-        v = np.arange(self.height, dtype=np.float32)[:, None].repeat(self.width, 1)
+        # The grid's texel of each pixel: mx = (u + jitter + step) / step, my likewise, in place (the same float32
+        # operations in the same order as that expression).
+        mx = np.empty((self.height, self.width), np.float32)
+        my = np.empty((self.height, self.width), np.float32)
+        mx[...] = np.arange(self.width, dtype=np.float32)[None, :]
+        my[...] = np.arange(self.height, dtype=np.float32)[:, None]
         if jitter is not None:
-            u = u + jitter[0]
-            v = v + jitter[1]
-        mx, my = (u + step) / step, (v + step) / step
+            mx += jitter[0]
+            my += jitter[1]
+        mx += step
+        mx /= step
+        my += step
+        my /= step
         xs = cv2.remap(x.astype(np.float32), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         ys = cv2.remap(y.astype(np.float32), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        del mx, my
         rt = self.rotation.T.astype(np.float32)
         out = np.empty((3, self.height, self.width), np.float32)
+        term = np.empty_like(ys)
         for i in range(3):
             np.multiply(xs, rt[i, 0], out=out[i])
-            out[i] += rt[i, 1] * ys
+            np.multiply(ys, rt[i, 1], out=term)  # rt[i, 1] * ys
+            out[i] += term
             out[i] += rt[i, 2]
         return out
 
