@@ -38,8 +38,14 @@ def develop(radiance: np.ndarray, params: PhoneParams, rng: np.random.Generator,
     # and each temporary costs as much in page faults as in arithmetic. Each in-place form computes the same float32
     # operations, in the same order, as the plain expression in its comment (the photos are bit-identical).
     # Auto-exposure: the metered region's bright end lands at 80 % of full scale.
-    lum = radiance[..., 1] if meter_mask is None else radiance[..., 1][meter_mask]
-    level = float(np.percentile(lum[:: max(1, lum.size // 200_000)], 97)) if lum.size else 1.0
+    # The percentile of every k-th metered pixel's green (k keeps about 200 000): only those are gathered.
+    if meter_mask is None:
+        lum = radiance[..., 1]
+        lum = lum[:: max(1, lum.size // 200_000)]  # every k-th row (of a 2-D array), as it always was
+    else:
+        metered = np.flatnonzero(meter_mask)
+        lum = radiance.reshape(-1, 3)[metered[:: max(1, metered.size // 200_000)], 1]
+    level = float(np.percentile(lum, 97)) if lum.size else 1.0
     img = radiance * (0.8 / max(level, 1e-6) * 2.0 ** params.exposure_ev)
     _vignette(img, params.vignetting)
     img = cv2.GaussianBlur(img, (0, 0), params.blur_px)

@@ -415,16 +415,15 @@ def _shade_room(o: np.ndarray, dirs: np.ndarray, scene: Scene, ctx: Context, gb:
     d = np.take(dirs.reshape(3, -1), at, axis=1)
     t = gb.t.reshape(-1)[at]
     wall_here = is_wall.reshape(-1)[at]
-    tt = np.where(np.isfinite(t), t, 0.0)
-    px = o[0] + tt * d[0]
-    py = o[1] + tt * d[1]
-    pz = o[2] + tt * d[2]
+    finite = np.isfinite(t)
+    tt = np.where(finite, t, np.float32(0.0))
     alb = gb.albedo.reshape(3, -1)
     normal = gb.normal.reshape(3, -1)
     ident = gb.ident.reshape(-1)
-    fl = ~wall_here & np.isfinite(t)
+    # The hit point o + tt * d (float64: o is), each coordinate only where a surface reads it.
+    fl = ~wall_here & finite
     at_floor = at[fl]
-    floor = sample(ctx.floor, px[fl], py[fl], border=cv2.BORDER_WRAP)
+    floor = sample(ctx.floor, o[0] + tt[fl] * d[0, fl], o[1] + tt[fl] * d[1, fl], border=cv2.BORDER_WRAP)
     for i in range(3):
         alb[i, at_floor] = floor[:, i]
     normal[2, at_floor] = 1.0
@@ -432,8 +431,10 @@ def _shade_room(o: np.ndarray, dirs: np.ndarray, scene: Scene, ctx: Context, gb:
     wl = wall_here
     at_wall = at[wl]
     wall = linear(scene.wall_colour)
-    skirting = pz[wl] < floor_z + WALL_SKIRTING_MM
-    tone = 1.0 + 0.04 * ctx.noise.sample("coarse", px[wl] * 0.2, pz[wl] * 0.2)
+    px_wall = o[0] + tt[wl] * d[0, wl]
+    pz_wall = o[2] + tt[wl] * d[2, wl]
+    skirting = pz_wall < floor_z + WALL_SKIRTING_MM
+    tone = 1.0 + 0.04 * ctx.noise.sample("coarse", px_wall * 0.2, pz_wall * 0.2)
     wc = np.where(skirting, 0.8, 1.0) * tone
     wall_alb = wall[:, None] * wc
     for i in range(3):
@@ -517,12 +518,15 @@ def lit_fraction(sm: ShadowMap, p: np.ndarray, n: np.ndarray, lamp_mm: float, rn
     radius /= sm.texel_mm
     radius *= 0.5
     np.clip(radius, 0.7, 8.0, out=radius)
-    del blocker
     turn = float(rng.uniform(0, 2 * math.pi))
     rot2 = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]], np.float32)
     lit = np.zeros(z.shape, np.float32)
     at_u, at_v = np.empty_like(u), np.empty_like(v)
     for off_xy in POISSON @ rot2.T:
+        if not off_xy.any():
+            # No offset: u + radius * 0 is u (radius is finite), so the lookup is the blocker's own.
+            lit += z <= blocker + bias
+            continue
         np.multiply(radius, off_xy[0], out=at_u)
         at_u += u
         np.multiply(radius, off_xy[1], out=at_v)
