@@ -111,12 +111,17 @@ class Slab:
         face, _ = payload
         top = face == 2
         alb = np.empty((3, p.shape[1]), np.float32)
+        # Written a row at a time: a mask across the second axis of a (3, m) array is numpy's slow path.
         if top.any():
-            alb[:, top] = ctx.mat_at(p[0, top], p[1, top])
+            mat = ctx.mat_at(p[0, top], p[1, top])
+            for i in range(3):
+                alb[i, top] = mat[i]
         side = ~top
         if side.any():
             grain = _tone(ctx, "medium", p[:, side][[0, 2, 1]] * np.array([[0.15], [3.0], [1.0]], np.float32), 0.08)
-            alb[:, side] = self.side[:, None] * grain
+            face_alb = self.side[:, None] * grain
+            for i in range(3):
+                alb[i, side] = face_alb[i]
         ident = np.where(top, ID_MAT, ID_SLAB).astype(np.int32)
         gloss = np.where(top, ctx.scene.light.gloss, 0.03).astype(np.float32)
         return alb, gloss, ident
@@ -610,6 +615,7 @@ def shade(camera: Camera, scene: Scene, gb: GBuffer, dirs: np.ndarray, sm: Shado
         glint *= 6.0
         rad += glint
         del glint
-        rad[:, ~finite] = 0.2
+        if not finite.all():
+            rad[:, ~finite] = 0.2
         out[r0:r1] = rad.T.reshape(r1 - r0, w, 3)
     return out
