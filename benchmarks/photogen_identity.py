@@ -24,7 +24,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 
 DEFAULT_SIZE = "1200x900"
-FULL_CASES = ("baseline:1000", "textured:1", "kind/short:3")
+FULL_CASES = ("baseline:1000", "markers:1", "textured:1", "kind/short:3")
 """Full-size photos (12 MP, the 2.5 px/mm mat and the 2048 px shadow map a reduced size does not reach)."""
 
 _CHILD = r"""
