@@ -23,18 +23,27 @@ def _safe(v: np.ndarray) -> np.ndarray:
     return np.where(np.abs(v) < 1e-12, 1e-12, v)
 
 
+def _plane(num: float, den: np.ndarray) -> np.ndarray:
+    """``num / _safe(den)`` where that is beyond ``EPS``, inf elsewhere: in place on one array (the same float32
+    operations as ``np.where(t > EPS, t, inf)`` of that quotient). A plane is met by every ray of a frame."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.divide(num, den)
+        if den.dtype == np.float32:
+            t[np.abs(den) < 1e-12] = np.float32(num) / np.float32(1e-12)
+        else:
+            t[np.abs(den) < 1e-12] = num / _safe(np.array([0.0], den.dtype))[0]
+    t[~(t > EPS)] = np.inf
+    return t
+
+
 def plane_z(o: np.ndarray, d: np.ndarray, z: float) -> np.ndarray:
     """Ray parameter at the horizontal plane at height ``z`` (inf where it is behind or parallel)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (z - float(o[2])) / _safe(d[2])
-    return np.where(t > EPS, t, np.inf)
+    return _plane(z - float(o[2]), d[2])
 
 
 def plane_y(o: np.ndarray, d: np.ndarray, y: float) -> np.ndarray:
     """Ray parameter at the vertical plane y = const."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (y - float(o[1])) / _safe(d[1])
-    return np.where(t > EPS, t, np.inf)
+    return _plane(y - float(o[1]), d[1])
 
 
 def box(o: np.ndarray, d: np.ndarray, centre: tuple[float, float], half: tuple[float, float], z0: float, z1: float,
