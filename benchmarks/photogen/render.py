@@ -111,11 +111,12 @@ class Slab:
         face, _ = payload
         top = face == 2
         alb = np.empty((3, p.shape[1]), np.float32)
-        # Written a row at a time: a mask across the second axis of a (3, m) array is numpy's slow path.
+        # Written a row at a time (a mask across the second axis of a (3, m) array is numpy's slow path), by np.place:
+        # several times faster than a mask assignment when, as here, nearly every ray hit the top.
         if top.any():
             mat = ctx.mat_at(p[0, top], p[1, top])
             for i in range(3):
-                alb[i, top] = mat[i]
+                np.place(alb[i], top, mat[i])
         side = ~top
         if side.any():
             grain = _tone(ctx, "medium", p[:, side][[0, 2, 1]] * np.array([[0.15], [3.0], [1.0]], np.float32), 0.08)
