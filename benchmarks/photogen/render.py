@@ -494,17 +494,24 @@ def _dot3(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nda
     return out
 
 
-def lit_fraction(sm: ShadowMap, p: np.ndarray, n: np.ndarray, lamp_mm: float, rng: np.random.Generator) -> np.ndarray:
-    """How much of the lamp each surface point sees (percentage-closer filtering, penumbra from the blocker's distance)."""
+SHADE_BAND_ROWS = 16
+"""Rows lit at a time within a chunk: the few dozen passes over each band's arrays stay in the cache."""
+
+
+def _light_space(sm: ShadowMap, p: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Surface points nudged off their surface, in the shadow map's camera frame (3, m): one matrix product."""
     cam = sm.camera
-    off = 1.5 * sm.texel_mm
     # q = p + off * n - centre (float32, in place: the same operations in the same order)
-    q = np.multiply(n, off)
+    q = np.multiply(n, 1.5 * sm.texel_mm)
     q += p
     q -= cam.centre[:, None].astype(np.float32)
-    rot = cam.rotation.astype(np.float32)
-    qc = rot @ q
-    del q
+    return cam.rotation.astype(np.float32) @ q
+
+
+def _lit_fraction(sm: ShadowMap, qc: np.ndarray, offsets: np.ndarray, lamp_mm: float) -> np.ndarray:
+    """How much of the lamp each point sees (percentage-closer filtering, penumbra from the blocker's distance), from
+    its place ``qc`` in the shadow map's camera frame and the filter's turned ``offsets`` (texels per texel of radius)."""
+    cam = sm.camera
     z = qc[2]
     # u = f * qc[0] / z + cx, v likewise
     u = np.multiply(qc[0], cam.focal_px)
@@ -524,11 +531,9 @@ def lit_fraction(sm: ShadowMap, p: np.ndarray, n: np.ndarray, lamp_mm: float, rn
     radius /= sm.texel_mm
     radius *= 0.5
     np.clip(radius, 0.7, 8.0, out=radius)
-    turn = float(rng.uniform(0, 2 * math.pi))
-    rot2 = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]], np.float32)
     lit = np.zeros(z.shape, np.float32)
     at_u, at_v = np.empty_like(u), np.empty_like(v)
-    for off_xy in POISSON @ rot2.T:
+    for off_xy in offsets:
         if not off_xy.any():
             # No offset: u + radius * 0 is u (radius is finite), so the lookup is the blocker's own.
             lit += z <= blocker + bias
@@ -540,7 +545,7 @@ def lit_fraction(sm: ShadowMap, p: np.ndarray, n: np.ndarray, lamp_mm: float, rn
         dz = sample(sm.depth, at_u, at_v, cv2.INTER_NEAREST, cv2.BORDER_CONSTANT, float("inf"))
         dz += bias
         lit += z <= dz
-    lit /= len(POISSON)
+    lit /= len(offsets)
     return lit
 
 
@@ -548,8 +553,9 @@ def shade(camera: Camera, scene: Scene, gb: GBuffer, dirs: np.ndarray, sm: Shado
           rows_per_chunk: int = 384) -> np.ndarray:
     """Linear-light image (h, w, 3): lamp (inverse square, shadowed), directional fill, ambient, specular sheen.
 
-    Works in place on a few arrays per chunk of rows; every in-place form computes the float32 operations of the plain
-    expression in its comment, in the same order.
+    Each chunk of ``rows_per_chunk`` rows draws one turn of the shadow filter and goes to the shadow map's frame in one
+    matrix product; then it is lit a band of rows at a time, in place on a few arrays (every in-place form computes
+    the float32 operations of the plain expression in its comment, in the same order).
     """
     h, w = camera.height, camera.width
     light = scene.light
@@ -564,63 +570,75 @@ def shade(camera: Camera, scene: Scene, gb: GBuffer, dirs: np.ndarray, sm: Shado
         t = gb.t[r0:r1].reshape(-1)
         d = dirs[:, r0:r1].reshape(3, -1)
         n = gb.normal[:, r0:r1].reshape(3, -1)
-        alb = gb.albedo[:, r0:r1].reshape(3, -1)
-        gloss = gb.gloss[r0:r1].reshape(-1)
         finite = np.isfinite(t)
         tt = np.where(finite, t, 0.0)
         p = np.multiply(tt, d)  # p = o + tt * d
         p += o
         del tt
-        to_l = np.subtract(lamp, p)
-        r2 = _dot3(to_l, to_l)
-        inv = np.sqrt(r2)  # inv = 1 / sqrt(r2)
-        np.divide(1.0, inv, out=inv)
-        to_l *= inv
-        del inv
-        ndl = _dot3(n, to_l)
-        np.clip(ndl, 0.0, None, out=ndl)
-        vis = lit_fraction(sm, p, n, light.size_mm, rng)
-        del p
-        lamp_r2 = np.divide(light.intensity, r2)
-        direct = lamp_r2 * ndl  # direct = intensity / r2 * ndl * vis
-        direct *= vis
-        half = np.negative(d)  # view = -d / sqrt(d . d); half = to_l + view, normalised (+ 1e-9)
-        half /= np.sqrt(_dot3(d, d))
-        half += to_l
-        del to_l
-        norm = _dot3(half, half)
-        np.sqrt(norm, out=norm)
-        norm += 1e-9
-        half /= norm
-        # spec = gloss * (intensity / r2) * vis * clip(n . half, 0, 1) ** shininess * (ndl > 0)
-        nh = _dot3(n, half, out=norm)
-        del half
-        np.clip(nh, 0.0, 1.0, out=nh)
-        spec = gloss * lamp_r2
-        spec *= vis
-        spec *= nh ** light.shininess
-        spec *= ndl > 0
-        del nh, lamp_r2, vis
-        fill = _dot3(n, fill_dir, out=r2)  # fill = light.fill * clip(n . fill_dir, 0)
-        np.clip(fill, 0.0, None, out=fill)
-        fill *= light.fill
-        amb = n[2] * 0.35  # amb = ambient * (0.65 + 0.35 * n[2])
-        amb += 0.65
-        amb *= light.ambient
-        # rad = alb * (lamp_col * direct + fill + amb) + lamp_col * spec * 6
-        rad = lamp_col * direct
-        rad += fill
-        rad += amb
-        rad *= alb
-        glint = lamp_col * spec
-        glint *= 6.0
-        rad += glint
-        del glint
-        if not finite.all():
-            rad[:, ~finite] = 0.2
-        # Interleaved into (rows, w, 3) by OpenCV (a plain copy, several times faster than numpy's transposing one).
-        rows = out[r0:r1]
-        merged = cv2.merge([rad[i].reshape(r1 - r0, w) for i in range(3)], dst=rows)
-        if not np.shares_memory(merged, rows):
-            rows[...] = merged
+        qc = _light_space(sm, p, n)
+        turn = float(rng.uniform(0, 2 * math.pi))
+        rot2 = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]], np.float32)
+        offsets = POISSON @ rot2.T
+        for b0 in range(r0, r1, SHADE_BAND_ROWS):
+            b1 = min(r1, b0 + SHADE_BAND_ROWS)
+            at = slice((b0 - r0) * w, (b1 - r0) * w)
+            vis = _lit_fraction(sm, qc[:, at], offsets, light.size_mm)
+            _shade_band(light, lamp, lamp_col, fill_dir, p[:, at], d[:, at], n[:, at], gb.albedo[:, b0:b1].reshape(3, -1),
+                        gb.gloss[b0:b1].reshape(-1), finite[at], vis, out[b0:b1])
     return out
+
+
+def _shade_band(light, lamp: np.ndarray, lamp_col: np.ndarray, fill_dir: np.ndarray, p: np.ndarray, d: np.ndarray,  # noqa: ANN001
+                n: np.ndarray, alb: np.ndarray, gloss: np.ndarray, finite: np.ndarray, vis: np.ndarray, out: np.ndarray) -> None:
+    """Radiance of a band of rows into ``out`` (rows, w, 3): the lamp's direct light and sheen (``vis`` of it seen), fill
+    and ambient."""
+    to_l = np.subtract(lamp, p)
+    r2 = _dot3(to_l, to_l)
+    inv = np.sqrt(r2)  # inv = 1 / sqrt(r2)
+    np.divide(1.0, inv, out=inv)
+    to_l *= inv
+    del inv
+    ndl = _dot3(n, to_l)
+    np.clip(ndl, 0.0, None, out=ndl)
+    lamp_r2 = np.divide(light.intensity, r2)
+    direct = lamp_r2 * ndl  # direct = intensity / r2 * ndl * vis
+    direct *= vis
+    half = np.negative(d)  # view = -d / sqrt(d . d); half = to_l + view, normalised (+ 1e-9)
+    half /= np.sqrt(_dot3(d, d))
+    half += to_l
+    del to_l
+    norm = _dot3(half, half)
+    np.sqrt(norm, out=norm)
+    norm += 1e-9
+    half /= norm
+    # spec = gloss * (intensity / r2) * vis * clip(n . half, 0, 1) ** shininess * (ndl > 0)
+    nh = _dot3(n, half, out=norm)
+    del half
+    np.clip(nh, 0.0, 1.0, out=nh)
+    spec = gloss * lamp_r2
+    spec *= vis
+    spec *= nh ** light.shininess
+    spec *= ndl > 0
+    del nh, lamp_r2
+    fill = _dot3(n, fill_dir, out=r2)  # fill = light.fill * clip(n . fill_dir, 0)
+    np.clip(fill, 0.0, None, out=fill)
+    fill *= light.fill
+    amb = n[2] * 0.35  # amb = ambient * (0.65 + 0.35 * n[2])
+    amb += 0.65
+    amb *= light.ambient
+    # rad = alb * (lamp_col * direct + fill + amb) + lamp_col * spec * 6
+    rad = lamp_col * direct
+    rad += fill
+    rad += amb
+    rad *= alb
+    glint = lamp_col * spec
+    glint *= 6.0
+    rad += glint
+    del glint
+    if not finite.all():
+        rad[:, ~finite] = 0.2
+    # Interleaved into (rows, w, 3) by OpenCV (a plain copy, several times faster than numpy's transposing one).
+    rows, w = out.shape[:2]
+    merged = cv2.merge([rad[i].reshape(rows, w) for i in range(3)], dst=out)
+    if not np.shares_memory(merged, out):
+        out[...] = merged
