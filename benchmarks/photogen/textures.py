@@ -20,6 +20,7 @@ TEXTURED_MAT_KINDS = ("grass", "hex", "square", "rocky")
 
 _LUT_SIZE = 4096
 _S = np.linspace(0.0, 1.0, _LUT_SIZE, dtype=np.float64)
+_LINEAR_BAND = 1 << 18
 _LINEAR_LUT = np.where(_S <= 0.04045, _S / 12.92, ((_S + 0.055) / 1.055) ** 2.4).astype(np.float32)
 
 
@@ -27,8 +28,15 @@ def linear(c: Colour | np.ndarray) -> np.ndarray:
     """sRGB (0-1) to linear light (through a 12-bit table for images: a print has no finer steps)."""
     c = np.asarray(c, dtype=np.float32)
     if c.size > 4096:
-        idx = (np.clip(c, 0.0, 1.0) * (_LUT_SIZE - 1) + 0.5).astype(np.int32)
-        return _LINEAR_LUT[idx]
+        # _LINEAR_LUT[(clip(c, 0, 1) * (LUT size - 1) + 0.5) as int32], a band of values at a time (in the cache)
+        flat = c.reshape(-1)
+        out = np.empty(flat.size, np.float32)
+        for i in range(0, flat.size, _LINEAR_BAND):
+            x = np.clip(flat[i:i + _LINEAR_BAND], 0.0, 1.0)
+            x *= _LUT_SIZE - 1
+            x += 0.5
+            out[i:i + _LINEAR_BAND] = _LINEAR_LUT[x.astype(np.int32)]
+        return out.reshape(c.shape)
     c = np.clip(c, 0.0, 1.0)
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
 
