@@ -2,7 +2,7 @@
 truth JSON for every case, each rendered in its own process (``nice``-able, one at a time) from each tree.
 
     git worktree add --detach /tmp/old main
-    nice -n 10 python -m benchmarks.photogen_identity --old /tmp/old            # every condition at 1200x900, two 12 MP
+    nice -n 10 python -m benchmarks.photogen_identity --old /tmp/old            # every condition at 1200x900, four 12 MP
     nice -n 10 python -m benchmarks.photogen_identity --old /tmp/old --quick    # every condition at 480x360 only
 
 A case is ``CONDITION:SEED[:WxH]`` (the condition's own frame size without ``WxH``) or ``kind/KIND:SEED`` for one of
@@ -24,8 +24,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 
 DEFAULT_SIZE = "1200x900"
-FULL_CASES = ("baseline:1000", "markers:1", "textured:1", "kind/short:3")
-"""Full-size photos (12 MP, the 2.5 px/mm mat and the 2048 px shadow map a reduced size does not reach)."""
+FULL_CASES = ("baseline:1000", "markers:1", "textured:25", "kind/short:3")
+"""Full-size photos (12 MP, the 2.5 px/mm mat and the 2048 px shadow map a reduced size does not reach): two the
+tests render, a hex-printed mat on a 6 x 4 ft table, and one of ``benchmarks.markers``' kinds (its own render steps)."""
+MAT_CASES = ("textured:7", "textured:10")
+"""The square and the hex print at a reduced size (seeds 1 and 2 of ``textured`` draw rocky mats)."""
 
 _CHILD = r"""
 import json, sys, time
@@ -57,9 +60,10 @@ def _conditions() -> list[str]:
 
 
 def default_cases(size: str = DEFAULT_SIZE) -> list[str]:
-    """Every condition at ``size``, seeds 1 and 2; ``jpeg_small`` at its own 1600x1200; ``FULL_CASES``."""
+    """Every condition at ``size``, seeds 1 and 2; ``MAT_CASES`` at ``size``; ``jpeg_small`` at its own 1600x1200;
+    ``FULL_CASES``."""
     cases = [f"{name}:{seed}:{size}" for name in _conditions() for seed in (1, 2)]
-    return cases + ["jpeg_small:3"] + list(FULL_CASES)
+    return cases + [f"{case}:{size}" for case in MAT_CASES] + ["jpeg_small:3"] + list(FULL_CASES)
 
 
 def render(tree: Path, case: str, work: Path) -> tuple[bytes, str, float]:
