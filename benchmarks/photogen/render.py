@@ -428,17 +428,27 @@ def _room_depth(o: np.ndarray, dirs: np.ndarray, scene: Scene, gb: GBuffer) -> n
 
 
 def _shade_room(o: np.ndarray, dirs: np.ndarray, scene: Scene, ctx: Context, gb: GBuffer, is_wall: np.ndarray) -> None:
-    """The floor and the wall where no object hid them (no object's ident was written there)."""
+    """The floor and the wall where no object hid them (no object's ident was written there), a band of rows at a
+    time (each pixel on its own)."""
+    h = gb.t.shape[0]
+    for r0 in range(0, h, CAST_BAND_ROWS):
+        r1 = min(h, r0 + CAST_BAND_ROWS)
+        _shade_room_band(o, dirs[:, r0:r1].reshape(3, -1), scene, ctx, gb.t[r0:r1].reshape(-1), gb.albedo[:, r0:r1].reshape(3, -1),
+                         gb.normal[:, r0:r1].reshape(3, -1), gb.ident[r0:r1].reshape(-1), is_wall[r0:r1].reshape(-1))
+
+
+def _shade_room_band(o: np.ndarray, dirs: np.ndarray, scene: Scene, ctx: Context, t_all: np.ndarray, alb: np.ndarray,
+                     normal: np.ndarray, ident: np.ndarray, is_wall: np.ndarray) -> None:
+    """``_shade_room`` on some rows (flattened: dirs (3, m), the G-buffer's t, albedo, normal and ident as views)."""
     floor_z = -scene.table_height
-    at = np.flatnonzero(gb.ident.reshape(-1) == 0)
-    d = np.take(dirs.reshape(3, -1), at, axis=1)
-    t = gb.t.reshape(-1)[at]
-    wall_here = is_wall.reshape(-1)[at]
+    at = np.flatnonzero(ident == 0)
+    if at.size == 0:
+        return
+    d = np.take(dirs, at, axis=1)
+    t = t_all[at]
+    wall_here = is_wall[at]
     finite = np.isfinite(t)
     tt = np.where(finite, t, np.float32(0.0))
-    alb = gb.albedo.reshape(3, -1)
-    normal = gb.normal.reshape(3, -1)
-    ident = gb.ident.reshape(-1)
     # The hit point o + tt * d (float64: o is), each coordinate only where a surface reads it.
     fl = ~wall_here & finite
     at_floor = at[fl]
