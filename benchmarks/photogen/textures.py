@@ -148,8 +148,9 @@ def make_mat(kind: str, size_mm: tuple[float, float], px_per_mm: float, rng: np.
     grain = rng.standard_normal(shape).astype(np.float32)  # per texel: printed or woven grain
     if kind == "felt":
         mottle = fbm(shape, 150 * s, 3, rng)
-        tone = 1.0 + 0.035 * mottle + 0.025 * grain
-        img = base[None, None, :] * tone[..., None]
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1.0 + 0.035 * mottle[rows] + 0.025 * grain[rows])[..., None]
     elif kind in ("grass", "hex", "desert"):
         patches = fbm(shape, 120 * s, 4, rng)
         detail = fbm(shape, 3 * s, 2, rng)
@@ -159,9 +160,12 @@ def make_mat(kind: str, size_mm: tuple[float, float], px_per_mm: float, rng: np.
         else:
             other = np.array([0.55, 0.52, 0.28], np.float32)
         mix = 0.45 if kind == "grass" else 0.25
-        img = base[None, None, :] * (1 - mix * dry) + other[None, None, :] * mix * dry
         flock = 0.16 if kind == "grass" else 0.05
-        img *= (1.0 + flock * grain + (0.10 if kind == "grass" else 0.04) * detail)[..., None]
+        speckle = 0.10 if kind == "grass" else 0.04
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1 - mix * dry[rows]) + other[None, None, :] * mix * dry[rows]
+            img[rows] *= (1.0 + flock * grain[rows] + speckle * detail[rows])[..., None]
         if kind == "grass":
             dirt = fbm(shape, 60 * s, 3, rng) > 1.6
             img[dirt] = img[dirt] * 0.4 + np.array([0.38, 0.28, 0.18], np.float32) * 0.6
@@ -169,21 +173,31 @@ def make_mat(kind: str, size_mm: tuple[float, float], px_per_mm: float, rng: np.
             img[specks] *= 0.55
     elif kind == "square":
         mottle = fbm(shape, 200 * s, 3, rng)
-        img = base[None, None, :] * (1.0 + 0.05 * mottle + 0.03 * grain)[..., None]
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1.0 + 0.05 * mottle[rows] + 0.03 * grain[rows])[..., None]
     else:  # rocky
         rock = fbm(shape, 40 * s, 5, rng)
         ridges = np.abs(fbm(shape, 90 * s, 4, rng))
-        img = base[None, None, :] * (1.0 + 0.18 * rock + 0.06 * grain)[..., None]
-        crack = np.clip(1.0 - ridges / 0.08, 0, 1)
-        img *= (1.0 - 0.55 * crack)[..., None]
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1.0 + 0.18 * rock[rows] + 0.06 * grain[rows])[..., None]
+            crack = np.clip(1.0 - ridges[rows] / 0.08, 0, 1)
+            img[rows] *= (1.0 - 0.55 * crack)[..., None]
         _pebbles(img, s, rng, count=int(size_mm[0] * size_mm[1] / 4000))
-    img8 = np.clip(img, 0, 1)
+    img8 = np.clip(img, 0, 1, out=img)
     if kind == "hex":
         _hex_grid(img8, s, rng)
     elif kind == "square":
         _square_grid(img8, s, rng)
     mean = _column_means(img8.reshape(-1, 3))
     return linear(img8), mean
+
+
+def _bands(height: int, rows: int = 64) -> list[slice]:
+    """Slices of ``rows`` rows covering ``height``: a mat's per-texel arithmetic a band at a time stays in the cache
+    (each texel is computed on its own, so the mat is the same to the bit)."""
+    return [slice(r0, min(height, r0 + rows)) for r0 in range(0, height, rows)]
 
 
 def _column_means(rows: np.ndarray) -> np.ndarray:
@@ -202,7 +216,7 @@ def _hex_grid(img: np.ndarray, s: float, rng: np.random.Generator) -> None:
     flat = float(rng.choice([38.1, 44.45, 50.8])) * s
     side = flat / math.sqrt(3)
     h, w = img.shape[:2]
-    ink = tuple(float(v) for v in np.clip(np.array(img.reshape(-1, 3).mean(0)) * 0.45, 0, 1))
+    ink = tuple(float(v) for v in np.clip(_column_means(img.reshape(-1, 3)) * 0.45, 0, 1))
     lines = []
     ox, oy = rng.uniform(0, 3 * side), rng.uniform(0, flat)
     for col in range(int(w / (1.5 * side)) + 3):
@@ -220,7 +234,7 @@ def _hex_grid(img: np.ndarray, s: float, rng: np.random.Generator) -> None:
 def _square_grid(img: np.ndarray, s: float, rng: np.random.Generator) -> None:
     pitch = float(rng.choice([25.4, 50.8])) * s
     h, w = img.shape[:2]
-    ink = tuple(float(v) for v in np.clip(np.array(img.reshape(-1, 3).mean(0)) * 1.9, 0, 1))
+    ink = tuple(float(v) for v in np.clip(_column_means(img.reshape(-1, 3)) * 1.9, 0, 1))
     shift_bits = 4
     x = rng.uniform(0, pitch)
     while x < w:
