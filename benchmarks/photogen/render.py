@@ -15,7 +15,7 @@ import numpy as np
 
 from benchmarks.photogen import raycast
 from benchmarks.photogen.camera import Camera, look_at
-from benchmarks.photogen.scene import BaseSpec, Figure, Marker, Scene, Terrain
+from benchmarks.photogen.scene import BaseSpec, Figure, Light, Marker, Scene, Terrain
 from benchmarks.photogen.textures import NoiseBank, linear, sample
 
 BBOX_MARGIN_PX = 3
@@ -611,7 +611,7 @@ def shade(camera: Camera, scene: Scene, gb: GBuffer, dirs: np.ndarray, sm: Shado
     return out
 
 
-def _shade_band(light, lamp: np.ndarray, lamp_col: np.ndarray, fill_dir: np.ndarray, p: np.ndarray, d: np.ndarray,  # noqa: ANN001
+def _shade_band(light: Light, lamp: np.ndarray, lamp_col: np.ndarray, fill_dir: np.ndarray, p: np.ndarray, d: np.ndarray,
                 n: np.ndarray, alb: np.ndarray, gloss: np.ndarray, finite: np.ndarray, vis: np.ndarray, out: np.ndarray) -> None:
     """Radiance of a band of rows into ``out`` (rows, w, 3): the lamp's direct light and sheen (``vis`` of it seen), fill
     and ambient."""
