@@ -181,3 +181,17 @@ def test_sampling_no_texels_gives_an_empty_array():
     assert sample(grey, none, none).shape == (0,)
     assert sample(colour, none, none).shape == (0, 3)
     assert sample(colour, np.array([1.5]), np.array([2.0])).shape == (1, 3)
+
+
+def test_command_line_writes_a_photo_and_its_truth(tmp_path, capsys):
+    """``python -m benchmarks.photogen CONDITION SEED -o ... --truth ...``: both files, and a line saying what was drawn."""
+    import json
+
+    from benchmarks.photogen.__main__ import main
+
+    jpg, truth = tmp_path / "p.jpg", tmp_path / "p.json"
+    assert main(["baseline", "3", "-o", str(jpg), "--truth", str(truth), "--size", "160x120"]) == 0
+    assert cv2.imread(str(jpg)).shape == (120, 160, 3)
+    t = json.loads(truth.read_text())
+    assert t["image_size"] == [160, 120]
+    assert f"{len(t['bases'])} bases" in capsys.readouterr().out

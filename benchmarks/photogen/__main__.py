@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         args.output.write_bytes(photo.jpeg)
     if args.truth:
         args.truth.write_text(json.dumps(photo.truth, indent=1))
-    n = len(truth["bases"])
+    n = len(photo.truth["bases"])
     print(f"{args.condition} #{args.seed}: {photo.truth['image_size'][0]}x{photo.truth['image_size'][1]}, {n} bases, "
           f"{photo.seconds:.1f} s" + (f" -> {args.output}" if args.output else ""))
     return 0

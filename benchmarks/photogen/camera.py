@@ -18,6 +18,8 @@ FULL_FRAME_DIAGONAL_MM = math.hypot(36.0, 24.0)
 """A phone's "26 mm equivalent" lens has the angle of view of a 26 mm lens on a 36 x 24 mm frame (by diagonal)."""
 
 UNDISTORT_ITERATIONS = 12
+RAY_BAND_ROWS = 64
+"""Rows of the ray grid built at a time."""
 UNDISTORT_GRID_PX = 8
 """Rays are computed exactly on a grid this coarse and interpolated between: radial distortion is smooth
 enough that the interpolation error stays under 0.01 px for |k1| <= 0.2 on a 12 MP frame."""
@@ -114,20 +116,35 @@ class Camera:
         xd = (gu - self.cx) / self.focal_px
         yd = (gv - self.cy) / self.focal_px
         x, y = self.undistort(xd, yd)
-        u = np.arange(self.width, dtype=np.float32)[None, :].repeat(self.height, 0)
-        v = np.arange(self.height, dtype=np.float32)[:, None].repeat(self.width, 1)
-        if jitter is not None:
-            u = u + jitter[0]
-            v = v + jitter[1]
-        mx, my = (u + step) / step, (v + step) / step
-        xs = cv2.remap(x.astype(np.float32), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        ys = cv2.remap(y.astype(np.float32), mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        xg, yg = x.astype(np.float32), y.astype(np.float32)
         rt = self.rotation.T.astype(np.float32)
         out = np.empty((3, self.height, self.width), np.float32)
-        for i in range(3):
-            np.multiply(xs, rt[i, 0], out=out[i])
-            out[i] += rt[i, 1] * ys
-            out[i] += rt[i, 2]
+        columns = np.arange(self.width, dtype=np.float32)
+        # A band of rows at a time (each pixel's ray on its own; a band's arrays stay in the cache).
+        for r0 in range(0, self.height, RAY_BAND_ROWS):
+            r1 = min(self.height, r0 + RAY_BAND_ROWS)
+            # The grid's texel of each pixel: mx = (u + jitter + step) / step, my likewise, in place (the same float32
+            # operations in the same order as that expression).
+            mx = np.empty((r1 - r0, self.width), np.float32)
+            my = np.empty((r1 - r0, self.width), np.float32)
+            mx[...] = columns[None, :]
+            my[...] = np.arange(r0, r1, dtype=np.float32)[:, None]
+            if jitter is not None:
+                mx += jitter[0, r0:r1]
+                my += jitter[1, r0:r1]
+            mx += step
+            mx /= step
+            my += step
+            my /= step
+            xs = cv2.remap(xg, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            ys = cv2.remap(yg, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            term = np.empty_like(ys)
+            for i in range(3):
+                band = out[i, r0:r1]
+                np.multiply(xs, rt[i, 0], out=band)
+                np.multiply(ys, rt[i, 1], out=term)  # rt[i, 1] * ys
+                band += term
+                band += rt[i, 2]
         return out
 
     def elevation_deg(self, target: np.ndarray) -> float:

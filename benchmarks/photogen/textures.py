@@ -20,6 +20,7 @@ TEXTURED_MAT_KINDS = ("grass", "hex", "square", "rocky")
 
 _LUT_SIZE = 4096
 _S = np.linspace(0.0, 1.0, _LUT_SIZE, dtype=np.float64)
+_LINEAR_BAND = 1 << 18
 _LINEAR_LUT = np.where(_S <= 0.04045, _S / 12.92, ((_S + 0.055) / 1.055) ** 2.4).astype(np.float32)
 
 
@@ -27,8 +28,15 @@ def linear(c: Colour | np.ndarray) -> np.ndarray:
     """sRGB (0-1) to linear light (through a 12-bit table for images: a print has no finer steps)."""
     c = np.asarray(c, dtype=np.float32)
     if c.size > 4096:
-        idx = (np.clip(c, 0.0, 1.0) * (_LUT_SIZE - 1) + 0.5).astype(np.int32)
-        return _LINEAR_LUT[idx]
+        # _LINEAR_LUT[(clip(c, 0, 1) * (LUT size - 1) + 0.5) as int32], a band of values at a time (in the cache)
+        flat = c.reshape(-1)
+        out = np.empty(flat.size, np.float32)
+        for i in range(0, flat.size, _LINEAR_BAND):
+            x = np.clip(flat[i:i + _LINEAR_BAND], 0.0, 1.0)
+            x *= _LUT_SIZE - 1
+            x += 0.5
+            out[i:i + _LINEAR_BAND] = _LINEAR_LUT[x.astype(np.int32)]
+        return out.reshape(c.shape)
     c = np.clip(c, 0.0, 1.0)
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
 
@@ -81,11 +89,19 @@ def sample(img: np.ndarray, u: np.ndarray, v: np.ndarray, interpolation: int = c
         return np.zeros((0, *channels), img.dtype)
     cols = 4096 if m > 4096 else max(m, 1)
     rows = -(-m // cols)
-    pad = rows * cols - m
-    mu = np.concatenate([u.astype(np.float32).ravel(), np.zeros(pad, np.float32)]).reshape(rows, cols)
-    mv = np.concatenate([v.astype(np.float32).ravel(), np.zeros(pad, np.float32)]).reshape(rows, cols)
-    out = cv2.remap(img, mu, mv, interpolation, borderMode=border, borderValue=value)
+    out = cv2.remap(img, _remap_grid(u, rows, cols), _remap_grid(v, rows, cols), interpolation, borderMode=border, borderValue=value)
     return out.reshape(rows * cols, -1)[:m] if img.ndim == 3 else out.ravel()[:m]
+
+
+def _remap_grid(a: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Texel coordinates ``a`` (any shape, m values) as a (rows, cols) float32 map, padded with zeros; ``a`` itself
+    when it already is one (a float32 array of rows * cols values): no copy."""
+    flat = a.ravel()
+    if flat.size == rows * cols and flat.dtype == np.float32:
+        return flat.reshape(rows, cols)
+    grid = np.zeros(rows * cols, np.float32)
+    grid[: flat.size] = flat
+    return grid.reshape(rows, cols)
 
 
 @dataclass(frozen=True)
@@ -132,8 +148,9 @@ def make_mat(kind: str, size_mm: tuple[float, float], px_per_mm: float, rng: np.
     grain = rng.standard_normal(shape).astype(np.float32)  # per texel: printed or woven grain
     if kind == "felt":
         mottle = fbm(shape, 150 * s, 3, rng)
-        tone = 1.0 + 0.035 * mottle + 0.025 * grain
-        img = base[None, None, :] * tone[..., None]
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1.0 + 0.035 * mottle[rows] + 0.025 * grain[rows])[..., None]
     elif kind in ("grass", "hex", "desert"):
         patches = fbm(shape, 120 * s, 4, rng)
         detail = fbm(shape, 3 * s, 2, rng)
@@ -143,9 +160,12 @@ def make_mat(kind: str, size_mm: tuple[float, float], px_per_mm: float, rng: np.
         else:
             other = np.array([0.55, 0.52, 0.28], np.float32)
         mix = 0.45 if kind == "grass" else 0.25
-        img = base[None, None, :] * (1 - mix * dry) + other[None, None, :] * mix * dry
         flock = 0.16 if kind == "grass" else 0.05
-        img *= (1.0 + flock * grain + (0.10 if kind == "grass" else 0.04) * detail)[..., None]
+        speckle = 0.10 if kind == "grass" else 0.04
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1 - mix * dry[rows]) + other[None, None, :] * mix * dry[rows]
+            img[rows] *= (1.0 + flock * grain[rows] + speckle * detail[rows])[..., None]
         if kind == "grass":
             dirt = fbm(shape, 60 * s, 3, rng) > 1.6
             img[dirt] = img[dirt] * 0.4 + np.array([0.38, 0.28, 0.18], np.float32) * 0.6
@@ -153,21 +173,42 @@ def make_mat(kind: str, size_mm: tuple[float, float], px_per_mm: float, rng: np.
             img[specks] *= 0.55
     elif kind == "square":
         mottle = fbm(shape, 200 * s, 3, rng)
-        img = base[None, None, :] * (1.0 + 0.05 * mottle + 0.03 * grain)[..., None]
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1.0 + 0.05 * mottle[rows] + 0.03 * grain[rows])[..., None]
     else:  # rocky
         rock = fbm(shape, 40 * s, 5, rng)
         ridges = np.abs(fbm(shape, 90 * s, 4, rng))
-        img = base[None, None, :] * (1.0 + 0.18 * rock + 0.06 * grain)[..., None]
-        crack = np.clip(1.0 - ridges / 0.08, 0, 1)
-        img *= (1.0 - 0.55 * crack)[..., None]
+        img = np.empty((*shape, 3), np.float32)
+        for rows in _bands(shape[0]):
+            img[rows] = base[None, None, :] * (1.0 + 0.18 * rock[rows] + 0.06 * grain[rows])[..., None]
+            crack = np.clip(1.0 - ridges[rows] / 0.08, 0, 1)
+            img[rows] *= (1.0 - 0.55 * crack)[..., None]
         _pebbles(img, s, rng, count=int(size_mm[0] * size_mm[1] / 4000))
-    img8 = np.clip(img, 0, 1)
+    img8 = np.clip(img, 0, 1, out=img)
     if kind == "hex":
         _hex_grid(img8, s, rng)
     elif kind == "square":
         _square_grid(img8, s, rng)
-    mean = img8.reshape(-1, 3).mean(axis=0)
+    mean = _column_means(img8.reshape(-1, 3))
     return linear(img8), mean
+
+
+def _bands(height: int, rows: int = 64) -> list[slice]:
+    """Slices of ``rows`` rows covering ``height``: a mat's per-texel arithmetic a band at a time stays in the cache
+    (each texel is computed on its own, so the mat is the same to the bit)."""
+    return [slice(r0, min(height, r0 + rows)) for r0 in range(0, height, rows)]
+
+
+def _column_means(rows: np.ndarray) -> np.ndarray:
+    """``rows.mean(axis=0)`` of an (n, 3) float32 array, to the bit: numpy sums each column row after row in float32,
+    then divides by n. Summed here one contiguous column at a time (numpy's own walk goes three values per step)."""
+    column = np.empty(rows.shape[0], np.float32)
+    total = np.empty(rows.shape[1], np.float32)
+    for j in range(rows.shape[1]):
+        column[...] = rows[:, j]
+        total[j] = np.add.accumulate(column, out=column)[-1]
+    return total / rows.shape[0]
 
 
 def _hex_grid(img: np.ndarray, s: float, rng: np.random.Generator) -> None:
@@ -175,7 +216,7 @@ def _hex_grid(img: np.ndarray, s: float, rng: np.random.Generator) -> None:
     flat = float(rng.choice([38.1, 44.45, 50.8])) * s
     side = flat / math.sqrt(3)
     h, w = img.shape[:2]
-    ink = tuple(float(v) for v in np.clip(np.array(img.reshape(-1, 3).mean(0)) * 0.45, 0, 1))
+    ink = tuple(float(v) for v in np.clip(_column_means(img.reshape(-1, 3)) * 0.45, 0, 1))
     lines = []
     ox, oy = rng.uniform(0, 3 * side), rng.uniform(0, flat)
     for col in range(int(w / (1.5 * side)) + 3):
@@ -193,7 +234,7 @@ def _hex_grid(img: np.ndarray, s: float, rng: np.random.Generator) -> None:
 def _square_grid(img: np.ndarray, s: float, rng: np.random.Generator) -> None:
     pitch = float(rng.choice([25.4, 50.8])) * s
     h, w = img.shape[:2]
-    ink = tuple(float(v) for v in np.clip(np.array(img.reshape(-1, 3).mean(0)) * 1.9, 0, 1))
+    ink = tuple(float(v) for v in np.clip(_column_means(img.reshape(-1, 3)) * 1.9, 0, 1))
     shift_bits = 4
     x = rng.uniform(0, pitch)
     while x < w:
