@@ -106,3 +106,35 @@ def test_a_focused_but_untouched_heading_follows_an_undo_so_enter_does_not_undo_
         assert isinstance(placement, At) and placement.heading == 0.0
     finally:
         p.close()
+
+
+def test_turning_a_model_keeps_its_fields_and_its_facing_follows_unless_typed_in() -> None:
+    """The gunner faces 90 degrees (default.toml). R turns the selected model 15 degrees counter-clockwise (105), Ctrl+Z
+    turns it back (90), Shift+R turns it 1 degree (91; the Facing field's tip says so): the same Facing widget shows each, and the panel's
+    other widgets are not rebuilt. A facing the user is typing is left alone by a turn, and Enter applies it."""
+    p = Pilot(SCENARIOS / "default.toml")
+    try:
+        app = p.app
+        app.dispatch(Select(Ref("model", "gunner")))
+        p.step()
+        facing, name = app._fields["facing"], app._fields["name"]
+        assert facing.get_text() == "90"
+        for keys, shown in (((pygame.K_r, 0),), "105"), (((pygame.K_z, pygame.KMOD_CTRL),), "90"), (((pygame.K_r, pygame.KMOD_SHIFT),), "91"):
+            for key, mod in keys:
+                p.key(key, mod=mod)
+            p.step()
+            assert app._fields["facing"] is facing and app._fields["name"] is name
+            assert facing.get_text() == shown
+            assert app.scenario.model("gunner").facing == float(shown)
+        p.click(facing.rect.center)
+        facing.set_text("")
+        p.type("200")
+        p.step()
+        app.dispatch(Undo())  # the Shift+R turn undone under the typing: the typed text stays
+        p.step()
+        assert app.scenario.model("gunner").facing == 90.0 and facing.get_text() == "200"
+        p.key(pygame.K_RETURN)
+        p.step()
+        assert app.scenario.model("gunner").facing == 200.0
+    finally:
+        p.close()

@@ -31,8 +31,9 @@ class InspectorMixin:
         s = self.scenario
         try:
             if ref.kind == "model":
+                # Where it stands and which way it faces are followed in place (a drag, a turn, their undo).
                 m = s.model(ref.id)
-                return (ref, replace(m, x=0.0, y=0.0))
+                return (ref, replace(m, x=0.0, y=0.0, facing=0.0))
             if ref.kind == "template":
                 return (ref, _as_inspected(s.template(ref.id)))
             return (ref, s.terrain_piece(ref.id))
@@ -43,7 +44,7 @@ class InspectorMixin:
         key = self._inspector_subject()
         if key == self._inspector_key:
             self._follow_model_centre()
-            self._follow_template_heading()
+            self._follow_turn()
             return
         self._inspector_key = key
         for e in self._inspector:
@@ -217,25 +218,30 @@ class InspectorMixin:
             return False
 
 
-    def _follow_template_heading(self) -> None:
-        """The selected template's Heading field follows a turn (the panel is not rebuilt for a drag or a turn), unless
-        the user is typing a heading of their own into it."""
+    def _follow_turn(self) -> None:
+        """The selected template's Heading or model's Facing field follows a turn or its undo (the panel is not rebuilt
+        for one), unless the user is typing a value of their own into it."""
         ref = self.state.selection
-        entry = self._fields.get("heading")
-        if ref is None or ref.kind != "template" or entry is None:
-            return
-        if entry.is_focused and entry.get_text() != self._shown.get("heading"):
+        if ref is None:
             return
         try:
-            p = self.scenario.template(ref.id).placement
+            if ref.kind == "model":
+                name, text = "facing", f"{round(self.scenario.model(ref.id).facing, 6):g}"
+            elif ref.kind == "template":
+                p = self.scenario.template(ref.id).placement
+                if not isinstance(p, (At, Direct)):
+                    return
+                name, text = "heading", f"{round(p.heading, 2):g}"
+            else:
+                return
         except KeyError:
             return
-        if not isinstance(p, (At, Direct)):
+        entry = self._fields.get(name)
+        if entry is None or (entry.is_focused and entry.get_text() != self._shown.get(name)):
             return
-        text = f"{round(p.heading, 2):g}"
-        if self._shown.get("heading") != text:
+        if self._shown.get(name) != text:
             entry.set_text(text)
-            self._shown["heading"] = text
+            self._shown[name] = text
 
     def _follow_model_centre(self) -> None:
         """The selected model's Centre field follows a drag or a nudge (the panel is not rebuilt for a move)."""
