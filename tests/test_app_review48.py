@@ -1,5 +1,6 @@
 """The photo review's leftovers from stop 47 (issue 35), headless with real pygame events: corners clicked on a photo
-shown scaled down are as loose as the click's grain, and the notes say why."""
+shown scaled down are as loose as the click's grain, and the notes say why; the "Review photo" button keeps off the
+rulers' labels."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
+from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
+from tabletop.app.review import REOPEN_BUTTON, reopen_button_place  # noqa: E402
 from tabletop.app.review_draw import review_legend  # noqa: E402
+from tabletop.model import Backdrop, Scenario, Table  # noqa: E402
 from tabletop.photo.pipeline import CLICK_SCREEN_SIGMA, CLICK_SIGMA_PX, click_sigma_px, clicked_note  # noqa: E402
 
 from .test_app_review import TABLE, photo  # noqa: E402,F401 - the module's photo fixture
@@ -69,3 +73,43 @@ def test_corners_clicked_on_a_small_window_are_as_loose_as_the_click(tmp_path: P
             assert error <= 3 * (m.sigma or 0.0), (m.id, error, m.sigma)
     finally:
         p.close()
+
+
+def test_the_review_photo_button_keeps_off_the_rulers_labels(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """A table with a photo, fitted (Home) in a 1280x800 and an 800x520 window: the button is in the view and covers no
+    ruler (before: over the left ruler's top label, the table's far edge, at both sizes); the table's labels keep off it."""
+    path, ph = photo
+    table = tmp_path / "table.toml"
+    corners = tuple((float(x), float(y)) for x, y in ph.corners_px)  # type: ignore[attr-defined]
+    scenario_io.save(Scenario(Table(TABLE, TABLE), title="a photo", units="mm", backdrop=Backdrop(str(path), corners)), table)  # type: ignore[arg-type]
+    for size in ((1280, 800), (800, 520)):
+        p = Pilot(table, size=size)
+        app = p.app
+        try:
+            p.key(pygame.K_HOME)
+            p.step(2)
+            button = app._reopen_button
+            assert button is not None and button.alive() and app.view_rect.contains(button.rect)
+            own = tuple(button.rect)
+            rulers = [pygame.Rect(r) for r in app._frame.regions if tuple(r) != own]
+            assert rulers and not any(button.rect.colliderect(r) for r in rulers), (size, button.rect, rulers)
+            assert button.rect.collidelist([pygame.Rect(pl.rect) for pl in app._frame.placements]) == -1
+            # Still the way back: its click opens the review (rebuilt from the table in a thread).
+            p.click(button.rect.center)
+            p.step(2)  # the button's "pressed" event is handled in the next frame
+            assert "Reading the photo" in app.message, app.message
+            app.wait_reopen()
+        finally:
+            p.close()
+
+
+def test_the_button_takes_another_corner_where_a_ruler_is_pinned() -> None:
+    """The table scrolled away to the right pins its left ruler to the view's right edge: the button goes to the
+    top-left; rulers along both the top and the right: the bottom-right."""
+    view = (0, 80, 460, 414)
+    w, h = REOPEN_BUTTON
+    assert reopen_button_place(view, []) == (460 - 8 - w, 88, w, h)
+    right_ruler = [(424, 80, 36, 414)]
+    assert reopen_button_place(view, right_ruler) == (8, 88, w, h)
+    top_ruler = [(0, 80, 460, 22)]
+    assert reopen_button_place(view, right_ruler + top_ruler) == (8, 80 + 414 - 8 - h, w, h)

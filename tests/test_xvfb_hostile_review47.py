@@ -164,7 +164,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
 
         result = wait_until(saved, "the reviewed table saved", 60)
 
-        # The review finished (Esc), opened again by its button over the table's top-left corner, clicked: the compact
+        # The review finished (Esc), opened again by its button over the view's top-right corner, clicked: the compact
         # panel is back (its Next button drawn where the table's background was).
         from tabletop.app.review import panel_rect
 
@@ -183,7 +183,10 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
             return max(abs(x - y) for x, y in zip(a, b)) > 12
 
         before = wait_until(lambda: colour_at(next_at, "finished.png"), "a screenshot", 30)
-        click(view[0] + 8 + 62, view[1] + 8 + 15)  # "Review photo"
+        from tabletop.app.review import reopen_button_place
+
+        bl, bt, bw, bh = reopen_button_place(view, [])  # over the view's top-right corner (the table in view: no ruler there)
+        click(bl + bw / 2, bt + bh / 2)  # "Review photo"
 
         def reopened() -> tuple[int, ...] | None:
             c = colour_at(next_at, "reopened.png")

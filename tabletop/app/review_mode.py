@@ -13,8 +13,8 @@ While a review is open (from the end of an import until the user finishes it):
 - a thing seen but not fitted is drawn as its outline with a "?"; a click on it fits a base there;
 - ``B`` shows or hides the photo under the judged table; ``A`` accepts the proposals; ``Esc`` (nothing selected)
   finishes the review;
-- a finished review opens again (``Ctrl+Shift+I``, or the "Review photo" button over the table's top-left corner
-  while the table has a photo): this session's review of that photo as it was left, else one rebuilt from the table
+- a finished review opens again (``Ctrl+Shift+I``, or the "Review photo" button over the table view's top-right corner
+  while the table has a photo, clear of the rulers' labels): this session's review of that photo as it was left, else one rebuilt from the table
   itself (its backdrop's corners, its proposals and the bases still tagged ``check``), so after Save and Open too;
 - the size menu shows the selected base's size (nothing selected: the size ``M`` lays);
 - in a small window the panel is compact (two buttons to a row, a short list that scrolls) and folds away to its
@@ -45,7 +45,7 @@ from tabletop.viewport import MAX_SCALE, Viewport
 from . import overlays, review_draw
 from .hit import item_at
 from .review import (CHECK_TAG, PANEL_ROW, PhotoReview, compact, corners_key, manual_model, model_for, panel_rect, panel_shift,
-                     parse_size_label, reopened_result, review_viewport, size_label, size_options)
+                     parse_size_label, reopen_button_place, reopened_result, review_viewport, size_label, size_options)
 from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
 
 CLICK_SLOP_PX = 4
@@ -107,7 +107,7 @@ class ReviewMixin:
             doubted = sum(CHECK_TAG in m.tags for m in self.scenario.models)
             self.flash("Review finished" + (f": {left} proposal{'s' if left != 1 else ''} not yet accepted (A accepts)" if left else "")
                        + (f", {doubted} base{'s' if doubted != 1 else ''} still to check" if doubted else "")
-                       + " · Ctrl+Shift+I (or Review photo, top left) opens it again")
+                       + " · Ctrl+Shift+I (or Review photo, top right) opens it again")
 
     def _keep_review(self, review: PhotoReview) -> None:
         """Keep a finished review to open again as it was (its photo read, its confidences and "?" outlines)."""
@@ -513,18 +513,31 @@ class ReviewMixin:
         self._review_list_key = None
 
     def _sync_reopen_button(self) -> None:
-        """The "Review photo" button over the view's top-left corner while the table has a photo and no review (or
+        """The "Review photo" button over the view's top-right corner while the table has a photo and no review (or
         import) is open: the way back into a finished review."""
         wanted = self.review is None and self.photo_import is None and self.scenario.backdrop is not None
         button = self._reopen_button
         if wanted and (button is None or not button.alive()):
-            view = self.view_rect
-            self._reopen_button = UIButton(pygame.Rect(view.left + 8, view.top + 8, 124, 30), "Review photo", self.ui,
-                                           starting_height=2, tool_tip_text=REOPEN_TIP)
+            # Its corner; the next frame moves it where a ruler is there (``place_reopen_button``).
+            spot = reopen_button_place(tuple(self.view_rect), [])  # type: ignore[arg-type]
+            self._reopen_button = UIButton(pygame.Rect(spot), "Review photo", self.ui, starting_height=2, tool_tip_text=REOPEN_TIP)
             self.ui.update(0.0)  # made after this frame's widgets were updated: drawn in this very frame
         elif not wanted and button is not None:
             button.kill()
             self._reopen_button = None
+
+    def place_reopen_button(self, frame: Any) -> Any:
+        """Keep the "Review photo" button clear of the rulers drawn in ``frame`` (moved only when its corner is not);
+        ``frame`` with the button in it, so the panels docked over the table (the odds' legend, the loupe, the hints)
+        keep off it too."""
+        button = self._reopen_button
+        if button is None or not button.alive():
+            return frame
+        own = tuple(button.rect)
+        spot = reopen_button_place(tuple(self.view_rect), [r for r in frame.regions if tuple(r) != own])  # type: ignore[arg-type]
+        if spot != own:
+            button.set_position(spot[:2])
+        return frame.adding(overlays={"review_button": spot})
 
     def _size_shown(self) -> str:
         """What the size menu shows: the selected base's size, or (none selected) the size M lays."""

@@ -646,6 +646,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         v = self.state.view
         sel = self.state.selection.id if not still and self.state.selection else None
         hov = self.hovered.id if self.hovered and not self._modal_open() else None
+        button = self._reopen_button
         return DrawOptions(
             show_grid=v.show_grid,
             show_names=v.show_names,
@@ -659,6 +660,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             palette="cb" if v.palette_cb else "default",
             ui_scale=self.ui_scale,
             live=not still,
+            # The table's labels keep off the "Review photo" button over the view (it is drawn over them).
+            reserved=(tuple(button.rect),) if not still and button is not None and button.alive() else (),
         )
 
     @property
@@ -717,6 +720,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         previous = getattr(self, "_frame", None) if self.dragging else None
         frame = draw_scene(surface, vp, self._in_app_words(shown), self._draw_options(), previous=previous)
         self._frame = frame
+        frame = self.place_reopen_button(frame)
         self.draw_proposed(surface)
         placed = placed_templates(shown)
         sel = self.state.selection
