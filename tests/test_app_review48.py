@@ -1,6 +1,6 @@
 """The photo review's leftovers from stop 47 (issue 35), headless with real pygame events: corners clicked on a photo
 shown scaled down are as loose as the click's grain, and the notes say why; the "Review photo" button keeps off the
-rulers' labels."""
+rulers' labels; in the smallest window the legend covers none of the table."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
 from tabletop.app.review import REOPEN_BUTTON, reopen_button_place  # noqa: E402
 from tabletop.app.review_draw import review_legend  # noqa: E402
-from tabletop.model import Backdrop, Scenario, Table  # noqa: E402
+from tabletop.app.review import REOPENED_NOTE  # noqa: E402
+from tabletop.app.state import PROPOSED_TAG  # noqa: E402
+from tabletop.model import Backdrop, Base, Model, Scenario, Table  # noqa: E402
 from tabletop.photo.pipeline import CLICK_SCREEN_SIGMA, CLICK_SIGMA_PX, click_sigma_px, clicked_note  # noqa: E402
 
 from .test_app_review import TABLE, photo  # noqa: E402,F401 - the module's photo fixture
@@ -80,8 +82,7 @@ def test_the_review_photo_button_keeps_off_the_rulers_labels(tmp_path: Path, pho
     ruler (before: over the left ruler's top label, the table's far edge, at both sizes); the table's labels keep off it."""
     path, ph = photo
     table = tmp_path / "table.toml"
-    corners = tuple((float(x), float(y)) for x, y in ph.corners_px)  # type: ignore[attr-defined]
-    scenario_io.save(Scenario(Table(TABLE, TABLE), title="a photo", units="mm", backdrop=Backdrop(str(path), corners)), table)  # type: ignore[arg-type]
+    _photo_table(table, photo)
     for size in ((1280, 800), (800, 520)):
         p = Pilot(table, size=size)
         app = p.app
@@ -113,3 +114,62 @@ def test_the_button_takes_another_corner_where_a_ruler_is_pinned() -> None:
     assert reopen_button_place(view, right_ruler) == (8, 88, w, h)
     top_ruler = [(0, 80, 460, 22)]
     assert reopen_button_place(view, right_ruler + top_ruler) == (8, 80 + 414 - 8 - h, w, h)
+
+
+def _photo_table(table: Path, photo: tuple[Path, object]) -> None:
+    """A table with the photo as its backdrop (its corners to 0.01 px, as an import writes them) and its bases, the first
+    five proposed and to check."""
+    path, ph = photo
+    corners = tuple((round(float(x), 2), round(float(y), 2)) for x, y in ph.corners_px)  # type: ignore[attr-defined]
+    models = tuple(Model(f"p{i}", b.x_mm, b.y_mm, Base.round(b.diameter_mm), tags=(PROPOSED_TAG, "check") if i < 5 else (),
+                         sigma=0.3) for i, b in enumerate(ph.bases))  # type: ignore[attr-defined]
+    scenario_io.save(Scenario(Table(TABLE, TABLE), models, title="a photo", units="mm", backdrop=Backdrop(str(path), corners)), table)  # type: ignore[arg-type]
+
+
+def _covered(app: object) -> tuple[float, float, list[pygame.Rect]]:
+    """The review's legend as drawn: the share of the table view it covers, the share of the table shown (its felt,
+    corner to corner), and the ruler rects under it."""
+    view, legend = app.view_rect, app.review_legend_rect  # type: ignore[attr-defined]
+    (x0, y0), (x1, y1) = app.viewport.to_screen(0, TABLE), app.viewport.to_screen(TABLE, 0)  # type: ignore[attr-defined]
+    table = pygame.Rect(round(x0), round(y0), round(x1 - x0), round(y1 - y0))
+    over = legend.clip(table)
+    rulers = [pygame.Rect(r) for r in app._frame.regions if pygame.Rect(r).colliderect(legend)]  # type: ignore[attr-defined]
+    return legend.w * legend.h / (view.w * view.h), over.w * over.h / (table.w * table.h), rulers
+
+
+def test_the_legend_in_the_smallest_window_covers_none_of_the_table(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """800x520 (a 460x414 table view), the review opened again on a saved table (its note the longest the review has):
+    the legend sat along the view's bottom, over a quarter of the view, the bottom ruler's labels, and with the panel
+    folded over 36 % of the table (measured on the previous commit: 25.2 % of the view unfolded, 29.9 % folded). Now
+    unfolded it is in the column under the panel, in a smaller font, the notes cut to what fits; folded, its two lines
+    of keys lie in a strip the table's fit leaves free."""
+    table = tmp_path / "table.toml"
+    _photo_table(table, photo)
+    p = Pilot(table, size=(800, 520))
+    app = p.app
+    try:
+        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
+        app.wait_reopen()
+        p.step(3)
+        assert app.review is not None and REOPENED_NOTE in app.review.result.notes
+        view, legend = app.view_rect, app.review_legend_rect
+        view_share, table_share, rulers = _covered(app)
+        assert view.contains(legend) and not legend.colliderect(app._review_ui["panel"].rect)
+        assert table_share == 0 and not rulers and view_share < 0.20, (view_share, table_share, rulers)
+        # The note is there, as far as the column holds it, and says where the rest is.
+        from tabletop.app import review_draw
+
+        lines = review_draw.small_legend(review_draw.review_legend(app.review, app.scenario, short=True), legend.w, 10_000)
+        assert any(line.startswith("Photo: reviewed again") for line in lines)
+        # Folded ("–" clicked): the table fitted whole above the legend's strip.
+        p.click(app._review_ui["fold"].rect.center)
+        p.step(2)
+        assert app.review.folded
+        view_share, table_share, rulers = _covered(app)
+        assert table_share == 0 and not rulers and view_share < 0.10, (view_share, table_share, rulers)
+        # Unfolded again: the legend back in the column beside the table.
+        p.click(app._review_ui["fold"].rect.center)
+        p.step(2)
+        assert not app.review.folded and _covered(app)[1] == 0
+    finally:
+        p.close()

@@ -113,18 +113,20 @@ def panel_shift(view: tuple[int, int, int, int], folded: bool = False) -> float:
 
 
 def review_viewport(view: tuple[int, int, int, int], table_mm: tuple[float, float], margin_px: int = 24,
-                    folded: bool = False) -> Viewport | None:
+                    folded: bool = False, bottom_px: int = 0) -> Viewport | None:
     """The whole table shown in the part of the view ``view`` (left, top, width, height) the review panel leaves free:
-    the panel sits over the view's left side (folded: over its top strip)."""
+    the panel sits over the view's left side (folded: over its top strip); ``bottom_px`` left free along the view's
+    bottom too (a small view's legend, with the panel folded)."""
     left, top, width, height = view
     shift = panel_shift(view, folded)
     free = width - 2 * shift
-    high = height - (FOLDED_HEIGHT + 8 if folded else 0)
+    over = FOLDED_HEIGHT + 8 if folded else 0
+    high = height - over - bottom_px
     w, d = table_mm
     scale = min((free - 2 * margin_px) / w, (high - 2 * margin_px) / d)
     if scale <= 0:
         return None
-    down = (FOLDED_HEIGHT + 8) / 2 if folded else 0.0
+    down = (over - bottom_px) / 2
     return Viewport((w / 2 - shift / scale, d / 2 + down / scale), scale, view)
 
 

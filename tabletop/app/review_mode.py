@@ -89,11 +89,21 @@ class ReviewMixin:
 
     def fit_beside_review_panel(self) -> None:
         """Show the whole table in the part of the view the review panel leaves free (the panel sits over its left)."""
-        t = self.scenario.table
-        folded = self.review is not None and self.review.folded
-        vp = review_viewport(tuple(self.view_rect), (t.width, t.depth), folded=folded)  # type: ignore[arg-type]
+        vp = self._review_fit(self.review is not None and self.review.folded)
         if vp is not None:
             self.viewport = vp
+
+    def _review_fit(self, folded: bool, view: pygame.Rect | None = None) -> Viewport | None:
+        """The whole table beside the panel (folded: under its title row; in a small view above the legend's strip)."""
+        t = self.scenario.table
+        v = tuple(view if view is not None else self.view_rect)
+        strip = 0
+        if folded and compact(v):  # type: ignore[arg-type]
+            # The folded legend's keys (not the line a click with no rim adds for a while: the fit stays as it is).
+            size = review_draw.SMALL_LEGEND_FONT
+            lines = review_draw.fit_lines(list(review_draw.FOLDED_LEGEND), v[2] - 28, size)
+            strip = overlays.message_size(lines, size)[1] + 12  # its gap to the view's edge; the ruler's labels
+        return review_viewport(v, (t.width, t.depth), folded=folded, bottom_px=strip)  # type: ignore[arg-type]
 
     def end_review(self, say: bool = True) -> None:
         if self.review is None:
@@ -440,8 +450,7 @@ class ReviewMixin:
         """The panel's "–" / "+": fold it away to its title row (the photo whole in a small window), or back."""
         review = self.review
         assert review is not None
-        t = self.scenario.table
-        before = review_viewport(tuple(self.view_rect), (t.width, t.depth), folded=review.folded)  # type: ignore[arg-type]
+        before = self._review_fit(review.folded)
         review.folded = not review.folded
         if before is not None and before == self.viewport:
             self.fit_beside_review_panel()  # the whole table shown as the review showed it: now beside the panel as it is
@@ -676,8 +685,25 @@ class ReviewMixin:
     def draw_review(self, surface: pygame.Surface, scenario: Scenario) -> None:
         view = self.view_rect
         review_draw.draw_review(surface, self.viewport, view, scenario, self.review)
-        if self.review is not None and self.photo_import is None:
-            small = compact(tuple(view))  # type: ignore[arg-type]
-            lines = review_draw.fit_lines(review_draw.review_legend(self.review, scenario, short=small), view.width - 28)
+        self.review_legend_rect: pygame.Rect | None = None
+        if self.review is None or self.photo_import is not None:
+            return
+        small = compact(tuple(view))  # type: ignore[arg-type]
+        legend = review_draw.review_legend(self.review, scenario, short=small)
+        if not small:
+            lines = review_draw.fit_lines(legend, view.width - 28)
             w, h = overlays.message_size(lines)
-            overlays.draw_message(surface, view, lines, (view.left + 8, view.bottom - h - 8))
+            self.review_legend_rect = overlays.label_box(surface, lines, (view.left + 8, view.bottom - h - 8), review_draw.LEGEND_FONT)
+            return
+        size = review_draw.SMALL_LEGEND_FONT
+        if self.review.folded:
+            # Along the view's bottom, in the strip the table's fit leaves free (``_review_fit``).
+            lines = review_draw.fit_lines(legend, view.width - 28, size)
+            w, h = overlays.message_size(lines, size)
+            self.review_legend_rect = overlays.label_box(surface, lines, (view.left + 8, view.bottom - h - 8), size)
+            return
+        # In the column under the compact panel: the table is fitted beside the panel, so the legend covers none of it.
+        left, top, w, h = panel_rect(tuple(view))  # type: ignore[arg-type]
+        column = pygame.Rect(left, top + h + 8, w - 8, view.bottom - 8 - (top + h + 8))  # clear of the left ruler too
+        lines = review_draw.small_legend(legend, column.width, column.height, size)
+        self.review_legend_rect = overlays.label_box(surface, lines, column.topleft, size)
