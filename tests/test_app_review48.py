@@ -1,6 +1,7 @@
 """The photo review's leftovers from stop 47 (issue 35), headless with real pygame events: corners clicked on a photo
 shown scaled down are as loose as the click's grain, and the notes say why; the "Review photo" button keeps off the
-rulers' labels; in the smallest window the legend covers none of the table."""
+rulers' labels; in the smallest window the legend covers none of the table; a resize mid-review refits the whole table
+where it was shown whole and keeps a zoomed-in base in the middle."""
 
 from __future__ import annotations
 
@@ -171,5 +172,65 @@ def test_the_legend_in_the_smallest_window_covers_none_of_the_table(tmp_path: Pa
         p.click(app._review_ui["fold"].rect.center)
         p.step(2)
         assert not app.review.folded and _covered(app)[1] == 0
+    finally:
+        p.close()
+
+
+def _resize(p: Pilot, size: tuple[int, int]) -> None:
+    """The window resized by the window manager: SDL's events for it."""
+    p.post(pygame.VIDEORESIZE, size=size, w=size[0], h=size[1])
+    p.post(pygame.WINDOWSIZECHANGED, x=size[0], y=size[1], window=None)
+    p.step(2)
+    assert p.app.size == size
+
+
+def test_a_resize_mid_review_refits_the_whole_table_or_keeps_the_base_in_the_middle(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """The review open at 1280x800 shows the whole table beside its panel; the window resized to 800x520 kept the old
+    zoom (the table ran off the small view, under the compact panel). Now: shown whole, it is shown whole in the new view
+    beside the compact panel; zoomed in on a base (N), that base stays in the middle of the part the panel leaves free,
+    at the same zoom, both ways."""
+    table = tmp_path / "table.toml"
+    _photo_table(table, photo)
+    p = Pilot(table)
+    app = p.app
+    try:
+        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
+        app.wait_reopen()
+        p.step(3)
+        assert app.review is not None
+
+        def whole_beside_panel() -> bool:
+            panel, view = app._review_ui["panel"].rect, app.view_rect
+            (x0, y0), (x1, y1) = app.viewport.to_screen(0, TABLE), app.viewport.to_screen(TABLE, 0)
+            return x0 >= panel.right and x1 <= view.right and y0 >= view.top and y1 <= view.bottom
+
+        assert whole_beside_panel()
+        big = app.viewport.scale
+        _resize(p, (800, 520))
+        assert whole_beside_panel() and app.viewport.scale < 0.7 * big
+        # Folded and resized back: still the whole table, now in the big view.
+        p.click(app._review_ui["fold"].rect.center)
+        p.step(2)
+        _resize(p, (1280, 800))
+        (x0, y0), (x1, y1) = app.viewport.to_screen(0, TABLE), app.viewport.to_screen(TABLE, 0)
+        assert app.review.folded and y0 >= app._review_ui["panel"].rect.bottom and y1 <= app.view_rect.bottom
+        assert app.viewport.scale > big
+        p.click(app._review_ui["fold"].rect.center)
+        p.step(2)
+        # Zoomed in on the most doubtful base: it stays in the middle of the free part, at its zoom, either way.
+        p.key(pygame.K_n)
+        m = app.scenario.model(app.state.selection.id)
+        zoom = app.viewport.scale
+
+        def in_the_middle() -> bool:
+            panel, view = app._review_ui["panel"].rect, app.view_rect
+            x, y = app.viewport.to_screen(m.x, m.y)
+            middle = (view.centerx + (panel.width + 16) / 2, view.centery)
+            return abs(x - middle[0]) < 1.5 and abs(y - middle[1]) < 1.5
+
+        assert in_the_middle()
+        for size in ((800, 520), (1280, 800)):
+            _resize(p, size)
+            assert in_the_middle() and app.viewport.scale == pytest.approx(zoom), size
     finally:
         p.close()

@@ -105,6 +105,25 @@ class ReviewMixin:
             strip = overlays.message_size(lines, size)[1] + 12  # its gap to the view's edge; the ruler's labels
         return review_viewport(v, (t.width, t.depth), folded=folded, bottom_px=strip)  # type: ignore[arg-type]
 
+    def review_resized(self, before: pygame.Rect, shown: Viewport) -> None:
+        """The window was resized mid-review. Where the review showed the whole table (as it opens, after the panel's
+        fold, after ``F``), it shows the whole table in the new view, beside the panel as it is now (compact or not);
+        zoomed in (``N``, the wheel), the photo point in the middle of the part the panel leaves free stays there, at the
+        same zoom, as the table view keeps its centre and zoom."""
+        review = self.review
+        if review is None:
+            return
+        fit = self._review_fit(review.folded, before)
+        whole = fit is not None and abs(fit.scale - shown.scale) <= 1e-6 * fit.scale and math.hypot(
+            fit.centre[0] - shown.centre[0], fit.centre[1] - shown.centre[1]) * shown.scale < 0.5
+        if whole:
+            self.fit_beside_review_panel()
+            return
+        was = panel_shift(tuple(before), review.folded)  # type: ignore[arg-type]
+        now = panel_shift(tuple(self.view_rect), review.folded)  # type: ignore[arg-type]
+        x = shown.centre[0] + was / shown.scale
+        self.viewport = Viewport((x - now / shown.scale, shown.centre[1]), shown.scale, self.viewport.rect)
+
     def end_review(self, say: bool = True) -> None:
         if self.review is None:
             return

@@ -268,12 +268,15 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self.viewport = self._fit_viewport()
 
     def resize(self, size: tuple[int, int]) -> None:
-        """The window changed size: keep the view centre and zoom, rebuild the widgets."""
+        """The window changed size: keep the view centre and zoom, rebuild the widgets (a photo's review refits the
+        whole table where it showed it whole, ``review_resized``)."""
+        before, shown = self.view_rect, self.viewport
         self.size = (max(640, size[0]), max(420, size[1]))
         r = self.view_rect
         self.viewport = self.viewport.resized((r.x, r.y, r.width, r.height))
         self.ui.set_window_resolution(self.size)
         self._build_ui()
+        self.review_resized(before, shown)
 
     def _build_ui(self) -> None:
         again = self._open_questions()  # a resize rebuilds every widget: the questions are asked again
