@@ -1,7 +1,8 @@
 """The photo review's leftovers from stop 47 (issue 35), headless with real pygame events: corners clicked on a photo
 shown scaled down are as loose as the click's grain, and the notes say why; the "Review photo" button keeps off the
 rulers' labels; in the smallest window the legend covers none of the table; a resize mid-review refits the whole table
-where it was shown whole and keeps a zoomed-in base in the middle."""
+where it was shown whole and keeps a zoomed-in base in the middle; a table whose photo's corners are written finer than
+0.01 px opens its review."""
 
 from __future__ import annotations
 
@@ -117,11 +118,11 @@ def test_the_button_takes_another_corner_where_a_ruler_is_pinned() -> None:
     assert reopen_button_place(view, right_ruler + top_ruler) == (8, 80 + 414 - 8 - h, w, h)
 
 
-def _photo_table(table: Path, photo: tuple[Path, object]) -> None:
-    """A table with the photo as its backdrop (its corners to 0.01 px, as an import writes them) and its bases, the first
-    five proposed and to check."""
+def _photo_table(table: Path, photo: tuple[Path, object], digits: int = 2) -> None:
+    """A table with the photo as its backdrop (its corners to ``digits`` decimals: an import writes 2) and its bases, the
+    first five proposed and to check."""
     path, ph = photo
-    corners = tuple((round(float(x), 2), round(float(y), 2)) for x, y in ph.corners_px)  # type: ignore[attr-defined]
+    corners = tuple((round(float(x), digits), round(float(y), digits)) for x, y in ph.corners_px)  # type: ignore[attr-defined]
     models = tuple(Model(f"p{i}", b.x_mm, b.y_mm, Base.round(b.diameter_mm), tags=(PROPOSED_TAG, "check") if i < 5 else (),
                          sigma=0.3) for i, b in enumerate(ph.bases))  # type: ignore[attr-defined]
     scenario_io.save(Scenario(Table(TABLE, TABLE), models, title="a photo", units="mm", backdrop=Backdrop(str(path), corners)), table)  # type: ignore[arg-type]
@@ -232,5 +233,23 @@ def test_a_resize_mid_review_refits_the_whole_table_or_keeps_the_base_in_the_mid
         for size in ((800, 520), (1280, 800)):
             _resize(p, size)
             assert in_the_middle() and app.viewport.scale == pytest.approx(zoom), size
+    finally:
+        p.close()
+
+
+def test_a_photo_whose_corners_are_written_finer_opens_its_review(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """The backdrop's corners written to 0.001 px (by hand, or another tool): Ctrl+Shift+I rebuilt the review and it
+    closed in the same frame, with no word (its corners, rounded to 0.01 px, were not the file's)."""
+    table = tmp_path / "table.toml"
+    _photo_table(table, photo, digits=3)
+    assert any(round(c, 2) != c for xy in scenario_io.load(table).backdrop.corners for c in xy)  # type: ignore[union-attr]
+    p = Pilot(table, size=(800, 520))
+    app = p.app
+    try:
+        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
+        app.wait_reopen()
+        p.step(3)
+        assert app.review is not None and app._review_ui is not None, app.message
+        assert app.message.startswith("Reviewing the photo again"), app.message
     finally:
         p.close()

@@ -645,8 +645,9 @@ class ReviewMixin:
         review, backdrop = self.review, self.scenario.backdrop
         if review is None or backdrop is None:
             return False
-        corners = tuple((round(x, 2), round(y, 2)) for x, y in review.result.corners_px)
-        return tuple(tuple(c) for c in backdrop.corners) == corners
+        # Both to 0.01 px, as an import writes them: a file's corners given finer (written by hand, another tool) are
+        # the same photo (the review opened on them closed again at once, with no word).
+        return corners_key(backdrop.corners) == corners_key(review.result.corners_px)
 
     def _build_review_ui(self) -> None:
         """The panel: its title ("To check: N") and fold button; unfolded, the list of bases to check, Next and the size
