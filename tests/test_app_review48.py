@@ -2,7 +2,7 @@
 shown scaled down are as loose as the click's grain, and the notes say why; the "Review photo" button keeps off the
 rulers' labels; in the smallest window the legend covers none of the table; a resize mid-review refits the whole table
 where it was shown whole and keeps a zoomed-in base in the middle; a table whose photo's corners are written finer than
-0.01 px opens its review."""
+0.01 px opens its review; the import's loupe never hides the corner being clicked."""
 
 from __future__ import annotations
 
@@ -253,3 +253,27 @@ def test_a_photo_whose_corners_are_written_finer_opens_its_review(tmp_path: Path
         assert app.message.startswith("Reviewing the photo again"), app.message
     finally:
         p.close()
+
+
+def test_the_loupe_never_hides_the_corner_under_the_pointer(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """At 800x520 the photo reaches under the loupe's box (the view's top-right corner): with the pointer on the table's
+    upper-right corner the loupe was drawn over it. Now it moves to the view's top-left while the pointer is in its box,
+    and still shows what is under the pointer; in a 1280x800 window it stays top-right for every corner."""
+    path, ph = photo
+    for size in ((800, 520), (1280, 800)):
+        p = Pilot(_table(tmp_path), size=size)
+        app = p.app
+        try:
+            assert app.start_photo_import(str(path))
+            job = app.photo_import
+            view = app.view_rect
+            for c in ph.corners_px:  # type: ignore[attr-defined]
+                at = tuple(round(v) for v in job.to_screen(view, c))
+                p.move(at)
+                p.step()
+                box = app.photo_loupe_rect
+                assert box is not None and view.contains(box) and not box.inflate(8, 8).collidepoint(at), (size, c, box)
+                if size == (1280, 800):
+                    assert box.right == view.right - 12
+        finally:
+            p.close()

@@ -139,6 +139,18 @@ class PhotoImport:
         return corners
 
 
+def loupe_box(view: pygame.Rect, pointer: tuple[int, int]) -> pygame.Rect:
+    """Where the loupe is drawn: over the view's top-right corner, or its top-left (under the size field) while the
+    pointer is in that corner. In a small window the photo reaches under the top-right box, and the loupe hid the very
+    corner being clicked (at 800x520 the table's upper-right one)."""
+    spots = [(view.right - LOUPE_SIZE - 12, view.top + 12), (view.left + 12, view.top + 54)]  # 54: under the size field
+    for x, y in spots:
+        box = pygame.Rect(x, y, LOUPE_SIZE, LOUPE_SIZE)
+        if not box.inflate(2 * GRAB_PX, 2 * GRAB_PX).collidepoint(pointer):
+            return box
+    return pygame.Rect(*spots[0], LOUPE_SIZE, LOUPE_SIZE)  # a view too small for either to miss the pointer
+
+
 def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
     rgb = np.ascontiguousarray(bgr[:, :, ::-1])
     h, w = rgb.shape[:2]
@@ -604,13 +616,15 @@ class PhotoImportMixin(ReviewMixin):
             pygame.draw.circle(surface, (255, 120, 40), p, 6, 2)
             overlays.text(surface, CORNER_NAMES[i], (p[0] + 8, p[1] - 8), (255, 255, 255), 15, "bottomleft")
         mouse = self.mouse_screen
+        self.photo_loupe_rect: pygame.Rect | None = None
         if job.phase == "corners" and mouse is not None and rect.collidepoint(mouse):
             fx, fy = job.to_file(view, mouse)
             src = LOUPE_SIZE / LOUPE_ZOOM
             area = pygame.Rect(round(fx - src / 2), round(fy - src / 2), round(src), round(src)).clip(job.full.get_rect())
             if area.width > 0 and area.height > 0:
                 piece = pygame.transform.scale(job.full.subsurface(area), (round(area.width * LOUPE_ZOOM), round(area.height * LOUPE_ZOOM)))
-                box = pygame.Rect(view.right - LOUPE_SIZE - 12, view.top + 12, LOUPE_SIZE, LOUPE_SIZE)
+                box = loupe_box(view, mouse)
+                self.photo_loupe_rect = box
                 surface.fill((0, 0, 0), box)
                 # File pixel j spans j - 0.5 .. j + 0.5: the crosshair (the box's middle) on the point the pointer places.
                 surface.blit(piece, (box.centerx + (area.left - 0.5 - fx) * LOUPE_ZOOM, box.centery + (area.top - 0.5 - fy) * LOUPE_ZOOM))
