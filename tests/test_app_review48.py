@@ -2,7 +2,7 @@
 shown scaled down are as loose as the click's grain, and the notes say why; the "Review photo" button keeps off the
 rulers' labels; in the smallest window the legend covers none of the table; a resize mid-review refits the whole table
 where it was shown whole and keeps a zoomed-in base in the middle; a table whose photo's corners are written finer than
-0.01 px opens its review; the import's loupe never hides the corner being clicked."""
+0.01 px opens its review; the import's loupe never hides the corner being clicked, and its guidance fits the view."""
 
 from __future__ import annotations
 
@@ -275,5 +275,8 @@ def test_the_loupe_never_hides_the_corner_under_the_pointer(tmp_path: Path, phot
                 assert box is not None and view.contains(box) and not box.inflate(8, 8).collidepoint(at), (size, c, box)
                 if size == (1280, 800):
                     assert box.right == view.right - 12
+                # The guidance under the photo is read whole: broken to the view's width, not run off its left edge.
+                hint = app.photo_hint_rect
+                assert hint.left >= view.left and hint.right <= view.right, (size, hint, view)
         finally:
             p.close()

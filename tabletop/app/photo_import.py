@@ -25,9 +25,9 @@ import pygame
 from tabletop.model import Backdrop, Model, Scenario
 from tabletop.photo.values import COARSE_MM_PER_PX
 
-from . import overlays
+from . import overlays, review_draw
 from .backdrop import OPACITY_STEP
-from .review import CHECK_TAG, model_for
+from .review import CHECK_TAG, compact, model_for
 from .review_mode import DUPLICATE_MM, ReviewMixin
 from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
 
@@ -631,4 +631,9 @@ class PhotoImportMixin(ReviewMixin):
                 pygame.draw.line(surface, (255, 120, 40), (box.centerx - 10, box.centery), (box.centerx + 10, box.centery), 1)
                 pygame.draw.line(surface, (255, 120, 40), (box.centerx, box.centery - 10), (box.centerx, box.centery + 10), 1)
                 pygame.draw.rect(surface, (255, 255, 255), box, 2)
-        overlays.draw_message(surface, view, self.photo_hint())
+        # Broken to the view's width (at 800x520 the guidance ran off the view's left edge: its first words unread), in
+        # the review's smaller font where the view is small (so it stays in the room left under the photo).
+        size = review_draw.SMALL_LEGEND_FONT if compact(tuple(view)) else 19  # type: ignore[arg-type]
+        lines = review_draw.fit_lines(self.photo_hint(), view.width - 36, size)
+        # Where it always was (``draw_message``'s place, kept inside the view): lower, it leaves the photo's edge in sight.
+        self.photo_hint_rect = overlays.label_box(surface, lines, (view.left + 12, view.bottom - 12 - 20 * len(lines)), size)
