@@ -151,6 +151,16 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
             screenshot(wid, shots / f"resized{i}.png", env)
             time.sleep(0.5)
         assert app.poll() is None, app.stderr.read().decode(errors="replace") if app.stderr else ""  # type: ignore[union-attr]
+        # The whole table refitted beside the compact panel (it kept the big window's zoom, the photo filling the view):
+        # the view's background shows between the table and the view's right edge, and above the table's far edge.
+        small_view = view_rect_for(small)
+        fitted = review_viewport(small_view, (TABLE_MM, TABLE_MM))
+        assert fitted is not None
+        right, far = fitted.to_screen(TABLE_MM, TABLE_MM)
+        shot = cv2.imread(str(shots / "resized5.png"))[:, :, ::-1].astype(int)
+        for x, y in (((right + small_view[0] + small_view[2]) / 2, small_view[1] + small_view[3] / 2),
+                     ((right + small_view[0] + small_view[2] / 2) / 2, (far + small_view[1]) / 2)):
+            assert _near(tuple(shot[round(y), round(x)]), (24, 27, 32), 12), (x, y, shot[round(y), round(x)])
         key("Escape")
         key("a")
         key("ctrl+s")
@@ -164,7 +174,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
 
         result = wait_until(saved, "the reviewed table saved", 60)
 
-        # The review finished (Esc), opened again by its button over the table's top-left corner, clicked: the compact
+        # The review finished (Esc), opened again by its button over the view's top-right corner, clicked: the compact
         # panel is back (its Next button drawn where the table's background was).
         from tabletop.app.review import panel_rect
 
@@ -183,7 +193,10 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
             return max(abs(x - y) for x, y in zip(a, b)) > 12
 
         before = wait_until(lambda: colour_at(next_at, "finished.png"), "a screenshot", 30)
-        click(view[0] + 8 + 62, view[1] + 8 + 15)  # "Review photo"
+        from tabletop.app.review import reopen_button_place
+
+        bl, bt, bw, bh = reopen_button_place(view, [])  # over the view's top-right corner (the table in view: no ruler there)
+        click(bl + bw / 2, bt + bh / 2)  # "Review photo"
 
         def reopened() -> tuple[int, ...] | None:
             c = colour_at(next_at, "reopened.png")

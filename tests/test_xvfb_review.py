@@ -162,11 +162,14 @@ def import_by_dialog(wid: str, env: dict[str, str], size: tuple[int, int], photo
 
 def photo_on_screen(view: tuple[int, int, int, int], iw: int, ih: int) -> tuple[float, float, float]:
     """Where the import shows an ``iw`` x ``ih`` photo for its corners: (scale, left, top), room left round it for a corner
-    the frame cut off."""
+    the frame cut off; file point p is at p * scale + (left, top) on the screen (``PhotoImport.to_screen``: a file
+    pixel's centre is a whole number, a screen pixel's middle too)."""
     from tabletop.app.photo_import import OUTSIDE_MARGIN
 
     scale = min(view[2] * (1 - 2 * OUTSIDE_MARGIN) / iw, view[3] * (1 - 2 * OUTSIDE_MARGIN) / ih)
-    return scale, view[0] + view[2] / 2 - round(iw * scale) / 2, view[1] + view[3] / 2 - round(ih * scale) / 2
+    left = view[0] + view[2] // 2 - round(iw * scale) // 2
+    top = view[1] + view[3] // 2 - round(ih * scale) // 2
+    return scale, left + 0.5 * scale - 0.5, top + 0.5 * scale - 0.5
 
 
 def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:

@@ -25,9 +25,9 @@ import pygame
 from tabletop.model import Backdrop, Model, Scenario
 from tabletop.photo.values import COARSE_MM_PER_PX
 
-from . import overlays
+from . import overlays, review_draw
 from .backdrop import OPACITY_STEP
-from .review import CHECK_TAG, model_for
+from .review import CHECK_TAG, compact, model_for
 from .review_mode import DUPLICATE_MM, ReviewMixin
 from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
 
@@ -76,6 +76,9 @@ class PhotoImport:
     preview: pygame.Surface
     full: pygame.Surface
     clicks: list[tuple[float, float]] = field(default_factory=list)
+    steps: list[float] = field(default_factory=list)
+    """Per corner in ``clicks``: how many file pixels one screen pixel covered where it was last placed (the click's
+    grain: the analysis takes a corner the table's edges do not confirm as that loose, ``pipeline.click_sigma_px``)."""
     auto: Any = None  # TableFit from find_table, when it has finished
     phase: str = "corners"  # corners → detecting → (done: the import object is dropped)
     started: float = 0.0
@@ -102,12 +105,19 @@ class PhotoImport:
         return [i for i, (x, y) in enumerate(self.clicks) if not (-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5)]
 
     def to_file(self, view: pygame.Rect, pos: tuple[int, int]) -> tuple[float, float]:
+        """The file point at the middle of what screen pixel ``pos`` shows (file pixels are centred on whole numbers,
+        as the analysis counts them; a screen pixel shows 1/scale of them from its left edge)."""
         rect, scale = self.frame(view)
-        return ((pos[0] - rect.left) / scale, (pos[1] - rect.top) / scale)
+        return ((pos[0] - rect.left + 0.5) / scale - 0.5, (pos[1] - rect.top + 0.5) / scale - 0.5)
 
     def to_screen(self, view: pygame.Rect, p: tuple[float, float]) -> tuple[float, float]:
+        """Where file point ``p`` is shown (``to_file``'s inverse: a whole number is a screen pixel's middle)."""
         rect, scale = self.frame(view)
-        return (rect.left + p[0] * scale, rect.top + p[1] * scale)
+        return (rect.left + (p[0] + 0.5) * scale - 0.5, rect.top + (p[1] + 0.5) * scale - 0.5)
+
+    def step(self, view: pygame.Rect) -> float:
+        """How many file pixels one screen pixel covers where the photo is shown in ``view``."""
+        return 1.0 / self.frame(view)[1]
 
     def auto_corners(self) -> tuple[tuple[float, float], ...] | None:
         """The printed markers' corners (file pixels), else ``find_table``'s when it is confident and they make a table
@@ -127,6 +137,18 @@ class PhotoImport:
         except PhotoError:
             return None  # the user clicks them
         return corners
+
+
+def loupe_box(view: pygame.Rect, pointer: tuple[int, int]) -> pygame.Rect:
+    """Where the loupe is drawn: over the view's top-right corner, or its top-left (under the size field) while the
+    pointer is in that corner. In a small window the photo reaches under the top-right box, and the loupe hid the very
+    corner being clicked (at 800x520 the table's upper-right one)."""
+    spots = [(view.right - LOUPE_SIZE - 12, view.top + 12), (view.left + 12, view.top + 54)]  # 54: under the size field
+    for x, y in spots:
+        box = pygame.Rect(x, y, LOUPE_SIZE, LOUPE_SIZE)
+        if not box.inflate(2 * GRAB_PX, 2 * GRAB_PX).collidepoint(pointer):
+            return box
+    return pygame.Rect(*spots[0], LOUPE_SIZE, LOUPE_SIZE)  # a view too small for either to miss the pointer
 
 
 def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
@@ -251,7 +273,7 @@ class PhotoImportMixin(ReviewMixin):
         """Enter: find the bases from the corners clicked, the printed markers' or the outline found; False when there
         are none yet."""
         if len(job.clicks) == 4:
-            self.detect_photo(tuple(job.clicks))
+            self.detect_photo(tuple(job.clicks), tuple(job.steps) if len(job.steps) == 4 else None)
         elif not job.clicks and job.marked is not None:
             self.detect_photo(None)  # the printed markers give the corners (and the lens)
         elif not job.clicks and job.auto_corners() is not None:
@@ -304,6 +326,7 @@ class PhotoImportMixin(ReviewMixin):
                 return True
             elif event.key == pygame.K_BACKSPACE and job.clicks:
                 job.clicks.pop()
+                del job.steps[len(job.clicks):]
                 job.dragging = None  # the corner held may be the one taken back: the rest of the drag moves nothing
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
                 self._find_bases(job)
@@ -313,11 +336,11 @@ class PhotoImportMixin(ReviewMixin):
                 self._corner_press(job, event.pos)
             return True
         if event.type == pygame.MOUSEMOTION and job.dragging is not None and job.phase == "corners":
-            job.clicks[job.dragging] = self._corner_at(job, event.pos)
+            self._place_corner(job, job.dragging, event.pos)
             return False  # the mouse position is still tracked (the loupe follows it)
         if event.type == pygame.MOUSEBUTTONUP and event.button == 1 and job.dragging is not None:
             if job.phase == "corners":
-                job.clicks[job.dragging] = self._corner_at(job, event.pos)
+                self._place_corner(job, job.dragging, event.pos)
             job.dragging = None
             return True
         if event.type in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEWHEEL):
@@ -330,6 +353,17 @@ class PhotoImportMixin(ReviewMixin):
         w, h = job.loaded.original_size
         return (min(2.0 * w, max(-float(w), x)), min(2.0 * h, max(-float(h), y)))
 
+    def _place_corner(self, job: PhotoImport, i: int, pos: tuple[int, int]) -> None:
+        """Corner ``i`` (the next one when ``i`` is ``len(job.clicks)``) where ``pos`` shows, with the click's grain."""
+        corner, step = self._corner_at(job, pos), job.step(self.view_rect)
+        if i == len(job.clicks):
+            job.clicks.append(corner)
+        else:
+            job.clicks[i] = corner
+        del job.steps[len(job.clicks):]
+        job.steps += [step] * (len(job.clicks) - len(job.steps))  # a corner set by a test or a script: this grain too
+        job.steps[i] = step
+
     def _corner_press(self, job: PhotoImport, pos: tuple[int, int]) -> None:
         """A press in the corners phase: on a corner placed already it drags it; else it places the next corner (and
         drags it until the button comes up, so it can be set with the loupe)."""
@@ -339,16 +373,18 @@ class PhotoImportMixin(ReviewMixin):
         if near:
             job.dragging = min(near, key=lambda item: item[1])[0]
         elif len(job.clicks) < 4:
-            job.clicks.append(self._corner_at(job, pos))
+            self._place_corner(job, len(job.clicks), pos)
             job.dragging = len(job.clicks) - 1
 
     def cancel_photo_import(self) -> None:
         self._end_photo_import()
         self.flash("Photo import cancelled")
 
-    def detect_photo(self, corners: Any) -> None:
+    def detect_photo(self, corners: Any, steps: tuple[float, ...] | None = None) -> None:
         """Find the bases in a thread; ``poll_photo_import`` picks the result up. ``corners`` None: the printed
-        markers give them. A corner outside the photo is placed from the two sides running to it first."""
+        markers give them. A corner outside the photo is placed from the two sides running to it first. ``steps``: the
+        corners were clicked where one screen pixel covered this many file pixels (each): where the table's edges do not
+        confirm them, the analysis takes each as loose as such a click."""
         job = self.photo_import
         assert job is not None
         if job.size_entry is not None and job.size_entry.alive():
@@ -392,16 +428,19 @@ class PhotoImportMixin(ReviewMixin):
                     job.result = analyse_image(job.loaded, job.table_mm)
                     return
                 quad = (c[0], c[1], c[2], c[3])
+                grain = None if steps is None else (steps[0], steps[1], steps[2], steps[3])
                 try:
                     from tabletop.photo.outside import place_outside_corner
+                    from tabletop.photo.pipeline import click_sigma_px
 
-                    quad, sigmas, _ = place_outside_corner(job.loaded, quad)
+                    clicked = None if grain is None else tuple(click_sigma_px(step) for step in grain)
+                    quad, sigmas, _ = place_outside_corner(job.loaded, quad, clicked)  # type: ignore[arg-type]
                 except ValueError:
                     sigmas = None  # every corner in the photo: given corners as always
                 except PhotoError as exc:
                     job.error, job.refused = str(exc), True
                     return
-                job.result = analyse_image(job.loaded, job.table_mm, quad, corner_sigma_px=sigmas)
+                job.result = analyse_image(job.loaded, job.table_mm, quad, corner_sigma_px=sigmas, corner_step_px=grain)
             except Exception as exc:  # noqa: BLE001 - shown to the user; the table is unchanged
                 job.error = str(exc) or type(exc).__name__
 
@@ -577,16 +616,24 @@ class PhotoImportMixin(ReviewMixin):
             pygame.draw.circle(surface, (255, 120, 40), p, 6, 2)
             overlays.text(surface, CORNER_NAMES[i], (p[0] + 8, p[1] - 8), (255, 255, 255), 15, "bottomleft")
         mouse = self.mouse_screen
+        self.photo_loupe_rect: pygame.Rect | None = None
         if job.phase == "corners" and mouse is not None and rect.collidepoint(mouse):
             fx, fy = job.to_file(view, mouse)
             src = LOUPE_SIZE / LOUPE_ZOOM
             area = pygame.Rect(round(fx - src / 2), round(fy - src / 2), round(src), round(src)).clip(job.full.get_rect())
             if area.width > 0 and area.height > 0:
                 piece = pygame.transform.scale(job.full.subsurface(area), (round(area.width * LOUPE_ZOOM), round(area.height * LOUPE_ZOOM)))
-                box = pygame.Rect(view.right - LOUPE_SIZE - 12, view.top + 12, LOUPE_SIZE, LOUPE_SIZE)
+                box = loupe_box(view, mouse)
+                self.photo_loupe_rect = box
                 surface.fill((0, 0, 0), box)
-                surface.blit(piece, (box.left + (area.left - (fx - src / 2)) * LOUPE_ZOOM, box.top + (area.top - (fy - src / 2)) * LOUPE_ZOOM))
+                # File pixel j spans j - 0.5 .. j + 0.5: the crosshair (the box's middle) on the point the pointer places.
+                surface.blit(piece, (box.centerx + (area.left - 0.5 - fx) * LOUPE_ZOOM, box.centery + (area.top - 0.5 - fy) * LOUPE_ZOOM))
                 pygame.draw.line(surface, (255, 120, 40), (box.centerx - 10, box.centery), (box.centerx + 10, box.centery), 1)
                 pygame.draw.line(surface, (255, 120, 40), (box.centerx, box.centery - 10), (box.centerx, box.centery + 10), 1)
                 pygame.draw.rect(surface, (255, 255, 255), box, 2)
-        overlays.draw_message(surface, view, self.photo_hint())
+        # Broken to the view's width (at 800x520 the guidance ran off the view's left edge: its first words unread), in
+        # the review's smaller font where the view is small (so it stays in the room left under the photo).
+        size = review_draw.SMALL_LEGEND_FONT if compact(tuple(view)) else 19  # type: ignore[arg-type]
+        lines = review_draw.fit_lines(self.photo_hint(), view.width - 36, size)
+        # Where it always was (``draw_message``'s place, kept inside the view): lower, it leaves the photo's edge in sight.
+        self.photo_hint_rect = overlays.label_box(surface, lines, (view.left + 12, view.bottom - 12 - 20 * len(lines)), size)

@@ -30,7 +30,10 @@ FOLDED_HEIGHT = 34
 PANEL_ROW = 34
 """One row of the panel's buttons (a 30 px button and its gap)."""
 
-__all__ = ["CHECK_TAG", "PhotoReview", "panel_rect"]
+REOPEN_BUTTON = (124, 30)
+"""The "Review photo" button's size (screen px)."""
+
+__all__ = ["CHECK_TAG", "PhotoReview", "panel_rect", "reopen_button_place"]
 MANUAL_SIGMA_MM = 0.5
 """1-sigma given to a base placed by hand on the photo (no rim fitted): a click on a 4K screen showing the whole table is
 about half a millimetre; zoomed in it is better, but the photo's own calibration error stays."""
@@ -110,19 +113,37 @@ def panel_shift(view: tuple[int, int, int, int], folded: bool = False) -> float:
 
 
 def review_viewport(view: tuple[int, int, int, int], table_mm: tuple[float, float], margin_px: int = 24,
-                    folded: bool = False) -> Viewport | None:
+                    folded: bool = False, bottom_px: int = 0) -> Viewport | None:
     """The whole table shown in the part of the view ``view`` (left, top, width, height) the review panel leaves free:
-    the panel sits over the view's left side (folded: over its top strip)."""
+    the panel sits over the view's left side (folded: over its top strip); ``bottom_px`` left free along the view's
+    bottom too (a small view's legend, with the panel folded)."""
     left, top, width, height = view
     shift = panel_shift(view, folded)
     free = width - 2 * shift
-    high = height - (FOLDED_HEIGHT + 8 if folded else 0)
+    over = FOLDED_HEIGHT + 8 if folded else 0
+    high = height - over - bottom_px
     w, d = table_mm
     scale = min((free - 2 * margin_px) / w, (high - 2 * margin_px) / d)
     if scale <= 0:
         return None
-    down = (FOLDED_HEIGHT + 8) / 2 if folded else 0.0
+    down = (over - bottom_px) / 2
     return Viewport((w / 2 - shift / scale, d / 2 + down / scale), scale, view)
+
+
+def reopen_button_place(view: tuple[int, int, int, int], keep_off: list[tuple[int, int, int, int]],
+                        size: tuple[int, int] = REOPEN_BUTTON, margin: int = 8) -> tuple[int, int, int, int]:
+    """Where the "Review photo" button goes over the table view ``view``: its top-right corner (the rulers run along the
+    table's left and bottom edges, so no ruler label is there while any of the table is in view; at the top-left the
+    button covered the left ruler's top label whenever the table was fitted), else the first other corner clear of
+    ``keep_off`` (the rulers as drawn: a table scrolled away pins its ruler to the view's edge), else the top-right."""
+    left, top, w, h = view
+    bw, bh = size
+    spots = [(left + w - margin - bw, top + margin), (left + margin, top + margin),
+             (left + w - margin - bw, top + h - margin - bh), (left + margin, top + h - margin - bh)]
+    for x, y in spots:
+        if not any(x < rx + rw and rx < x + bw and y < ry + rh and ry < y + bh for rx, ry, rw, rh in keep_off):
+            return (x, y, bw, bh)
+    return (spots[0][0], spots[0][1], bw, bh)
 
 
 def point_in_polygon(x: float, y: float, polygon: tuple[tuple[float, float], ...]) -> bool:

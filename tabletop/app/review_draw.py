@@ -28,6 +28,14 @@ SIGMA_BAND = 2.0
 OUTLINE_POINTS = 72
 NOTE_CHARS = 110
 """The analysis's notes in the review's legend are wrapped at this many characters (the legend's own lines' length)."""
+LEGEND_FONT = 19
+SMALL_LEGEND_FONT = 15
+"""A small view's legend (``review.compact``): a smaller font, in the column under the panel (folded: a strip along the
+view's bottom that the table's fit leaves free)."""
+FOLDED_LEGEND = ("Click: fit a missed base or a ? · drag: refit · Delete: remove",
+                 "N: next to check · M: circle · T: photo · A: accept · Esc: finish")
+"""A small view's legend with the panel folded: its buttons' keys, in two short lines (the notes come back with the
+panel)."""
 
 
 def outline_world(model: Model, grow_mm: float = 0.0, n: int = OUTLINE_POINTS) -> np.ndarray:
@@ -158,13 +166,13 @@ def fit_lines(lines: list[str], width_px: int, size: int = 19) -> list[str]:
 
 def review_legend(review: PhotoReview, scenario: Scenario, short: bool = False) -> list[str]:
     """The hint lines while reviewing; ``short``: a small window's, whose panel has the buttons for N, M, T, A and Esc
-    (their keys are in its buttons' names), so only what no button says (folded: the keys in one line)."""
+    (their keys are in its buttons' names), so only what no button says and the notes (folded: the keys, no notes)."""
     unsure = len(review.unsure(scenario))
     unfitted = len(review.open_unfitted(scenario))
-    if short:
+    if short and review.folded:  # the panel's buttons folded away: their keys
+        lines = list(FOLDED_LEGEND)
+    elif short:
         lines = ["Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one"]
-        if review.folded:  # the panel's buttons folded away: their keys
-            lines.append("N: next to check · M: circle · T: photo · A: accept · Esc: finish")
     else:
         lines = [f"Review: {unsure} base{'s' if unsure != 1 else ''} to check (orange, dashed, !)"
                  + (f", {unfitted} seen but not fitted (?)" if unfitted else "")
@@ -172,11 +180,25 @@ def review_legend(review: PhotoReview, scenario: Scenario, short: bool = False) 
                  "Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one · A: accept all · Esc: finish"]
     if review.offer is not None:
         lines.append(f"No base rim found there: M adds a {review_size_text(review.manual_size)} circle (size menu to change)")
+    if short and review.folded:
+        return lines
     for note in getattr(review.result, "notes", ()):
         # What the analysis noted (the command prints it on stderr): a table size the markers do not fit, a piece not
         # pushed home, a corner placed unsure, a photo downscaled. Without it every base "to check" would say no why.
-        lines += textwrap.wrap(f"Photo: {note}", NOTE_CHARS, subsequent_indent="  ")
+        # A small view's legend is broken to its column's width by ``fit_lines``: whole here.
+        lines += [f"Photo: {note}"] if short else textwrap.wrap(f"Photo: {note}", NOTE_CHARS, subsequent_indent="  ")
     return lines
+
+
+def small_legend(lines: list[str], width_px: int, height_px: int, size: int = SMALL_LEGEND_FONT) -> list[str]:
+    """``lines`` broken to ``width_px`` (the box's padding inside it) and cut to what ``height_px`` holds, the last line
+    then saying the rest is cut."""
+    out = fit_lines(lines, width_px - 12, size)
+    f = overlays.font(size)
+    room = max(1, (height_px - 8) // f.size("Ag")[1])
+    if len(out) <= room:
+        return out
+    return out[:room - 1] + ["… (more in a larger window)"]
 
 
 def review_size_text(size: tuple[float, float]) -> str:

@@ -13,8 +13,8 @@ While a review is open (from the end of an import until the user finishes it):
 - a thing seen but not fitted is drawn as its outline with a "?"; a click on it fits a base there;
 - ``B`` shows or hides the photo under the judged table; ``A`` accepts the proposals; ``Esc`` (nothing selected)
   finishes the review;
-- a finished review opens again (``Ctrl+Shift+I``, or the "Review photo" button over the table's top-left corner
-  while the table has a photo): this session's review of that photo as it was left, else one rebuilt from the table
+- a finished review opens again (``Ctrl+Shift+I``, or the "Review photo" button over the table view's top-right corner
+  while the table has a photo, clear of the rulers' labels): this session's review of that photo as it was left, else one rebuilt from the table
   itself (its backdrop's corners, its proposals and the bases still tagged ``check``), so after Save and Open too;
 - the size menu shows the selected base's size (nothing selected: the size ``M`` lays);
 - in a small window the panel is compact (two buttons to a row, a short list that scrolls) and folds away to its
@@ -45,7 +45,7 @@ from tabletop.viewport import MAX_SCALE, Viewport
 from . import overlays, review_draw
 from .hit import item_at
 from .review import (CHECK_TAG, PANEL_ROW, PhotoReview, compact, corners_key, manual_model, model_for, panel_rect, panel_shift,
-                     parse_size_label, reopened_result, review_viewport, size_label, size_options)
+                     parse_size_label, reopen_button_place, reopened_result, review_viewport, size_label, size_options)
 from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
 
 CLICK_SLOP_PX = 4
@@ -89,11 +89,40 @@ class ReviewMixin:
 
     def fit_beside_review_panel(self) -> None:
         """Show the whole table in the part of the view the review panel leaves free (the panel sits over its left)."""
-        t = self.scenario.table
-        folded = self.review is not None and self.review.folded
-        vp = review_viewport(tuple(self.view_rect), (t.width, t.depth), folded=folded)  # type: ignore[arg-type]
+        vp = self._review_fit(self.review is not None and self.review.folded)
         if vp is not None:
             self.viewport = vp
+
+    def _review_fit(self, folded: bool, view: pygame.Rect | None = None) -> Viewport | None:
+        """The whole table beside the panel (folded: under its title row; in a small view above the legend's strip)."""
+        t = self.scenario.table
+        v = tuple(view if view is not None else self.view_rect)
+        strip = 0
+        if folded and compact(v):  # type: ignore[arg-type]
+            # The folded legend's keys (not the line a click with no rim adds for a while: the fit stays as it is).
+            size = review_draw.SMALL_LEGEND_FONT
+            lines = review_draw.fit_lines(list(review_draw.FOLDED_LEGEND), v[2] - 28, size)
+            strip = overlays.message_size(lines, size)[1] + 12  # its gap to the view's edge; the ruler's labels
+        return review_viewport(v, (t.width, t.depth), folded=folded, bottom_px=strip)  # type: ignore[arg-type]
+
+    def review_resized(self, before: pygame.Rect, shown: Viewport) -> None:
+        """The window was resized mid-review. Where the review showed the whole table (as it opens, after the panel's
+        fold, after ``F``), it shows the whole table in the new view, beside the panel as it is now (compact or not);
+        zoomed in (``N``, the wheel), the photo point in the middle of the part the panel leaves free stays there, at the
+        same zoom, as the table view keeps its centre and zoom."""
+        review = self.review
+        if review is None:
+            return
+        fit = self._review_fit(review.folded, before)
+        whole = fit is not None and abs(fit.scale - shown.scale) <= 1e-6 * fit.scale and math.hypot(
+            fit.centre[0] - shown.centre[0], fit.centre[1] - shown.centre[1]) * shown.scale < 0.5
+        if whole:
+            self.fit_beside_review_panel()
+            return
+        was = panel_shift(tuple(before), review.folded)  # type: ignore[arg-type]
+        now = panel_shift(tuple(self.view_rect), review.folded)  # type: ignore[arg-type]
+        x = shown.centre[0] + was / shown.scale
+        self.viewport = Viewport((x - now / shown.scale, shown.centre[1]), shown.scale, self.viewport.rect)
 
     def end_review(self, say: bool = True) -> None:
         if self.review is None:
@@ -107,7 +136,7 @@ class ReviewMixin:
             doubted = sum(CHECK_TAG in m.tags for m in self.scenario.models)
             self.flash("Review finished" + (f": {left} proposal{'s' if left != 1 else ''} not yet accepted (A accepts)" if left else "")
                        + (f", {doubted} base{'s' if doubted != 1 else ''} still to check" if doubted else "")
-                       + " · Ctrl+Shift+I (or Review photo, top left) opens it again")
+                       + " · Ctrl+Shift+I (or Review photo, top right) opens it again")
 
     def _keep_review(self, review: PhotoReview) -> None:
         """Keep a finished review to open again as it was (its photo read, its confidences and "?" outlines)."""
@@ -440,8 +469,7 @@ class ReviewMixin:
         """The panel's "–" / "+": fold it away to its title row (the photo whole in a small window), or back."""
         review = self.review
         assert review is not None
-        t = self.scenario.table
-        before = review_viewport(tuple(self.view_rect), (t.width, t.depth), folded=review.folded)  # type: ignore[arg-type]
+        before = self._review_fit(review.folded)
         review.folded = not review.folded
         if before is not None and before == self.viewport:
             self.fit_beside_review_panel()  # the whole table shown as the review showed it: now beside the panel as it is
@@ -513,18 +541,31 @@ class ReviewMixin:
         self._review_list_key = None
 
     def _sync_reopen_button(self) -> None:
-        """The "Review photo" button over the view's top-left corner while the table has a photo and no review (or
+        """The "Review photo" button over the view's top-right corner while the table has a photo and no review (or
         import) is open: the way back into a finished review."""
         wanted = self.review is None and self.photo_import is None and self.scenario.backdrop is not None
         button = self._reopen_button
         if wanted and (button is None or not button.alive()):
-            view = self.view_rect
-            self._reopen_button = UIButton(pygame.Rect(view.left + 8, view.top + 8, 124, 30), "Review photo", self.ui,
-                                           starting_height=2, tool_tip_text=REOPEN_TIP)
+            # Its corner; the next frame moves it where a ruler is there (``place_reopen_button``).
+            spot = reopen_button_place(tuple(self.view_rect), [])  # type: ignore[arg-type]
+            self._reopen_button = UIButton(pygame.Rect(spot), "Review photo", self.ui, starting_height=2, tool_tip_text=REOPEN_TIP)
             self.ui.update(0.0)  # made after this frame's widgets were updated: drawn in this very frame
         elif not wanted and button is not None:
             button.kill()
             self._reopen_button = None
+
+    def place_reopen_button(self, frame: Any) -> Any:
+        """Keep the "Review photo" button clear of the rulers drawn in ``frame`` (moved only when its corner is not);
+        ``frame`` with the button in it, so the panels docked over the table (the odds' legend, the loupe, the hints)
+        keep off it too."""
+        button = self._reopen_button
+        if button is None or not button.alive():
+            return frame
+        own = tuple(button.rect)
+        spot = reopen_button_place(tuple(self.view_rect), [r for r in frame.regions if tuple(r) != own])  # type: ignore[arg-type]
+        if spot != own:
+            button.set_position(spot[:2])
+        return frame.adding(overlays={"review_button": spot})
 
     def _size_shown(self) -> str:
         """What the size menu shows: the selected base's size, or (none selected) the size M lays."""
@@ -604,8 +645,9 @@ class ReviewMixin:
         review, backdrop = self.review, self.scenario.backdrop
         if review is None or backdrop is None:
             return False
-        corners = tuple((round(x, 2), round(y, 2)) for x, y in review.result.corners_px)
-        return tuple(tuple(c) for c in backdrop.corners) == corners
+        # Both to 0.01 px, as an import writes them: a file's corners given finer (written by hand, another tool) are
+        # the same photo (the review opened on them closed again at once, with no word).
+        return corners_key(backdrop.corners) == corners_key(review.result.corners_px)
 
     def _build_review_ui(self) -> None:
         """The panel: its title ("To check: N") and fold button; unfolded, the list of bases to check, Next and the size
@@ -663,8 +705,25 @@ class ReviewMixin:
     def draw_review(self, surface: pygame.Surface, scenario: Scenario) -> None:
         view = self.view_rect
         review_draw.draw_review(surface, self.viewport, view, scenario, self.review)
-        if self.review is not None and self.photo_import is None:
-            small = compact(tuple(view))  # type: ignore[arg-type]
-            lines = review_draw.fit_lines(review_draw.review_legend(self.review, scenario, short=small), view.width - 28)
+        self.review_legend_rect: pygame.Rect | None = None
+        if self.review is None or self.photo_import is not None:
+            return
+        small = compact(tuple(view))  # type: ignore[arg-type]
+        legend = review_draw.review_legend(self.review, scenario, short=small)
+        if not small:
+            lines = review_draw.fit_lines(legend, view.width - 28)
             w, h = overlays.message_size(lines)
-            overlays.draw_message(surface, view, lines, (view.left + 8, view.bottom - h - 8))
+            self.review_legend_rect = overlays.label_box(surface, lines, (view.left + 8, view.bottom - h - 8), review_draw.LEGEND_FONT)
+            return
+        size = review_draw.SMALL_LEGEND_FONT
+        if self.review.folded:
+            # Along the view's bottom, in the strip the table's fit leaves free (``_review_fit``).
+            lines = review_draw.fit_lines(legend, view.width - 28, size)
+            w, h = overlays.message_size(lines, size)
+            self.review_legend_rect = overlays.label_box(surface, lines, (view.left + 8, view.bottom - h - 8), size)
+            return
+        # In the column under the compact panel: the table is fitted beside the panel, so the legend covers none of it.
+        left, top, w, h = panel_rect(tuple(view))  # type: ignore[arg-type]
+        column = pygame.Rect(left, top + h + 8, w - 8, view.bottom - 8 - (top + h + 8))  # clear of the left ruler too
+        lines = review_draw.small_legend(legend, column.width, column.height, size)
+        self.review_legend_rect = overlays.label_box(surface, lines, column.topleft, size)

@@ -268,12 +268,15 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         self.viewport = self._fit_viewport()
 
     def resize(self, size: tuple[int, int]) -> None:
-        """The window changed size: keep the view centre and zoom, rebuild the widgets."""
+        """The window changed size: keep the view centre and zoom, rebuild the widgets (a photo's review refits the
+        whole table where it showed it whole, ``review_resized``)."""
+        before, shown = self.view_rect, self.viewport
         self.size = (max(640, size[0]), max(420, size[1]))
         r = self.view_rect
         self.viewport = self.viewport.resized((r.x, r.y, r.width, r.height))
         self.ui.set_window_resolution(self.size)
         self._build_ui()
+        self.review_resized(before, shown)
 
     def _build_ui(self) -> None:
         again = self._open_questions()  # a resize rebuilds every widget: the questions are asked again
@@ -646,6 +649,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         v = self.state.view
         sel = self.state.selection.id if not still and self.state.selection else None
         hov = self.hovered.id if self.hovered and not self._modal_open() else None
+        button = self._reopen_button
         return DrawOptions(
             show_grid=v.show_grid,
             show_names=v.show_names,
@@ -659,6 +663,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             palette="cb" if v.palette_cb else "default",
             ui_scale=self.ui_scale,
             live=not still,
+            # The table's labels keep off the "Review photo" button over the view (it is drawn over them).
+            reserved=(tuple(button.rect),) if not still and button is not None and button.alive() else (),
         )
 
     @property
@@ -717,6 +723,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         previous = getattr(self, "_frame", None) if self.dragging else None
         frame = draw_scene(surface, vp, self._in_app_words(shown), self._draw_options(), previous=previous)
         self._frame = frame
+        frame = self.place_reopen_button(frame)
         self.draw_proposed(surface)
         placed = placed_templates(shown)
         sel = self.state.selection

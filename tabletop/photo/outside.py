@@ -48,10 +48,12 @@ def refusal(outside: list[int]) -> str:
             "the printed corner markers (`tabletop photo markers`)")
 
 
-def place_outside_corner(loaded: LoadedImage, corners: Corners) -> tuple[Corners, tuple[float, float, float, float], int]:
+def place_outside_corner(loaded: LoadedImage, corners: Corners, click_sigma_px: tuple[float, float, float, float] | None = None,
+                         ) -> tuple[Corners, tuple[float, float, float, float], int]:
     """Corners (file pixels, LL, LR, UR, UL) with the one outside the photo placed from the sides running to it, each
-    corner's 1-sigma (file px), and which corner was placed. PhotoError (with what to do) if more than one lies outside
-    or the sides cannot be followed; ValueError if none does."""
+    corner's 1-sigma (file px), and which corner was placed. ``click_sigma_px``: each clicked corner's 1-sigma (file px;
+    ``CLICK_SIGMA_PX`` each when not given). PhotoError (with what to do) if more than one lies outside or the sides cannot
+    be followed; ValueError if none does."""
     from dataclasses import replace
 
     import cv2
@@ -67,6 +69,9 @@ def place_outside_corner(loaded: LoadedImage, corners: Corners) -> tuple[Corners
     if len(outside) > 1:
         raise PhotoError(refusal(outside))
     k = outside[0]
+    clicked = tuple(click_sigma_px) if click_sigma_px is not None else (CLICK_SIGMA_PX,) * 4
+    # The sides run through the two clicked corners beside the one placed: the looser of them.
+    near = max(clicked[(k + 1) % 4], clicked[(k + 3) % 4])
     work = to_working(np.asarray(corners, dtype=np.float64), loaded.scale)
     quad = (tuple(work[0]), tuple(work[1]), tuple(work[2]), tuple(work[3]))
     image = loaded.pixels
@@ -86,13 +91,14 @@ def place_outside_corner(loaded: LoadedImage, corners: Corners) -> tuple[Corners
             spread.append(math.inf if other is None else float(np.linalg.norm(other[0] - found[0])))
         # Its sides pass through clicked corners, a pixel or so off each; the lens's uncertainty moves it too.
         found = (found[0], math.hypot(found[1], 2 * CLICK_SIGMA_PX * loaded.scale, max(spread)))
+    # Refused on what the photo shows (the sides' fits, the lens); clicks coarser than a pixel loosen it further.
     if (found is None or not np.all(np.isfinite(found[0])) or not found[1] <= MAX_SIGMA_PX * loaded.scale
             or float(np.linalg.norm(found[0] - work[k])) > MAX_GUESS_MOVE_PX * loaded.scale):
         raise PhotoError(refusal(outside))
-    point, sigma = found
+    point, sigma = found[0], math.hypot(found[1], 2 * math.sqrt(max(0.0, near ** 2 - CLICK_SIGMA_PX ** 2)) * loaded.scale)
     out = work.copy()
     out[k] = point
     file_pts = to_file(out, loaded.scale)
     c = tuple((float(x), float(y)) for x, y in file_pts)
-    sigmas = tuple(max(CLICK_SIGMA_PX, float(sigma) / loaded.scale) if i == k else CLICK_SIGMA_PX for i in range(4))
+    sigmas = tuple(max(clicked[i], float(sigma) / loaded.scale) if i == k else clicked[i] for i in range(4))
     return (c[0], c[1], c[2], c[3]), (sigmas[0], sigmas[1], sigmas[2], sigmas[3]), k

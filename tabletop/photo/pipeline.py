@@ -19,7 +19,12 @@ from tabletop.photo.rays import sorted_median
 from tabletop.photo.values import COARSE_MM_PER_PX, Corners, LoadedImage, PhotoError, PhotoResult, TableFit
 
 CLICK_SIGMA_PX = 1.0
-"""1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it."""
+"""1-sigma error of a corner clicked or typed by hand, when the table's edges cannot confirm it (at the photo's own
+resolution: the corner's edges blurred over a pixel or so)."""
+CLICK_SCREEN_SIGMA = 0.6
+"""1-sigma of a click, per axis, in the screen's pixels: the pixel's own width (the corner anywhere in it: 0.29 of a
+pixel, uniform) and the hand's aim (about half a pixel) together. Where the app shows the photo scaled down, one screen
+pixel covers several of the photo's, and a clicked corner is that much looser (``click_sigma_px``)."""
 MAX_CORNER_MOVE_PX = 3.0
 """A given corner is replaced by the edge fit only if the fit lands this close to it: a corner clicked with the app's
 loupe is within a pixel or two, and a fit further off has locked onto another straight edge near the table's (a line
@@ -27,6 +32,22 @@ printed on the mat, the foot of the table's front face)."""
 
 
 SIDE_NAMES = ("lower", "right", "upper", "left")
+
+
+def click_sigma_px(step_px: float) -> float:
+    """1-sigma (file px, per axis) of a corner clicked where one screen pixel covered ``step_px`` of the photo's pixels:
+    the photo's own ``CLICK_SIGMA_PX`` and the click's ``CLICK_SCREEN_SIGMA`` screen pixels, independent."""
+    return math.hypot(CLICK_SIGMA_PX, CLICK_SCREEN_SIGMA * max(0.0, float(step_px)))
+
+
+def clicked_note(steps_px: tuple[float, ...], sigmas_px: tuple[float, ...]) -> str:
+    """Why clicked corners are as loose as they are: "clicked at 1 screen px = 10 photo px (±6.1 px)"."""
+    lo, hi = min(steps_px), max(steps_px)
+    step = f"{hi:.1f}" if hi < 2 else f"{hi:.0f}"
+    if hi - lo > 0.05 * hi:
+        step = f"{lo:.1f}–{hi:.1f}" if hi < 2 else f"{lo:.0f}–{hi:.0f}"
+    loose = f"{max(sigmas_px):.1f}" if max(sigmas_px) - min(sigmas_px) < 0.05 else f"{min(sigmas_px):.1f}–{max(sigmas_px):.1f}"
+    return f"clicked at 1 screen px = {step} photo px (±{loose} px)"
 
 
 STEADY_EDGE_SNR = 5.0
@@ -246,14 +267,16 @@ def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, s
 def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: Corners | None = None,
                   base_sizes_mm: tuple[float, ...] = BASE_SIZES_MM, base_height_mm: float | None = None,
                   lens_file: LensFile | None = None, corner_sigma_px: tuple[float, float, float, float] | None = None,
-                  markers: bool = True) -> PhotoResult:
+                  markers: bool = True, corner_step_px: tuple[float, float, float, float] | None = None) -> PhotoResult:
     """Everything about one loaded photo; ``corners`` in the file's pixels (LL, LR, UR, UL) or None to find them.
 
     ``base_height_mm``: every base's height (0: flat discs); None: the catalogue's per size. ``lens_file``: the phone's
     calibrated lens (``tabletop photo calibrate``); without it the lens is measured on the table's sides.
     ``corner_sigma_px``: given corners are sure to these 1-sigmas (file px) and used as given, never refined.
     ``markers``: without given corners, printed corner markers in the photo (``tabletop.photo.markers``) give the corners
-    (three or four seen) and the lens (two or more)."""
+    (three or four seen) and the lens (two or more). ``corner_step_px``: the given corners were clicked on a screen where
+    one pixel covered this many of the photo's (each corner): where the table's edges do not confirm them, each is as
+    sure as such a click (``click_sigma_px``), not ``CLICK_SIGMA_PX``, and the notes say why."""
     image = loaded.pixels
     notes = list(loaded.notes)
     height, width = image.shape[:2]
@@ -284,6 +307,8 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         check_corners(corners, loaded.original_size, allow_outside=True)
         work_corners = _as_corners(to_working(np.asarray(corners), loaded.scale))
         sigmas, confidence, fit = tuple(s * loaded.scale for s in corner_sigma_px), 1.0, None  # type: ignore[assignment]
+        if corner_step_px is not None:
+            notes.append(f"the corners were used as given: {clicked_note(corner_step_px, corner_sigma_px)}")
     elif corners is not None:
         check_corners(corners, loaded.original_size, allow_outside=True)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
@@ -295,6 +320,10 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         if fit is not None and fit.confidence >= 0.3 and moved <= MAX_CORNER_MOVE_PX and corner_outside(fit.corners_px, (width, height)) is None:
             work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
             notes.append(f"corners refined on the table's edges (moved up to {moved:.1f} px)")
+        elif corner_step_px is not None:
+            clicked = tuple(click_sigma_px(step) for step in corner_step_px)
+            work_corners, sigmas, confidence = given, tuple(c * loaded.scale for c in clicked), 1.0
+            notes.append(f"the table's edges do not confirm the given corners: used as given, {clicked_note(corner_step_px, clicked)}")
         else:
             work_corners, sigmas, confidence = given, (CLICK_SIGMA_PX,) * 4, 1.0
             notes.append("the table's edges do not confirm the given corners: used as given (±1 px assumed)")
