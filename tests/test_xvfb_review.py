@@ -145,7 +145,10 @@ def import_by_dialog(wid: str, env: dict[str, str], size: tuple[int, int], photo
     png = tmp_path / "shot.png"
     places, _ = toolbar_layout(size[0])
     x, y, bw, bh = places["photo"]
-    wait_until(lambda: screenshot(wid, png, env), "a first frame", 30)
+    # A frame the app has drawn, not the blank window mapped before it: compared with a blank one, any first frame
+    # "changed" over 5 % of the window, the dialog was taken as open, and the clicks and the path typed after it went
+    # to the table instead (seen once in a fresh-clone CI run: the dialog was still open at the end, its photo never read).
+    wait_until(lambda: screenshot(wid, png, env) and _drawn(png), "a first frame drawn", 30)
     before = tmp_path / "before-dialog.png"
     png.replace(before)
     click(x + bw / 2, y + bh / 2)
@@ -157,7 +160,22 @@ def import_by_dialog(wid: str, env: dict[str, str], size: tuple[int, int], photo
     click(dl + 280, dt + 80)  # its path field
     key("ctrl+a")
     _run(["xdotool", "type", "--window", wid, "--delay", "15", str(photo)], env)
+    # The dialog reads the path typed an event later (a frame later): an OK clicked at once on a loaded machine could
+    # reach it before, with no file taken. Its delete button (grey until the path names an existing file) says when.
+    delete = (slice(dt + 48 - 7, dt + 48 + 7), slice(dl + 43 - 7, dl + 43 + 7))
+    def file_taken() -> bool:
+        if not screenshot(wid, png, env):
+            return False
+        img = cv2.imread(str(png))
+        return img is not None and int(img[delete].max()) > 180
+    wait_until(file_taken, "the typed path taken by the dialog (its delete button lit)", 30)
     click(dl + 475, dt + 414)  # OK
+
+
+def _drawn(png: Path) -> bool:
+    """The screenshot shows the app drawn: more than a few colours (a window mapped but not yet drawn is one)."""
+    img = cv2.imread(str(png))
+    return img is not None and len(np.unique(img[::8, ::8].reshape(-1, 3), axis=0)) > 8
 
 
 def photo_on_screen(view: tuple[int, int, int, int], iw: int, ih: int) -> tuple[float, float, float]:
