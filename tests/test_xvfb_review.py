@@ -26,7 +26,7 @@ from .xvfb import app_command, app_env, popen_group, require, run as _run, scree
 cv2 = pytest.importorskip("cv2")
 photogen = pytest.importorskip("benchmarks.photogen")
 
-pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.xvfb, pytest.mark.slow, pytest.mark.timeout(900)]
 TOOLS = ("Xvfb", "xdotool", "import")
 SEEDS = (116,)
 """A markers photo showing all three things the review must fix: a missed base, a wrong proposal and the token proposed.
@@ -229,7 +229,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
         scale, left, top = photo_on_screen(view, iw, ih)
         c = np.asarray(truth["corners_px"]) * scale + [left, top]
         side = [tuple(c[0] + (c[1] - c[0]) * t) for t in np.linspace(0.2, 0.8, 13)]
-        wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 300)  # a 12 MP photo read and fitted: minutes on a loaded machine
+        wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 540)  # a 12 MP photo read and fitted: minutes on a loaded machine (a run beside `make bench` and a second worker gave up at 300 s; cause not established)
         key("Return")
 
         # The review: every proposal drawn; wait for a sure one's ring.
