@@ -26,8 +26,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Everything, slow tests included (what CI runs), in one run on every core. tests/conftest.py orders the files
-# heaviest first (a `cpu` test's 12 MP photos, then the other `slow` tests: the soak, kills, real windows, builds),
-# and --no-loadscope-reorder keeps that order, so the run ends on short files. Until 2026-11-28 the slow tests ran
+# heaviest first (the `slow` files that are not photo work: the soak, kills, real windows, builds; then the files
+# with a `cpu` test: 12 MP photos), and --no-loadscope-reorder keeps that order, so the run ends on short files. Until 2026-11-28 the slow tests ran
 # in a second, one-process stage so that nothing competed with them; that stage left a core idle for most of its
 # 7 minutes, and CI took 17-19 min. Every slow test waits for conditions, not for time, and the soak measures
 # its memory against its own warm-up, so a second worker beside it changes nothing they check.
