@@ -118,6 +118,13 @@ def test_the_button_takes_another_corner_where_a_ruler_is_pinned() -> None:
     assert reopen_button_place(view, right_ruler + top_ruler) == (8, 80 + 414 - 8 - h, w, h)
 
 
+def _reopen(p: Pilot) -> None:
+    """Ctrl+Shift+I on a saved photo table: its review rebuilt from the table (in a thread), then drawn."""
+    p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
+    p.app.wait_reopen()
+    p.step(3)
+
+
 def _photo_table(table: Path, photo: tuple[Path, object], digits: int = 2) -> None:
     """A table with the photo as its backdrop (its corners to ``digits`` decimals: an import writes 2) and its bases, the
     first five proposed and to check."""
@@ -150,9 +157,7 @@ def test_the_legend_in_the_smallest_window_covers_none_of_the_table(tmp_path: Pa
     p = Pilot(table, size=(800, 520))
     app = p.app
     try:
-        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
-        app.wait_reopen()
-        p.step(3)
+        _reopen(p)
         assert app.review is not None and REOPENED_NOTE in app.review.result.notes
         view, legend = app.view_rect, app.review_legend_rect
         view_share, table_share, rulers = _covered(app)
@@ -195,9 +200,7 @@ def test_a_resize_mid_review_refits_the_whole_table_or_keeps_the_base_in_the_mid
     p = Pilot(table)
     app = p.app
     try:
-        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
-        app.wait_reopen()
-        p.step(3)
+        _reopen(p)
         assert app.review is not None
 
         def whole_beside_panel() -> bool:
@@ -246,9 +249,7 @@ def test_a_photo_whose_corners_are_written_finer_opens_its_review(tmp_path: Path
     p = Pilot(table, size=(800, 520))
     app = p.app
     try:
-        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
-        app.wait_reopen()
-        p.step(3)
+        _reopen(p)
         assert app.review is not None and app._review_ui is not None, app.message
         assert app.message.startswith("Reviewing the photo again"), app.message
     finally:
