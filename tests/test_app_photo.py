@@ -232,6 +232,56 @@ def test_enter_takes_the_corners_found_and_escape_cancels(tmp_path: Path) -> Non
         p.close()
 
 
+def test_the_outline_found_with_no_event_is_drawn_and_the_hint_says_what_is_looked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The table's outline comes from a thread, with no event, and the frames at full rate stop with that thread: the
+    picture's key must change when it finishes, or an idle loop leaves the dashed outline (and the hint that it is still
+    looking) undrawn until the mouse moves. Before: the key before and after the finder were the same."""
+    import threading
+
+    from tabletop.app.frames import same_key
+    from tabletop.photo import markers
+
+    photo = synth_photo(4, size=(1200, 900), n_bases=3)
+    image = tmp_path / "t.jpg"
+    cv2.imwrite(str(image), photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    release = threading.Event()
+
+    def held(*args: object, **kwargs: object) -> None:
+        release.wait(60)
+        return None  # no printed markers: the table's edges give the outline
+
+    monkeypatch.setattr(markers, "table_from_markers", held)
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    try:
+        assert p.app.start_photo_import(str(image))
+        job = p.app.photo_import
+        p.step()
+        assert "looking for printed markers and the table's edges" in p.app.photo_hint()[1]
+        looking = p.app.frame_key()
+        release.set()
+        job.finder.join(60)
+        assert job.auto_corners() is not None
+        assert not same_key(looking, p.app.frame_key()), "the outline found is a new picture"
+        assert "Enter: use the corners found" in p.app.photo_hint()[1]
+    finally:
+        release.set()
+        p.close()
+
+
+def test_the_hint_says_when_nothing_gives_the_corners(tmp_path: Path) -> None:
+    """A photo with no table in it: the finder ends with nothing, and the hint says to click the corners."""
+    image = tmp_path / "grey.png"
+    cv2.imwrite(str(image), np.full((600, 800, 3), 128, np.uint8))
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    try:
+        assert p.app.start_photo_import(str(image))
+        p.app.photo_import.finder.join(60)
+        p.step()
+        assert "no printed markers or sure outline found: click the corners" in p.app.photo_hint()[1]
+    finally:
+        p.close()
+
+
 def test_corners_found_outside_the_photo_are_not_offered(tmp_path: Path) -> None:
     """An outline found with confidence but a corner outside the photo is not offered for Enter: the user clicks."""
     from tabletop.photo.values import TableFit

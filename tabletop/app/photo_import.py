@@ -307,8 +307,15 @@ class PhotoImportMixin(ReviewMixin):
             if len(out) > 1:
                 lines = [f"Only one corner may lie outside the photo ({len(out)} do): drag them onto the table's corners, "
                          "or photograph the whole table"]
-        auto = ("" if job.auto_corners() is None or job.clicks else " · Enter: use the corners from the printed markers (dashed)"
-                if job.marked is not None else " · Enter: use the corners found (dashed)")
+        if job.clicks:
+            auto = ""
+        elif job.finder is not None and job.finder.is_alive():
+            auto = " · looking for printed markers and the table's edges…"
+        elif job.auto_corners() is None:
+            auto = " · no printed markers or sure outline found: click the corners"
+        else:
+            auto = (" · Enter: use the corners from the printed markers (dashed)" if job.marked is not None
+                    else " · Enter: use the corners found (dashed)")
         lines.append(f"Backspace: undo a corner · Esc: cancel{auto}")
         w, d = job.table_mm
         lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")

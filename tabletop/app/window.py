@@ -601,6 +601,7 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
     def frame_key(self) -> tuple[Any, ...]:
         """What the picture shows that can change without an event (a status message running out,
         the odds arriving, the autosave failing): a new key is drawn even when nothing else happens."""
+        job = self.photo_import
         return (
             self.state,
             self.firing,
@@ -609,6 +610,12 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             self.odds_worker.error if self.state.view.show_odds else None,
             self.message if self._now < self._message_until else "",
             self.photo_import,
+            # What the import's table finder found, and whether it still looks: set by its thread with no event, and the
+            # loop's frames at full rate stop with that thread, so the outline it found (and the hint saying it looks)
+            # could be left undrawn until the user moved the mouse.
+            None if job is None else job.marked,
+            None if job is None else job.auto,
+            job is not None and job.finder is not None and job.finder.is_alive(),
             self.presenter,
             tuple(self.size),
             self._reopen_button,  # the "Review photo" button made (or remade) with no event: drawn at once
