@@ -146,3 +146,25 @@ def test_the_run_starts_with_the_slow_files_then_the_photo_files_and_keeps_each_
     for path in {item.path for item in items}:
         mine = [item for item in items if item.path == path]
         assert mine == [item for item in written if item.path == path]
+
+
+def test_a_real_window_wait_ends_when_the_app_exits_and_shows_its_log(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A real-window test waiting for a picture fails at once when the app has died, with its exit code and what it
+    wrote, instead of retrying screenshots of a window that is gone until the deadline (minutes)."""
+    import subprocess
+    import sys
+    import time
+
+    from .xvfb import kill_group, popen_group, wait_until
+
+    app = popen_group([sys.executable, "-c", "import sys; sys.stderr.write('Traceback: boom'); sys.exit(3)"],
+                      log=tmp_path / "app.log", stdout=subprocess.DEVNULL)
+    try:
+        started = time.monotonic()
+        with pytest.raises(pytest.fail.Exception) as failed:
+            wait_until(lambda: False, "a picture", 600, app=app)
+        assert time.monotonic() - started < 60
+        assert "the app exited (3) while the test waited for a picture" in str(failed.value)
+        assert "Traceback: boom" in str(failed.value)
+    finally:
+        kill_group(app)

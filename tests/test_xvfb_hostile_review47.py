@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from .test_xvfb_review import import_by_dialog, photo_on_screen
-from .xvfb import app_command, app_env, popen_group, require, run as _run, screenshot, start_xvfb, stop, wait_until, window_of, window_size
+from .xvfb import app_command, app_log, app_env, popen_group, require, run as _run, screenshot, start_xvfb, stop, wait_until, window_of, window_size
 
 cv2 = pytest.importorskip("cv2")
 
@@ -70,7 +70,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
     shots = tmp_path / "shots"
     shots.mkdir()
     try:
-        app = popen_group(app_command(str(table)), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        app = popen_group(app_command(str(table)), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, log=tmp_path / "app.log")
         wid = window_of(app, env)
         size = window_size(wid, env)
         view = view_rect_for(size)
@@ -99,7 +99,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
                 _near(tuple(int(v) for v in img[round(top + fy * ih * scale), round(left + fx * iw * scale)][::-1]),
                       tuple(int(v) for v in blurred[round(fy * ih), round(fx * iw)][::-1]), 50) for fx, fy in spots)
 
-        wait_until(photo_shown, "the photo shown for its corners", 60)
+        wait_until(photo_shown, "the photo shown for its corners", 60, app=app)
         for cx, cy in corners:
             click(cx, cy)
         key("BackSpace")  # the last one taken back and clicked again
@@ -129,7 +129,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
                        for xx, yy in rings if 0 <= round(xx) < rgb.shape[1] and 0 <= round(yy) < rgb.shape[0])
             return hits >= 0.25 * len(rings)
 
-        wait_until(reviewing, "the bases found and drawn for review (Enter after the size field)", 240)
+        wait_until(reviewing, "the bases found and drawn for review (Enter after the size field)", 240, app=app)
         # The review's panel is drawn with them, with no input from the user: its "Next (N)" button over the view's
         # background (an idle loop drew no frame after the import's, whose widgets were updated before it: no panel,
         # the dead size field and "0 models" stayed on screen until the mouse moved).
@@ -150,7 +150,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
         for i in range(6):  # what the window shows over the next seconds, with no input
             screenshot(wid, shots / f"resized{i}.png", env)
             time.sleep(0.5)
-        assert app.poll() is None, app.stderr.read().decode(errors="replace") if app.stderr else ""  # type: ignore[union-attr]
+        assert app.poll() is None, app_log(app)
         # The whole table refitted beside the compact panel (it kept the big window's zoom, the photo filling the view):
         # the view's background shows between the table and the view's right edge, and above the table's far edge.
         small_view = view_rect_for(small)
@@ -172,7 +172,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
                 return None
             return s if s.models and not any("proposed" in m.tags for m in s.models) else None
 
-        result = wait_until(saved, "the reviewed table saved", 60)
+        result = wait_until(saved, "the reviewed table saved", 60, app=app)
 
         # The review finished (Esc), opened again by its button over the view's top-right corner, clicked: the compact
         # panel is back (its Next button drawn where the table's background was).
@@ -202,14 +202,14 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
             c = colour_at(next_at, "reopened.png")
             return c if c is not None and differs(c, before) else None
 
-        shown = wait_until(reopened, "the review opened again by its button (its compact panel drawn)", 60)
+        shown = wait_until(reopened, "the review opened again by its button (its compact panel drawn)", 60, app=app)
         click(*fold_at)  # "–": folded to its title row, the photo where the panel was
 
         def folded() -> bool:
             c = colour_at(next_at, "folded.png")
             return c is not None and differs(c, shown)
 
-        wait_until(folded, "the panel folded away", 60)
+        wait_until(folded, "the panel folded away", 60, app=app)
         assert app.poll() is None
     finally:
         stop(app, xvfb)

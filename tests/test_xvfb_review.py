@@ -209,7 +209,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
     app = None
     try:
         # In a process group of its own: the teardown ends it and anything it started, whatever happened.
-        app = popen_group(app_command(str(table)), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        app = popen_group(app_command(str(table)), env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, log=tmp_path / "app.log")
         wid = window_of(app, env)
         size = window_size(wid, env)
         view = view_rect_for(size)
@@ -229,7 +229,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
         scale, left, top = photo_on_screen(view, iw, ih)
         c = np.asarray(truth["corners_px"]) * scale + [left, top]
         side = [tuple(c[0] + (c[1] - c[0]) * t) for t in np.linspace(0.2, 0.8, 13)]
-        wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 540)  # a 12 MP photo read and fitted: minutes on a loaded machine (a run beside `make bench` and a second worker gave up at 300 s; cause not established)
+        wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 540, app=app)  # a 12 MP photo read and fitted: minutes on a loaded machine (a run beside `make bench` and a second worker gave up at 300 s; cause not established)
         key("Return")
 
         # The review: every proposal drawn; wait for a sure one's ring.
@@ -237,7 +237,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
         assert vp is not None
         ring = [vp.to_screen(d.x_mm + d.diameter_mm / 2 * math.cos(a), d.y_mm + d.diameter_mm / 2 * math.sin(a))
                 for d in proposals if d.confident for a in np.linspace(0, 2 * math.pi, 16, endpoint=False)]
-        wait_until(lambda: _shows(wid, env, png, ring, SURE_COLOUR), "the proposals drawn for review", 300)
+        wait_until(lambda: _shows(wid, env, png, ring, SURE_COLOUR), "the proposals drawn for review", 300, app=app)
 
         # A missed base: one click on it.
         click(*vp.to_screen(missed["x_mm"] + 2.0, missed["y_mm"] - 1.5))
@@ -270,7 +270,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
                 return None
             return s if s.models and not any("proposed" in m.tags for m in s.models) else None
 
-        result = wait_until(saved, "the reviewed table saved", 60)
+        result = wait_until(saved, "the reviewed table saved", 60, app=app)
     finally:
         stop(app, xvfb)
 

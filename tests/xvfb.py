@@ -50,16 +50,30 @@ def screenshot(window_id: str, png: Path, env: dict[str, str], timeout: float = 
     return png.exists()
 
 
-def wait_until(condition: Callable[[], T], what: str, timeout: float = 30.0) -> T:
-    """Poll ``condition`` until it returns something true (returned); fail after ``timeout`` s."""
+def wait_until(condition: Callable[[], T], what: str, timeout: float = 30.0,
+               app: subprocess.Popen | None = None) -> T:  # type: ignore[type-arg]
+    """Poll ``condition`` until it returns something true (returned); fail after ``timeout`` s, or as soon as ``app``
+    (when given) has exited, with its exit code and what it wrote to its log (``popen_group(..., log=...)``): a window
+    gone is otherwise only a screenshot that keeps failing until the deadline."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
+        if app is not None and app.poll() is not None:
+            pytest.fail(f"the app exited ({app.returncode}) while the test waited for {what}: {app_log(app)}")
         if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
+            pytest.fail(f"timed out waiting for {what}" + (f"; the app's log: {app_log(app)}" if app is not None else ""))
         time.sleep(0.05)
+
+
+def app_log(app: subprocess.Popen) -> str:  # type: ignore[type-arg]
+    """The end of what ``app`` wrote to the log ``popen_group`` gave it (its standard error), or where nothing is."""
+    log = getattr(app, "_tabletop_log", None)
+    if log is None:
+        return "(no log: started without popen_group's log)"
+    text = Path(log).read_bytes().decode(errors="replace").strip()
+    return f"{log}: " + (text[-4000:] if text else "(empty)")
 
 
 def start_xvfb(screen: str = "1600x1000x24", timeout: float = 30.0) -> tuple[subprocess.Popen[bytes], str]:
@@ -179,9 +193,16 @@ def _signal_group(group: int, sig: int) -> None:
         pass
 
 
-def popen_group(cmd: list[str], **kwargs: object) -> subprocess.Popen:  # type: ignore[type-arg]
-    """``subprocess.Popen`` in a process group of its own, for ``kill_group``/``stop``/``started``."""
-    process = subprocess.Popen(cmd, start_new_session=True, **kwargs)  # type: ignore[call-overload]
+def popen_group(cmd: list[str], log: Path | None = None, **kwargs: object) -> subprocess.Popen:  # type: ignore[type-arg]
+    """``subprocess.Popen`` in a process group of its own, for ``kill_group``/``stop``/``started``. ``log``: a file for
+    its standard error (a pipe nobody reads blocks a program that writes more than the pipe holds; ``wait_until`` shows
+    the file when the program exits or a wait runs out)."""
+    if log is not None:
+        with open(log, "wb") as stderr:  # the child keeps its own copy of the descriptor
+            process = subprocess.Popen(cmd, start_new_session=True, stderr=stderr, **kwargs)  # type: ignore[call-overload]
+        process._tabletop_log = log  # type: ignore[attr-defined]
+    else:
+        process = subprocess.Popen(cmd, start_new_session=True, **kwargs)  # type: ignore[call-overload]
     process._tabletop_group = True  # type: ignore[attr-defined]
     return process
 
