@@ -47,60 +47,39 @@ class InspectorMixin:
             self._follow_turn()
             return
         self._inspector_key = key
-        for e in self._inspector:
-            e.kill()
-        self._inspector = []
-        self._fields = {}
-        self._shown: dict[str, str] = {}  # each field's text as shown: an untouched field changes nothing
-        iw = PANEL_W - 24
-        y = self.inspector_top
+        spec = self._inspector_spec() or []  # none: the subject is gone (an empty panel, as before)
+        layout = tuple(item[:1] + item[2:] if item[0] == "row" else item[:1] for item in spec)
+        if self._inspector and layout == getattr(self, "_inspector_layout", None):
+            self._fill_inspector(spec)
+            return
+        self._inspector_layout = layout
+        self._build_inspector(spec)
+
+    def _inspector_spec(self) -> list[tuple[str, ...]] | None:
+        """What the inspector shows for the selection, in order: ``("heading", title)``, ``("detail", line)``,
+        ``("row", value, label, name, tip)``, ``("line", text)``, ``("actions",)``; None when the selection is gone."""
         s = self.scenario
         ref = self.state.selection
+        spec: list[tuple[str, ...]] = []
 
-        def add(e: Any) -> Any:
-            self._inspector.append(e)
-            return e
-
-        def row(label: str, name: str, value: str, tip: str | None = None) -> None:
-            nonlocal y
-            add(UILabel(pygame.Rect(8, y, 76, 26), label, self.ui, container=self.panel, object_id="#small"))
-            entry = add(UITextEntryLine(pygame.Rect(86, y, iw - 78, 26), self.ui, container=self.panel, initial_text=value))
-            if tip:
-                entry.set_tooltip(tip)
-            self._fields[name] = entry
-            self._shown[name] = value
-            y += 28
+        def row(label: str, name: str, value: str, tip: str = "") -> None:
+            spec.append(("row", value, label, name, tip))
 
         def heading(title: str, detail: str = "") -> None:
-            """The panel's title (and a line under it), each cut with "…" to the panel's width."""
-            nonlocal y
-            add(UILabel(pygame.Rect(8, y, iw, 24), fit_text(self.ui, title, iw - 12, 15, bold=True), self.ui, container=self.panel, object_id="#heading"))
-            y += 24
+            spec.append(("heading", title))
             if detail:
-                add(UILabel(pygame.Rect(8, y, iw, 20), fit_text(self.ui, detail, iw - 12, 13), self.ui, container=self.panel, object_id="#small"))
-                y += 20
-
-        def actions() -> None:
-            nonlocal y
-            b = add(UIButton(pygame.Rect(8, y, (iw - 4) // 2, 28), "Apply", self.ui, container=self.panel, tool_tip_text="Apply the edits (Enter in a field)"))
-            self.buttons["apply"] = b
-            d = add(UIButton(pygame.Rect(8 + (iw + 4) // 2, y, (iw - 4) // 2 + 8, 28), "Delete", self.ui, container=self.panel, tool_tip_text="Delete (Del)"))
-            self.buttons["delete"] = d
-            y += 32
+                spec.append(("detail", detail))
 
         if ref is None:
             heading("The table")
             row("Title", "title", s.title or "", "The table's title: shown on the table, in the window's title and in exports (Enter applies)")
-            lines = [
-                f"{format_in_units(s.table.width, s.units)} × {format_in_units(s.table.depth, s.units)} table",
-                f"{len(s.models)} models, {len(s.terrain)} terrain, {len(s.templates)} templates",
-                "Nothing selected: click a model, template or building to edit it.",
-                "F1 lists every shortcut.",
+            spec += [
+                ("line", f"{format_in_units(s.table.width, s.units)} × {format_in_units(s.table.depth, s.units)} table"),
+                ("line", f"{len(s.models)} models, {len(s.terrain)} terrain, {len(s.templates)} templates"),
+                ("line", "Nothing selected: click a model, template or building to edit it."),
+                ("line", "F1 lists every shortcut."),
             ]
-            for line in lines:
-                add(UILabel(pygame.Rect(8, y, iw, 22), fit_text(self.ui, line, iw - 12, 13), self.ui, container=self.panel, object_id="#small"))
-                y += 22
-            return
+            return spec
         try:
             if ref.kind == "model":
                 m = s.model(ref.id)
@@ -145,8 +124,77 @@ class InspectorMixin:
                 if piece.rect is not None:
                     row("Rotation", "rotation", f"{round(piece.rect.rotation, 6):g}", "degrees counter-clockwise (R turns 15°, Shift+R 1°)")
         except KeyError:
-            return
-        actions()
+            return None
+        spec.append(("actions",))
+        return spec
+
+    def _build_inspector(self, spec: list[tuple[str, ...]]) -> None:
+        """The inspector's widgets made afresh for ``spec`` (another kind of subject, or other rows)."""
+        for e in self._inspector:
+            e.kill()
+        self._inspector = []
+        self._inspector_texts: list[tuple[Any, str, str]] = []  # (the label, its words, its style) for a refill
+        self._fields = {}
+        self._shown: dict[str, str] = {}  # each field's text as shown: an untouched field changes nothing
+        iw = PANEL_W - 24
+        y = self.inspector_top
+
+        def add(e: Any) -> Any:
+            self._inspector.append(e)
+            return e
+
+        def text(rect: pygame.Rect, words: str, object_id: str) -> None:
+            label = add(UILabel(rect, self._fitted(words, object_id), self.ui, container=self.panel, object_id=object_id))
+            self._inspector_texts.append((label, words, object_id))
+
+        for item in spec:
+            if item[0] == "row":
+                value, label, name, tip = item[1:]
+                add(UILabel(pygame.Rect(8, y, 76, 26), label, self.ui, container=self.panel, object_id="#small"))
+                entry = add(UITextEntryLine(pygame.Rect(86, y, iw - 78, 26), self.ui, container=self.panel, initial_text=value))
+                if tip:
+                    entry.set_tooltip(tip)
+                self._fields[name] = entry
+                self._shown[name] = value
+                y += 28
+            elif item[0] == "heading":
+                text(pygame.Rect(8, y, iw, 24), item[1], "#heading")
+                y += 24
+            elif item[0] == "detail":
+                text(pygame.Rect(8, y, iw, 20), item[1], "#small")
+                y += 20
+            elif item[0] == "line":
+                text(pygame.Rect(8, y, iw, 22), item[1], "#small")
+                y += 22
+            else:
+                b = add(UIButton(pygame.Rect(8, y, (iw - 4) // 2, 28), "Apply", self.ui, container=self.panel, tool_tip_text="Apply the edits (Enter in a field)"))
+                self.buttons["apply"] = b
+                d = add(UIButton(pygame.Rect(8 + (iw + 4) // 2, y, (iw - 4) // 2 + 8, 28), "Delete", self.ui, container=self.panel, tool_tip_text="Delete (Del)"))
+                self.buttons["delete"] = d
+                y += 32
+
+    def _fill_inspector(self, spec: list[tuple[str, ...]]) -> None:
+        """The widgets kept and their words changed: the same rows for another subject (one model after another).
+        Making pygame_gui's widgets afresh cost about 10 ms a change of selection."""
+        if any(e.is_focused for e in self._fields.values()):
+            self.ui.set_focus_set(None)  # as a rebuilt panel's: what was being typed was for the subject before
+        words = [item[1] for item in spec if item[0] in ("heading", "detail", "line")]
+        for k, (label, old, object_id) in enumerate(self._inspector_texts):
+            if words[k] != old:
+                label.set_text(self._fitted(words[k], object_id))
+                self._inspector_texts[k] = (label, words[k], object_id)
+        for item in spec:
+            if item[0] == "row":
+                value, name = item[1], item[3]
+                entry = self._fields[name]
+                if entry.get_text() != value:
+                    entry.set_text(value)
+                self._shown[name] = value
+
+    def _fitted(self, words: str, object_id: str) -> str:
+        """``words`` cut with "…" to the panel's width in the style of ``object_id``."""
+        iw = PANEL_W - 24
+        return fit_text(self.ui, words, iw - 12, 15, bold=True) if object_id == "#heading" else fit_text(self.ui, words, iw - 12, 13)
 
     def apply_inspector(self) -> bool:
         """Turn the side panel's fields into an edit of the selected item."""
