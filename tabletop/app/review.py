@@ -21,9 +21,11 @@ from .state import CHECK_TAG, PROPOSED_TAG
 PANEL_SIZE = (270, 372)
 """The review panel over the table view's top-left corner (screen px), in a view of at least ``ROOMY_VIEW``."""
 PANEL_GAP = 16
-ROOMY_VIEW = (640, 480)
-"""A table view smaller than this either way (the smallest window, 800x520, leaves 460x414) gets the compact panel:
-narrower, its buttons two to a row, its list a few rows that scroll, so most of the photo stays in sight."""
+ROOMY_VIEW = (640, 600)
+"""A table view smaller than this either way (the smallest window, 800x520, leaves 460x414; 1024x600 leaves 670x490)
+gets the compact panel: narrower, its buttons two to a row, its list a few rows that scroll, so most of the photo stays
+in sight. The full panel is 372 px high: under 600 the column under it has no room for the legend, which then took a
+strip of the view's height from the table."""
 COMPACT_WIDTH = 220
 FOLDED_HEIGHT = 34
 """The panel folded away (its title row and the unfold button only)."""

@@ -33,6 +33,7 @@ import html
 import math
 import threading
 import time
+from dataclasses import replace
 from typing import Any
 
 import pygame
@@ -94,16 +95,45 @@ class ReviewMixin:
             self.viewport = vp
 
     def _review_fit(self, folded: bool, view: pygame.Rect | None = None) -> Viewport | None:
-        """The whole table beside the panel (folded: under its title row; in a small view above the legend's strip)."""
+        """The whole table beside the panel (folded: under its title row, above the legend's strip; unfolded in a roomy
+        view whose column under the panel cannot hold the legend: above the legend's strip)."""
         t = self.scenario.table
         v = tuple(view if view is not None else self.view_rect)
         strip = 0
-        if folded and compact(v):  # type: ignore[arg-type]
+        if folded:
             # The folded legend's keys (not the line a click with no rim adds for a while: the fit stays as it is).
             size = review_draw.SMALL_LEGEND_FONT
             lines = review_draw.fit_lines(list(review_draw.FOLDED_LEGEND), v[2] - 28, size)
             strip = overlays.message_size(lines, size)[1] + 12  # its gap to the view's edge; the ruler's labels
+        elif not compact(v) and self.review is not None:  # type: ignore[arg-type]
+            # Not the line a click with no rim adds for a while: the fit stays as it is.
+            legend = review_draw.review_legend(replace(self.review, offer=None), self.scenario)
+            strip = self._roomy_legend(legend, v)[3]  # type: ignore[arg-type]
         return review_viewport(v, (t.width, t.depth), folded=folded, bottom_px=strip)  # type: ignore[arg-type]
+
+    @staticmethod
+    def _roomy_legend(legend: list[str], view: tuple[int, int, int, int]) -> tuple[list[str], tuple[int, int], int, int]:
+        """Where a roomy view's legend goes beside the unfolded panel, never over the table: in the column under the
+        panel (in the small font) when that holds all of it, else along the view's bottom (beside the panel where it
+        reaches down so far) in a strip the table's fit leaves free. Over the view's bottom it hid 6-8 % of the table at
+        1280x800 and more than a third at 1024x600 (now a compact view). (lines, top-left, font size, the strip's
+        height: 0 in the column.)"""
+        left, top, width, height = view
+        p_left, p_top, p_w, p_h = panel_rect(view)
+        column = pygame.Rect(p_left, p_top + p_h + 8, p_w - 8, top + height - 8 - (p_top + p_h + 8))
+        size = review_draw.SMALL_LEGEND_FONT
+        lines = review_draw.fit_lines(legend, column.width - 12, size)
+        if overlays.message_size(lines, size)[1] <= column.height:
+            return lines, column.topleft, size, 0
+        lines = review_draw.fit_lines(legend, width - 28)
+        h = overlays.message_size(lines)[1]
+        if top + height - h - 8 >= p_top + p_h + 8:
+            return lines, (left + 8, top + height - h - 8), review_draw.LEGEND_FONT, h + 16
+        # The panel reaches down into the strip: the strip runs beside it.
+        beside = p_left + p_w + 8
+        lines = review_draw.fit_lines(legend, left + width - beside - 20)
+        h = overlays.message_size(lines)[1]
+        return lines, (beside, top + height - h - 8), review_draw.LEGEND_FONT, h + 16
 
     def review_resized(self, before: pygame.Rect, shown: Viewport) -> None:
         """The window was resized mid-review. Where the review showed the whole table (as it opens, after the panel's
@@ -709,11 +739,11 @@ class ReviewMixin:
         if self.review is None or self.photo_import is not None:
             return
         small = compact(tuple(view))  # type: ignore[arg-type]
-        legend = review_draw.review_legend(self.review, scenario, short=small)
-        if not small:
-            lines = review_draw.fit_lines(legend, view.width - 28)
-            w, h = overlays.message_size(lines)
-            self.review_legend_rect = overlays.label_box(surface, lines, (view.left + 8, view.bottom - h - 8), review_draw.LEGEND_FONT)
+        # Folded, in any view: the panel's buttons are gone, so the legend is their keys.
+        legend = review_draw.review_legend(self.review, scenario, short=small or self.review.folded)
+        if not small and not self.review.folded:
+            lines, at, size, _ = self._roomy_legend(legend, tuple(view))  # type: ignore[arg-type]
+            self.review_legend_rect = overlays.label_box(surface, lines, at, size)
             return
         size = review_draw.SMALL_LEGEND_FONT
         if self.review.folded:

@@ -1,0 +1,47 @@
+"""The photo review's legend in the windows people have (issue 35, stop 49), headless with real pygame events: at 1024x600
+the legend lay along the view's bottom over a third of the table (bases to check hidden under it), at 1280x800 over its
+bottom and the bottom ruler; it never covers the table now, unfolded or folded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cv2")
+
+from tabletop.app.pilot import Pilot  # noqa: E402
+from tabletop.app.review import compact  # noqa: E402
+
+from .test_app_review import photo  # noqa: E402,F401 - the module's photo fixture
+from .test_app_review48 import _covered, _photo_table, _reopen  # noqa: E402
+
+
+@pytest.mark.parametrize("size", [(1024, 600), (1280, 800), (1600, 1000)])
+def test_the_legend_covers_none_of_the_table_in_a_laptops_window(tmp_path: Path, photo: tuple[Path, object],
+                                                                  size: tuple[int, int]) -> None:
+    """Before (measured on the commit before, the review reopened on this table): the legend covered 38 % of the table at
+    1024x600 (45 % folded), 7.7 % at 1280x800 (15 % folded), 5.7 % at 1600x1000 (7.9 % folded), and 12-19 of the rulers'
+    labels. 1024x600's view (670x490) now gets the compact panel, with the legend in the column
+    under it; the others keep the full panel, the legend in the column under it in the smaller font; folded, a strip
+    along the view's bottom that the table's fit leaves free."""
+    table = tmp_path / "table.toml"
+    _photo_table(table, photo)
+    p = Pilot(table, size=size)
+    app = p.app
+    try:
+        _reopen(p)
+        assert app.review is not None
+        assert compact(tuple(app.view_rect)) == (size == (1024, 600))
+        for folded in (False, True):
+            if app.review.folded != folded:
+                p.click(app._review_ui["fold"].rect.center)
+                p.step(2)
+            assert app.review.folded == folded
+            legend = app.review_legend_rect
+            view_share, table_share, rulers = _covered(app)
+            assert app.view_rect.contains(legend), (legend, app.view_rect)
+            assert not legend.colliderect(app._review_ui["panel"].rect), (legend, app._review_ui["panel"].rect)
+            assert table_share == 0 and not rulers, (folded, view_share, table_share, rulers)
+    finally:
+        p.close()
