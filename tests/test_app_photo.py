@@ -338,3 +338,59 @@ def test_a_backdrop_that_is_not_a_photo_file_is_named_for_what_it_is(tmp_path: P
     path.write_text(path.read_text(encoding="utf-8").replace('"flat.png"', f'"{image}"'), encoding="utf-8")
     _, warnings = scenario_io.load_with_warnings(path)
     assert [w.message for w in warnings if w.warning and "backdrop" in str(w)][0].startswith(f"image {image!r} {said}")
+
+
+def test_a_corner_beyond_the_frame_that_cannot_be_placed_is_refused_not_used_as_clicked(tmp_path: Path) -> None:
+    """The table cut by the frame, its lower-left corner clicked far from where it is (150 px left, 120 px down): the
+    sides running to it place it nowhere near the click, so the import is refused with what to do. Before: the refusal
+    (a PhotoError, which is a ValueError) was caught as "no corner outside" and the click used as given, "±3.5 px", its
+    bases millimetres off (h50, stop 49)."""
+    ph = synth_photo(5, size=(2400, 1800), n_bases=8)
+    x0 = int(ph.corners_px[0][0] + 30)
+    image = np.ascontiguousarray(ph.image[:, x0:])
+    path = tmp_path / "cut.jpg"
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    truth = np.asarray(ph.corners_px) - [x0, 0]
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    try:
+        app = p.app
+        assert app.start_photo_import(str(path))
+        job = app.photo_import
+        view = app.view_rect
+        wild = truth[0] + [-150.0, 120.0]
+        for c in (wild, *truth[1:]):
+            p.click(tuple(round(v) for v in job.to_screen(view, c)))
+        assert job.outside() == [0]
+        p.key(pygame.K_RETURN)
+        app.wait_photo_import()
+        p.step(3)
+        assert app.scenario.backdrop is None and not app.scenario.models
+        titles = list(app._message_titles.values())
+        assert "The photo does not show enough of the table" in titles, (titles, app.message)
+    finally:
+        p.close()
+
+
+def test_the_command_line_places_a_corner_beyond_the_frame_or_refuses_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``tabletop photo --corners`` with one corner beyond the photo's edge: placed from the two sides running to it (as
+    the app does), or refused; before, used as typed with the ±1 px of a corner clicked on the photo."""
+    from tabletop.photo.cli import main as photo_main
+
+    ph = synth_photo(5, size=(2400, 1800), n_bases=8)
+    x0 = int(ph.corners_px[0][0] + 30)
+    image = np.ascontiguousarray(ph.image[:, x0:])
+    path = tmp_path / "cut.jpg"
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    truth = np.asarray(ph.corners_px) - [x0, 0]
+    out = tmp_path / "t.toml"
+
+    def run(lower_left: np.ndarray) -> int:
+        given = [f"{x:.1f},{y:.1f}" for x, y in (lower_left, *truth[1:])]
+        return photo_main([str(path), "--table", "48x48in", "--corners", *given, "-o", str(out)])
+
+    assert run(truth[0] + [-4.0, 3.0]) == 0
+    placed = scenario_io.load(out).backdrop.corners[0]  # type: ignore[union-attr]
+    assert np.linalg.norm(np.asarray(placed) - truth[0]) < 4.0, (placed, truth[0])
+    capsys.readouterr()
+    assert run(truth[0] + [-150.0, 120.0]) == 2
+    assert "cannot be followed" in capsys.readouterr().err

@@ -437,13 +437,13 @@ class PhotoImportMixin(ReviewMixin):
                 quad = (c[0], c[1], c[2], c[3])
                 grain = None if steps is None else (steps[0], steps[1], steps[2], steps[3])
                 try:
-                    from tabletop.photo.outside import place_outside_corner
+                    from tabletop.photo.outside import with_outside_placed
                     from tabletop.photo.pipeline import click_sigma_px
 
                     clicked = None if grain is None else tuple(click_sigma_px(step) for step in grain)
-                    quad, sigmas, _ = place_outside_corner(job.loaded, quad, clicked)  # type: ignore[arg-type]
-                except ValueError:
-                    sigmas = None  # every corner in the photo: given corners as always
+                    # (A PhotoError is a ValueError: "no corner outside" was once told by catching ValueError first, and
+                    # the refusal of a corner that cannot be placed was swallowed, the click used as given.)
+                    quad, sigmas = with_outside_placed(job.loaded, quad, clicked)  # type: ignore[arg-type]
                 except PhotoError as exc:
                     job.error, job.refused = str(exc), True
                     return

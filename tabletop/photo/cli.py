@@ -312,7 +312,14 @@ def run(args: argparse.Namespace) -> int:
             # numpy's warnings on a degenerate photo (a mean of an empty slice) carry source paths and
             # say nothing to a user; the result or the error below says what was found.
             warnings.simplefilter("ignore" if not os.environ.get("TABLETOP_DEBUG") else "default", RuntimeWarning)
-            result = analyse_image(loaded, table, corners, base_height_mm=args.base_height, lens_file=lens)
+            sigmas = None
+            if corners is not None:
+                from tabletop.photo.outside import with_outside_placed
+
+                # A corner beyond the frame (a negative x, or past the photo's size) is placed from the two sides
+                # running to it, as the app's import does, or refused: never used as typed with a pixel's sigma.
+                corners, sigmas = with_outside_placed(loaded, corners)
+            result = analyse_image(loaded, table, corners, corner_sigma_px=sigmas, base_height_mm=args.base_height, lens_file=lens)
     except PhotoError as e:
         return _error(str(e))
     for note in result.notes:

@@ -48,6 +48,18 @@ def refusal(outside: list[int]) -> str:
             "the printed corner markers (`tabletop photo markers`)")
 
 
+def with_outside_placed(loaded: LoadedImage, corners: Corners, click_sigma_px: tuple[float, float, float, float] | None = None,
+                        ) -> tuple[Corners, tuple[float, float, float, float] | None]:
+    """The corners given (file px) with the one outside the photo, if any, placed from the sides running to it, and each
+    corner's 1-sigma (None when every corner is in the photo: the given corners as always). PhotoError, with what to do,
+    when it cannot be placed: the app and the command line never use a corner beyond the frame as clicked."""
+    w, h = loaded.original_size
+    if all(-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5 for x, y in corners):
+        return corners, None
+    placed, sigmas, _ = place_outside_corner(loaded, corners, click_sigma_px)
+    return placed, sigmas
+
+
 def place_outside_corner(loaded: LoadedImage, corners: Corners, click_sigma_px: tuple[float, float, float, float] | None = None,
                          ) -> tuple[Corners, tuple[float, float, float, float], int]:
     """Corners (file pixels, LL, LR, UR, UL) with the one outside the photo placed from the sides running to it, each
