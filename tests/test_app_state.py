@@ -83,6 +83,25 @@ def test_one_drag_is_one_undo_step(state) -> None:
     assert s.scenario == state.scenario
 
 
+def test_a_cancelled_gesture_is_as_if_it_never_happened(state) -> None:
+    """Worked by hand: move A (gesture 1), undo it (redo holds A), drag B (gesture 2, three moves: one undo step, the redo
+    cleared), cancel gesture 2: the scenario is the start, the undo empty, the redo A again; Redo gives A."""
+    from tabletop.app.state import CancelGesture
+
+    a = apply(state, MoveModel("sgt", 100.0, 120.0, gesture=1))
+    back = apply(a, Undo())
+    assert back.history.redo == (a.scenario,)
+    s = back
+    for i in range(3):
+        s = apply(s, MoveTemplate("blast", 100.0 + i, 200.0, gesture=2))
+    assert s.history.redo == () and len(s.history.undo) == 1
+    assert apply(s, CancelGesture(3)) is s  # another gesture's cancel changes nothing
+    cancelled = apply(s, CancelGesture(2))
+    assert cancelled.scenario is state.scenario and cancelled.history.undo == () and cancelled.history.redo == (a.scenario,)
+    assert apply(cancelled, Redo()).scenario == a.scenario
+    assert not cancelled.dirty
+
+
 def test_noop_edit_leaves_history_alone(state) -> None:
     m = state.scenario.model("sgt")
     assert apply(state, MoveModel("sgt", m.x, m.y)) is state

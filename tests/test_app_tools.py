@@ -109,6 +109,31 @@ def test_esc_takes_back_a_drag_in_progress() -> None:
     p.close()
 
 
+def test_a_drag_taken_back_by_esc_leaves_no_redo_and_gives_back_the_redo_it_cleared() -> None:
+    """Esc mid-drag took the drag back with an Undo: Ctrl+Y then replayed the cancelled move (h50, stop 49), and the redo
+    steps the drag's first move had cleared were lost. Now the drag never happened: Ctrl+Y redoes what it did before."""
+    p = Pilot(DEFAULT)
+    sgt = p.app.scenario.model("sgt")
+    start = p.screen_of(sgt.centre)
+    p.drag(start, (start[0] + 30, start[1]))  # an edit, then undone: one redo step waiting
+    moved = p.app.scenario.model("sgt")
+    assert moved.x != sgt.x
+    p.key(pygame.K_z, pygame.KMOD_LCTRL)
+    assert p.app.scenario.model("sgt") == sgt and p.app.state.history.can_redo
+    p.press(start)
+    p.move((start[0] + 60, start[1]), (1, 0, 0))
+    p.move((start[0] + 70, start[1] + 5), (1, 0, 0))
+    assert not p.app.state.history.can_redo  # the drag's first move cleared it
+    p.key(pygame.K_ESCAPE)
+    p.release((start[0] + 70, start[1] + 5))
+    assert p.app.scenario.model("sgt") == sgt
+    p.key(pygame.K_y, pygame.KMOD_LCTRL)
+    assert p.app.scenario.model("sgt") == moved, "Ctrl+Y redoes the edit undone before the drag, not the cancelled drag"
+    p.key(pygame.K_y, pygame.KMOD_LCTRL)
+    assert p.app.scenario.model("sgt") == moved and not p.app.state.history.can_redo
+    p.close()
+
+
 @pytest.mark.parametrize("number", range(1, 8))
 def test_number_keys_choose_the_tool_and_its_hint(number: int) -> None:
     p = Pilot(DEFAULT)
@@ -132,3 +157,23 @@ def test_the_ruler_reading_goes_when_another_tool_is_chosen() -> None:
 
 def test_tool_buttons_follow_the_classes() -> None:
     assert app_tools.TOOL_BUTTONS == tuple((c.name, c.label, c.tip) for c in TOOL_CLASSES)
+
+
+@pytest.mark.parametrize("where", ["panel", "outside the window"])
+def test_a_base_let_go_outside_the_table_view_goes_back(where: str) -> None:
+    """A base dragged over the side panel, or out of the window (SDL reports the release there), and let go: it went
+    where nobody sees it, off the table (h50, stop 49: a photo's base "to check" dropped off the table lost its doubt).
+    Now the drag is taken back, as Esc takes it back, and the status bar says so; a drop on the table still moves."""
+    p = Pilot(DEFAULT)
+    sgt = p.app.scenario.model("sgt")
+    start = p.screen_of(sgt.centre)
+    end = (p.app.view_rect.right + 40, start[1]) if where == "panel" else (-30, start[1])
+    p.press(start)
+    p.move((start[0] + 40, start[1]), (1, 0, 0))
+    p.move(end, (1, 0, 0))
+    p.release(end)
+    assert p.app.scenario.model("sgt") == sgt and not p.app.dragging
+    assert not p.app.state.history.can_redo and "taken back" in p.app.message
+    p.drag(start, (start[0] + 40, start[1]))
+    assert p.app.scenario.model("sgt").x != sgt.x
+    p.close()

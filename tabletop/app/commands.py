@@ -219,6 +219,13 @@ class Redo:
     pass
 
 
+@dataclass(frozen=True)
+class CancelGesture:
+    """Esc mid-gesture: its edit taken back with no redo step (``History.cancelled``)."""
+
+    gesture: int
+
+
 # --------------------------------------------------------------------------- commands: the session
 
 
@@ -303,7 +310,7 @@ Edit = Union[
     ImportPhoto, AcceptProposed, RenameItem,
 ]
 Command = Union[
-    Edit, Undo, Redo, Open, MarkSaved, Select, SetTool, PickAttacker, SetNewShape, SetView, ToggleView,
+    Edit, Undo, Redo, CancelGesture, Open, MarkSaved, Select, SetTool, PickAttacker, SetNewShape, SetView, ToggleView,
     SetSeed, SetWhatIf, SelectMany, PinRuler, UnpinRulers,
 ]
 EDITS = (

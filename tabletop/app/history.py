@@ -21,12 +21,21 @@ class History:
     undo: tuple[Scenario, ...] = ()
     redo: tuple[Scenario, ...] = ()
     gesture: int | None = None
+    redo_before: tuple[Scenario, ...] = ()
+    """The redo steps the current edit cleared: a gesture cancelled (Esc mid-drag) gives them back."""
 
     def record(self, before: Scenario, gesture: int | None) -> History:
         """The history after an edit of ``before`` (made by ``gesture``, if any)."""
         if gesture is not None and gesture == self.gesture and self.undo:
-            return History(self.undo, (), gesture)
-        return History((self.undo + (before,))[-MAX_UNDO:], (), gesture)
+            return History(self.undo, (), gesture, self.redo_before)
+        return History((self.undo + (before,))[-MAX_UNDO:], (), gesture, self.redo)
+
+    def cancelled(self, current: Scenario, gesture: int) -> tuple[History, Scenario]:
+        """The edit ``gesture`` made taken back as if it never happened: no redo step of it (an undo would offer the
+        cancelled drag to Ctrl+Y), the redo steps it cleared given back. Nothing when the last edit is another's."""
+        if gesture != self.gesture or not self.undo:
+            return self, current
+        return History(self.undo[:-1], self.redo_before, None), self.undo[-1]
 
     @property
     def can_undo(self) -> bool:

@@ -18,6 +18,10 @@ from .build import NUDGE_MM
 from .tools import TOOL_BUTTONS, Pointer
 
 
+FOLLOWS_POINTER = frozenset({"move_model", "move_template", "move_terrain", "move_many", "corner"})
+"""The select tool's gestures whose item goes where the pointer is (a turn or an aim goes by its direction)."""
+
+
 class InputMixin:
     """Part of ``TabletopApp``: every event goes through ``process_events``."""
 
@@ -328,8 +332,18 @@ class InputMixin:
                 self.pan = None
                 self._refresh_widgets()
             elif tool.busy and event.button == 1:
-                tool.drag(self, at)
-                tool.release(self, at)
+                g = tool.gesture
+                moving = (g is not None and g.kind in FOLLOWS_POINTER and g.undo_group is not None
+                          and self.state.history.gesture == g.undo_group)
+                if moving and not self.view_rect.collidepoint(pos):
+                    # Let go over the panels or outside the window (SDL reports the release there): what was dragged
+                    # would land where nobody sees it, off the table; the drag is taken back, as Esc takes it back. (A
+                    # turn or an aim follows the pointer's direction, not its place: let go anywhere.)
+                    tool.cancel(self)
+                    self.flash("Let go outside the table: the move is taken back (drop it on the table to move it)")
+                else:
+                    tool.drag(self, at)
+                    tool.release(self, at)
                 self._refresh_widgets()
 
     def _hover(self, world: Point) -> None:

@@ -22,6 +22,7 @@ from tabletop.app.commands import (
     AddModel,
     AddTemplate,
     AddTerrain,
+    CancelGesture,
     Command,
     CommandError,
     EDITS,
@@ -132,6 +133,9 @@ def apply(state: AppState, command: Command) -> AppState:
     if isinstance(command, Redo):
         history, scenario = state.history.redone(state.scenario)
         return _after_history(state, history, scenario)
+    if isinstance(command, CancelGesture):
+        history, scenario = state.history.cancelled(state.scenario, command.gesture)
+        return state if history is state.history else _after_history(state, history, scenario)
     if isinstance(command, Open):
         return AppState(
             scenario=command.scenario,

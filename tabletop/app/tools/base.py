@@ -16,7 +16,7 @@ from tabletop.catalogue import Entry
 from tabletop.model import PlacedTemplate, Point, Scenario
 from tabletop.viewport import Viewport
 
-from ..state import AppState, Command, Ref, Undo
+from ..state import AppState, CancelGesture, Command, Ref
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class Tool:
         if g is None:
             return False
         if g.undo_group is not None and host.state.history.gesture == g.undo_group:
-            host.dispatch(Undo())
+            host.dispatch(CancelGesture(g.undo_group))  # not Undo: Ctrl+Y would replay the cancelled drag
         return True
 
     def activate(self, host: ToolHost) -> None:
