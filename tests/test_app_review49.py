@@ -1,11 +1,13 @@
 """The photo review's legend in the windows people have (issue 35, stop 49), headless with real pygame events: at 1024x600
 the legend lay along the view's bottom over a third of the table (bases to check hidden under it), at 1280x800 over its
-bottom and the bottom ruler; it never covers the table now, unfolded or folded."""
+bottom and the bottom ruler; it never covers the table now, unfolded or folded. Home / F show the whole table as the
+review opened it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pygame
 import pytest
 
 pytest.importorskip("cv2")
@@ -43,5 +45,26 @@ def test_the_legend_covers_none_of_the_table_in_a_laptops_window(tmp_path: Path,
             assert app.view_rect.contains(legend), (legend, app.view_rect)
             assert not legend.colliderect(app._review_ui["panel"].rect), (legend, app._review_ui["panel"].rect)
             assert table_share == 0 and not rulers, (folded, view_share, table_share, rulers)
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize("key", [pygame.K_HOME, pygame.K_f])
+def test_home_or_f_in_the_review_shows_the_whole_table_beside_the_panel(tmp_path: Path, photo: tuple[Path, object], key: int) -> None:
+    """Zoomed in on a base (N), Home or F: the whole table, as the review opened (beside its panel, clear of its legend).
+    Before: fitted to the whole view, its left fifth under the panel and its near edge under the legend (h50, stop 49)."""
+    table = tmp_path / "table.toml"
+    _photo_table(table, photo)
+    p = Pilot(table)
+    app = p.app
+    try:
+        _reopen(p)
+        opened = app.viewport
+        p.key(pygame.K_n)
+        assert app.viewport.scale > 1.5 * opened.scale
+        p.key(key)
+        p.step(2)
+        assert app.viewport.scale == pytest.approx(opened.scale) and app.viewport.centre == pytest.approx(opened.centre)
+        assert _covered(app)[1] == 0
     finally:
         p.close()

@@ -239,7 +239,10 @@ class InputMixin:
             else:
                 self.rotate_selected(ROTATE_STEP_DEG)
         elif key in (pygame.K_f, pygame.K_HOME):
-            self.fit()
+            if self.review is not None and self.photo_import is None:
+                self.fit_beside_review_panel()  # the whole table beside the review's panel, above its legend
+            else:
+                self.fit()
         elif key in (pygame.K_PLUS, pygame.K_EQUALS, pygame.K_KP_PLUS):
             self.viewport = self.viewport.zoomed(ZOOM_STEP**2, self.view_rect.center)
         elif key in (pygame.K_MINUS, pygame.K_KP_MINUS):
