@@ -394,3 +394,22 @@ def test_the_command_line_places_a_corner_beyond_the_frame_or_refuses_it(tmp_pat
     capsys.readouterr()
     assert run(truth[0] + [-150.0, 120.0]) == 2
     assert "cannot be followed" in capsys.readouterr().err
+
+
+def test_a_photo_of_the_marker_sheet_is_not_offered_as_a_table(tmp_path: Path) -> None:
+    """The printed sheet photographed (h50, stop 49): no dashed outline from its markers, and the hint says the markers
+    seen make no table's outline."""
+    from tabletop.photo.markers import marker_sheet
+
+    image = tmp_path / "sheet.png"
+    cv2.imwrite(str(image), marker_sheet(dpi=150.0))
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    try:
+        assert p.app.start_photo_import(str(image))
+        job = p.app.photo_import
+        job.finder.join(120)
+        p.step()
+        assert job.marked is None and job.markers_unused
+        assert "the printed markers seen do not make a table's outline" in p.app.photo_hint()[1]
+    finally:
+        p.close()

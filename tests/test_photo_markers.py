@@ -669,3 +669,18 @@ def test_the_benchmark_s_side_departure_parts_a_side_s_offset_from_its_bend() ->
     assert 0.3 < found["bend_max"] < 0.45
     straight = side_departure((near + 0.3 * outward)[~stretch], 0, truth)
     assert straight["median"] == pytest.approx(0.3, abs=0.01) and straight["bend_max"] < 0.01
+
+
+def test_a_photo_of_the_sheet_itself_makes_no_table_and_says_how_to_lay_the_pieces() -> None:
+    """A new user photographs the printed sheet to try it (h50, stop 49): before, its four markers were taken as a
+    table's corners (fit 31 px RMS, a lens of k1 -18.6 on a 24 x 18 in table; the review opened on the warped sheet). Each
+    piece is fitted turned about 90° from how it lies in its corner (on the sheet all four are upright), or the fit needs
+    a lens no phone has: no outline, and the note says how to lay them. The generator's own photos fit every piece within
+    2° of square (MAX_TURN_DEG is 20°) and k1 within 0.08 (MAX_LENS_K1 is 1)."""
+    sheet = mk.marker_sheet(dpi=150.0)
+    for table in ((1219.2, 1219.2), (762.0, 762.0), (609.6, 457.2)):
+        fit = mk.table_from_markers(sheet, table)
+        assert fit is not None and fit.corners_px is None and not fit.consistent and fit.not_laid, table
+        assert "not laid at a table's corners" in fit.note() and "each piece at the corner printed on it" in fit.note()
+        k1 = fit.camera.distortion.opencv(fit.camera.focal_px)[0]
+        assert fit.lens_trusted == (abs(k1) <= mk.MAX_LENS_K1)

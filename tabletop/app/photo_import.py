@@ -89,6 +89,7 @@ class PhotoImport:
     size_entry: Any = None  # the "table size" text field shown while corners are clicked
     dragging: int | None = None  # the corner being dragged (an index into ``clicks``)
     marked: Any = None  # the printed corner markers' fit, when the photo shows them (``tabletop.photo.markers``)
+    markers_unused: bool = False  # three or four markers seen that make no table's outline (the sheet itself, pieces off)
     refused: bool = False  # the photo does not show enough of the table (``error`` says what to do)
 
     def frame(self, view: pygame.Rect) -> tuple[pygame.Rect, float]:
@@ -220,6 +221,7 @@ class PhotoImportMixin(ReviewMixin):
 
                 marked = table_from_markers(loaded.pixels, table)
                 job.marked = marked if marked is not None and marked.corners_px is not None else None
+                job.markers_unused = marked is not None and marked.corners_px is None and len(marked.seen) >= 3
             except Exception:  # noqa: BLE001 - no markers: the table's edges, or the user's clicks
                 job.marked = None
             try:
@@ -312,7 +314,8 @@ class PhotoImportMixin(ReviewMixin):
         elif job.finder is not None and job.finder.is_alive():
             auto = " · looking for printed markers and the table's edges…"
         elif job.auto_corners() is None:
-            auto = " · no printed markers or sure outline found: click the corners"
+            auto = (" · the printed markers seen do not make a table's outline (is each piece in its corner?): click the corners"
+                    if job.markers_unused else " · no printed markers or sure outline found: click the corners")
         else:
             auto = (" · Enter: use the corners from the printed markers (dashed)" if job.marked is not None
                     else " · Enter: use the corners found (dashed)")

@@ -97,6 +97,13 @@ CONSISTENT_RMS_PX = 0.6
 """The markers' corners lie within this of where the fitted camera puts them (RMS, px) when the table's size and the
 markers' places are right: refined corners are good to a tenth or two of a pixel; a table size 1 % off or a piece
 turned to another corner leaves pixels."""
+MAX_TURN_DEG = 20.0
+"""A piece laid by hand lies a few degrees off square at most (the generator turns up to 1.5°): one fitted further round
+its corner point is not laid as printed (a photo of the sheet itself, pieces laid on their sides), and the markers make
+no table's outline."""
+MAX_LENS_K1 = 1.0
+"""OpenCV's k1 of any phone's main or wide camera is well inside this either way; a fit that bends the lens further is
+joining markers that are not at a table's corners, and its lens is not the phone's."""
 K2_SIGMA = 0.05
 """Prior 1-sigma of k2 (per half-diagonal to the fourth): fitted only where the table's sides are followed (the squares
 alone do not fix it), and then it is what places a corner outside the frame (see ``_Model``)."""
@@ -547,6 +554,10 @@ class MarkerFit:
     unchecked_home: tuple[int, ...] = ()
     """Ids of markers whose place no table side beside them could check (neither side's edge seen clearly beyond the
     piece: terrain, the frame, a floor of the mat's colour): trusted as in their corners, which the note says."""
+    not_laid: str = ""
+    """Why the markers are not laid at a table's corners at all (a piece turned far from square, a lens no phone has),
+    empty when they may be: no outline from them, and with a lens no phone has, no lens either (``lens_trusted``)."""
+    lens_trusted: bool = True
 
     def lens_file(self, size: tuple[int, int]) -> LensFile:
         """The lens (and focal length) as a calibrated lens for a photo of ``size`` (the pixels the fit was made in)."""
@@ -558,6 +569,11 @@ class MarkerFit:
         """What the markers gave, for the command's notes and the app's status bar."""
         names = ", ".join(CORNER_NAMES[k] for k in self.seen)
         k1, _ = self.camera.distortion.opencv(self.camera.focal_px)
+        if self.not_laid:
+            lens = f"the lens from them (k1 {k1:+.3f}); " if self.lens_trusted else ""
+            return (f"{len(self.seen)} corner markers seen ({names}) but not laid at a table's corners ({self.not_laid}): "
+                    f"{lens}the outline comes from the table's edges. Is each piece at the corner printed on it, cut out and "
+                    "pushed into it? (A photo of the sheet itself shows this)")
         if self.corners_px is None:
             if self.not_home:
                 away = ", ".join(CORNER_NAMES[k] for k in self.not_home)
@@ -881,6 +897,16 @@ def table_from_markers(image: np.ndarray, table_mm: tuple[float, float], sightin
         return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, None, None, (seen_only[0], seen_only[1], seen_only[2], seen_only[3]), turns)
     by_id = {s.id: s for s in sightings}
     table = table_corners_mm(table_mm)
+    k1_fitted = cam.distortion.opencv(cam.focal_px)[0]
+    turned = max(turns, key=lambda k: abs((turns[k] + 180.0) % 360.0 - 180.0))
+    turned_deg = abs((turns[turned] + 180.0) % 360.0 - 180.0)
+    if turned_deg > MAX_TURN_DEG or not abs(k1_fitted) <= MAX_LENS_K1:
+        why = (f"the {CORNER_NAMES[turned]} piece lies turned {turned_deg:.0f}° from square" if turned_deg > MAX_TURN_DEG
+               else f"a lens with k1 {k1_fitted:+.1f} would be needed")
+        seen_only = tuple(k in by_id for k in range(4))
+        return MarkerFit(tuple(model.ids), _with_sigma(cam, cov), rms, None, None,
+                         (seen_only[0], seen_only[1], seen_only[2], seen_only[3]), turns, False, not_laid=why,
+                         lens_trusted=abs(k1_fitted) <= MAX_LENS_K1)
     consistent = rms <= CONSISTENT_RMS_PX
     freed: list[tuple[_Model, np.ndarray, np.ndarray]] | None = None
     gaps: tuple[tuple[int, int, float, float], ...] = ()

@@ -292,7 +292,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         marked = table_from_markers(image, table_mm, lens=lens_file)
         if marked is not None:
             notes.append(marked.note())
-            if lens_file is None:
+            if lens_file is None and marked.lens_trusted:
                 lens_file, lens_rms, k_sigma = marked.lens_file(size), marked.rms_px, marked.camera.k1_sigma
     if lens_file is not None:
         lens, focal = lens_file.for_size(loaded.original_size)
