@@ -14,7 +14,7 @@ cv2 = pytest.importorskip("cv2")
 
 from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
-from tabletop.app.state import PROPOSED_TAG  # noqa: E402
+from tabletop.app.state import PROPOSED_TAG, MoveModel  # noqa: E402
 from tabletop.model import Backdrop, Scenario, Table  # noqa: E402
 from tabletop.photo import BASE_SIZES_MM  # noqa: E402
 from tabletop.photo.synth import synth_photo  # noqa: E402
@@ -411,5 +411,39 @@ def test_a_photo_of_the_marker_sheet_is_not_offered_as_a_table(tmp_path: Path) -
         p.step()
         assert job.marked is None and job.markers_unused
         assert "the printed markers seen do not make a table's outline" in p.app.photo_hint()[1]
+    finally:
+        p.close()
+
+
+@pytest.mark.parametrize("touched", [False, True])
+def test_a_photo_imported_on_the_untouched_demo_table_starts_the_table(tmp_path: Path, touched: bool) -> None:
+    """The app starts on its demo table; a new user imports a photo at once (h50, stop 49): the demo's troopers, templates,
+    building and title stayed, drawn over the photo among the proposals. Now the photo starts the table (Ctrl+Z brings the
+    demo back); a demo someone has changed is their table and keeps its pieces."""
+    from tests.test_app_review import import_photo
+
+    photo = synth_photo(4, size=(2000, 1500), n_bases=6)
+    image = tmp_path / "t.jpg"
+    cv2.imwrite(str(image), photo.image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    p = Pilot(None)
+    try:
+        app = p.app
+        demo = app.scenario
+        assert app.state.path is None and demo.models and demo.templates and demo.terrain
+        if touched:
+            m = demo.models[0]
+            app.dispatch(MoveModel(m.id, m.x + 10, m.y))
+        before = app.scenario
+        import_photo(p, (image, photo))
+        s = app.scenario
+        assert s.backdrop is not None and s.models
+        if touched:
+            assert {m.id for m in before.models} <= {m.id for m in s.models} and s.templates == before.templates
+            assert s.title == before.title
+        else:
+            assert all(PROPOSED_TAG in m.tags for m in s.models) and not s.templates and not s.terrain and s.title == ""
+            assert "set aside" in app.message
+            p.key(pygame.K_z, CTRL)
+            assert app.scenario == demo
     finally:
         p.close()

@@ -190,6 +190,7 @@ class ImportPhoto:
     models: tuple[Model, ...] = ()
     table_mm: tuple[float, float] | None = None  # the photo's table size, when it differs
     replace_proposals: bool = True  # False: only the backdrop changes (its path rebased on Save As)
+    fresh: bool = False  # the photo starts the table: its models, templates, terrain and title set aside (a demo's)
 
 
 @dataclass(frozen=True)

@@ -284,6 +284,8 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
         if clash:
             raise CommandError(f"id {clash[0]!r} is taken")
         table = s.table if command.table_mm is None else replace(s.table, width=command.table_mm[0], depth=command.table_mm[1])
+        if command.fresh:
+            return replace(s, table=table, backdrop=command.backdrop, models=command.models, templates=(), terrain=(), title="")
         return replace(s, table=table, backdrop=command.backdrop, models=kept + command.models)
     if isinstance(command, AcceptProposed):
         wanted = set(command.model_ids)

@@ -474,9 +474,13 @@ class PhotoImportMixin(ReviewMixin):
             return
         result = job.result
         backdrop = Backdrop(image_reference(job.path, self.state.path), tuple((round(x, 2), round(y, 2)) for x, y in result.corners_px))  # type: ignore[arg-type]
-        models = proposed_models(self.scenario, result.bases)
-        replaced = sum(PROPOSED_TAG in m.tags for m in self.scenario.models)
-        if self.dispatch(ImportPhoto(backdrop, models, job.table_mm)):
+        # A demo table nobody has touched (opened as a copy, no file, no change): the photo is the table, not drawn
+        # among the demo's troopers, templates and buildings (h50). Ctrl+Z brings the demo back.
+        s = self.scenario
+        demo = self.state.path is None and not self.state.dirty and bool(s.models or s.templates or s.terrain)
+        models = proposed_models(Scenario(s.table) if demo else s, result.bases)
+        replaced = 0 if demo else sum(PROPOSED_TAG in m.tags for m in s.models)
+        if self.dispatch(ImportPhoto(backdrop, models, job.table_mm, fresh=demo)):
             self.backdrops.visible = True
             self.start_review(job.loaded, result, tuple(m.id for m in models))
             self._refresh_widgets()
@@ -488,7 +492,8 @@ class PhotoImportMixin(ReviewMixin):
             unsure = sum(CHECK_TAG in m.tags for m in models)
             self.flash(f"{len(models)} bases found, {unsure} to check (calibration ±{result.calibration_rms_mm:.2f} mm): "
                        "N goes to the next to check, a click on a missed base fits it, A accepts"
-                       + (f" · the last import's {replaced} proposals not accepted are replaced (Ctrl+Z brings them back)" if replaced else ""))
+                       + (f" · the last import's {replaced} proposals not accepted are replaced (Ctrl+Z brings them back)" if replaced else "")
+                       + (" · the demo table's pieces are set aside (Ctrl+Z brings them back)" if demo else ""))
             if result.coarse:
                 self.show_message("A coarse photo: check every base", html.escape(
                     f"This photo shows up to {result.mm_per_px:.2f} mm of the table per pixel. Above {COARSE_MM_PER_PX} mm "
