@@ -447,3 +447,33 @@ def test_a_photo_imported_on_the_untouched_demo_table_starts_the_table(tmp_path:
             assert app.scenario == demo
     finally:
         p.close()
+
+
+def test_the_markers_outline_is_fitted_again_when_the_table_size_changes(tmp_path: Path) -> None:
+    """Three printed markers seen (the lower-right hidden): the fourth corner comes through the camera fitted for the table
+    size, so a wrong size places it wrong, or makes no outline at all. Entering the right size fitted nothing again: the old size's outline
+    (or none) stayed (h50, stop 49). Now the markers are fitted again for the new size."""
+    from .test_photo_markers import TABLE as MARKED, _camera, _photo_of_pieces
+
+    from tabletop.photo import markers as mk
+
+    size = (1800, 1350)
+    cam = _camera(size, -0.03)
+    image = tmp_path / "marked.png"
+    cv2.imwrite(str(image), _photo_of_pieces(cam, {0: 0.5, 1: -0.7, 2: 0.2, 3: 1.0}, size, hide=(1,)))
+    truth = cam.project(mk.table_corners_mm(MARKED), 0.0)
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    try:
+        assert p.app.start_photo_import(str(image), table_mm=(MARKED[0], MARKED[0]))  # 48 x 48 in: wrong
+        job = p.app.photo_import
+        job.finder.join(120)
+        wrong = job.auto_corners()
+        assert wrong is None or np.linalg.norm(np.subtract(wrong[1], truth[1])) > 20  # none, or the hidden corner far off
+        p.post(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=job.size_entry, text="48x36in")
+        p.step()
+        assert job.table_mm == pytest.approx(MARKED)
+        job.finder.join(120)
+        right = job.auto_corners()
+        assert right is not None and np.abs(np.subtract(right, truth)).max() < 1.0, np.subtract(right, truth)
+    finally:
+        p.close()

@@ -186,6 +186,21 @@ def image_reference(image: str, scenario_path: str | None) -> str:
         return Path(full).as_posix()
 
 
+def _markers_for(job: PhotoImport, table: tuple[float, float]) -> None:
+    """The printed markers' fit for a table of ``table`` mm into ``job`` (a thread's work): their outline when they make
+    one; kept only if the size asked for is still the job's (it may change while they are fitted)."""
+    try:
+        from tabletop.photo.markers import table_from_markers
+
+        marked = table_from_markers(job.loaded.pixels, table)
+    except Exception:  # noqa: BLE001 - no markers: the table's edges, or the user's clicks
+        marked = None
+    if tuple(job.table_mm) != tuple(table):
+        return
+    job.marked = marked if marked is not None and marked.corners_px is not None else None
+    job.markers_unused = marked is not None and marked.corners_px is None and len(marked.seen) >= 3
+
+
 class PhotoImportMixin(ReviewMixin):
     """Part of ``TabletopApp``: the import flow, the backdrop's opacity and on/off, proposed bases; the review after
     an import (``ReviewMixin``)."""
@@ -216,14 +231,7 @@ class PhotoImportMixin(ReviewMixin):
         self.end_review(say=False)  # another photo: the last one's review is over
 
         def find() -> None:
-            try:
-                from tabletop.photo.markers import table_from_markers
-
-                marked = table_from_markers(loaded.pixels, table)
-                job.marked = marked if marked is not None and marked.corners_px is not None else None
-                job.markers_unused = marked is not None and marked.corners_px is None and len(marked.seen) >= 3
-            except Exception:  # noqa: BLE001 - no markers: the table's edges, or the user's clicks
-                job.marked = None
+            _markers_for(job, table)
             try:
                 from tabletop.photo.rectify import find_table
 
@@ -269,6 +277,12 @@ class PhotoImportMixin(ReviewMixin):
             return True
         job.table_mm = size
         self.flash(f"Table {job.table_mm[0]:.0f} × {job.table_mm[1]:.0f} mm: the import sets the table to this size")
+        if job.marked is not None or job.markers_unused or (job.finder is not None and job.finder.is_alive()):
+            # The markers' outline is fitted for a table size: the one drawn was the old size's (a corner outside the
+            # frame then lay far inside the mat: h50). Fitted again for this one; meanwhile none is offered.
+            job.marked, job.markers_unused = None, False
+            job.finder = threading.Thread(target=_markers_for, args=(job, size), name="find-markers", daemon=True)
+            _start_worker(job.finder)
         return True
 
     def _find_bases(self, job: PhotoImport) -> bool:
