@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pygame
 import pytest
 
@@ -68,3 +69,52 @@ def test_home_or_f_in_the_review_shows_the_whole_table_beside_the_panel(tmp_path
         assert _covered(app)[1] == 0
     finally:
         p.close()
+
+
+def test_a_question_mark_on_a_raised_surface_is_not_fitted_on_the_table_plane(tmp_path: Path, photo: tuple[Path, object]) -> None:
+    """A "?" for a base standing on a hill or a roof (``Unfitted.raised``): fitted on the table's plane it landed where the
+    photo shows its top, 19-23 mm from where it stands, at ±0.4 mm (h50, stop 49). A click on it now fits nothing: it
+    says why, and M lays a circle there that stays "check this base" (to drag where it stands)."""
+    import math
+    from dataclasses import replace
+
+    from tabletop.app.state import CHECK_TAG
+    from tabletop.photo.values import Unfitted
+
+    from .test_app_review import _imported
+
+    _, ph = photo
+    p = _imported(tmp_path, photo)
+    app = p.app
+    try:
+        review = app.review
+        m = app.scenario.models[0]
+        b = min(ph.bases, key=lambda b: math.hypot(m.x - b.x_mm, m.y - b.y_mm))  # type: ignore[attr-defined]
+        p.click(p.screen_of((m.x, m.y)))
+        p.key(pygame.K_DELETE)
+        t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+        ring = tuple((b.x_mm + 0.5 * b.diameter_mm * math.cos(a), b.y_mm + 0.5 * b.diameter_mm * math.sin(a)) for a in t)
+        review.result = replace(review.result, unfitted=(Unfitted(b.x_mm, b.y_mm, ring, raised=True),))
+        p.step(2)
+        count = len(app.scenario.models)
+        p.click(p.screen_of((b.x_mm, b.y_mm)))
+        assert len(app.scenario.models) == count and "raised surface" in app.message
+        assert review.offer is not None and review.offer_raised
+        p.key(pygame.K_m)
+        added = app.scenario.models[-1]
+        assert len(app.scenario.models) == count + 1 and CHECK_TAG in added.tags
+    finally:
+        p.close()
+
+
+def test_the_command_lines_review_says_a_raised_question_mark_needs_its_height() -> None:
+    """``tabletop photo --review`` listed such a "?" as "seen, not fitted: about 25 x 25 mm", a perfectly round base and
+    no reason (h50); ``--json`` now says ``"raised"`` too."""
+    from tabletop.photo.review import review_text
+    from tabletop.photo.values import Unfitted
+
+    ring = tuple((10.0 + 12.5 * np.cos(a), 20.0 + 12.5 * np.sin(a)) for a in np.linspace(0, 6.28, 12, endpoint=False))
+    u = Unfitted(10.0, 20.0, ring, raised=True)
+    assert u.as_json()["raised"] is True and Unfitted(10.0, 20.0, ring).as_json()["raised"] is False
+    result = type("R", (), {"bases": (), "unfitted": (u,), "path": "p.jpg", "coarse": False})()
+    assert "on a raised surface" in review_text(result)  # type: ignore[arg-type]

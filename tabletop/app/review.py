@@ -171,6 +171,8 @@ class PhotoReview:
     manual_size: tuple[float, float] = (32.0, 32.0)
     offer: tuple[float, float] | None = None
     """Where the last click found no rim: ``M`` (or the panel's button) lays a circle of ``manual_size`` there."""
+    offer_raised: bool = False
+    """The offer is a "?" on a raised surface: its circle stays "check this base" until it is dragged to where it stands."""
     cursor: str | None = None
     """The model ``N`` last went to."""
     last_fit_ms: float = 0.0

@@ -178,7 +178,10 @@ def review_legend(review: PhotoReview, scenario: Scenario, short: bool = False) 
                  + (f", {unfitted} seen but not fitted (?)" if unfitted else "")
                  + " · N: next to check · T: " + ("the judged bases over the photo" if review.show_photo else "the photo under the rings"),
                  "Click a missed base (or a ?) to fit it · drag a wrong one: it refits · Delete a false one · A: accept all · Esc: finish"]
-    if review.offer is not None:
+    if review.offer is not None and review.offer_raised:
+        lines.append(f"On a raised surface, its height unknown: M lays a {review_size_text(review.manual_size)} circle to drag "
+                     "where it stands")
+    elif review.offer is not None:
         lines.append(f"No base rim found there: M adds a {review_size_text(review.manual_size)} circle (size menu to change)")
     if short and review.folded:
         return lines

@@ -369,6 +369,15 @@ class ReviewMixin:
         assert review is not None
         unfitted = review.unfitted_at(self.scenario, x, y)
         at = (unfitted.x_mm, unfitted.y_mm) if unfitted is not None else (x, y)
+        review.offer_raised = False
+        if unfitted is not None and unfitted.raised:
+            # Fitted on the table's plane it lands where the photo shows its top, millimetres to centimetres from where
+            # it stands (a hill's height, unknown), at the sigma of a base on the mat (h50: 19 mm off at ±0.4 mm).
+            review.offer, review.offer_raised = at, True
+            self.flash(f"That base stands on a raised surface (a hill, a roof): where it stands depends on its height, which "
+                       f"the photo does not give. M lays a {review_draw.review_size_text(review.manual_size)} circle there "
+                       "to drag where it stands", error=True)
+            return False
         from tabletop.photo.local import LOCAL_MAX_REACH_MM
 
         aim_mm = AIM_PX / self.viewport.scale
@@ -440,8 +449,10 @@ class ReviewMixin:
             self.flash("M lays a circle where a click found no base rim: click a base on the photo first", error=True)
             return
         model = manual_model(fresh_id(self.scenario, "p"), review.offer[0], review.offer[1], review.manual_size)
+        if review.offer_raised:
+            model = replace(model, tags=(*model.tags, CHECK_TAG))  # laid where the photo shows its top, not where it stands
         if self.dispatch(AddModel(model)):
-            review.offer = None
+            review.offer, review.offer_raised = None, False
             self.dispatch(Select(Ref("model", model.id)))
             self.flash(f"Added {model.id} by hand: {review_draw.review_size_text(review.manual_size)}, ±{model.sigma:.1f} mm (drag to place it)")
 

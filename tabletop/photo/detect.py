@@ -456,7 +456,7 @@ def report_bases(rect: Rectified, chosen: list[tuple[float, int, np.ndarray, flo
             angles = np.linspace(0.0, 2 * math.pi, 36, endpoint=False)
             raised.append(Unfitted(float(seen_at[0]), float(seen_at[1]),
                                    tuple((float(seen_at[0] + seen_r * math.cos(a)), float(seen_at[1] + seen_r * math.sin(a)))
-                                         for a in angles)))
+                                         for a in angles), raised=True))
             continue
         coarse_here = here > COARSE_MM_PER_PX
         if coarse_here:

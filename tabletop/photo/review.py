@@ -79,7 +79,9 @@ def review_text(result: PhotoResult, sheet: str | None = None) -> str:
     for u in result.unfitted:
         tile += 1
         length, width = unfitted_size_mm(u)
-        lines.append(f"  ?    x {u.x_mm:8.2f}  y {u.y_mm:8.2f}  seen, not fitted: about {length:.0f} x {width:.0f} mm   tile {tile}")
+        why = ("on a raised surface (a hill, a roof): where it stands depends on its height; place it by hand" if u.raised
+               else f"seen, not fitted: about {length:.0f} x {width:.0f} mm")
+        lines.append(f"  ?    x {u.x_mm:8.2f}  y {u.y_mm:8.2f}  {why}   tile {tile}")
     if not unsure and not result.unfitted:
         lines.append("  nothing to check: every base is confident")
     return "\n".join(lines)
@@ -159,7 +161,8 @@ def contact_sheet(loaded: LoadedImage, result: PhotoResult, rect: Rectified | No
         box = np.array([[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]])
         length, width = unfitted_size_mm(u)
         tiles.append((_tile(loaded.pixels, rect, [(pts, UNFITTED_COLOUR, 2)], box, "?"),
-                      [f"{len(tiles) + 1}. ? at {u.x_mm:.0f}, {u.y_mm:.0f} mm", f"not fitted, about {length:.0f} x {width:.0f} mm"]))
+                      [f"{len(tiles) + 1}. ? at {u.x_mm:.0f}, {u.y_mm:.0f} mm",
+                       "on a raised surface: height unknown" if u.raised else f"not fitted, about {length:.0f} x {width:.0f} mm"]))
     cols = min(TILE_COLUMNS, len(tiles))
     rows = math.ceil(len(tiles) / cols)
     gap, head = 8, 40

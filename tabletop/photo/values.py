@@ -120,10 +120,13 @@ class Unfitted:
     x_mm: float
     y_mm: float
     outline_mm: tuple[tuple[float, float], ...]
+    raised: bool = False
+    """A base standing on a raised surface (a hill's or a roof's top): its outline as the photo shows it on the table's
+    plane, but where it stands depends on a height nothing here measures (millimetres to centimetres off)."""
 
     def as_json(self) -> dict[str, object]:
         return {"x_mm": round(self.x_mm, 2), "y_mm": round(self.y_mm, 2),
-                "outline_mm": [[round(x, 2), round(y, 2)] for x, y in self.outline_mm]}
+                "outline_mm": [[round(x, 2), round(y, 2)] for x, y in self.outline_mm], "raised": self.raised}
 
 
 COARSE_MM_PER_PX = 0.85
