@@ -189,7 +189,6 @@ class ImportPhoto:
     backdrop: Backdrop | None
     models: tuple[Model, ...] = ()
     table_mm: tuple[float, float] | None = None  # the photo's table size, when it differs
-    replace_proposals: bool = True  # False: only the backdrop changes (its path rebased on Save As)
     fresh: bool = False  # the photo starts the table: its models, templates, terrain and title set aside (a demo's)
 
 
@@ -241,6 +240,10 @@ class Open:
 
 @dataclass(frozen=True)
 class MarkSaved:
+    """The table written to ``path``. Its photo's path, kept relative to the file, follows it in the table and in every
+    version of it the undo history holds: the same table written elsewhere, not an edit (an undo step for it made the
+    first Ctrl+Z after a Save change nothing to see and the table unsaved again)."""
+
     path: str
 
 

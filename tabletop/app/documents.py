@@ -88,11 +88,7 @@ class DocumentsMixin:
         except Exception as exc:  # noqa: BLE001 - OSError, or a value the file syntax cannot hold: say so, keep the table
             self.show_message("Could not save", html.escape(f"{path}: {type(exc).__name__}: {exc}"[:600]))
             return False
-        if rebased is not self.scenario:  # saved elsewhere: the photo's path follows the file (only once it is written there)
-            from .state import ImportPhoto
-
-            self.dispatch(ImportPhoto(rebased.backdrop, (), replace_proposals=False))
-        self.dispatch(MarkSaved(str(path)))
+        self.dispatch(MarkSaved(str(path)))  # the photo's path follows the file (only once it is written there)
         self.remember_on_disk(path)
         self.autosaver.clean()
         self.flash(f"Saved {path}")

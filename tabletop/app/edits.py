@@ -278,7 +278,7 @@ def edit_scenario(scenario: Scenario, command: Edit) -> Scenario:
     if isinstance(command, ImportPhoto):
         # The earlier photo's proposals not yet accepted go with its backdrop: imported again (a finished review
         # cannot be reopened) every base came twice, the old proposals listed among the new ones to check.
-        kept = tuple(m for m in s.models if PROPOSED_TAG not in m.tags) if command.replace_proposals else s.models
+        kept = tuple(m for m in s.models if PROPOSED_TAG not in m.tags)
         taken = {i.id for i in (*kept, *s.terrain)}
         clash = [m.id for m in command.models if m.id in taken]
         if clash:

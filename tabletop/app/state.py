@@ -146,7 +146,16 @@ def apply(state: AppState, command: Command) -> AppState:
             new_shape=state.new_shape,
         )
     if isinstance(command, MarkSaved):
-        return replace(state, path=command.path, saved=state.scenario)
+        from tabletop.scenario_io.reading import rebase_backdrop
+
+        def moved(s: Scenario) -> Scenario:
+            return rebase_backdrop(s, state.path, command.path)
+
+        h = state.history
+        history = replace(h, undo=tuple(map(moved, h.undo)), redo=tuple(map(moved, h.redo)),
+                          redo_before=tuple(map(moved, h.redo_before)))
+        scenario = moved(state.scenario)
+        return replace(state, path=command.path, saved=scenario, scenario=scenario, history=history)
     if isinstance(command, Select):
         if command.ref is not None and not item_exists(state.scenario, command.ref):
             raise CommandError(f"no {command.ref.kind} {command.ref.id!r}")
