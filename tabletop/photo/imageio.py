@@ -157,8 +157,12 @@ def load_image(path: str | os.PathLike[str], max_pixels: int = MAX_PIXELS) -> Lo
         raise
     except UnidentifiedImageError:
         raise PhotoError(f"{name}: not an image Tabletop can read (JPEG, PNG, WebP, TIFF, BMP …)") from None
-    except Image.DecompressionBombError:
-        raise PhotoError(f"{name}: too many pixels to be a photo") from None
+    except Image.DecompressionBombError as e:
+        # Pillow says "Image size (N pixels) exceeds limit of M pixels, ...": the user is told both, in megapixels.
+        sizes = [int(n) for n in re.findall(r"(\d+) pixels", str(e))]
+        told = (f" ({sizes[0] / 1e6:.0f} megapixels; a photo Tabletop reads has at most {sizes[1] / 1e6:.0f})"
+                if len(sizes) >= 2 else "")
+        raise PhotoError(f"{name}: too many pixels to be a photo{told}") from None
     except (OSError, SyntaxError, ValueError) as e:
         text = str(e).splitlines()[0] if str(e) else type(e).__name__
         if "truncated" in text.lower():

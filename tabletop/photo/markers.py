@@ -1093,6 +1093,8 @@ def _trimmed_line(points: np.ndarray, least: int) -> tuple[np.ndarray, np.ndarra
     """Total least squares through ``points`` in 4 rounds, each dropping those over 3 MADs off the last round's line:
     its centre, direction, the points kept by the last round and their offsets from the line that kept them; None where
     fewer than ``least`` are left for a round."""
+    if len(points) < least:
+        return None  # (the mean of no points: numpy's warning on the app's and the command's standard error)
     keep = np.ones(len(points), bool)
     centre, direction, res = points.mean(axis=0), np.array([1.0, 0.0]), np.zeros(len(points))
     for _ in range(4):
