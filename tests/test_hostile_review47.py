@@ -312,7 +312,9 @@ def test_the_apps_import_says_what_the_analysis_noted(tmp_path: Path) -> None:
         from tabletop.app.review_draw import review_legend
 
         legend = " ".join(review_legend(app.review, app.scenario))
-        assert "Photo: the table's corners from 4 printed markers" in legend and "is the size right" in legend, legend
+        # The size question first, in one sentence (stop 49: it came last of eleven lines, after four about the pieces).
+        assert "Photo: the printed markers (" in legend and "do not fit a table of the size given" in legend, legend
+        assert "is the size right" in legend and legend.count("not in its corner") <= 1, legend
         pygame.image.save(p.screen, str(tmp_path / "legend.png"))
     finally:
         p.close()

@@ -584,6 +584,13 @@ class MarkerFit:
                    else f"{MIN_MARKERS_FOR_CORNERS} are needed for the corners")
             return (f"{len(self.seen)} corner markers seen ({names}): the lens from them (k1 {k1:+.3f}); {why}, so the outline "
                     "comes from the table's edges")
+        if not self.consistent:
+            # A wrong table size is the likeliest cause, and then every piece also looks off its corner: the question
+            # first, the pieces in one clause (h50: four near-identical sentences, the size question last of eleven lines).
+            doubted = [CORNER_NAMES[k] for k in (*self.not_home, *self.kept_not_home)]
+            pieces = f"; or the {', '.join(doubted)} piece{'s' if len(doubted) > 1 else ''} not in {'their corners' if len(doubted) > 1 else 'its corner'}" if doubted else ""
+            return (f"the printed markers ({names}) do not fit a table of the size given ({self.rms_px:.1f} px RMS): is the size "
+                    f"right{pieces}? Each corner is taken from its own marker, as loose as that misfit makes it")
         extra = "".join(f"; the {CORNER_NAMES[k]} piece is not in its corner (the table's edge runs on past it): left out, push it home"
                         for k in self.not_home)
         extra += "".join(f"; the {CORNER_NAMES[k]} piece may not be in its corner (the table's edge seems to run on past it): kept, as "
@@ -599,9 +606,6 @@ class MarkerFit:
             extra += f"; the {CORNER_NAMES[i]} corner placed from the others through the camera (±{sigma:.1f} px"
             extra += (": the photo shows too little of the sides running to it to place it closer, and every length near it "
                       "carries that; show that corner, or check bases near it)" if sigma > UNSURE_CORNER_PX else ")")
-        if not self.consistent:
-            extra += (f"; they do not fit a table of the size given ({self.rms_px:.1f} px RMS): is the size right, and each "
-                      "piece at the corner printed on it?")
         return f"the table's corners from {len(self.seen)} printed markers ({names}; fit {self.rms_px:.2f} px RMS, lens k1 {k1:+.3f}){extra}"
 
 
