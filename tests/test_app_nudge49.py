@@ -47,7 +47,9 @@ def test_the_arrow_keys_move_the_last_corner_a_photo_pixel_and_the_loupe_shows_i
         step = 1 / scale
         truth = CORNERS
         shown = [(math.floor(rect.left + (c[0] + 0.5) * scale), math.floor(rect.top + (c[1] + 0.5) * scale)) for c in truth]
+        assert not any("arrow keys" in line for line in app.photo_hint())
         p.click((shown[0][0] + 1, shown[0][1]))
+        assert any("arrow keys: move it a photo pixel" in line for line in app.photo_hint())
         start = job.clicks[0]
         assert job.active == 0 and job.steps == [pytest.approx(step)]
         presses = round(step)

@@ -323,7 +323,7 @@ class PhotoImportMixin(ReviewMixin):
             lines = [f"Click the table's {CORNER_NAMES[n]} corner ({n + 1}/4) · cut off by the frame? Click it beyond the photo"]
         else:
             out = job.outside()
-            lines = ["Enter: find the bases · drag a corner to adjust it (the loupe follows) · arrow keys: move it a photo pixel"]
+            lines = ["Enter: find the bases · drag a corner to adjust it (the loupe follows)"]
             if len(out) == 1:
                 lines.append(f"The {CORNER_NAMES[out[0]]} corner lies outside the photo: the two sides running to it place it")
             if len(out) > 1:
@@ -339,7 +339,8 @@ class PhotoImportMixin(ReviewMixin):
         else:
             auto = (" · Enter: use the corners from the printed markers (dashed)" if job.marked is not None
                     else " · Enter: use the corners found (dashed)")
-        lines.append(f"Backspace: undo a corner · Esc: cancel{auto}")
+        nudge = " · arrow keys: move it a photo pixel" if job.clicks else ""
+        lines.append(f"Backspace: undo a corner{nudge} · Esc: cancel{auto}")
         w, d = job.table_mm
         lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")
         return lines
