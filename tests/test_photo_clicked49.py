@@ -59,3 +59,40 @@ def test_a_coarse_click_is_refined_onto_the_top_edge_but_never_onto_the_front_fa
     moves = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1)
     assert np.all(moves < reach[0])  # the click alone would allow it
     assert _fit_within_reach(img, fit, given, reach, None, table, None) is None
+
+
+def _mat_with_a_printed_line(inside_px: int) -> tuple[np.ndarray, tuple[tuple[float, float], ...]]:
+    """A drawn 2,000 x 1,500 photo: a grey-green mat on a red floor, a dark line 4 px wide printed along its near side
+    ``inside_px`` in (a straight edge inside the side that the unaided outline's tests take for a possible table edge),
+    and the mat's true corners."""
+    import cv2
+
+    rng = np.random.default_rng(1)
+    img = np.full((1500, 2000, 3), (60, 60, 170), np.float32)
+    img[300:1201, 300:1701] = (150, 160, 140)
+    img[1200 - inside_px - 2:1200 - inside_px + 2, 300:1701] = (90, 100, 85)
+    img += rng.normal(0.0, 4.0, img.shape[:2] + (1,)).astype(np.float32)
+    img = cv2.GaussianBlur(np.clip(img, 0, 255).astype(np.uint8), (0, 0), 1.5)
+    return img, ((299.5, 1200.5), (1700.5, 1200.5), (1700.5, 299.5), (299.5, 299.5))
+
+
+@pytest.mark.parametrize("inside_px, refined", [(32, True), (14, False)])
+def test_an_edge_inside_doubts_a_clicked_corners_fit_only_within_the_clicks_reach(inside_px: int, refined: bool) -> None:
+    """The near corners clicked 6 px below the mat's edge at 9.2 file px a screen px (reach 16.8 px): the fit finds the
+    edge, 6 px up. A line printed 32 px inside is 26 px or more from the click (32 less the 6 px move), further than
+    the click allows: the click rules it out, and the fit is kept (before: refused, as an unaided outline with that
+    line inside would be doubted). Printed 14 px inside it is within 8 px of the click, as consistent with it as the
+    edge found: refused (the corners used as clicked, as loose as the click)."""
+    from tabletop.photo.pipeline import _edges_inside
+
+    img, top = _mat_with_a_printed_line(inside_px)
+    table = (1400.0, 900.0)
+    found, _ = _edges_inside(img, top, (0.2,) * 4, None, table)
+    assert any(side == 0 and inside == pytest.approx(inside_px, abs=4) for test in found for side, inside in test)
+    given = _clicked(top, 6.0)
+    fit = refine_corners(img, given, search_px=8.0)
+    assert np.max(np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(top), axis=1)) < 0.5
+    moved = _fit_within_reach(img, fit, given, allowed_moves_px((9.2,) * 4), None, table, None)
+    assert (moved is not None) == refined
+    if refined:
+        assert moved == pytest.approx(6.0, abs=0.3)

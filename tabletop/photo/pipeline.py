@@ -203,15 +203,12 @@ def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | No
     return out
 
 
-def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None,
-                   table_mm: tuple[float, float] | None = None, focal: float | None = None
-                   ) -> tuple[tuple[float, ...], str | None]:
-    """An outline found unaided against the edges inside it (``rectify.inner_rivals``, ``steady_inner_edges``,
-    ``rectify.inner_colour_steps`` and, with the table's size, ``front_face_inside`` through the camera its corners
-    give): where a side has a straight edge inside it strong against the side's own, steady along the side's whole
-    length against the texture, a colour step seen the same way all along it, or its front face inside it, the table's
-    top edge may be there (the side found is the foot of its front face, a border, the floor),
-    so both its corners' sigmas cover that distance; and the note saying what to do."""
+def _edges_inside(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None,
+                  table_mm: tuple[float, float] | None = None, focal: float | None = None
+                  ) -> tuple[list[list[tuple[int, float]]], list[float]]:
+    """What ``_doubt_outline`` tests: per test of edges (the rival, the steady edge, the colour step and, with the
+    table's size, the front face through the camera the corners give), the sides (0-3: bottom, right, top, left) it
+    finds a straight edge inside and how far inside (px); and the right and left sides' bare far stretches (px)."""
     # The sides' profiles are read once: the three tests of edges share them where their bands are the same (every photo
     # with a diagonal of 2,000 px or more: ``rectify.RIVAL_BAND`` of it is the wider).
     rival_profiles = inward_side_profiles(image, corners, lens, RIVAL_MIN_PX, 60)
@@ -220,11 +217,9 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
     rivals = inner_rivals(image, corners, lens, profiles=rival_profiles)
     steady = steady_inner_edges(image, corners, lens, profiles=edge_profiles)
     steps = inner_colour_steps(image, corners, lens, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX)
-    doubtful = [(i, inside) for i, (ratio, inside) in enumerate(rivals) if ratio >= RIVAL_RATIO]
-    doubtful += [(i, inside) for i, (snr, inside) in enumerate(steady)
-                 if snr >= STEADY_EDGE_SNR and all(i != j for j, _ in doubtful)]
-    doubtful += [(i, inside) for i, (steadiness, inside) in enumerate(steps)
-                 if steadiness >= MAT_STEP_STEADY and all(i != j for j, _ in doubtful)]
+    found = [[(i, inside) for i, (ratio, inside) in enumerate(rivals) if ratio >= RIVAL_RATIO],
+             [(i, inside) for i, (snr, inside) in enumerate(steady) if snr >= STEADY_EDGE_SNR],
+             [(i, inside) for i, (steadiness, inside) in enumerate(steps) if steadiness >= MAT_STEP_STEADY]]
     if table_mm is not None:
         size = (image.shape[1], image.shape[0])
         camera = camera_from_corners(corners, table_mm, size, lens, sigmas, focal)
@@ -233,9 +228,24 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
         face_profiles = (edge_profiles if band == side_band_px(image, STEADY_EDGE_MIN_PX)
                          else inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, 60, band_px=band))
         faces = front_face_inside(image, corners, lens, scale, profiles=face_profiles)
-        doubtful += [(i, face[1]) for i, face in enumerate(faces) if face is not None and all(i != j for j, _ in doubtful)]
+        found.append([(i, face[1]) for i, face in enumerate(faces) if face is not None])
+    return found, list(bare_far_stretches(image, corners, lens))
+
+
+def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None,
+                   table_mm: tuple[float, float] | None = None, focal: float | None = None
+                   ) -> tuple[tuple[float, ...], str | None]:
+    """An outline found unaided against the edges inside it (``_edges_inside``: ``rectify.inner_rivals``,
+    ``steady_inner_edges``, ``rectify.inner_colour_steps`` and, with the table's size, ``front_face_inside`` through
+    the camera its corners give): where a side has a straight edge inside it strong against the side's own, steady
+    along the side's whole length against the texture, a colour step seen the same way all along it, or its front face
+    inside it, the table's top edge may be there (the side found is the foot of its front face, a border, the floor),
+    so both its corners' sigmas cover that distance; and the note saying what to do."""
+    found, bare = _edges_inside(image, corners, sigmas, lens, table_mm, focal)
+    doubtful: list[tuple[int, float]] = []
+    for test in found:  # a side's first test's edge, in the tests' order
+        doubtful += [(i, inside) for i, inside in test if all(i != j for j, _ in doubtful)]
     doubtful.sort()
-    bare = bare_far_stretches(image, corners, lens)
     if not doubtful and not any(bare):
         return sigmas, None
     widened = list(sigmas)
@@ -268,15 +278,22 @@ def _fit_within_reach(image: np.ndarray, fit: TableFit, given: Corners, reach_px
                       table_mm: tuple[float, float], focal: float | None) -> float | None:
     """How far the edge fit moved the furthest given corner, or None where it is not taken for the table the user
     pointed at: a corner moved further than its ``reach_px`` (``allowed_moves_px``), or further than
-    ``MAX_CORNER_MOVE_PX`` onto an outline that the unaided outline's tests doubt (``_doubt_outline``: its front face
-    inside a side found at the face's foot, a second straight edge inside a side, a far side on the wall)."""
+    ``MAX_CORNER_MOVE_PX`` onto an outline with another edge the click may have meant (``_edges_inside``'s tests of the
+    unaided outline: its front face inside a side found at the face's foot, a second straight edge inside a side, a
+    far side on the wall) within the click's reach. An edge further from the click than that the click rules out as
+    surely as the move's own limit does (a mat's border 80 px in, a wall's line 270 px beyond a corner clicked 6 px
+    from the table's): the click says which edge is the table's."""
     moves = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1)
     if not bool(np.all(moves <= np.asarray(reach_px))):
         return None
     moved = float(np.max(moves))
-    if moved > MAX_CORNER_MOVE_PX and _doubt_outline(image, fit.corners_px, fit.corner_sigma_px, lens, table_mm, focal)[1] is not None:
-        return None
-    return moved
+    if moved <= MAX_CORNER_MOVE_PX:
+        return moved
+    found, bare = _edges_inside(image, fit.corners_px, fit.corner_sigma_px, lens, table_mm, focal)
+    # An edge ``inside`` px in from a side lies at least ``inside`` less the corner's move from the click there.
+    near = [inside - moves[c] <= reach_px[c] for test in found for i, inside in test for c in (i, (i + 1) % 4)]
+    near += [length - moves[c] <= reach_px[c] for c, length in zip((2, 3), bare) if length]
+    return None if any(near) else moved
 
 
 def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int]) -> TableFit | None:
