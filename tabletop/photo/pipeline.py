@@ -319,8 +319,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     ``corner_sigma_px``: given corners are sure to these 1-sigmas (file px) and used as given, never refined.
     ``markers``: without given corners, printed corner markers in the photo (``tabletop.photo.markers``) give the corners
     (three or four seen) and the lens (two or more). ``corner_step_px``: the given corners were clicked on a screen where
-    one pixel covered this many of the photo's (each corner): where the table's edges do not confirm them, each is as
-    sure as such a click (``click_sigma_px``), not ``CLICK_SIGMA_PX``, and the notes say why."""
+    one pixel covered this many of the photo's (each corner): the table's edges may move each as far as such a click
+    allows (``allowed_moves_px``); where they do not confirm them, each is as sure as such a click
+    (``click_sigma_px``), not ``CLICK_SIGMA_PX``, and the notes say why."""
     image = loaded.pixels
     notes = list(loaded.notes)
     height, width = image.shape[:2]
