@@ -38,13 +38,14 @@ def test_click_sigma_worked_by_hand() -> None:
     assert clicked_note((4.5, 4.5, 9.0, 9.0), (2.9, 2.9, 5.5, 5.5)) == "clicked at 1 screen px = 4–9 photo px (±2.9–5.5 px)"
 
 
-def test_corners_clicked_on_a_small_window_are_as_loose_as_the_click(tmp_path: Path, photo: tuple[Path, object]) -> None:
+def test_corners_clicked_on_a_small_window_are_refined_as_far_as_the_click_allows(tmp_path: Path, photo: tuple[Path, object]) -> None:
     """800x520: the 3200x2400 photo is shown at about a ninth of its size for its corners. A careful user clicks the screen
     pixel that shows each corner: the corner is that pixel's middle (within half a screen pixel each way: the pixel's
-    left edge, before, put it up to a whole screen pixel up and left), the table's edges do not confirm such corners
-    (several px off), and the analysis takes them as loose as the click, not the ±1 px of a corner clicked at full size:
-    the notes say so (the review's legend shows them) and every base's sigma covers its error (before: ±0.38 mm for
-    errors of 1.3-3.3 mm)."""
+    left edge, before, put it up to a whole screen pixel up and left). Such corners are several px off, further than
+    the 3 px a fit could move a corner before stop 49; now the table's edges refine them as far as the click allows
+    (``pipeline.allowed_moves_px``): the notes say so (the review's legend shows them), the corners are within 1.5 px
+    of the truth, and not every base is to check (stop 48: used as clicked, ±5.6 px, 13 of 13 to check); every base's
+    sigma covers its error (stop 47: ±0.38 mm for errors of 1.3-3.3 mm)."""
     path, ph = photo
     p = Pilot(_table(tmp_path), size=(800, 520))
     app = p.app
@@ -67,10 +68,13 @@ def test_corners_clicked_on_a_small_window_are_as_loose_as_the_click(tmp_path: P
         p.step(3)
         review = app.review
         assert review is not None, app.message
-        note = f"clicked at 1 screen px = {step:.0f} photo px (±{click_sigma_px(step):.1f} px)"
+        note = "corners refined on the table's edges (moved up to"
         assert any(note in n for n in review.result.notes), review.result.notes
         legend = " ".join(" ".join(review_legend(review, app.scenario, short=True)).split())
         assert note in legend, legend
+        for c, t in zip(review.result.corners_px, ph.corners_px):  # type: ignore[attr-defined]
+            assert math.hypot(c[0] - t[0], c[1] - t[1]) < 1.5, (c, t)
+        assert 0 < sum("check" not in m.tags for m in app.scenario.models)
         # Honest: every base's error within 3 of its sigmas (flat discs: the truth's centre, see test_app_review).
         for m in app.scenario.models:
             error = min(math.hypot(m.x - b.x_mm, m.y - b.y_mm) for b in ph.bases)  # type: ignore[attr-defined]

@@ -42,6 +42,10 @@ LOUPE_SIZE = 180
 LOUPE_ZOOM = 4.0
 OUTSIDE_MARGIN = 0.12
 """Room left round the photo (a fraction of the view on each side) to place a corner the frame cut off."""
+NUDGE_PX = 1.0
+"""An arrow key moves the corner last placed this many of the photo's own pixels: finer than a click where the photo is
+shown scaled down (at 800x520 a screen pixel covers about 9 of a 12 MP photo's), the loupe showing where it lands."""
+NUDGE_KEYS = {pygame.K_LEFT: (-1, 0), pygame.K_RIGHT: (1, 0), pygame.K_UP: (0, -1), pygame.K_DOWN: (0, 1)}
 GRAB_PX = 12
 """A press this close to a corner placed already drags it."""
 EXIT_WAIT_S = 60.0
@@ -88,6 +92,8 @@ class PhotoImport:
     finder: threading.Thread | None = None
     size_entry: Any = None  # the "table size" text field shown while corners are clicked
     dragging: int | None = None  # the corner being dragged (an index into ``clicks``)
+    active: int | None = None  # the corner last placed or dragged: the arrow keys move it (``NUDGE_PX``)
+    nudged: bool = False  # the arrow keys moved it since the pointer last moved: the loupe shows it, not the pointer
     marked: Any = None  # the printed corner markers' fit, when the photo shows them (``tabletop.photo.markers``)
     markers_unused: bool = False  # three or four markers seen that make no table's outline (the sheet itself, pieces off)
     refused: bool = False  # the photo does not show enough of the table (``error`` says what to do)
@@ -333,7 +339,8 @@ class PhotoImportMixin(ReviewMixin):
         else:
             auto = (" · Enter: use the corners from the printed markers (dashed)" if job.marked is not None
                     else " · Enter: use the corners found (dashed)")
-        lines.append(f"Backspace: undo a corner · Esc: cancel{auto}")
+        nudge = " · arrow keys: move it a photo pixel" if job.clicks else ""
+        lines.append(f"Backspace: undo a corner{nudge} · Esc: cancel{auto}")
         w, d = job.table_mm
         lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")
         return lines
@@ -352,6 +359,9 @@ class PhotoImportMixin(ReviewMixin):
                 job.clicks.pop()
                 del job.steps[len(job.clicks):]
                 job.dragging = None  # the corner held may be the one taken back: the rest of the drag moves nothing
+                job.active, job.nudged = (len(job.clicks) - 1 if job.clicks else None), False
+            elif event.key in NUDGE_KEYS and job.active is not None and job.dragging is None:
+                self._nudge_corner(job, *NUDGE_KEYS[event.key])
             elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
                 self._find_bases(job)
             return True
@@ -359,6 +369,8 @@ class PhotoImportMixin(ReviewMixin):
             if self.view_rect.collidepoint(event.pos):
                 self._corner_press(job, event.pos)
             return True
+        if event.type == pygame.MOUSEMOTION:
+            job.nudged = False  # the loupe follows the pointer again
         if event.type == pygame.MOUSEMOTION and job.dragging is not None and job.phase == "corners":
             self._place_corner(job, job.dragging, event.pos)
             return False  # the mouse position is still tracked (the loupe follows it)
@@ -387,6 +399,19 @@ class PhotoImportMixin(ReviewMixin):
         del job.steps[len(job.clicks):]
         job.steps += [step] * (len(job.clicks) - len(job.steps))  # a corner set by a test or a script: this grain too
         job.steps[i] = step
+        job.active, job.nudged = i, False
+
+    def _nudge_corner(self, job: PhotoImport, dx: int, dy: int) -> None:
+        """An arrow key: the corner last placed moves ``NUDGE_PX`` of the photo's pixels, placed now to that grain (the
+        analysis takes it as such a click, ``pipeline.click_sigma_px``, where the table's edges do not confirm it), and
+        the loupe shows it until the pointer moves."""
+        i = job.active
+        assert i is not None and i < len(job.clicks)
+        w, h = job.loaded.original_size
+        x, y = job.clicks[i]
+        job.clicks[i] = (min(2.0 * w, max(-float(w), x + dx * NUDGE_PX)), min(2.0 * h, max(-float(h), y + dy * NUDGE_PX)))
+        job.steps[i] = min(job.steps[i], NUDGE_PX)
+        job.nudged = True
 
     def _corner_press(self, job: PhotoImport, pos: tuple[int, int]) -> None:
         """A press in the corners phase: on a corner placed already it drags it; else it places the next corner (and
@@ -646,8 +671,16 @@ class PhotoImportMixin(ReviewMixin):
             overlays.text(surface, CORNER_NAMES[i], (p[0] + 8, p[1] - 8), (255, 255, 255), 15, "bottomleft")
         mouse = self.mouse_screen
         self.photo_loupe_rect: pygame.Rect | None = None
-        if job.phase == "corners" and mouse is not None and rect.collidepoint(mouse):
-            fx, fy = job.to_file(view, mouse)
+        centre: tuple[float, float] | None = None  # the file point at the loupe's middle
+        if job.phase == "corners" and job.nudged and job.active is not None and job.active < len(job.clicks):
+            # The corner the arrow keys moved: it moves a photo pixel, under a screen pixel here, so the loupe shows it.
+            centre = job.clicks[job.active]
+            at = job.to_screen(view, centre)
+            mouse = (round(at[0]), round(at[1]))
+        elif job.phase == "corners" and mouse is not None and rect.collidepoint(mouse):
+            centre = job.to_file(view, mouse)
+        if centre is not None and mouse is not None:
+            fx, fy = centre
             src = LOUPE_SIZE / LOUPE_ZOOM
             area = pygame.Rect(round(fx - src / 2), round(fy - src / 2), round(src), round(src)).clip(job.full.get_rect())
             if area.width > 0 and area.height > 0:

@@ -27,8 +27,16 @@ pixel, uniform) and the hand's aim (about half a pixel) together. Where the app 
 pixel covers several of the photo's, and a clicked corner is that much looser (``click_sigma_px``)."""
 MAX_CORNER_MOVE_PX = 3.0
 """A given corner is replaced by the edge fit only if the fit lands this close to it: a corner clicked with the app's
-loupe is within a pixel or two, and a fit further off has locked onto another straight edge near the table's (a line
-printed on the mat, the foot of the table's front face)."""
+loupe at the photo's own resolution, or typed, is within a pixel or two, and a fit further off has locked onto another
+straight edge near the table's (a line printed on the mat, the foot of the table's front face). A corner clicked
+coarser than that may move as far as its click allows (``CLICK_CONSISTENT_SIGMAS``)."""
+CLICK_CONSISTENT_SIGMAS = 3.0
+"""An edge fit within this many of a clicked corner's sigmas (``click_sigma_px``) of the click is consistent with it:
+a click is that far off its corner in about one click of a hundred (the distance of a 2-D normal error: exp(-3²/2) =
+1.1 %). A fit further off has more likely followed another straight edge near the table's (its front face's foot, a
+line printed on the mat, a terrain piece's side) than the user missed by so much. Within it another edge may still
+have been followed: such a fit is kept only where nothing doubts its outline (``_doubt_outline``'s tests, the front
+face's among them)."""
 
 
 SIDE_NAMES = ("lower", "right", "upper", "left")
@@ -38,6 +46,15 @@ def click_sigma_px(step_px: float) -> float:
     """1-sigma (file px, per axis) of a corner clicked where one screen pixel covered ``step_px`` of the photo's pixels:
     the photo's own ``CLICK_SIGMA_PX`` and the click's ``CLICK_SCREEN_SIGMA`` screen pixels, independent."""
     return math.hypot(CLICK_SIGMA_PX, CLICK_SCREEN_SIGMA * max(0.0, float(step_px)))
+
+
+def allowed_moves_px(corner_step_px: tuple[float, ...] | None, scale: float = 1.0) -> tuple[float, ...]:
+    """How far (working px) the edge fit may move each given corner: ``MAX_CORNER_MOVE_PX``, or for a corner clicked
+    where a screen pixel covered ``corner_step_px`` of the file's, ``CLICK_CONSISTENT_SIGMAS`` of its click's sigmas
+    where that is further. ``scale``: working px per file px."""
+    if corner_step_px is None:
+        return (MAX_CORNER_MOVE_PX,) * 4
+    return tuple(max(MAX_CORNER_MOVE_PX, CLICK_CONSISTENT_SIGMAS * click_sigma_px(step) * scale) for step in corner_step_px)
 
 
 def clicked_note(steps_px: tuple[float, ...], sigmas_px: tuple[float, ...]) -> str:
@@ -186,15 +203,12 @@ def front_face_inside(image: np.ndarray, corners: Corners, lens: Distortion | No
     return out
 
 
-def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None,
-                   table_mm: tuple[float, float] | None = None, focal: float | None = None
-                   ) -> tuple[tuple[float, ...], str | None]:
-    """An outline found unaided against the edges inside it (``rectify.inner_rivals``, ``steady_inner_edges``,
-    ``rectify.inner_colour_steps`` and, with the table's size, ``front_face_inside`` through the camera its corners
-    give): where a side has a straight edge inside it strong against the side's own, steady along the side's whole
-    length against the texture, a colour step seen the same way all along it, or its front face inside it, the table's
-    top edge may be there (the side found is the foot of its front face, a border, the floor),
-    so both its corners' sigmas cover that distance; and the note saying what to do."""
+def _edges_inside(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None,
+                  table_mm: tuple[float, float] | None = None, focal: float | None = None
+                  ) -> tuple[list[list[tuple[int, float]]], list[float]]:
+    """What ``_doubt_outline`` tests: per test of edges (the rival, the steady edge, the colour step and, with the
+    table's size, the front face through the camera the corners give), the sides (0-3: bottom, right, top, left) it
+    finds a straight edge inside and how far inside (px); and the right and left sides' bare far stretches (px)."""
     # The sides' profiles are read once: the three tests of edges share them where their bands are the same (every photo
     # with a diagonal of 2,000 px or more: ``rectify.RIVAL_BAND`` of it is the wider).
     rival_profiles = inward_side_profiles(image, corners, lens, RIVAL_MIN_PX, 60)
@@ -203,11 +217,9 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
     rivals = inner_rivals(image, corners, lens, profiles=rival_profiles)
     steady = steady_inner_edges(image, corners, lens, profiles=edge_profiles)
     steps = inner_colour_steps(image, corners, lens, STEADY_EDGE_MIN_PX, STEADY_EDGE_SLOPE_PX)
-    doubtful = [(i, inside) for i, (ratio, inside) in enumerate(rivals) if ratio >= RIVAL_RATIO]
-    doubtful += [(i, inside) for i, (snr, inside) in enumerate(steady)
-                 if snr >= STEADY_EDGE_SNR and all(i != j for j, _ in doubtful)]
-    doubtful += [(i, inside) for i, (steadiness, inside) in enumerate(steps)
-                 if steadiness >= MAT_STEP_STEADY and all(i != j for j, _ in doubtful)]
+    found = [[(i, inside) for i, (ratio, inside) in enumerate(rivals) if ratio >= RIVAL_RATIO],
+             [(i, inside) for i, (snr, inside) in enumerate(steady) if snr >= STEADY_EDGE_SNR],
+             [(i, inside) for i, (steadiness, inside) in enumerate(steps) if steadiness >= MAT_STEP_STEADY]]
     if table_mm is not None:
         size = (image.shape[1], image.shape[0])
         camera = camera_from_corners(corners, table_mm, size, lens, sigmas, focal)
@@ -216,9 +228,24 @@ def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...
         face_profiles = (edge_profiles if band == side_band_px(image, STEADY_EDGE_MIN_PX)
                          else inward_side_profiles(image, corners, lens, STEADY_EDGE_MIN_PX, 60, band_px=band))
         faces = front_face_inside(image, corners, lens, scale, profiles=face_profiles)
-        doubtful += [(i, face[1]) for i, face in enumerate(faces) if face is not None and all(i != j for j, _ in doubtful)]
+        found.append([(i, face[1]) for i, face in enumerate(faces) if face is not None])
+    return found, list(bare_far_stretches(image, corners, lens))
+
+
+def _doubt_outline(image: np.ndarray, corners: Corners, sigmas: tuple[float, ...], lens: Distortion | None,
+                   table_mm: tuple[float, float] | None = None, focal: float | None = None
+                   ) -> tuple[tuple[float, ...], str | None]:
+    """An outline found unaided against the edges inside it (``_edges_inside``: ``rectify.inner_rivals``,
+    ``steady_inner_edges``, ``rectify.inner_colour_steps`` and, with the table's size, ``front_face_inside`` through
+    the camera its corners give): where a side has a straight edge inside it strong against the side's own, steady
+    along the side's whole length against the texture, a colour step seen the same way all along it, or its front face
+    inside it, the table's top edge may be there (the side found is the foot of its front face, a border, the floor),
+    so both its corners' sigmas cover that distance; and the note saying what to do."""
+    found, bare = _edges_inside(image, corners, sigmas, lens, table_mm, focal)
+    doubtful: list[tuple[int, float]] = []
+    for test in found:  # a side's first test's edge, in the tests' order
+        doubtful += [(i, inside) for i, inside in test if all(i != j for j, _ in doubtful)]
     doubtful.sort()
-    bare = bare_far_stretches(image, corners, lens)
     if not doubtful and not any(bare):
         return sigmas, None
     widened = list(sigmas)
@@ -247,20 +274,37 @@ def _as_corners(points: np.ndarray) -> Corners:
     return (c[0], c[1], c[2], c[3])
 
 
-def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int],
-                     max_move_px: float = math.inf) -> TableFit | None:
+def _fit_within_reach(image: np.ndarray, fit: TableFit, given: Corners, reach_px: tuple[float, ...], lens: Distortion | None,
+                      table_mm: tuple[float, float], focal: float | None) -> float | None:
+    """How far the edge fit moved the furthest given corner, or None where it is not taken for the table the user
+    pointed at: a corner moved further than its ``reach_px`` (``allowed_moves_px``), or further than
+    ``MAX_CORNER_MOVE_PX`` onto an outline with another edge the click may have meant (``_edges_inside``'s tests of the
+    unaided outline: its front face inside a side found at the face's foot, a second straight edge inside a side, a
+    far side on the wall) within the click's reach. An edge further from the click than that the click rules out as
+    surely as the move's own limit does (a mat's border 80 px in, a wall's line 270 px beyond a corner clicked 6 px
+    from the table's): the click says which edge is the table's."""
+    moves = np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1)
+    if not bool(np.all(moves <= np.asarray(reach_px))):
+        return None
+    moved = float(np.max(moves))
+    if moved <= MAX_CORNER_MOVE_PX:
+        return moved
+    found, bare = _edges_inside(image, fit.corners_px, fit.corner_sigma_px, lens, table_mm, focal)
+    # An edge ``inside`` px in from a side lies at least ``inside`` less the corner's move from the click there.
+    near = [inside - moves[c] <= reach_px[c] for test in found for i, inside in test for c in (i, (i + 1) % 4)]
+    near += [length - moves[c] <= reach_px[c] for c, length in zip((2, 3), bare) if length]
+    return None if any(near) else moved
+
+
+def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int]) -> TableFit | None:
     """The outline ``corners_px`` refined through ``lens`` (an 8 px search), or None where that fails, is unsure
-    (under ``TABLE_CONFIDENT``), leaves the photo or moves a corner further than ``max_move_px``."""
+    (under ``TABLE_CONFIDENT``) or leaves the photo."""
     try:
         bent = refine_corners(image, corners_px, search_px=8.0, lens=lens)
     except PhotoError:
         return None
     if bent.confidence < TABLE_CONFIDENT or corner_outside(bent.corners_px, size) is not None:
         return None
-    if math.isfinite(max_move_px):
-        moved = float(np.max(np.linalg.norm(np.asarray(bent.corners_px) - np.asarray(corners_px), axis=1)))
-        if not moved <= max_move_px:
-            return None
     return bent
 
 
@@ -275,8 +319,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     ``corner_sigma_px``: given corners are sure to these 1-sigmas (file px) and used as given, never refined.
     ``markers``: without given corners, printed corner markers in the photo (``tabletop.photo.markers``) give the corners
     (three or four seen) and the lens (two or more). ``corner_step_px``: the given corners were clicked on a screen where
-    one pixel covered this many of the photo's (each corner): where the table's edges do not confirm them, each is as
-    sure as such a click (``click_sigma_px``), not ``CLICK_SIGMA_PX``, and the notes say why."""
+    one pixel covered this many of the photo's (each corner): the table's edges may move each as far as such a click
+    allows (``allowed_moves_px``); where they do not confirm them, each is as sure as such a click
+    (``click_sigma_px``), not ``CLICK_SIGMA_PX``, and the notes say why."""
     image = loaded.pixels
     notes = list(loaded.notes)
     height, width = image.shape[:2]
@@ -300,6 +345,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             lens, focal = lens_file.for_size(size)
         if marked is not None and marked.corners_px is None and k_sigma:
             focal = None  # two markers give the lens, not the focal length: that comes from the table's corners
+    reach: tuple[float, ...] | None = None  # how far the lens's fit may move given corners (None: not given)
+    pending: TableFit | None = None  # clicked corners' straight fit, judged once the lens is known to bend nothing
+    clicked_at: int | None = None  # the note saying clicked corners were used as given
     if marked is not None and marked.corners_px is not None and marked.corner_sigma_px is not None:
         work_corners, sigmas, confidence = marked.corners_px, marked.corner_sigma_px, 1.0
         fit = None
@@ -307,24 +355,37 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         check_corners(corners, loaded.original_size, allow_outside=True)
         work_corners = _as_corners(to_working(np.asarray(corners), loaded.scale))
         sigmas, confidence, fit = tuple(s * loaded.scale for s in corner_sigma_px), 1.0, None  # type: ignore[assignment]
+        reach = (MAX_CORNER_MOVE_PX,) * 4
         if corner_step_px is not None:
             notes.append(f"the corners were used as given: {clicked_note(corner_step_px, corner_sigma_px)}")
     elif corners is not None:
         check_corners(corners, loaded.original_size, allow_outside=True)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
+        allowed = allowed_moves_px(corner_step_px, loaded.scale)
         try:
             fit = refine_corners(image, given, search_px=8.0, lens=lens)
-            moved = float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1)))
         except PhotoError:
-            fit, moved = None, float("inf")
-        if fit is not None and fit.confidence >= 0.3 and moved <= MAX_CORNER_MOVE_PX and corner_outside(fit.corners_px, (width, height)) is None:
+            fit = None
+        moved = None
+        if fit is not None and fit.confidence >= 0.3 and corner_outside(fit.corners_px, (width, height)) is None:
+            if lens is None and float(np.max(np.linalg.norm(np.asarray(fit.corners_px) - np.asarray(given), axis=1))) > MAX_CORNER_MOVE_PX:
+                # A straight line fitted to a side the lens bows lies off the side's ends by the bow (5-6 px on the
+                # generator's phone photos, a sure-looking fit): a move further than a precise click's is judged
+                # once the lens is known, through it where it bends the sides.
+                pending = fit if corner_step_px is not None else None
+            else:
+                moved = _fit_within_reach(image, fit, given, allowed, lens, table_mm, focal)
+        if fit is not None and moved is not None:
             work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
             notes.append(f"corners refined on the table's edges (moved up to {moved:.1f} px)")
+            reach = (MAX_CORNER_MOVE_PX,) * 4
         elif corner_step_px is not None:
             clicked = tuple(click_sigma_px(step) for step in corner_step_px)
             work_corners, sigmas, confidence = given, tuple(c * loaded.scale for c in clicked), 1.0
+            clicked_at, reach = len(notes), allowed
             notes.append(f"the table's edges do not confirm the given corners: used as given, {clicked_note(corner_step_px, clicked)}")
         else:
+            reach = allowed
             work_corners, sigmas, confidence = given, (CLICK_SIGMA_PX,) * 4, 1.0
             notes.append("the table's edges do not confirm the given corners: used as given (±1 px assumed)")
     else:
@@ -348,12 +409,21 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     if lens is None:
         lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit)
         if not lens.identity:
-            # Given corners move no further through the lens than without it (``MAX_CORNER_MOVE_PX``).
-            bent = _refined_through(image, work_corners, lens, size, math.inf if corners is None else MAX_CORNER_MOVE_PX)
-            if bent is not None:
+            # Given corners move no further through the lens than without it (``allowed_moves_px``; corners the
+            # fit has refined already, ``MAX_CORNER_MOVE_PX``).
+            bent = _refined_through(image, work_corners, lens, size)
+            moved = None if bent is None or reach is None else _fit_within_reach(image, bent, work_corners, reach, lens, table_mm, focal)
+            if bent is not None and (reach is None or moved is not None):
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
+                if clicked_at is not None:
+                    notes[clicked_at] = f"corners refined on the table's edges through the lens (moved up to {moved:.1f} px)"
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
+        elif pending is not None and reach is not None and clicked_at is not None:
+            moved = _fit_within_reach(image, pending, work_corners, reach, None, table_mm, focal)
+            if moved is not None:
+                work_corners, sigmas, confidence = pending.corners_px, pending.corner_sigma_px, pending.confidence
+                notes[clicked_at] = f"corners refined on the table's edges (moved up to {moved:.1f} px)"
     elif unaided and not lens.identity:
         # A calibrated lens (--camera, or the markers') bends the sides as a measured one does: the outline found as
         # straight lines is followed through it in the same search (its corners were several px off without).
