@@ -118,3 +118,36 @@ def test_the_command_lines_review_says_a_raised_question_mark_needs_its_height()
     assert u.as_json()["raised"] is True and Unfitted(10.0, 20.0, ring).as_json()["raised"] is False
     result = type("R", (), {"bases": (), "unfitted": (u,), "path": "p.jpg", "coarse": False})()
     assert "on a raised surface" in review_text(result)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("shape", [(3272, 3024), (2400, 1800), (1800, 2400)])
+def test_the_imports_guidance_never_covers_the_photo_at_800x520(tmp_path: Path, shape: tuple[int, int]) -> None:
+    """800x520: the guidance (five lines broken to a 460 px view) hid the bottom of any photo narrower than 4:3, its
+    lower corners under it, no loupe there (h50, stop 49). The photo is now shown above it, and does not move when the
+    guidance gets its longest (four corners placed, one outside the photo)."""
+    import cv2
+
+    from tabletop import scenario_io
+    from tabletop.model import Scenario, Table
+
+    w, h = shape
+    image = tmp_path / "p.png"
+    cv2.imwrite(str(image), np.full((h // 8, w // 8, 3), 120, np.uint8))  # the shape is what matters: a small file
+    table = tmp_path / "t.toml"
+    scenario_io.save(Scenario(Table(1219.2, 1219.2), title="t", units="mm"), table)
+    p = Pilot(table, size=(800, 520))
+    app = p.app
+    try:
+        assert app.start_photo_import(str(image))
+        job = app.photo_import
+        p.step(2)
+        rect, _ = job.frame(app.view_rect)
+        assert not rect.colliderect(app.photo_hint_rect), (rect, app.photo_hint_rect)
+        corners = [(-30.0, h // 8 - 1.0), (w // 8 - 1.0, h // 8 - 1.0), (w // 8 - 1.0, 0.0), (0.0, 0.0)]  # one outside
+        for c in corners:
+            p.click(tuple(round(v) for v in job.to_screen(app.view_rect, c)))
+        p.step(2)
+        assert len(job.clicks) == 4 and job.outside() == [0]
+        assert job.frame(app.view_rect)[0] == rect and not rect.colliderect(app.photo_hint_rect)
+    finally:
+        p.close()

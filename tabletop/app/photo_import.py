@@ -45,6 +45,9 @@ OUTSIDE_MARGIN = 0.12
 NUDGE_PX = 1.0
 """An arrow key moves the corner last placed this many of the photo's own pixels: finer than a click where the photo is
 shown scaled down (at 800x520 a screen pixel covers about 9 of a 12 MP photo's), the loupe showing where it lands."""
+FOUR_PLACED = "Enter: find the bases · drag a corner to adjust it (the loupe follows)"
+ONE_OUTSIDE = "The {} corner lies outside the photo: the two sides running to it place it"
+NUDGE_HINT = " · arrow keys: move it a photo pixel"
 NUDGE_KEYS = {pygame.K_LEFT: (-1, 0), pygame.K_RIGHT: (1, 0), pygame.K_UP: (0, -1), pygame.K_DOWN: (0, 1)}
 GRAB_PX = 12
 """A press this close to a corner placed already drags it."""
@@ -97,13 +100,20 @@ class PhotoImport:
     marked: Any = None  # the printed corner markers' fit, when the photo shows them (``tabletop.photo.markers``)
     markers_unused: bool = False  # three or four markers seen that make no table's outline (the sheet itself, pieces off)
     refused: bool = False  # the photo does not show enough of the table (``error`` says what to do)
+    guidance_px: int = 0
+    """How high the guidance box reaches above the view's bottom (screen px, its gap included): the photo is shown above
+    it (at 800x520 it hid the lower corners of a photo narrower than 4:3). It only grows during an import, so the photo
+    does not jump as the guidance's lines change."""
+    guidance_view: tuple[int, int] = (0, 0)  # the view size ``guidance_px`` is for
 
     def frame(self, view: pygame.Rect) -> tuple[pygame.Rect, float]:
-        """Where the whole photo is shown in ``view`` and its scale (screen px per file px)."""
+        """Where the whole photo is shown in ``view`` and its scale (screen px per file px): with ``OUTSIDE_MARGIN`` round
+        it, and above the guidance where that reaches higher than the margin (``guidance_px``)."""
         w, h = self.loaded.original_size
-        scale = min(view.width * (1 - 2 * OUTSIDE_MARGIN) / w, view.height * (1 - 2 * OUTSIDE_MARGIN) / h)
+        under = max(0, self.guidance_px - round(OUTSIDE_MARGIN * view.height))
+        scale = min(view.width * (1 - 2 * OUTSIDE_MARGIN) / w, (view.height * (1 - 2 * OUTSIDE_MARGIN) - under) / h)
         rect = pygame.Rect(0, 0, max(1, round(w * scale)), max(1, round(h * scale)))
-        rect.center = view.center
+        rect.center = (view.centerx, view.centery - under // 2)
         return rect, scale
 
     def outside(self) -> list[int]:
@@ -249,6 +259,7 @@ class PhotoImportMixin(ReviewMixin):
         _start_worker(job.finder)
         job.size_entry = self._size_entry(table)
         self.photo_import = job
+        self._guidance(job)  # the photo's place before the first frame: a click (or a test) maps through it
         self.flash(f"Photo {Path(path).name}: click the table's {CORNER_NAMES[0]} corner")
         return True
 
@@ -323,9 +334,9 @@ class PhotoImportMixin(ReviewMixin):
             lines = [f"Click the table's {CORNER_NAMES[n]} corner ({n + 1}/4) · cut off by the frame? Click it beyond the photo"]
         else:
             out = job.outside()
-            lines = ["Enter: find the bases · drag a corner to adjust it (the loupe follows)"]
+            lines = [FOUR_PLACED]
             if len(out) == 1:
-                lines.append(f"The {CORNER_NAMES[out[0]]} corner lies outside the photo: the two sides running to it place it")
+                lines.append(ONE_OUTSIDE.format(CORNER_NAMES[out[0]]))
             if len(out) > 1:
                 lines = [f"Only one corner may lie outside the photo ({len(out)} do): drag them onto the table's corners, "
                          "or photograph the whole table"]
@@ -339,7 +350,7 @@ class PhotoImportMixin(ReviewMixin):
         else:
             auto = (" · Enter: use the corners from the printed markers (dashed)" if job.marked is not None
                     else " · Enter: use the corners found (dashed)")
-        nudge = " · arrow keys: move it a photo pixel" if job.clicks else ""
+        nudge = NUDGE_HINT if job.clicks else ""
         lines.append(f"Backspace: undo a corner{nudge} · Esc: cancel{auto}")
         w, d = job.table_mm
         lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")
@@ -646,6 +657,24 @@ class PhotoImportMixin(ReviewMixin):
         reviewing, the things seen but not fitted too (``review_draw``)."""
         self.draw_review(surface, self.scenario)
 
+    def _guidance(self, job: PhotoImport) -> tuple[list[str], int]:
+        """The import's guidance lines as drawn and their font size; keeps ``job.guidance_px`` (the room the photo leaves
+        under it) up to date: it grows with the lines, and starts again in a view of another size."""
+        view = self.view_rect
+        # Broken to the view's width (at 800x520 the guidance ran off the view's left edge: its first words unread), in
+        # the review's smaller font where the view is small; the photo is shown above it.
+        size = review_draw.SMALL_LEGEND_FONT if compact(tuple(view)) else 19  # type: ignore[arg-type]
+        hint = self.photo_hint()
+        lines = review_draw.fit_lines(hint, view.width - 36, size)
+        # Room for the most the guidance says while the corners are placed (all four, one outside the photo), so the
+        # photo does not move under the pointer when that line comes.
+        most = review_draw.fit_lines([FOUR_PLACED, ONE_OUTSIDE.format("upper-right"), f"Backspace: undo a corner{NUDGE_HINT} · Esc: cancel",
+                                      hint[-1]], view.width - 36, size)
+        if job.guidance_view != view.size:
+            job.guidance_view, job.guidance_px = view.size, 0
+        job.guidance_px = max(job.guidance_px, 12 + 20 * max(len(lines), len(most)) + 6)
+        return lines, size
+
     def draw_photo_import(self, surface: pygame.Surface) -> None:
         """The photo with the corners so far, a loupe at the pointer, and the guidance."""
         job = self.photo_import
@@ -653,6 +682,7 @@ class PhotoImportMixin(ReviewMixin):
             return
         view = self.view_rect
         surface.fill((16, 18, 22), view)
+        lines, size = self._guidance(job)
         rect, scale = job.frame(view)
         if job.preview.get_size() != rect.size:
             job.preview = pygame.transform.smoothscale(job.full, rect.size)
@@ -693,9 +723,5 @@ class PhotoImportMixin(ReviewMixin):
                 pygame.draw.line(surface, (255, 120, 40), (box.centerx - 10, box.centery), (box.centerx + 10, box.centery), 1)
                 pygame.draw.line(surface, (255, 120, 40), (box.centerx, box.centery - 10), (box.centerx, box.centery + 10), 1)
                 pygame.draw.rect(surface, (255, 255, 255), box, 2)
-        # Broken to the view's width (at 800x520 the guidance ran off the view's left edge: its first words unread), in
-        # the review's smaller font where the view is small (so it stays in the room left under the photo).
-        size = review_draw.SMALL_LEGEND_FONT if compact(tuple(view)) else 19  # type: ignore[arg-type]
-        lines = review_draw.fit_lines(self.photo_hint(), view.width - 36, size)
         # Where it always was (``draw_message``'s place, kept inside the view): lower, it leaves the photo's edge in sight.
         self.photo_hint_rect = overlays.label_box(surface, lines, (view.left + 12, view.bottom - 12 - 20 * len(lines)), size)
