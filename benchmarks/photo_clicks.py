@@ -34,25 +34,25 @@ CONFIDENTLY_WRONG_MM = 1.0
 CONFIDENTLY_WRONG_SIGMAS = 3.0
 
 
-def frame(view: tuple[int, int, int, int], size: tuple[int, int]) -> tuple[tuple[int, int], float]:
-    """``PhotoImport.frame`` without pygame: the photo's top-left on screen and its scale (screen px per file px)."""
-    from tabletop.app.photo_import import OUTSIDE_MARGIN
+def frame(view: tuple[int, int, int, int], size: tuple[int, int], table_mm: tuple[float, float]) -> tuple[tuple[int, int], float]:
+    """``PhotoImport.frame``: the photo's top-left on screen and its scale (screen px per file px), above the guidance at
+    its longest (the app keeps that room from the start; the font measures the guidance's lines, no window needed)."""
+    import pygame
 
-    x, y, vw, vh = view
-    w, h = size
-    scale = min(vw * (1 - 2 * OUTSIDE_MARGIN) / w, vh * (1 - 2 * OUTSIDE_MARGIN) / h)
-    rw, rh = max(1, round(w * scale)), max(1, round(h * scale))
-    cx, cy = x + vw // 2, y + vh // 2  # pygame's Rect.center
-    return (cx - rw // 2, cy - rh // 2), scale
+    from tabletop.app.photo_import import guidance_room_px, photo_frame, table_line
+
+    pygame.font.init()
+    (left, top, _, _), scale = photo_frame(view, size, guidance_room_px(view, table_line(table_mm)))
+    return (left, top), scale
 
 
-def clicked_corners(truth_px: list[list[float]], window: tuple[int, int], size: tuple[int, int], offset: str
-                    ) -> tuple[tuple[tuple[float, float], ...], float]:
+def clicked_corners(truth_px: list[list[float]], window: tuple[int, int], size: tuple[int, int], offset: str,
+                    table_mm: tuple[float, float]) -> tuple[tuple[tuple[float, float], ...], float]:
     """Each true corner clicked on the screen pixel that shows it (``offset``: or one screen pixel further from the
     table's middle, each way), as the app turns the click into a file point (``PhotoImport.to_file``); and the step."""
     from tabletop.app.layout import view_rect_for
 
-    (left, top), scale = frame(view_rect_for(window), size)
+    (left, top), scale = frame(view_rect_for(window), size, table_mm)
     mx = sum(c[0] for c in truth_px) / 4
     my = sum(c[1] for c in truth_px) / 4
     out = []
@@ -89,7 +89,7 @@ def measure_one(job: tuple[str, int]) -> list[dict[str, Any]]:
     out = []
     for window in WINDOWS:
         for offset in OFFSETS:
-            corners, step = clicked_corners(truth["corners_px"], window, loaded.original_size, offset)
+            corners, step = clicked_corners(truth["corners_px"], window, loaded.original_size, offset, table)
             click_error = max(math.hypot(c[0] - t[0], c[1] - t[1]) for c, t in zip(corners, truth["corners_px"]))
             try:
                 result = analyse_image(loaded, table, corners, base_height_mm=truth.get("base_height_mm"),  # type: ignore[arg-type]

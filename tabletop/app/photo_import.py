@@ -109,12 +109,8 @@ class PhotoImport:
     def frame(self, view: pygame.Rect) -> tuple[pygame.Rect, float]:
         """Where the whole photo is shown in ``view`` and its scale (screen px per file px): with ``OUTSIDE_MARGIN`` round
         it, and above the guidance where that reaches higher than the margin (``guidance_px``)."""
-        w, h = self.loaded.original_size
-        under = max(0, self.guidance_px - round(OUTSIDE_MARGIN * view.height))
-        scale = min(view.width * (1 - 2 * OUTSIDE_MARGIN) / w, (view.height * (1 - 2 * OUTSIDE_MARGIN) - under) / h)
-        rect = pygame.Rect(0, 0, max(1, round(w * scale)), max(1, round(h * scale)))
-        rect.center = (view.centerx, view.centery - under // 2)
-        return rect, scale
+        (left, top, width, height), scale = photo_frame(tuple(view), self.loaded.original_size, self.guidance_px)  # type: ignore[arg-type]
+        return pygame.Rect(left, top, width, height), scale
 
     def outside(self) -> list[int]:
         """The corners placed outside the photo."""
@@ -215,6 +211,34 @@ def _markers_for(job: PhotoImport, table: tuple[float, float]) -> None:
         return
     job.marked = marked if marked is not None and marked.corners_px is not None else None
     job.markers_unused = marked is not None and marked.corners_px is None and len(marked.seen) >= 3
+
+
+def table_line(table_mm: tuple[float, float]) -> str:
+    """The import guidance's last line: the table's size, and where to change it."""
+    w, d = table_mm
+    return f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter"
+
+
+def guidance_room_px(view: tuple[int, int, int, int], last_line: str) -> int:
+    """How high the import's guidance reaches above the view's bottom at its longest while corners are placed (all four,
+    one outside the photo; ``last_line``: the table size's line), so the photo shown above it never moves under the
+    pointer when that line comes (screen px, its gap included)."""
+    size = review_draw.SMALL_LEGEND_FONT if compact(view) else 19
+    most = review_draw.fit_lines([FOUR_PLACED, ONE_OUTSIDE.format("upper-right"), f"Backspace: undo a corner{NUDGE_HINT} · Esc: cancel",
+                                  last_line], view[2] - 36, size)
+    return 12 + 20 * len(most) + 6
+
+
+def photo_frame(view: tuple[int, int, int, int], size: tuple[int, int], guidance_px: int = 0) -> tuple[tuple[int, int, int, int], float]:
+    """Where a photo of ``size`` is shown in ``view`` for its corners (left, top, width, height) and its scale (screen px
+    per file px): with ``OUTSIDE_MARGIN`` round it, and above the guidance where that reaches higher than the margin."""
+    x, y, vw, vh = view
+    w, h = size
+    under = max(0, guidance_px - round(OUTSIDE_MARGIN * vh))
+    scale = min(vw * (1 - 2 * OUTSIDE_MARGIN) / w, (vh * (1 - 2 * OUTSIDE_MARGIN) - under) / h)
+    rw, rh = max(1, round(w * scale)), max(1, round(h * scale))
+    cx, cy = x + vw // 2, y + vh // 2 - under // 2  # pygame's Rect.center
+    return (cx - rw // 2, cy - rh // 2, rw, rh), scale
 
 
 class PhotoImportMixin(ReviewMixin):
@@ -352,8 +376,7 @@ class PhotoImportMixin(ReviewMixin):
                     else " · Enter: use the corners found (dashed)")
         nudge = NUDGE_HINT if job.clicks else ""
         lines.append(f"Backspace: undo a corner{nudge} · Esc: cancel{auto}")
-        w, d = job.table_mm
-        lines.append(f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter")
+        lines.append(table_line(job.table_mm))
         return lines
 
     def photo_event(self, event: pygame.event.Event) -> bool:
@@ -666,13 +689,9 @@ class PhotoImportMixin(ReviewMixin):
         size = review_draw.SMALL_LEGEND_FONT if compact(tuple(view)) else 19  # type: ignore[arg-type]
         hint = self.photo_hint()
         lines = review_draw.fit_lines(hint, view.width - 36, size)
-        # Room for the most the guidance says while the corners are placed (all four, one outside the photo), so the
-        # photo does not move under the pointer when that line comes.
-        most = review_draw.fit_lines([FOUR_PLACED, ONE_OUTSIDE.format("upper-right"), f"Backspace: undo a corner{NUDGE_HINT} · Esc: cancel",
-                                      hint[-1]], view.width - 36, size)
         if job.guidance_view != view.size:
             job.guidance_view, job.guidance_px = view.size, 0
-        job.guidance_px = max(job.guidance_px, 12 + 20 * max(len(lines), len(most)) + 6)
+        job.guidance_px = max(job.guidance_px, 12 + 20 * len(lines) + 6, guidance_room_px(tuple(view), hint[-1]))  # type: ignore[arg-type]
         return lines, size
 
     def draw_photo_import(self, surface: pygame.Surface) -> None:
