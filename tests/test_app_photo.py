@@ -477,3 +477,43 @@ def test_the_markers_outline_is_fitted_again_when_the_table_size_changes(tmp_pat
         assert right is not None and np.abs(np.subtract(right, truth)).max() < 1.0, np.subtract(right, truth)
     finally:
         p.close()
+
+
+def test_enter_while_the_markers_are_fitted_for_a_new_size_lets_the_analysis_fit_them(tmp_path: Path) -> None:
+    """A size entered, then Enter before the markers are fitted again for it: the analysis fits the markers itself (as it
+    did when their outline for the old size was still offered), not the table's edges' outline nor nothing."""
+    import threading
+
+    from .test_photo_markers import TABLE as MARKED, _camera, _photo_of_pieces
+
+    from tabletop.photo import markers as mk
+
+    size = (1800, 1350)
+    cam = _camera(size, -0.03)
+    image = tmp_path / "marked.png"
+    cv2.imwrite(str(image), _photo_of_pieces(cam, {0: 0.5, 1: -0.7, 2: 0.2, 3: 1.0}, size))
+    p = Pilot(_empty_table(tmp_path / "t.toml"))
+    release = threading.Event()
+    real = mk.table_from_markers
+    try:
+        assert p.app.start_photo_import(str(image), table_mm=(MARKED[0], MARKED[0]))
+        job = p.app.photo_import
+        job.finder.join(120)
+        mk.table_from_markers = lambda *a, **k: (release.wait(60), real(*a, **k))[1]  # type: ignore[assignment]
+        job.size_entry.set_text("48x36in")  # typed, then Enter in the field
+        p.post(pygame_gui.UI_TEXT_ENTRY_FINISHED, ui_element=job.size_entry, text="48x36in")
+        p.step()
+        assert job.markers_refit and job.auto_corners() is None
+        p.key(pygame.K_RETURN)
+        assert job.phase == "detecting"
+        release.set()
+        p.app.wait_photo_import()
+        assert job.error is None, job.error
+        p.step(3)
+        assert p.app.scenario.backdrop is not None, p.app.message
+        truth = cam.project(mk.table_corners_mm(MARKED), 0.0)
+        assert np.abs(np.subtract(p.app.scenario.backdrop.corners, truth)).max() < 1.0
+    finally:
+        release.set()
+        mk.table_from_markers = real  # type: ignore[assignment]
+        p.close()

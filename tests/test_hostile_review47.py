@@ -311,7 +311,7 @@ def test_the_apps_import_says_what_the_analysis_noted(tmp_path: Path) -> None:
         assert all(CHECK_TAG in m.tags for m in app.scenario.models)
         from tabletop.app.review_draw import review_legend
 
-        legend = " ".join(review_legend(app.review, app.scenario))
+        legend = " ".join(" ".join(review_legend(app.review, app.scenario)).split())  # the notes' lines joined
         # The size question first, in one sentence (stop 49: it came last of eleven lines, after four about the pieces).
         assert "Photo: the printed markers (" in legend and "do not fit a table of the size given" in legend, legend
         assert "is the size right" in legend and legend.count("not in its corner") <= 1, legend

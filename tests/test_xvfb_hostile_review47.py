@@ -86,7 +86,7 @@ def test_a_new_user_types_the_size_resizes_and_saves(tmp_path: Path) -> None:
 
         # The corners, clicked where the photo is shown (room left round it for a corner the frame cut off).
         iw, ih = ph.image.shape[1], ph.image.shape[0]
-        scale, left, top = photo_on_screen(view, iw, ih)
+        scale, left, top = photo_on_screen(view, iw, ih, (48 * 25.4, 48 * 25.4))  # the size field's, until typed
         corners = np.asarray(ph.corners_px) * scale + [left, top]
         spots = [(0.3, 0.3), (0.5, 0.5), (0.7, 0.6), (0.4, 0.8)]
         blurred = cv2.GaussianBlur(ph.image, (0, 0), 6)

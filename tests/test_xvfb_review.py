@@ -178,15 +178,15 @@ def _drawn(png: Path) -> bool:
     return img is not None and len(np.unique(img[::8, ::8].reshape(-1, 3), axis=0)) > 8
 
 
-def photo_on_screen(view: tuple[int, int, int, int], iw: int, ih: int) -> tuple[float, float, float]:
+def photo_on_screen(view: tuple[int, int, int, int], iw: int, ih: int, table_mm: tuple[float, float]) -> tuple[float, float, float]:
     """Where the import shows an ``iw`` x ``ih`` photo for its corners: (scale, left, top), room left round it for a corner
-    the frame cut off; file point p is at p * scale + (left, top) on the screen (``PhotoImport.to_screen``: a file
-    pixel's centre is a whole number, a screen pixel's middle too)."""
-    from tabletop.app.photo_import import OUTSIDE_MARGIN
+    the frame cut off and above the guidance (the app's own ``photo_frame``, the guidance at its longest for a table of
+    ``table_mm``: the room the app keeps from the start); file point p is at p * scale + (left, top) on the screen
+    (``PhotoImport.to_screen``: a file pixel's centre is a whole number, a screen pixel's middle too)."""
+    from tabletop.app.photo_import import guidance_room_px, photo_frame, table_line
 
-    scale = min(view[2] * (1 - 2 * OUTSIDE_MARGIN) / iw, view[3] * (1 - 2 * OUTSIDE_MARGIN) / ih)
-    left = view[0] + view[2] // 2 - round(iw * scale) // 2
-    top = view[1] + view[3] // 2 - round(ih * scale) // 2
+    pygame.font.init()
+    (left, top, _, _), scale = photo_frame(view, (iw, ih), guidance_room_px(view, table_line(table_mm)))
     return scale, left + 0.5 * scale - 0.5, top + 0.5 * scale - 0.5
 
 
@@ -226,7 +226,7 @@ def test_review_a_photo_in_a_real_window(tmp_path: Path) -> None:
 
         # The corners: the printed markers' outline is offered (drawn dashed) once found; Enter takes it.
         iw, ih = truth["image_size"]
-        scale, left, top = photo_on_screen(view, iw, ih)
+        scale, left, top = photo_on_screen(view, iw, ih, (w_mm, d_mm))
         c = np.asarray(truth["corners_px"]) * scale + [left, top]
         side = [tuple(c[0] + (c[1] - c[0]) * t) for t in np.linspace(0.2, 0.8, 13)]
         wait_until(lambda: _shows(wid, env, png, side, (255, 220, 90)), "the markers' outline", 540, app=app)  # a 12 MP photo read and fitted: minutes on a loaded machine (a run beside `make bench` and a second worker gave up at 300 s; cause not established)

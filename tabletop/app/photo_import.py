@@ -99,6 +99,7 @@ class PhotoImport:
     nudged: bool = False  # the arrow keys moved it since the pointer last moved: the loupe shows it, not the pointer
     marked: Any = None  # the printed corner markers' fit, when the photo shows them (``tabletop.photo.markers``)
     markers_unused: bool = False  # three or four markers seen that make no table's outline (the sheet itself, pieces off)
+    markers_refit: bool = False  # the markers fitted again for a size just entered: Enter meanwhile lets the analysis fit them
     refused: bool = False  # the photo does not show enough of the table (``error`` says what to do)
     guidance_px: int = 0
     """How high the guidance box reaches above the view's bottom (screen px, its gap included): the photo is shown above
@@ -139,8 +140,8 @@ class PhotoImport:
             from tabletop.photo.imageio import to_file
 
             return tuple((float(x), float(y)) for x, y in to_file(np.asarray(self.marked.corners_px), self.loaded.scale))
-        if self.auto is None or self.auto.confidence < AUTO_CONFIDENCE:
-            return None
+        if self.markers_refit or self.auto is None or self.auto.confidence < AUTO_CONFIDENCE:
+            return None  # (the markers being fitted for a new size: theirs will be offered, not the edges')
         from tabletop.photo.imageio import check_corners, to_file
         from tabletop.photo.values import PhotoError
 
@@ -211,6 +212,7 @@ def _markers_for(job: PhotoImport, table: tuple[float, float]) -> None:
         return
     job.marked = marked if marked is not None and marked.corners_px is not None else None
     job.markers_unused = marked is not None and marked.corners_px is None and len(marked.seen) >= 3
+    job.markers_refit = False
 
 
 def table_line(table_mm: tuple[float, float]) -> str:
@@ -321,7 +323,7 @@ class PhotoImportMixin(ReviewMixin):
         if job.marked is not None or job.markers_unused or (job.finder is not None and job.finder.is_alive()):
             # The markers' outline is fitted for a table size: the one drawn was the old size's (a corner outside the
             # frame then lay far inside the mat: h50). Fitted again for this one; meanwhile none is offered.
-            job.marked, job.markers_unused = None, False
+            job.marked, job.markers_unused, job.markers_refit = None, False, True
             job.finder = threading.Thread(target=_markers_for, args=(job, size), name="find-markers", daemon=True)
             _start_worker(job.finder)
         return True
@@ -331,8 +333,10 @@ class PhotoImportMixin(ReviewMixin):
         are none yet."""
         if len(job.clicks) == 4:
             self.detect_photo(tuple(job.clicks), tuple(job.steps) if len(job.steps) == 4 else None)
-        elif not job.clicks and job.marked is not None:
-            self.detect_photo(None)  # the printed markers give the corners (and the lens)
+        elif not job.clicks and (job.marked is not None or job.markers_refit):
+            # The printed markers give the corners (and the lens); fitted for a size just entered, the analysis fits
+            # them itself for it (not the table's outline found meanwhile: the markers are the surer).
+            self.detect_photo(None)
         elif not job.clicks and job.auto_corners() is not None:
             self.detect_photo(job.auto_corners())
         else:
