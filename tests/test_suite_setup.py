@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import tomllib
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -148,7 +149,7 @@ def test_the_run_starts_with_the_slow_files_then_the_photo_files_and_keeps_each_
         assert mine == [item for item in written if item.path == path]
 
 
-def test_a_real_window_wait_ends_when_the_app_exits_and_shows_its_log(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_window_wait_ends_when_the_app_exits_and_shows_its_log(tmp_path: Path) -> None:
     """A real-window test waiting for a picture fails at once when the app has died, with its exit code and what it
     wrote, instead of retrying screenshots of a window that is gone until the deadline (minutes)."""
     import subprocess
