@@ -19,6 +19,8 @@ from tabletop.model import Backdrop, Scenario, Table  # noqa: E402
 from tabletop.photo import BASE_SIZES_MM  # noqa: E402
 from tabletop.photo.synth import synth_photo  # noqa: E402
 
+from .test_app_review import cut_photo  # noqa: E402
+
 CTRL = pygame.KMOD_LCTRL
 TABLE = 48 * 25.4
 MAGENTA = (210, 30, 200)
@@ -345,12 +347,7 @@ def test_a_corner_beyond_the_frame_that_cannot_be_placed_is_refused_not_used_as_
     sides running to it place it nowhere near the click, so the import is refused with what to do. Before: the refusal
     (a PhotoError, which is a ValueError) was caught as "no corner outside" and the click used as given, "±3.5 px", its
     bases millimetres off (h50, stop 49)."""
-    ph = synth_photo(5, size=(2400, 1800), n_bases=8)
-    x0 = int(ph.corners_px[0][0] + 30)
-    image = np.ascontiguousarray(ph.image[:, x0:])
-    path = tmp_path / "cut.jpg"
-    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    truth = np.asarray(ph.corners_px) - [x0, 0]
+    path, _, truth = cut_photo(tmp_path)
     p = Pilot(_empty_table(tmp_path / "t.toml"))
     try:
         app = p.app
@@ -376,12 +373,7 @@ def test_the_command_line_places_a_corner_beyond_the_frame_or_refuses_it(tmp_pat
     the app does), or refused; before, used as typed with the ±1 px of a corner clicked on the photo."""
     from tabletop.photo.cli import main as photo_main
 
-    ph = synth_photo(5, size=(2400, 1800), n_bases=8)
-    x0 = int(ph.corners_px[0][0] + 30)
-    image = np.ascontiguousarray(ph.image[:, x0:])
-    path = tmp_path / "cut.jpg"
-    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    truth = np.asarray(ph.corners_px) - [x0, 0]
+    path, _, truth = cut_photo(tmp_path)
     out = tmp_path / "t.toml"
 
     def run(lower_left: np.ndarray) -> int:

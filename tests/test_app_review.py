@@ -314,15 +314,21 @@ def test_review_rules() -> None:
     assert review.open_unfitted(covered) == []
 
 
-def test_a_corner_cut_off_by_the_frame_is_clicked_beside_the_photo_and_dragged(tmp_path: Path) -> None:
-    """The corners phase: a corner placed beyond the photo's edge (the table cut by the frame), another dragged with the
-    loupe; Enter places the outside one from the two sides running to it. Two corners outside are refused, saying why."""
+def cut_photo(tmp_path: Path) -> tuple[Path, np.ndarray, np.ndarray]:
+    """A synthetic photo of a table whose lower-left corner the frame cut off (30 px beyond its left edge): its path, its
+    pixels and its true corners (file px, LL, LR, UR, UL)."""
     ph = synth_photo(5, size=(2400, 1800), n_bases=8)
     x0 = int(ph.corners_px[0][0] + 30)
     image = np.ascontiguousarray(ph.image[:, x0:])
     path = tmp_path / "cut.jpg"
     cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
-    truth = np.asarray(ph.corners_px) - [x0, 0]
+    return path, image, np.asarray(ph.corners_px) - [x0, 0]
+
+
+def test_a_corner_cut_off_by_the_frame_is_clicked_beside_the_photo_and_dragged(tmp_path: Path) -> None:
+    """The corners phase: a corner placed beyond the photo's edge (the table cut by the frame), another dragged with the
+    loupe; Enter places the outside one from the two sides running to it. Two corners outside are refused, saying why."""
+    path, image, truth = cut_photo(tmp_path)
     table = tmp_path / "t.toml"
     scenario_io.save(Scenario(Table(48 * 25.4, 48 * 25.4), title="cut", units="mm"), table)
     p = Pilot(table)

@@ -221,6 +221,12 @@ def table_line(table_mm: tuple[float, float]) -> str:
     return f"table {w / 25.4:.4g}\" × {d / 25.4:.4g}\" ({w:.0f} × {d:.0f} mm): change it in the field above, Enter"
 
 
+def guidance_height_px(lines: int) -> int:
+    """How high ``lines`` of the import's guidance reach above the view's bottom, drawn 12 px up from it at 20 px a
+    line, with a gap of 6 px to the photo above them (screen px)."""
+    return 12 + 20 * lines + 6
+
+
 def guidance_room_px(view: tuple[int, int, int, int], last_line: str) -> int:
     """How high the import's guidance reaches above the view's bottom at its longest while corners are placed (all four,
     one outside the photo; ``last_line``: the table size's line), so the photo shown above it never moves under the
@@ -228,7 +234,7 @@ def guidance_room_px(view: tuple[int, int, int, int], last_line: str) -> int:
     size = review_draw.SMALL_LEGEND_FONT if compact(view) else 19
     most = review_draw.fit_lines([FOUR_PLACED, ONE_OUTSIDE.format("upper-right"), f"Backspace: undo a corner{NUDGE_HINT} · Esc: cancel",
                                   last_line], view[2] - 36, size)
-    return 12 + 20 * len(most) + 6
+    return guidance_height_px(len(most))
 
 
 def photo_frame(view: tuple[int, int, int, int], size: tuple[int, int], guidance_px: int = 0) -> tuple[tuple[int, int, int, int], float]:
@@ -695,7 +701,7 @@ class PhotoImportMixin(ReviewMixin):
         lines = review_draw.fit_lines(hint, view.width - 36, size)
         if job.guidance_view != view.size:
             job.guidance_view, job.guidance_px = view.size, 0
-        job.guidance_px = max(job.guidance_px, 12 + 20 * len(lines) + 6, guidance_room_px(tuple(view), hint[-1]))  # type: ignore[arg-type]
+        job.guidance_px = max(job.guidance_px, guidance_height_px(len(lines)), guidance_room_px(tuple(view), hint[-1]))  # type: ignore[arg-type]
         return lines, size
 
     def draw_photo_import(self, surface: pygame.Surface) -> None:
@@ -747,4 +753,4 @@ class PhotoImportMixin(ReviewMixin):
                 pygame.draw.line(surface, (255, 120, 40), (box.centerx, box.centery - 10), (box.centerx, box.centery + 10), 1)
                 pygame.draw.rect(surface, (255, 255, 255), box, 2)
         # Where it always was (``draw_message``'s place, kept inside the view): lower, it leaves the photo's edge in sight.
-        self.photo_hint_rect = overlays.label_box(surface, lines, (view.left + 12, view.bottom - 12 - 20 * len(lines)), size)
+        self.photo_hint_rect = overlays.label_box(surface, lines, (view.left + 12, view.bottom - guidance_height_px(len(lines)) + 6), size)
