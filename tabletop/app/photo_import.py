@@ -115,8 +115,9 @@ class PhotoImport:
 
     def outside(self) -> list[int]:
         """The corners placed outside the photo."""
-        w, h = self.loaded.original_size
-        return [i for i, (x, y) in enumerate(self.clicks) if not (-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5)]
+        from tabletop.photo.imageio import corners_outside
+
+        return corners_outside(self.clicks, self.loaded.original_size)
 
     def to_file(self, view: pygame.Rect, pos: tuple[int, int]) -> tuple[float, float]:
         """The file point at the middle of what screen pixel ``pos`` shows (file pixels are centred on whole numbers,
@@ -492,11 +493,14 @@ class PhotoImportMixin(ReviewMixin):
                 self.flash(str(exc).replace("--table: ", "table size: ") + " (the field above: fix it, then Enter)", error=True)
                 return
         c = None if corners is None else tuple((float(x), float(y)) for x, y in corners)
-        if c is not None and len([i for i, (x, y) in enumerate(c) if not (-0.5 <= x <= job.loaded.original_size[0] - 0.5
-                                                                       and -0.5 <= y <= job.loaded.original_size[1] - 0.5)]) > 1:
+        from tabletop.photo.imageio import corners_outside
+
+        out = [] if c is None else corners_outside(c, job.loaded.original_size)
+        if len(out) > 1:
             from tabletop.photo.outside import refusal
 
-            self.flash(refusal(job.outside())[0].upper() + refusal(job.outside())[1:], error=True)
+            said = refusal(out)
+            self.flash(said[0].upper() + said[1:], error=True)
             return
         if c is not None:
             from tabletop.photo.imageio import check_corners

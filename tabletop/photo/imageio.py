@@ -7,6 +7,7 @@ import os
 import re
 import stat
 import warnings
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -65,13 +66,16 @@ def parse_corners(texts: list[str]) -> Corners:
     return (points[0], points[1], points[2], points[3])
 
 
+def corners_outside(corners: Sequence[tuple[float, float]], size: tuple[int, int]) -> list[int]:
+    """The indices of the corners outside an image of ``size`` (width, height): beyond its edge pixels' outer edges."""
+    width, height = size
+    return [i for i, (x, y) in enumerate(corners) if not (-0.5 <= x <= width - 0.5 and -0.5 <= y <= height - 0.5)]
+
+
 def corner_outside(corners: Corners, size: tuple[int, int]) -> int | None:
     """The index of the first corner outside an image of ``size`` (width, height), or None if all lie in it."""
-    width, height = size
-    for i, (x, y) in enumerate(corners):
-        if not (-0.5 <= x <= width - 0.5 and -0.5 <= y <= height - 0.5):
-            return i
-    return None
+    out = corners_outside(corners, size)
+    return out[0] if out else None
 
 
 def check_corners(corners: Corners, size: tuple[int, int], where: str = "--corners", allow_outside: bool = False) -> None:

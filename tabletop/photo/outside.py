@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from tabletop.photo.imageio import to_file, to_working
+from tabletop.photo.imageio import corners_outside, to_file, to_working
 from tabletop.photo.values import Corners, LoadedImage, PhotoError
 
 CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")
@@ -53,8 +53,7 @@ def with_outside_placed(loaded: LoadedImage, corners: Corners, click_sigma_px: t
     """The corners given (file px) with the one outside the photo, if any, placed from the sides running to it, and each
     corner's 1-sigma (None when every corner is in the photo: the given corners as always). PhotoError, with what to do,
     when it cannot be placed: the app and the command line never use a corner beyond the frame as clicked."""
-    w, h = loaded.original_size
-    if all(-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5 for x, y in corners):
+    if not corners_outside(corners, loaded.original_size):
         return corners, None
     placed, sigmas, _ = place_outside_corner(loaded, corners, click_sigma_px)
     return placed, sigmas
@@ -74,8 +73,7 @@ def place_outside_corner(loaded: LoadedImage, corners: Corners, click_sigma_px: 
     from tabletop.photo.markers import corner_from_sides
     from tabletop.photo.rectify import side_profiles
 
-    w, h = loaded.original_size
-    outside = [i for i, (x, y) in enumerate(corners) if not (-0.5 <= x <= w - 0.5 and -0.5 <= y <= h - 0.5)]
+    outside = corners_outside(corners, loaded.original_size)
     if not outside:
         raise ValueError("no corner lies outside the photo")
     if len(outside) > 1:
