@@ -22,8 +22,11 @@ run: $(STAMP)
 # together in one worker (its module fixtures computed once, its tests in their written order).
 # WORKERS=0 runs everything in one process; WORKERS=2 picks the number.
 WORKERS ?= auto
+# One BLAS thread per worker: the workers already fill every core, and numpy's OpenBLAS threads beside them only
+# wait for each other (test_photo_markers.py on 2 workers, 2 cores: 110 and 97 s of CPU against 119 and 127 s).
+TEST_ENV = OPENBLAS_NUM_THREADS=1
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --dist loadfile --no-loadscope-reorder
+	$(TEST_ENV) $(BIN)/python -m pytest -q -m "not slow" -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Everything, slow tests included (what CI runs), in one run on every core. tests/conftest.py orders the files
 # heaviest first (the `slow` files that are not photo work: the soak, kills, real windows, builds; then the files
@@ -32,7 +35,7 @@ test: $(STAMP)
 # 7 minutes, and CI took 17-19 min. Every slow test waits for conditions, not for time, and the soak measures
 # its memory against its own warm-up, so a second worker beside it changes nothing they check.
 test-all: $(STAMP)
-	$(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
+	$(TEST_ENV) $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Mutation testing of the core (config: [tool.mutmut] in pyproject.toml; scores: docs/testing.md).
 # Niced: it keeps the machine's cores busy for a long while. MUTANTS="tabletop.contact*" narrows it.

