@@ -668,6 +668,7 @@ class ReviewMixin:
         unfitted = review.open_unfitted(self.scenario)
         key = (tuple((m.id, m.sigma, m.base) for m in unsure), tuple((u.x_mm, u.y_mm) for u in unfitted), review.offer is not None)
         if key == self._review_list_key:
+            self._sync_list_highlight()
             return
         self._review_list_key = key
         items: list[tuple[str, str, Any]] = []
@@ -680,6 +681,47 @@ class ReviewMixin:
         if "list" in ui:
             ui["list"].set_item_list([label for label, _, _ in items])
         ui["title"].set_text(f"To check: {len(unsure)}" + (f" · not fitted: {len(unfitted)}" if unfitted else ""))
+        self._sync_list_highlight()
+
+    def _sync_list_highlight(self) -> None:
+        """The list's highlight on the base selected on the table, however it was selected (N, Shift+N, a click on the
+        photo, the list itself), scrolled into sight; none when the selection is not listed. A "?" entry clicked keeps its
+        highlight while nothing is selected (it selects nothing: it only zooms to the outline)."""
+        ui = self._review_ui
+        listing = None if ui is None else ui.get("list")
+        if listing is None:
+            return
+        sel = self.state.selection
+        wanted = None
+        if sel is not None and sel.kind == "model" and not self.state.also_selected:
+            wanted = next((i for i, (_, kind, item) in enumerate(self._review_list_items) if kind == "model" and item == sel.id), None)
+        elif sel is None:
+            wanted = next((i for i, entry in enumerate(listing.item_list)
+                           if entry["selected"] and i < len(self._review_list_items) and self._review_list_items[i][1] == "unfitted"), None)
+        changed = False
+        for i, entry in enumerate(listing.item_list):
+            on = i == wanted
+            if entry["selected"] != on:
+                entry["selected"], changed = on, True
+                button = entry["button_element"]
+                if button is not None and on:
+                    button.select()
+                elif button is not None:
+                    button.unselect()
+        bar = listing.scroll_bar
+        if wanted is not None and bar is not None:
+            # The compact panel's list shows a few rows: the highlighted one brought into them.
+            row = listing.list_item_height
+            total = row * len(listing.item_list)
+            seen = listing.list_and_scroll_bar_container.relative_rect.height
+            start = bar.start_percentage * total
+            top = wanted * row
+            if top < start or top + row > start + seen:
+                bar.set_scroll_from_start_percentage(min(top, max(0, total - seen)) / total)
+                listing.update(0.0)
+                changed = True
+        if changed:
+            self.ui.update(0.0)  # this frame's widgets were updated before the key: drawn right in this very frame
 
     def _review_photo_shown(self) -> bool:
         """Whether the table's backdrop is still the photo under review (its corners; its path is rewritten on saving)."""

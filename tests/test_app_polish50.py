@@ -1,0 +1,85 @@
+"""The photo review's polish from h50's hostile review (issue 35, stop 50), headless with real pygame events.
+
+Each test opens the review on a table whose backdrop is a drawn photo (a green table on a grey floor, no bases on it:
+drawn in a fraction of a second, where ``synth.py``'s photo costs seconds) and whose bases are written in the table
+(the review rebuilt from the table, as after Save and Open: about 2 s a test)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pygame
+import pytest
+
+cv2 = pytest.importorskip("cv2")
+
+from tabletop import scenario_io  # noqa: E402
+from tabletop.app.pilot import Pilot  # noqa: E402
+from tabletop.app.state import CHECK_TAG, PROPOSED_TAG  # noqa: E402
+from tabletop.model import Backdrop, Base, Model, Scenario, Table  # noqa: E402
+
+TABLE = 24 * 25.4
+CORNERS = ((400.0, 2100.0), (2900.0, 2150.0), (2500.0, 500.0), (700.0, 450.0))
+"""The drawn photo's table corners (file px: lower-left, lower-right, upper-right, upper-left)."""
+
+
+def _photo_table(tmp_path: Path, n: int = 6, check: int = 3) -> Path:
+    """A table with a drawn 3200x2400 photo as its backdrop and ``n`` proposed 32 mm bases on it in a row, the first
+    ``check`` of them to check (sigma 0.3 mm, 0.1 mm more each: the list's order is the reverse of theirs)."""
+    img = np.full((2400, 3200, 3), 110, np.uint8)
+    cv2.fillPoly(img, [np.array(CORNERS, np.int32)], (70, 140, 60))
+    photo = tmp_path / "table.jpg"
+    cv2.imwrite(str(photo), img)
+    models = tuple(Model(f"p{i}", 100.0 + 70 * (i % 6), 200.0 + 30 * (i % 3) + 90 * (i // 6), Base.round(32.0),
+                         tags=(PROPOSED_TAG, CHECK_TAG) if i < check else (PROPOSED_TAG,), sigma=round(0.3 + 0.1 * i, 3))
+                   for i in range(n))
+    table = tmp_path / "table.toml"
+    scenario_io.save(Scenario(Table(TABLE, TABLE), models, title="a photo", units="mm", backdrop=Backdrop(str(photo), CORNERS)), table)
+    return table
+
+
+def _reviewing(tmp_path: Path, size: tuple[int, int] = (1280, 800), n: int = 6, check: int = 3) -> Pilot:
+    """The app on ``_photo_table`` with its review opened again (Ctrl+Shift+I: rebuilt in a thread, then drawn)."""
+    p = Pilot(_photo_table(tmp_path, n, check), size=size)
+    try:
+        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
+        p.app.wait_reopen()
+        p.step(3)
+        assert p.app.review is not None, p.app.message
+    except BaseException:
+        p.close()
+        raise
+    return p
+
+
+def _highlighted(app: object) -> list[str]:
+    """The ids of the review list's highlighted entries."""
+    listing = app._review_ui["list"]  # type: ignore[attr-defined]
+    return [entry["text"].split()[0] for entry in listing.item_list if entry["selected"]]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (800, 520)])
+def test_the_lists_highlight_follows_n_and_shift_n(tmp_path: Path, size: tuple[int, int]) -> None:
+    """N and Shift+N select the next (previous) base to check: the list highlights it too, as a click on the list did,
+    and in the compact panel (800x520: four rows of nine) scrolls it into sight; Esc (nothing selected) clears it. Before:
+    the highlight stayed where the last click on the list left it, or on nothing (h50, stop 50)."""
+    p = _reviewing(tmp_path, size, n=12, check=9)
+    app = p.app
+    try:
+        listing = app._review_ui["list"]
+        order = [entry["text"].split()[0] for entry in listing.item_list]
+        assert order == [f"p{i}" for i in range(8, -1, -1)]  # most doubtful (the largest sigma) first
+        assert _highlighted(app) == []
+        for expected in order:
+            p.key(pygame.K_n)
+            assert app.state.selection.id == expected and _highlighted(app) == [expected]
+            shown = next(e["button_element"] for e in listing.item_list if e["selected"])
+            assert shown is not None and shown.is_selected
+            assert listing.list_and_scroll_bar_container.rect.contains(shown.rect), (expected, shown.rect)
+        p.key(pygame.K_n, pygame.KMOD_LSHIFT)
+        assert app.state.selection.id == order[-2] and _highlighted(app) == [order[-2]]
+        p.key(pygame.K_ESCAPE)
+        assert app.state.selection is None and _highlighted(app) == []
+    finally:
+        p.close()
