@@ -83,3 +83,34 @@ def test_the_lists_highlight_follows_n_and_shift_n(tmp_path: Path, size: tuple[i
         assert app.state.selection is None and _highlighted(app) == []
     finally:
         p.close()
+
+
+def _label_centre(app: object, model_id: str) -> tuple[int, int]:
+    """The middle of ``model_id``'s name label as the last frame drew it."""
+    x, y, w, h = next(pl.rect for pl in app._frame.placements if pl.id == f"name:{model_id}")  # type: ignore[attr-defined]
+    return (x + w // 2, y + h // 2)
+
+
+def test_a_click_on_a_bases_label_selects_that_base(tmp_path: Path) -> None:
+    """A click on a base's name label (drawn under its ring) selects the base, in the review and after it: what is
+    drawn as a base's is touched as that base. Before, in the review, it ran a missed-base search there ("No base rim
+    found here", M offered a circle beside the base); outside the review it panned, selecting nothing (h50, stop 50)."""
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        count = len(app.scenario.models)
+        for model_id in ("p0", "p4"):
+            at = _label_centre(app, model_id)
+            m = app.scenario.model(model_id)
+            assert abs(at[1] - app.viewport.to_screen(m.x, m.y)[1]) > m.base.length / 2 * app.viewport.scale  # off the base
+            p.click(at)
+            assert app.state.selection is not None and app.state.selection.id == model_id, app.message
+            assert app.review.offer is None and "No base rim" not in app.message and len(app.scenario.models) == count
+        p.key(pygame.K_ESCAPE)
+        p.key(pygame.K_ESCAPE)  # deselected, then the review finished
+        assert app.review is None
+        p.step(2)
+        p.click(_label_centre(app, "p2"))
+        assert app.state.selection is not None and app.state.selection.id == "p2"
+    finally:
+        p.close()

@@ -292,6 +292,14 @@ class InputMixin:
         """How far (mm) a click may miss a base and still pick it: 3 px."""
         return self.viewport.length_to_world(3)
 
+    def label_owner(self, screen: tuple[int, int]) -> str | None:
+        """The model whose name label the last frame drew at ``screen`` (pixels): a press there picks that model."""
+        frame = getattr(self, "_frame", None)
+        if frame is None or not self.scenario.models:
+            return None
+        owner = frame.owner_at(*screen)
+        return owner if owner is not None and any(m.id == owner for m in self.scenario.models) else None
+
     def start_pan(self, at: Pointer) -> None:
         """Drag the table under the mouse until ``at.button`` comes up."""
         self.pan = (at.button, at.world)

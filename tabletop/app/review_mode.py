@@ -280,6 +280,9 @@ class ReviewMixin:
         if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1 and self.view_rect.collidepoint(event.pos):
             world = self.viewport.to_world(*event.pos)
             ref = item_at(self.scenario, self.placed(), world[0], world[1], self.slack_mm(), prefer=self.state.selection)
+            owner = self.label_owner(event.pos) if ref is None else None
+            if owner is not None:
+                ref = Ref("model", owner)  # its name label: the base is picked (the select tool does the same), no fit
             if ref is not None and ref.kind == "model":
                 m = self.scenario.model(ref.id)
                 self._review_press = ("model", ref.id, event.pos, (m.x, m.y))

@@ -50,6 +50,17 @@ class Frame:
         out = [h for h in self.layout.hidden if h not in back]
         return tuple(out + [h for h in self.extra_hidden if h not in out])
 
+    def owner_at(self, x: float, y: float) -> str | None:
+        """The model whose label (its name, its tooltip) is drawn over screen (x, y), the one drawn last first: a click
+        on what is drawn as a base's is a click on that base."""
+        for p in reversed(self.placements):
+            owner = self.owners.get(p.id)
+            if owner is not None:
+                rx, ry, rw, rh = p.rect
+                if rx <= x < rx + rw and ry <= y < ry + rh:
+                    return owner
+        return None
+
     def taken(self) -> list[Rect]:
         """Every rect a later label or panel must keep off: labels, overlays and regions."""
         return [p.rect for p in self.placements] + list(self.overlays.values()) + list(self.regions)

@@ -78,6 +78,8 @@ class ToolHost(Protocol):
 
     def start_pan(self, at: Pointer) -> None: ...
 
+    def label_owner(self, screen: tuple[int, int]) -> str | None: ...
+
 
 class Tool:
     """A table tool, chosen by the toolbar (``name`` is the state's ``tool``).

@@ -118,6 +118,9 @@ class SelectTool(Tool):
                 self.gesture = Gesture("rotate", at.world, sel, host.next_gesture(), last=at.world, start_screen=at.screen)
                 return
         ref = item_at(s, placed, x, y, host.slack_mm(), prefer=sel)
+        if ref is None:
+            owner = host.label_owner(pos)  # a base's name label: what is drawn as the base's picks the base
+            ref = Ref("model", owner) if owner is not None else None
         if ref != sel:
             host.dispatch(Select(ref))
         if ref is None:
