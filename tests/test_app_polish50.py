@@ -114,3 +114,32 @@ def test_a_click_on_a_bases_label_selects_that_base(tmp_path: Path) -> None:
         assert app.state.selection is not None and app.state.selection.id == "p2"
     finally:
         p.close()
+
+
+def test_a_deleted_bases_id_is_not_given_to_the_next_base_added(tmp_path: Path) -> None:
+    """p4 deleted, then a circle laid by hand (a click where no rim is, M): the new base is not p4, and undoing both
+    brings p4 back beside nothing of the same name; redone, the two are two ids. Before: the new base was p4 (h50,
+    stop 50), so "p4" named two bases in one table's life."""
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        gone = app.scenario.model("p4")
+        p.click(p.screen_of((gone.x, gone.y)))
+        assert app.state.selection.id == "p4"
+        p.key(pygame.K_DELETE)
+        assert "p4" not in {m.id for m in app.scenario.models}
+        p.click(p.screen_of((300.0, 450.0)))  # bare mat on the drawn photo: no rim, M offered
+        assert app.review.offer is not None, app.message
+        p.key(pygame.K_m)
+        added = app.scenario.models[-1]
+        assert added.id != "p4" and added.id not in {"p0", "p1", "p2", "p3", "p5"}, added.id
+        p.key(pygame.K_z, pygame.KMOD_LCTRL)
+        p.key(pygame.K_z, pygame.KMOD_LCTRL)
+        ids = [m.id for m in app.scenario.models]
+        assert "p4" in ids and added.id not in ids and len(ids) == len(set(ids))
+        p.key(pygame.K_y, pygame.KMOD_LCTRL)
+        p.key(pygame.K_y, pygame.KMOD_LCTRL)
+        ids = [m.id for m in app.scenario.models]
+        assert added.id in ids and "p4" not in ids and len(ids) == len(set(ids))
+    finally:
+        p.close()

@@ -37,6 +37,10 @@ class History:
             return self, current
         return History(self.undo[:-1], self.redo_before, None), self.undo[-1]
 
+    def scenarios(self) -> tuple[Scenario, ...]:
+        """Every scenario an undo or a redo can bring back (the ids in them are the table's, ``fresh_id``)."""
+        return self.undo + self.redo + self.redo_before
+
     @property
     def can_undo(self) -> bool:
         return bool(self.undo)

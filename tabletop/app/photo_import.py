@@ -173,17 +173,17 @@ def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
     return surface.convert() if pygame.display.get_surface() is not None else surface.copy()
 
 
-def proposed_models(scenario: Scenario, bases: Any) -> tuple[Model, ...]:
+def proposed_models(scenario: Scenario, bases: Any, history: tuple[Scenario, ...] = ()) -> tuple[Model, ...]:
     """One model per detection (round, or oval along its long axis), tagged ``proposed`` (and ``check`` where the
     analysis is not confident of it), carrying its 1-sigma error; none where a model not proposed (accepted, or
-    placed by hand) already stands within ``DUPLICATE_MM``."""
+    placed by hand) already stands within ``DUPLICATE_MM``. Their ids are used in none of ``history`` (``fresh_id``)."""
     out: list[Model] = []
     s = scenario
     standing = [m for m in scenario.models if PROPOSED_TAG not in m.tags]
     for b in bases:
         if any(math.hypot(m.x - b.x_mm, m.y - b.y_mm) < DUPLICATE_MM for m in standing):
             continue  # a base already on the table (accepted from an earlier import, or placed by hand)
-        m = model_for(fresh_id(s, "p"), b)
+        m = model_for(fresh_id(s, "p", history=history), b)
         out.append(m)
         s = Scenario(s.table, s.models + (m,), s.terrain)
     return tuple(out)
@@ -565,7 +565,7 @@ class PhotoImportMixin(ReviewMixin):
         # among the demo's troopers, templates and buildings (h50). Ctrl+Z brings the demo back.
         s = self.scenario
         demo = self.state.path is None and not self.state.dirty and bool(s.models or s.templates or s.terrain)
-        models = proposed_models(Scenario(s.table) if demo else s, result.bases)
+        models = proposed_models(Scenario(s.table) if demo else s, result.bases, self.state.history.scenarios() + (s,))
         replaced = 0 if demo else sum(PROPOSED_TAG in m.tags for m in s.models)
         if self.dispatch(ImportPhoto(backdrop, models, job.table_mm, fresh=demo)):
             self.backdrops.visible = True

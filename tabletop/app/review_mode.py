@@ -407,7 +407,7 @@ class ReviewMixin:
             self.dispatch(Select(Ref("model", near[0].id)))
             self.flash(f"That base is already on the table ({near[0].label}): selected")
             return False
-        model = model_for(fresh_id(self.scenario, "p"), detection)
+        model = model_for(fresh_id(self.scenario, "p", history=self.state.history.scenarios()), detection)
         if self.dispatch(AddModel(model)):
             review.detections[model.id] = detection
             self.dispatch(Select(Ref("model", model.id)))
@@ -451,7 +451,7 @@ class ReviewMixin:
         if review.offer is None:
             self.flash("M lays a circle where a click found no base rim: click a base on the photo first", error=True)
             return
-        model = manual_model(fresh_id(self.scenario, "p"), review.offer[0], review.offer[1], review.manual_size)
+        model = manual_model(fresh_id(self.scenario, "p", history=self.state.history.scenarios()), review.offer[0], review.offer[1], review.manual_size)
         if review.offer_raised:
             model = replace(model, tags=(*model.tags, CHECK_TAG))  # laid where the photo shows its top, not where it stands
         if self.dispatch(AddModel(model)):
