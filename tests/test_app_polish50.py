@@ -143,3 +143,34 @@ def test_a_deleted_bases_id_is_not_given_to_the_next_base_added(tmp_path: Path) 
         assert added.id in ids and "p4" not in ids and len(ids) == len(set(ids))
     finally:
         p.close()
+
+
+def test_the_no_rim_offer_goes_with_a_later_edit_or_selection(tmp_path: Path) -> None:
+    """A click where no rim is offers M's circle there ("No base rim found there: M adds a 32 mm circle" in the legend).
+    A later click on a base and Delete drop the offer: the legend's line goes and M lays nothing at the old spot. Before,
+    both stayed (h50, stop 50). A zoom (the wheel) is no edit: the offer stays, and M lays its circle where clicked."""
+    from tabletop.app.review_draw import review_legend
+
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        bare = (300.0, 450.0)
+        p.click(p.screen_of(bare))
+        assert app.review.offer is not None and any("No base rim found there" in line for line in review_legend(app.review, app.scenario))
+        m = app.scenario.model("p3")
+        p.click(p.screen_of((m.x, m.y)))
+        p.key(pygame.K_DELETE)
+        assert app.review.offer is None
+        assert not any("No base rim" in line for line in review_legend(app.review, app.scenario))
+        count = len(app.scenario.models)
+        p.key(pygame.K_m)
+        assert len(app.scenario.models) == count and "click a base on the photo first" in app.message
+
+        p.click(p.screen_of(bare))
+        p.wheel(1, p.screen_of((200.0, 300.0)))
+        assert app.review.offer is not None
+        p.key(pygame.K_m)
+        hand = app.scenario.models[-1]
+        assert len(app.scenario.models) == count + 1 and (hand.x, hand.y) == pytest.approx(bare, abs=1.0)
+    finally:
+        p.close()

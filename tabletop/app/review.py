@@ -172,6 +172,9 @@ class PhotoReview:
     offer: tuple[float, float] | None = None
     """Where the last click found no rim: ``M`` (or the panel's button) lays a circle of ``manual_size`` there."""
     offer_raised: bool = False
+    offer_on: Any = None
+    """The table and the selection the offer was made on (``offer_made_on``): a later edit (a Delete, an undo) or another
+    selection makes it stale, dropped (``offer_current``) before ``M`` could lay a circle at a spot clicked long ago."""
     """The offer is a "?" on a raised surface: its circle stays "check this base" until it is dragged to where it stands."""
     cursor: str | None = None
     """The model ``N`` last went to."""
@@ -181,6 +184,20 @@ class PhotoReview:
     show_photo: bool = True
     """Under each proposal the photo itself (its real base, the fitted ring over it); off (T): the judged table's
     bases drawn over the photo."""
+
+    def offer_made_on(self, scenario: Scenario, selection: Any) -> None:
+        """The offer (set just now) was made on ``scenario`` with ``selection``."""
+        self.offer_on = (scenario, selection)
+
+    def offer_current(self, scenario: Scenario, selection: Any) -> bool:
+        """Whether there is an offer still meant: dropped when the table or the selection changed since it was made."""
+        if self.offer is None:
+            return False
+        on = self.offer_on
+        if on is None or on[0] is not scenario or on[1] != selection:
+            self.offer, self.offer_raised, self.offer_on = None, False, None
+            return False
+        return True
 
     def rectified(self) -> Any:
         if self.rect is None:

@@ -320,7 +320,7 @@ class ReviewMixin:
         elif event.key == pygame.K_t:
             self.review_toggle_photo()
         elif event.key == pygame.K_ESCAPE:
-            if self.review.offer is not None:
+            if self.review.offer_current(self.scenario, self.state.selection):
                 self.review.offer = None
             elif self.state.selection is not None or self.state.also_selected:
                 return False
@@ -377,6 +377,7 @@ class ReviewMixin:
             # Fitted on the table's plane it lands where the photo shows its top, millimetres to centimetres from where
             # it stands (a hill's height, unknown), at the sigma of a base on the mat (h50: 19 mm off at ±0.4 mm).
             review.offer, review.offer_raised = at, True
+            review.offer_made_on(self.scenario, self.state.selection)
             self.flash(f"That base stands on a raised surface (a hill, a roof): where it stands depends on its height, which "
                        f"the photo does not give. M lays a {review_draw.review_size_text(review.manual_size)} circle there "
                        "to drag where it stands", error=True)
@@ -397,6 +398,7 @@ class ReviewMixin:
             return False
         if detection is None:
             review.offer = at
+            review.offer_made_on(self.scenario, self.state.selection)
             what = "in that outline" if unfitted is not None else "here"
             self.flash(f"No base rim found {what} ({ms:.0f} ms): M adds a {review_draw.review_size_text(review.manual_size)} "
                        "circle there (the review panel's menu picks another size)", error=True)
@@ -448,7 +450,7 @@ class ReviewMixin:
         """M: lay a circle of the chosen size where the last click found no rim."""
         review = self.review
         assert review is not None
-        if review.offer is None:
+        if not review.offer_current(self.scenario, self.state.selection):
             self.flash("M lays a circle where a click found no base rim: click a base on the photo first", error=True)
             return
         model = manual_model(fresh_id(self.scenario, "p", history=self.state.history.scenarios()), review.offer[0], review.offer[1], review.manual_size)
@@ -667,6 +669,7 @@ class ReviewMixin:
         assert ui is not None
         self._sync_size_menu()
         review = self.review
+        review.offer_current(self.scenario, self.state.selection)  # a later edit or selection: the offer's line goes
         unsure = review.unsure(self.scenario)
         unfitted = review.open_unfitted(self.scenario)
         key = (tuple((m.id, m.sigma, m.base) for m in unsure), tuple((u.x_mm, u.y_mm) for u in unfitted), review.offer is not None)
