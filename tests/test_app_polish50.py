@@ -174,3 +174,34 @@ def test_the_no_rim_offer_goes_with_a_later_edit_or_selection(tmp_path: Path) ->
         assert len(app.scenario.models) == count + 1 and (hand.x, hand.y) == pytest.approx(bare, abs=1.0)
     finally:
         p.close()
+
+
+def _colour_near(surface: pygame.Surface, at: tuple[float, float], colour: tuple[int, int, int], radius: int = 2, tol: int = 40) -> bool:
+    x0, y0 = round(at[0]), round(at[1])
+    return any(all(abs(a - b) <= tol for a, b in zip(tuple(surface.get_at((x0 + dx, y0 + dy)))[:3], colour))
+               for dx in range(-radius, radius + 1) for dy in range(-radius, radius + 1))
+
+
+def test_bases_still_to_check_stay_marked_after_the_review(tmp_path: Path) -> None:
+    """Accept all (the bases to check keep their mark), then finish the review: each base still to check keeps its
+    orange "!" badge and dashed ring over the table, a sure one has none. Before, once the review was finished they were
+    drawn as every other base (h50, stop 50): an answer the app is not sure of looked sure."""
+    from tabletop.app.review_draw import CHECK_COLOUR
+
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        p.key(pygame.K_a)
+        assert not any(PROPOSED_TAG in m.tags for m in app.scenario.models)
+        p.key(pygame.K_ESCAPE)
+        assert app.review is None and "3 bases still to check" in app.message
+        p.key(pygame.K_HOME)
+        p.step(2)
+        vp = app.viewport
+        for m in app.scenario.models:
+            cx, cy = vp.to_screen(m.x, m.y)
+            r = m.base.bounding_radius * vp.scale
+            badge = (cx + 0.72 * r + 4, cy - 0.72 * r - 4)
+            assert _colour_near(p.screen, badge, CHECK_COLOUR) == (CHECK_TAG in m.tags), m.id
+    finally:
+        p.close()

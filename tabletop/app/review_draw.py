@@ -96,8 +96,9 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
                 show_bands: bool = True) -> None:
     """Every proposal with its sigma band; the ones to check orange, dashed, badged; open unfitted outlines with "?";
     the spot where a click found no rim."""
-    # While reviewing, also the bases accepted with the rest ("accept all") that are still marked to check.
-    proposed = [m for m in scenario.models if PROPOSED_TAG in m.tags or (review is not None and CHECK_TAG in m.tags)]
+    # Also the bases accepted with the rest ("accept all") that are still marked to check, during the review and after it:
+    # "not sure, check this base" stays in sight until someone looks at it (after the review they were drawn as sure).
+    proposed = [m for m in scenario.models if PROPOSED_TAG in m.tags or CHECK_TAG in m.tags]
     if review is not None and review.show_photo:
         # The photo over the drawn bases again, so the ring lies on the real base it was fitted to.
         from tabletop.draw.backdrop import draw_backdrop
