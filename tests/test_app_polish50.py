@@ -205,3 +205,28 @@ def test_bases_still_to_check_stay_marked_after_the_review(tmp_path: Path) -> No
             assert _colour_near(p.screen, badge, CHECK_COLOUR) == (CHECK_TAG in m.tags), m.id
     finally:
         p.close()
+
+
+def test_a_notice_does_not_swallow_esc_or_ctrl_i(tmp_path: Path) -> None:
+    """The notice an import of a coarse photo shows over the review ("A coarse photo: check every base", a message with
+    only its Dismiss button): Esc dismisses it (and only it: the review stays open); shown again, Ctrl+I dismisses it
+    and opens the import's file dialog, Ctrl pressed first keeping it. Before, both keys did nothing while it was open
+    (h50, stop 50)."""
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        title = "A coarse photo: check every base"
+        app.show_message(title, "This photo shows up to 1.40 mm of the table per pixel.")
+        p.step(2)
+        assert app._modal_open()
+        p.key(pygame.K_ESCAPE)
+        assert not app._modal_open() and app.review is not None and app.message != title
+        app.show_message(title, "This photo shows up to 1.40 mm of the table per pixel.")
+        p.step(2)
+        p.key(pygame.K_LCTRL, pygame.KMOD_LCTRL)
+        assert app._messages and app._messages[-1].alive()
+        p.key(pygame.K_i, pygame.KMOD_LCTRL)
+        assert not any(w.alive() for w in app._messages) and len(app._dialogs) == 1
+        assert next(iter(app._dialogs)).window_display_title == "Import photo of the table"
+    finally:
+        p.close()

@@ -20,6 +20,9 @@ from .tools import TOOL_BUTTONS, Pointer
 
 FOLLOWS_POINTER = frozenset({"move_model", "move_template", "move_terrain", "move_many", "corner"})
 """The select tool's gestures whose item goes where the pointer is (a turn or an aim goes by its direction)."""
+_MODIFIER_KEYS = frozenset({pygame.K_LCTRL, pygame.K_RCTRL, pygame.K_LSHIFT, pygame.K_RSHIFT, pygame.K_LALT, pygame.K_RALT,
+                            pygame.K_LGUI, pygame.K_RGUI, pygame.K_CAPSLOCK, pygame.K_NUMLOCKCLEAR, pygame.K_MODE})
+"""Keys pressed on their own before a shortcut's: no shortcut yet."""
 
 
 class InputMixin:
@@ -45,6 +48,8 @@ class InputMixin:
         consumed = self.ui.process_events(event)
         self._apply_unfocused_fields()
         if self._handle_ui_event(event):
+            return
+        if event.type == pygame.KEYDOWN and not consumed and not self._typing() and self._message_key(event):
             return
         if not consumed and not self._modal_open() and not self._typing() and self.photo_event(event):
             return  # a photo import in progress takes the table's clicks and keys
@@ -96,6 +101,23 @@ class InputMixin:
         target._do_select_all()  # pygame_gui's own Ctrl+A
         self._apply_unfocused_fields()
         return True
+
+    def _message_key(self, event: pygame.event.Event) -> bool:
+        """A key while a message (``show_message``: a notice with only its Dismiss button) is the only window open:
+        Esc or Enter dismisses it, as its button would; any other shortcut dismisses it and then does what it does (a
+        notice asks nothing, so it must not eat the user's keys: "A coarse photo" swallowed Esc and Ctrl+I). True when
+        the key was used up here (or still blocked by the window)."""
+        notices = [w for w in self._messages if w.alive() and w in self._message_titles]
+        if not notices or self._dialogs or self._confirms or self._unsaved or len(notices) != sum(w.alive() for w in self._messages):
+            return False  # no notice, or a question open: the modal rule as before
+        if event.key in _MODIFIER_KEYS:
+            return True  # Ctrl of Ctrl+I on its own: the notice stays until the shortcut's key
+        window = notices[-1]
+        window.kill()
+        self.message_closed(window)
+        if event.key in (pygame.K_ESCAPE, pygame.K_RETURN, pygame.K_KP_ENTER):
+            return True
+        return self._modal_open()
 
     def _typing(self) -> bool:
         return any(isinstance(e, UITextEntryLine) for e in self.ui.get_focus_set() or ())
