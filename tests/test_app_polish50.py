@@ -230,3 +230,40 @@ def test_a_notice_does_not_swallow_esc_or_ctrl_i(tmp_path: Path) -> None:
         assert next(iter(app._dialogs)).window_display_title == "Import photo of the table"
     finally:
         p.close()
+
+
+def test_the_whole_table_is_centred_again_after_the_review(tmp_path: Path) -> None:
+    """The review shows the whole table beside its panel (off-centre). Another photo's import started over it and
+    cancelled (Esc), or the review finished: the whole table in the whole view again, as Home shows it. Before, the
+    review's off-centre fit stayed, the panel's room empty (h50, stop 50). Zoomed in on a base, finishing keeps the zoom."""
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        table = p.app.state.path
+        assert table is not None
+        photo = str(Path(table).parent / "table.jpg")
+        app.fit()
+        home = app.viewport
+        app.fit_beside_review_panel()
+        assert app.viewport.centre[0] < home.centre[0] - 50
+        assert app.start_photo_import(photo)
+        p.step(2)
+        p.key(pygame.K_ESCAPE)
+        assert app.photo_import is None and app.review is None
+        assert app.viewport.centre == pytest.approx(home.centre) and app.viewport.scale == pytest.approx(home.scale)
+
+        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)  # the review again (kept): beside its panel
+        p.step(2)
+        assert app.review is not None and app.viewport.centre[0] < home.centre[0] - 50
+        p.key(pygame.K_ESCAPE)
+        assert app.review is None and app.viewport.centre == pytest.approx(home.centre)
+
+        p.key(pygame.K_i, pygame.KMOD_LCTRL | pygame.KMOD_LSHIFT)
+        p.step(2)
+        p.key(pygame.K_n)
+        zoomed = app.viewport
+        p.key(pygame.K_ESCAPE)
+        p.key(pygame.K_ESCAPE)  # deselected, then finished
+        assert app.review is None and app.viewport == zoomed
+    finally:
+        p.close()

@@ -143,10 +143,7 @@ class ReviewMixin:
         review = self.review
         if review is None:
             return
-        fit = self._review_fit(review.folded, before)
-        whole = fit is not None and abs(fit.scale - shown.scale) <= 1e-6 * fit.scale and math.hypot(
-            fit.centre[0] - shown.centre[0], fit.centre[1] - shown.centre[1]) * shown.scale < 0.5
-        if whole:
+        if self._shows_review_fit(shown, before):
             self.fit_beside_review_panel()
             return
         was = panel_shift(tuple(before), review.folded)  # type: ignore[arg-type]
@@ -154,13 +151,26 @@ class ReviewMixin:
         x = shown.centre[0] + was / shown.scale
         self.viewport = Viewport((x - now / shown.scale, shown.centre[1]), shown.scale, self.viewport.rect)
 
+    def _shows_review_fit(self, shown: Viewport, view: pygame.Rect | None = None) -> bool:
+        """Whether ``shown`` is the review's whole table beside its panel (as it opens, after a fold, after ``F``) in
+        ``view`` (the view now by default)."""
+        fit = self._review_fit(self.review is not None and self.review.folded, view)
+        return fit is not None and abs(fit.scale - shown.scale) <= 1e-6 * fit.scale and math.hypot(
+            fit.centre[0] - shown.centre[0], fit.centre[1] - shown.centre[1]) * shown.scale < 0.5
+
     def end_review(self, say: bool = True) -> None:
+        """Close the review (kept to open again). Where it showed the whole table beside its panel, the whole table is
+        shown in the whole view again: the panel's room left empty, the table off-centre, stayed after a finish and
+        after another photo's import was started and cancelled (h50)."""
         if self.review is None:
             return
+        whole = self._shows_review_fit(self.viewport)
         review, self.review = self.review, None
         self._keep_review(review)
         self._review_press = None
         self._kill_review_ui()
+        if whole:
+            self.fit()
         if say:
             left = sum(PROPOSED_TAG in m.tags for m in self.scenario.models)
             doubted = sum(CHECK_TAG in m.tags for m in self.scenario.models)
