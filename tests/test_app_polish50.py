@@ -267,3 +267,26 @@ def test_the_whole_table_is_centred_again_after_the_review(tmp_path: Path) -> No
         assert app.review is None and app.viewport == zoomed
     finally:
         p.close()
+
+
+def test_the_photo_buttons_tooltip_goes_with_its_dialog_and_names_markers_and_review(tmp_path: Path) -> None:
+    """The Photo… button's tooltip, shown after a second's hover, goes when its click opens the import's file dialog
+    (before, it stayed drawn over the dialog: the dialog did not take the mouse from the widgets under it), and says how
+    the corners are found (the printed markers) and that the bases are then reviewed (h50, stop 50)."""
+    p = Pilot(_photo_table(tmp_path))
+    app = p.app
+    try:
+        button = app.buttons["photo"]
+        assert "markers" in button.tool_tip_text and "review" in button.tool_tip_text
+        p.move(button.rect.center)
+        p.step(80)  # the theme's tooltip delay is a second: 60 frames
+        assert button.tool_tip is not None
+        p.click(button.rect.center)
+        p.step(80)
+        assert len(app._dialogs) == 1 and button.tool_tip is None
+        dialog = next(iter(app._dialogs))
+        p.click(dialog.cancel_button.rect.center)
+        p.step(2)
+        assert not app._dialogs and not app._modal_open()
+    finally:
+        p.close()

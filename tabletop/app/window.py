@@ -303,7 +303,8 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
         button("open", "Open", "Open a scenario (Ctrl+O)")
         button("save", "Save", "Save (Ctrl+S); Save as: Ctrl+Shift+S")
         button("export", "Export", "Export (Ctrl+E): PNG view, SVG vector, animated GIF or Markdown text, by extension")
-        button("photo", "Photo…", "Import a photo of the table (Ctrl+I): click its corners, the bases are found; B: backdrop on/off, [ ]: opacity")
+        button("photo", "Photo…", "Import a photo of the table (Ctrl+I): its corners from the printed markers (tabletop photo "
+               "markers), its edges or your clicks; its bases found, then reviewed (Ctrl+Shift+I: again). B: backdrop, [ ]: opacity")
         button("undo", "Undo", "Undo (Ctrl+Z)")
         button("redo", "Redo", "Redo (Ctrl+Y)")
         self.tool_buttons: dict[str, UIButton] = {}
@@ -550,6 +551,9 @@ class TabletopApp(InputMixin, ActionsMixin, BuildMixin, DocumentsMixin, Inspecto
             allowed_suffixes=suffixes,
         )
         self._dialogs[dialog] = action
+        # Modal for the mouse too: the widgets under it are no longer hovered, so the tooltip of the button that opened it
+        # goes (the Photo… button's stayed drawn over the import's dialog, h50).
+        dialog.set_blocking(True)
         # The path box has the keys: Enter takes the name offered, or type another (Ctrl+A selects it all).
         self.ui.set_focus_set(dialog.file_path_text_line)
         dialog.file_path_text_line.edit_position = len(dialog.file_path_text_line.get_text())
