@@ -290,3 +290,35 @@ def test_the_photo_buttons_tooltip_goes_with_its_dialog_and_names_markers_and_re
         assert not app._dialogs and not app._modal_open()
     finally:
         p.close()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (800, 520)])
+def test_the_size_menu_shows_whole_names_inside_the_window(tmp_path: Path, size: tuple[int, int]) -> None:
+    """The size menu, opened by a click: every entry's name fits its row ("60x35 mm oval", not "60x35 mm o…": the menu
+    was half the panel's width, its list 80-105 px for names of up to 115 px), and the list ends inside the window above
+    the status bar (at 800x520 it ran 60 px below the window's bottom). A click on an oval's entry resizes the selected
+    base to it (h50, stop 50)."""
+    p = _reviewing(tmp_path, size)
+    app = p.app
+    try:
+        p.key(pygame.K_n)
+        chosen = app.state.selection.id
+        menu = app._review_ui["size"]
+        p.click(menu.rect.center)
+        p.step(2)
+        listing = menu.current_state.options_selection_list
+        assert listing.rect.bottom <= app.overlay.get_container().get_rect().bottom, (listing.rect, size)
+        shown = [e for e in listing.item_list if e["button_element"] is not None]
+        assert any("oval" in e["text"] for e in shown)
+        for e in shown:
+            button = e["button_element"]
+            assert button.font.size(e["text"])[0] <= button.rect.width - 4, (e["text"], button.rect.width)
+        oval = next(e for e in shown if e["text"] == "60x35 mm oval")
+        p.click(oval["button_element"].rect.center)
+        p.step(3)
+        base = app.scenario.model(chosen).base
+        assert (base.shape, base.length, base.width) == ("oval", 60.0, 35.0), app.message
+        closed = app._review_ui["size"].current_state.selected_option_button
+        assert closed.font.size("60x35 mm oval")[0] <= closed.rect.width - 4
+    finally:
+        p.close()

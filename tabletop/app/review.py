@@ -31,6 +31,10 @@ FOLDED_HEIGHT = 34
 """The panel folded away (its title row and the unfold button only)."""
 PANEL_ROW = 34
 """One row of the panel's buttons (a 30 px button and its gap)."""
+ROOMY_ROWS = 5
+COMPACT_ROWS = 4
+"""The panel's rows under its list: the size menu across the whole panel (at half its width the ovals' names were cut,
+"60x35 mm o…"), then the buttons (the full panel: Next and Circle, then one a row; the compact one: two a row)."""
 
 REOPEN_BUTTON = (124, 30)
 """The "Review photo" button's size (screen px)."""
@@ -95,14 +99,14 @@ def compact(view: tuple[int, int, int, int]) -> bool:
 
 def panel_rect(view: tuple[int, int, int, int], folded: bool = False) -> tuple[int, int, int, int]:
     """The review panel's place (left, top, width, height) over the view's top-left corner: the full panel in a roomy
-    view; a compact one in a small view (two buttons to a row: title, list, three rows of buttons, about half the
+    view; a compact one in a small view (title, list, the size menu, three rows of buttons two to a row, about half the
     view's height); folded, its title row only."""
     left, top, width, height = view
     if not compact(view):
         w, h = PANEL_SIZE
     else:
         w = min(COMPACT_WIDTH, max(120, width - 2 * PANEL_GAP))
-        h = max(28 + 66 + 3 * PANEL_ROW + 8, round(height * 0.55))
+        h = max(28 + 66 + COMPACT_ROWS * PANEL_ROW + 8, round(height * 0.55))
     if folded:
         h = FOLDED_HEIGHT
     return (left + 8, top + 8, w, max(FOLDED_HEIGHT, min(h, height - 16)))

@@ -45,7 +45,7 @@ from tabletop.viewport import MAX_SCALE, Viewport
 
 from . import overlays, review_draw
 from .hit import item_at
-from .review import (CHECK_TAG, PANEL_ROW, PhotoReview, compact, corners_key, manual_model, model_for, panel_rect, panel_shift,
+from .review import (CHECK_TAG, COMPACT_ROWS, PANEL_ROW, ROOMY_ROWS, PhotoReview, compact, corners_key, manual_model, model_for, panel_rect, panel_shift,
                      parse_size_label, reopen_button_place, reopened_result, review_viewport, size_label, size_options)
 from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
 
@@ -641,7 +641,10 @@ class ReviewMixin:
         options = size_options()
         if start not in options:
             options = [start] + options  # a size off the catalogue (set in the inspector): shown as it is
-        menu = UIDropDownMenu(options, start, rect, self.ui, container=self.overlay, expansion_height_limit=260)
+        # Its list opens down to the window's bottom at most (at 800x520 it ran 60 px below it, its last entries out
+        # of reach): where there is less room than it needs, it scrolls.
+        room = self.overlay.get_container().get_rect().height - rect.bottom - 4
+        menu = UIDropDownMenu(options, start, rect, self.ui, container=self.overlay, expansion_height_limit=max(60, room))
         menu.set_tooltip("The selected base's size: choose another and it is fitted again at it (nothing selected: the "
                          "size M lays by hand)")
         return menu
@@ -749,8 +752,8 @@ class ReviewMixin:
         return corners_key(backdrop.corners) == corners_key(review.result.corners_px)
 
     def _build_review_ui(self) -> None:
-        """The panel: its title ("To check: N") and fold button; unfolded, the list of bases to check, Next and the size
-        menu, Circle and the photo toggle, Accept and Finish (in a small view two to a row, the list shorter)."""
+        """The panel: its title ("To check: N") and fold button; unfolded, the list of bases to check, the size menu across
+        the panel, Next and Circle, the photo toggle, Accept and Finish (in a small view two to a row, the list shorter)."""
         review = self.review
         assert review is not None
         view = tuple(self.view_rect)
@@ -767,34 +770,37 @@ class ReviewMixin:
         if review.folded:
             return
         small = compact(view)  # type: ignore[arg-type]
-        rows = 3 if small else 4
+        rows = COMPACT_ROWS if small else ROOMY_ROWS
         half = iw // 2 - 2
         right = iw // 2 + 6
         ui["list"] = UISelectionList(pygame.Rect(4, 28, iw, max(60, h - 28 - rows * PANEL_ROW - 8)), [], self.ui, container=panel)
         y = h - rows * PANEL_ROW - 6
-        ui["next"] = UIButton(pygame.Rect(4, y, half, 30), "Next (N)", self.ui, container=panel,
-                              tool_tip_text="Select the next base to check and zoom to it (Shift+N: the previous one)")
-        # On the window's overlay layer, over the panel: inside it the open list was clipped and the buttons below it
-        # took its clicks.
+        # The size menu across the panel, under the list (the selected base's size): at half the panel's width its list
+        # cut the ovals' names ("60x35 mm o…"). On the window's overlay layer, over the panel: inside it the open list was
+        # clipped and the buttons below it took its clicks.
         inner = panel.get_container().get_rect()
         ui["size_for"] = self._size_shown()
-        ui["size"] = self._size_menu(pygame.Rect(inner.left + right, inner.top + y, half, 30), ui["size_for"])
+        ui["size"] = self._size_menu(pygame.Rect(inner.left + 4, inner.top + y, iw, 30), ui["size_for"])
         y += PANEL_ROW
-        ui["manual"] = UIButton(pygame.Rect(4, y, half, 30), "Circle (M)", self.ui, container=panel,
+        ui["next"] = UIButton(pygame.Rect(4, y, half, 30), "Next (N)", self.ui, container=panel,
+                              tool_tip_text="Select the next base to check and zoom to it (Shift+N: the previous one)")
+        ui["manual"] = UIButton(pygame.Rect(right, y, half, 30), "Circle (M)", self.ui, container=panel,
                                 tool_tip_text="Lay a base of the menu's size where the last click found no rim (click a missed base on "
                                 "the photo first; a greyed button would not say why, so this one stays live and says it)")
-        ui["photo"] = UIButton(pygame.Rect(right, y, half, 30), self._photo_button_text(), self.ui, container=panel,
-                               tool_tip_text="Show the judged table's bases over the photo, or the photo under each fitted ring "
-                               "(B hides the photo altogether)")
         y += PANEL_ROW
+        photo_tip = "Show the judged table's bases over the photo, or the photo under each fitted ring (B hides the photo altogether)"
         accept_tip = ("Accept the selected base (you looked at it: it is no longer marked to check); none selected: every "
                       "proposal, the ones to check staying marked")
         finish_tip = ("Close this panel; the photo stays as the table's backdrop (B shows or hides it; Ctrl+Shift+I or the "
                       "Review photo button opens the review again)")
         if small:
-            ui["accept"] = UIButton(pygame.Rect(4, y, half, 30), "Accept (A)", self.ui, container=panel, tool_tip_text=accept_tip)
-            ui["finish"] = UIButton(pygame.Rect(right, y, half, 30), "Finish (Esc)", self.ui, container=panel, tool_tip_text=finish_tip)
+            ui["photo"] = UIButton(pygame.Rect(4, y, half, 30), self._photo_button_text(), self.ui, container=panel, tool_tip_text=photo_tip)
+            ui["accept"] = UIButton(pygame.Rect(right, y, half, 30), "Accept (A)", self.ui, container=panel, tool_tip_text=accept_tip)
+            y += PANEL_ROW
+            ui["finish"] = UIButton(pygame.Rect(4, y, iw, 30), "Finish (Esc)", self.ui, container=panel, tool_tip_text=finish_tip)
         else:
+            ui["photo"] = UIButton(pygame.Rect(4, y, iw, 30), self._photo_button_text(), self.ui, container=panel, tool_tip_text=photo_tip)
+            y += PANEL_ROW
             ui["accept"] = UIButton(pygame.Rect(4, y, iw, 30), "Accept the proposals (A)", self.ui, container=panel, tool_tip_text=accept_tip)
             y += PANEL_ROW
             ui["finish"] = UIButton(pygame.Rect(4, y, iw, 30), "Finish the review (Esc)", self.ui, container=panel, tool_tip_text=finish_tip)
