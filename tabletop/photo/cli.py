@@ -138,14 +138,19 @@ def _plus_minus(sigma_mm: float) -> str:
     return f"±{sigma_mm:.2f} mm" if math.isfinite(sigma_mm) else "± unknown"
 
 
-def format_text(result: PhotoResult) -> str:
-    """Human-readable report."""
+def format_text(result: PhotoResult, typed_corners: bool | None = None) -> str:
+    """Human-readable report. ``typed_corners``: whether the corners were given on the command line (False: corners the
+    analysis did not find on the table's edges came from the printed markers; None: not known, "given"). Corners given
+    or from the markers are taken as sure: no confidence is printed for them (it read 1.00, as if measured)."""
     w, h = result.image_size
     names = ("lower-left", "lower-right", "upper-right", "upper-left")
-    how = "given" if result.corners_given else "found"
+    if not result.corners_given:
+        how = f"found, confidence {result.table_confidence:.2f}"
+    else:
+        how = "from the printed markers" if typed_corners is False else "given"
     lines = [
         f"{result.path}: {w}x{h} px, table {result.table_mm[0]:.1f} x {result.table_mm[1]:.1f} mm",
-        f"corners ({how}, confidence {result.table_confidence:.2f}): "
+        f"corners ({how}): "
         + ", ".join(f"{n} ({x:.1f}, {y:.1f})" for n, (x, y) in zip(names, result.corners_px)),
         (f"calibration error ±{result.calibration_rms_mm:.2f} mm (RMS of the corners' 1-sigma error)"
          if math.isfinite(result.calibration_rms_mm) else
@@ -244,8 +249,10 @@ def run_markers(args: argparse.Namespace) -> int:
     if len(args.image) > 1:
         return _error(f"markers takes no photo, got {' '.join(args.image[1:])}")
     out = args.output
-    if not out or not out.lower().endswith((".pdf", ".png")):
+    if not out:
         return _error("markers: give -o markers.pdf (or .png): where to write the sheet to print")
+    if not out.lower().endswith((".pdf", ".png")):
+        return _error(f"markers: {out} is not a .pdf or .png: the sheet is written as one (-o markers.pdf, or markers.png)")
     from tabletop.atomic import OutputError, check_output
 
     try:
@@ -348,7 +355,7 @@ def run(args: argparse.Namespace) -> int:
         if args.output:
             print(f"wrote {args.output}")
     else:
-        print(format_text(result))
+        print(format_text(result, typed_corners=args.corners is not None and bool(args.corners)))
         if args.output:
             print(f"wrote {args.output}")
     return EXIT_OK
