@@ -6,6 +6,7 @@ drawn in a fraction of a second, where ``synth.py``'s photo costs seconds) and w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,7 @@ from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
 from tabletop.app.state import CHECK_TAG, PROPOSED_TAG  # noqa: E402
 from tabletop.model import Backdrop, Base, Model, Scenario, Table  # noqa: E402
+from tabletop.photo.values import Unfitted  # noqa: E402
 
 TABLE = 24 * 25.4
 CORNERS = ((400.0, 2100.0), (2900.0, 2150.0), (2500.0, 500.0), (700.0, 450.0))
@@ -81,6 +83,19 @@ def test_the_lists_highlight_follows_n_and_shift_n(tmp_path: Path, size: tuple[i
         assert app.state.selection.id == order[-2] and _highlighted(app) == [order[-2]]
         p.key(pygame.K_ESCAPE)
         assert app.state.selection is None and _highlighted(app) == []
+        # A "?" entry clicked (a thing seen but not fitted) after N: the base is let go, the "?" keeps the highlight.
+        ring = tuple((500.0 + 12 * np.cos(a), 500.0 + 12 * np.sin(a)) for a in np.linspace(0, 6.28, 12, endpoint=False))
+        app.review.result = replace(app.review.result, unfitted=(Unfitted(500.0, 500.0, ring),))
+        p.key(pygame.K_n)
+        p.step(2)
+        question = listing.item_list[-1]
+        assert question["text"].startswith("?")
+        if listing.scroll_bar is not None:  # the compact list: scrolled to its last entry, as the wheel would
+            listing.scroll_bar.set_scroll_from_start_percentage(1.0)
+        p.step(2)
+        p.click(question["button_element"].rect.center)
+        p.step(2)
+        assert app.state.selection is None and _highlighted(app) == ["?"]
     finally:
         p.close()
 

@@ -72,6 +72,8 @@ class ReviewMixin:
     _review_ui: dict[str, Any] | None = None
     _review_list_key: Any = None
     _review_list_items: list[tuple[str, str, Any]] = []
+    _review_list_unfitted: Any = None
+    """The "?" entry last clicked: highlighted while nothing is selected."""
     _kept_reviews: dict[tuple[tuple[float, float], ...], PhotoReview] | None = None
     _reopening: tuple[threading.Thread, dict[str, Any], tuple[tuple[float, float], ...]] | None = None
     _reopen_button: Any = None
@@ -370,6 +372,8 @@ class ReviewMixin:
                     if kind == "model":
                         self.review_focus(item)
                     else:
+                        self.dispatch(Select(None))  # the outline is what is looked at now: its entry keeps the highlight
+                        self._review_list_unfitted = item
                         self._zoom_to(item.x_mm, item.y_mm, 40.0)
             return True
         return False
@@ -595,6 +599,7 @@ class ReviewMixin:
                 self._review_ui["size"].kill()
         self._review_ui = None
         self._review_list_key = None
+        self._review_list_unfitted = None
 
     def _sync_reopen_button(self) -> None:
         """The "Review photo" button over the view's top-right corner while the table has a photo and no review (or
@@ -705,18 +710,20 @@ class ReviewMixin:
     def _sync_list_highlight(self) -> None:
         """The list's highlight on the base selected on the table, however it was selected (N, Shift+N, a click on the
         photo, the list itself), scrolled into sight; none when the selection is not listed. A "?" entry clicked keeps its
-        highlight while nothing is selected (it selects nothing: it only zooms to the outline)."""
+        highlight while nothing is selected (it lets the selection go and zooms to the outline)."""
         ui = self._review_ui
         listing = None if ui is None else ui.get("list")
         if listing is None:
             return
         sel = self.state.selection
         wanted = None
+        if sel is not None:
+            self._review_list_unfitted = None
         if sel is not None and sel.kind == "model" and not self.state.also_selected:
             wanted = next((i for i, (_, kind, item) in enumerate(self._review_list_items) if kind == "model" and item == sel.id), None)
-        elif sel is None:
-            wanted = next((i for i, entry in enumerate(listing.item_list)
-                           if entry["selected"] and i < len(self._review_list_items) and self._review_list_items[i][1] == "unfitted"), None)
+        elif sel is None and self._review_list_unfitted is not None:
+            wanted = next((i for i, (_, kind, item) in enumerate(self._review_list_items)
+                           if kind == "unfitted" and item is self._review_list_unfitted), None)
         changed = False
         for i, entry in enumerate(listing.item_list):
             on = i == wanted
