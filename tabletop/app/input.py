@@ -315,7 +315,7 @@ class InputMixin:
         return self.viewport.length_to_world(3)
 
     def label_owner(self, screen: tuple[int, int]) -> str | None:
-        """The model whose name label the last frame drew at ``screen`` (pixels): a press there picks that model."""
+        """The model whose label (its name, a badge) the last frame drew at ``screen`` (pixels): a press there picks it."""
         frame = getattr(self, "_frame", None)
         if frame is None or not self.scenario.models:
             return None

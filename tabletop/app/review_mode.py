@@ -45,8 +45,9 @@ from tabletop.viewport import MAX_SCALE, Viewport
 
 from . import overlays, review_draw
 from .hit import item_at
-from .review import (CHECK_TAG, COMPACT_ROWS, PANEL_ROW, ROOMY_ROWS, PhotoReview, compact, corners_key, manual_model, model_for, panel_rect, panel_shift,
-                     parse_size_label, reopen_button_place, reopened_result, review_viewport, size_label, size_options)
+from .review import (CHECK_TAG, COMPACT_ROWS, PANEL_ROW, ROOMY_ROWS, PhotoReview, compact, corners_key, manual_model, model_for,
+                     panel_rect, panel_shift, parse_size_label, reopen_button_place, reopened_result, review_viewport, size_label,
+                     size_options)
 from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
 
 CLICK_SLOP_PX = 4
@@ -467,7 +468,8 @@ class ReviewMixin:
         if not review.offer_current(self.scenario, self.state.selection):
             self.flash("M lays a circle where a click found no base rim: click a base on the photo first", error=True)
             return
-        model = manual_model(fresh_id(self.scenario, "p", history=self.state.history.scenarios()), review.offer[0], review.offer[1], review.manual_size)
+        new_id = fresh_id(self.scenario, "p", history=self.state.history.scenarios())
+        model = manual_model(new_id, review.offer[0], review.offer[1], review.manual_size)
         if review.offer_raised:
             model = replace(model, tags=(*model.tags, CHECK_TAG))  # laid where the photo shows its top, not where it stands
         if self.dispatch(AddModel(model)):

@@ -51,8 +51,8 @@ class Frame:
         return tuple(out + [h for h in self.extra_hidden if h not in out])
 
     def owner_at(self, x: float, y: float) -> str | None:
-        """The model whose label (its name, its tooltip) is drawn over screen (x, y), the one drawn last first: a click
-        on what is drawn as a base's is a click on that base."""
+        """The model whose label (its name, a badge of its ruling, its tooltip) is drawn over screen (x, y), the one drawn
+        last first: a click on what is drawn as a base's is a click on that base."""
         for p in reversed(self.placements):
             owner = self.owners.get(p.id)
             if owner is not None:
