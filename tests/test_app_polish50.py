@@ -156,6 +156,16 @@ def test_a_deleted_bases_id_is_not_given_to_the_next_base_added(tmp_path: Path) 
         p.key(pygame.K_y, pygame.KMOD_LCTRL)
         ids = [m.id for m in app.scenario.models]
         assert added.id in ids and "p4" not in ids and len(ids) == len(set(ids))
+        # A copy (Ctrl+D) is not given a deleted id either: p2's copy deleted, the next copy of it is another.
+        p.key(pygame.K_ESCAPE)
+        p.click(p.screen_of((app.scenario.model("p2").x, app.scenario.model("p2").y)))
+        p.key(pygame.K_d, pygame.KMOD_LCTRL)
+        copy = app.state.selection.id
+        p.key(pygame.K_DELETE)
+        p.click(p.screen_of((app.scenario.model("p2").x, app.scenario.model("p2").y)))
+        p.key(pygame.K_d, pygame.KMOD_LCTRL)
+        again = app.state.selection.id
+        assert again != copy and again not in ids, (copy, again)
     finally:
         p.close()
 

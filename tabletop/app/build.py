@@ -49,16 +49,17 @@ class BuildMixin:
     def duplicate_selection(self) -> bool:
         """Copy the selected models and buildings 1" to the right and select the copies (one undo step)."""
         s = self.scenario
+        past = self.state.history.scenarios()
         models: list[Model] = []
         terrain: list[Terrain] = []
         for r in self.state.selected:
             if r.kind == "model":
                 m = s.model(r.id)
-                new_id = _fresh(s, m.id, models, terrain)
+                new_id = _fresh(s, m.id, models, terrain, past)
                 models.append(replace(m, id=new_id, x=m.x + DUPLICATE_OFFSET_MM, engaged=()))
             elif r.kind == "terrain":
                 t = s.terrain_piece(r.id)
-                new_id = _fresh(s, t.id, models, terrain)
+                new_id = _fresh(s, t.id, models, terrain, past)
                 terrain.append(replace(translate_terrain(t, DUPLICATE_OFFSET_MM, 0.0), id=new_id))
         if not models and not terrain:
             self.flash("Select models or buildings to duplicate them (templates are laid with their tools)")
@@ -72,9 +73,10 @@ class BuildMixin:
     def place_row(self, model_id: str, row: RowSpec, gesture: int | None = None) -> bool:
         """Add ``row.count`` copies of a model in a row from it."""
         m = self.scenario.model(model_id)
+        past = self.state.history.scenarios()
         copies: list[Model] = []
         for x, y in row_positions(m, row):
-            copies.append(replace(m, id=_fresh(self.scenario, m.id, copies, []), x=x, y=y, engaged=()))
+            copies.append(replace(m, id=_fresh(self.scenario, m.id, copies, [], past), x=x, y=y, engaged=()))
         return self.dispatch(AddItems(tuple(copies), (), gesture), validate=True)
 
     def base_preset(self, index: int) -> None:
@@ -104,9 +106,13 @@ class BuildMixin:
         return self.dispatch(MoveModel(model_id, x, y, gesture), validate=True)
 
 
-def _fresh(scenario: Scenario, base_id: str, models: list[Model], terrain: list[Terrain]) -> str:
-    """A new id like ``base_id`` + a number, free in the scenario and among the copies so far."""
+def _fresh(scenario: Scenario, base_id: str, models: list[Model], terrain: list[Terrain], history: tuple[Scenario, ...] = ()) -> str:
+    """A new id like ``base_id`` + a number, free in the scenario, among the copies so far and in ``history`` (the undo
+    and redo steps: an id is not given again within a table's life, ``fresh_id``)."""
     taken = {m.id for m in scenario.models} | {t.id for t in scenario.terrain} | {m.id for m in models} | {t.id for t in terrain}
+    for past in history:
+        taken.update(m.id for m in past.models)
+        taken.update(t.id for t in past.terrain)
     stem = base_id.rstrip("0123456789") or base_id
     n = 2
     while f"{stem}{n}" in taken:
