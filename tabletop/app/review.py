@@ -176,10 +176,10 @@ class PhotoReview:
     offer: tuple[float, float] | None = None
     """Where the last click found no rim: ``M`` (or the panel's button) lays a circle of ``manual_size`` there."""
     offer_raised: bool = False
+    """The offer is a "?" on a raised surface: its circle stays "check this base" until it is dragged to where it stands."""
     offer_on: Any = None
     """The table and the selection the offer was made on (``offer_made_on``): a later edit (a Delete, an undo) or another
     selection makes it stale, dropped (``offer_current``) before ``M`` could lay a circle at a spot clicked long ago."""
-    """The offer is a "?" on a raised surface: its circle stays "check this base" until it is dragged to where it stands."""
     cursor: str | None = None
     """The model ``N`` last went to."""
     last_fit_ms: float = 0.0
