@@ -36,7 +36,7 @@ import numpy as np
 
 from tabletop.photo.camera import Camera, Distortion, LensFile, focal_from_homography, pose_from_homography, typical_focal
 from tabletop.photo.imageio import check_corners
-from tabletop.photo.values import Corners, PhotoError, apply_homography
+from tabletop.photo.values import Corners, PhotoError, apply_homography, nan_median
 
 MARKER_DICTIONARY = "DICT_4X4_50"
 """OpenCV's ArUco dictionary: 4x4 bits, the most robust at small sizes; ids 0-3 are used."""
@@ -1387,30 +1387,22 @@ def _mat_edge(profiles: np.ndarray, offsets: np.ndarray, inward: float, allowed:
 
 def _running_median(values: np.ndarray, run: int) -> np.ndarray:
     """Each value's median with its ``run`` - 1 nearest neighbours (NaNs left out; NaN where all are)."""
-    import warnings
-
     half = run // 2
     padded = np.concatenate([np.full(half, np.nan), values, np.full(half, np.nan)])
     windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmedian(windows, axis=1)
+    return nan_median(windows, axis=1)
 
 
 def _levels(vals: np.ndarray, depth: np.ndarray, edge: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per profile (``vals`` (n, k, channels) sampled at ``depth`` px into the table), the median colour of the mat deep
     inside (the innermost ``MAT_REFERENCE_PX``), and just inside and just outside its step at ``edge`` (depth px)."""
-    import warnings
-
     rel = depth[None, :] - edge[:, None]
     deep = np.broadcast_to(depth[None, :] >= depth.max() - MAT_REFERENCE_PX, rel.shape)
     just_in = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX)
     just_out = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX)
     out = []
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for mask in (deep, just_in, just_out):
-            out.append(np.nanmedian(np.where(mask[..., None], vals, np.nan), axis=1))
+    for mask in (deep, just_in, just_out):
+        out.append(nan_median(np.where(mask[..., None], vals, np.nan), axis=1))
     return out[0], out[1], out[2]
 
 
@@ -1449,13 +1441,8 @@ def _step(values: np.ndarray, offsets: np.ndarray, allowed: np.ndarray, near_a: 
         window = np.abs(rel) <= STEP_WINDOW_PX
         before = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX)
         after = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX)
-        with np.errstate(all="ignore"):
-            import warnings
-
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                low = np.nanmedian(np.where(before, values, np.nan), axis=1)
-                high = np.nanmedian(np.where(after, values, np.nan), axis=1)
+        low = nan_median(np.where(before, values, np.nan), axis=1)
+        high = nan_median(np.where(after, values, np.nan), axis=1)
         rise = high - low
         ok = np.isfinite(rise) & (np.abs(rise) > 1e-6)
         rise = np.where(ok, rise, 1.0)

@@ -11,7 +11,6 @@ the angle's 1-sigma comes from the fit's covariance.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +19,7 @@ from tabletop.photo import base_profile
 from tabletop.photo.footprint import BEVEL_PRIOR_SIGMA_MM, GIVEN_HEIGHT_SIGMA_MM, HEIGHT_PRIOR_SIGMA_MM
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale
 from tabletop.photo.rimfit import rim_points
-from tabletop.photo.values import Rectified
+from tabletop.photo.values import Rectified, nan_median
 
 OVAL_SIZES_MM: tuple[tuple[float, float], ...] = ((60.0, 35.0), (75.0, 42.0), (90.0, 52.0), (105.0, 70.0), (120.0, 92.0),
                                                   (170.0, 105.0))
@@ -156,9 +155,8 @@ def fit_ovals(rect: Rectified, seeds: np.ndarray, mat_colour: np.ndarray, whiten
 
             base = model(p)
             res = outline - base
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)
-                mad = np.nanmedian(np.where(usable & (weights > 0), np.abs(res), np.nan), axis=1)
+            with np.errstate(all="ignore"):
+                mad = nan_median(np.where(usable & (weights > 0), np.abs(res), np.nan), axis=1)
             spread = np.where(np.isfinite(mad), np.maximum(1.4826 * mad, 0.08), 1.0)
             u = res / (4.685 * spread[:, None])
             weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
