@@ -14,10 +14,11 @@ from tabletop.sample_tables import big_table
 
 EVENTS = 20_000
 WARMUP_EVENTS = 5_000  # past the 200-step undo limit, so the history is as full as it gets
-EVENTS_PER_FRAME = 20
-"""Events posted between two frames: a drag's 4-14 moves and its keys mostly land in one frame. The events are what the
-soak is about; a frame costs about three times the events it draws (300 models), so 10 per frame spent most of the
-CI's two minutes drawing (2026-11-29)."""
+EVENTS_PER_FRAME = 40
+"""Events posted between two frames: about two gestures (a drag's 4-14 moves, its keys, an undo) land in one frame. The
+events are what the soak is about; a frame of 300 models (a fresh label layout after each drop) costs about as much as
+40 of them, so at 10 per frame the soak spent most of CI's two minutes drawing (2026-11-29: 107 s of CPU at 10 per
+frame, 75 s at 20, both beside the other test worker)."""
 
 
 def rss_mib() -> float:
