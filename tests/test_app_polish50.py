@@ -347,3 +347,29 @@ def test_the_size_menu_shows_whole_names_inside_the_window(tmp_path: Path, size:
         assert closed.font.size("60x35 mm oval")[0] <= closed.rect.width - 4
     finally:
         p.close()
+
+
+def test_a_long_note_in_the_legends_column_is_broken_only_to_the_column() -> None:
+    """The reopened review's note (245 characters) in the column under the full panel (255 px, the small font): before,
+    it was broken at 110 characters first and then to the column, so a line of 40 characters was followed by one of
+    14 ("  1 px", "  measured again on the"). Now each line but a paragraph's last is full: the next line's first word
+    would not have fitted on it."""
+    from tabletop.app import overlays, review_draw
+    from tabletop.app.review import REOPENED_NOTE, PhotoReview
+    from tabletop.model import Scenario, Table
+
+    pygame.font.init()
+
+    class _Result:
+        notes = (REOPENED_NOTE,)
+        unfitted = ()
+
+    review = PhotoReview(loaded=None, result=_Result())
+    legend = review_draw.review_legend(review, Scenario(Table(600, 600)))
+    assert f"Photo: {REOPENED_NOTE}" in legend  # whole, for the place it is drawn to break
+    width, size = 255 - 12, review_draw.SMALL_LEGEND_FONT
+    lines = review_draw.fit_lines([f"Photo: {REOPENED_NOTE}"], width, size)
+    font = overlays.font(size)
+    for line, after in zip(lines, lines[1:]):
+        assert font.size(f"{line} {after.split()[0]}")[0] > width, (line, after)
+    assert " ".join(" ".join(lines).split()) == f"Photo: {REOPENED_NOTE}"

@@ -5,7 +5,6 @@ no rim. Drawing only reads the state (issue 35, item 2)."""
 from __future__ import annotations
 
 import math
-import textwrap
 
 import numpy as np
 import pygame
@@ -26,8 +25,6 @@ BAND_ALPHA = 80
 SIGMA_BAND = 2.0
 """The band drawn round each outline spans this many sigmas either side (where the rim lies 19 times in 20)."""
 OUTLINE_POINTS = 72
-NOTE_CHARS = 110
-"""The analysis's notes in the review's legend are wrapped at this many characters (the legend's own lines' length)."""
 LEGEND_FONT = 19
 SMALL_LEGEND_FONT = 15
 """A small view's legend (``review.compact``): a smaller font, in the column under the panel (folded: a strip along the
@@ -189,8 +186,9 @@ def review_legend(review: PhotoReview, scenario: Scenario, short: bool = False) 
     for note in getattr(review.result, "notes", ()):
         # What the analysis noted (the command prints it on stderr): a table size the markers do not fit, a piece not
         # pushed home, a corner placed unsure, a photo downscaled. Without it every base "to check" would say no why.
-        # A small view's legend is broken to its column's width by ``fit_lines``: whole here.
-        lines += [f"Photo: {note}"] if short else textwrap.wrap(f"Photo: {note}", NOTE_CHARS, subsequent_indent="  ")
+        # Whole here: every place the legend is drawn breaks it to its own width (``fit_lines``). Broken here at a fixed
+        # length as well, a note came out ragged in the column under the panel (a line of 14 characters after one of 40).
+        lines.append(f"Photo: {note}")
     return lines
 
 
