@@ -373,3 +373,32 @@ def test_a_long_note_in_the_legends_column_is_broken_only_to_the_column() -> Non
     for line, after in zip(lines, lines[1:]):
         assert font.size(f"{line} {after.split()[0]}")[0] > width, (line, after)
     assert " ".join(" ".join(lines).split()) == f"Photo: {REOPENED_NOTE}"
+
+
+def test_a_base_accepted_in_the_review_shows_the_photo_under_a_thin_ring(tmp_path: Path) -> None:
+    """p4 (sure) selected and accepted with A: while the photo is shown, its base is the photo (the drawn table's green,
+    BGR 70, 140, 60) inside a thin white ring, so it can still be checked against what the photo shows; T (the judged
+    table) draws it as the table does. Before, an accepted base was an opaque disc over the photo (h50)."""
+    from tabletop.app.review_draw import ACCEPTED_COLOUR
+    from tabletop.app.state import Ref, Select
+
+    photo_green = (60, 140, 70)
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        app.dispatch(Select(Ref("model", "p4")))
+        p.key(pygame.K_a)
+        app.dispatch(Select(None))  # selected, the selection's own ring is drawn over it
+        p.step(2)
+        m = app.scenario.model("p4")
+        assert PROPOSED_TAG not in m.tags and CHECK_TAG not in m.tags
+        vp = app.viewport
+        centre = vp.to_screen(m.x, m.y)
+        r = m.base.bounding_radius * vp.scale
+        assert _colour_near(p.screen, (centre[0] - r / 2, centre[1]), photo_green, tol=12)
+        assert _colour_near(p.screen, (centre[0] - r, centre[1]), ACCEPTED_COLOUR, tol=12)
+        p.key(pygame.K_t)  # the judged table: the base as the table draws it
+        p.step(2)
+        assert not _colour_near(p.screen, (centre[0] - r / 2, centre[1]), photo_green, radius=0, tol=12)
+    finally:
+        p.close()

@@ -5,6 +5,7 @@ no rim. Drawing only reads the state (issue 35, item 2)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pygame
@@ -21,6 +22,8 @@ SURE_COLOUR = (60, 220, 255)
 CHECK_COLOUR = (255, 140, 30)
 """A proposal to check: orange, dashed, with a "!" badge (a second cue beside the colour)."""
 UNFITTED_COLOUR = (235, 80, 235)
+ACCEPTED_COLOUR = (245, 245, 245)
+"""A base accepted (or placed) during the review, over the photo: a thin white ring, the photo under it."""
 BAND_ALPHA = 80
 SIGMA_BAND = 2.0
 """The band drawn round each outline spans this many sigmas either side (where the rim lies 19 times in 20)."""
@@ -96,14 +99,18 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
     # Also the bases accepted with the rest ("accept all") that are still marked to check, during the review and after it:
     # "not sure, check this base" stays in sight until someone looks at it (after the review they were drawn as sure).
     proposed = [m for m in scenario.models if PROPOSED_TAG in m.tags or CHECK_TAG in m.tags]
+    accepted: list[Model] = []
     if review is not None and review.show_photo:
-        # The photo over the drawn bases again, so the ring lies on the real base it was fitted to.
+        # The photo over the drawn bases again, so the ring lies on the real base it was fitted to. The bases accepted
+        # already too, each as a thin ring: drawn as the table draws a base, an opaque disc, one hid the very base on
+        # the photo it was accepted for, so a second look at it showed nothing to check it against (h50).
         from tabletop.draw.backdrop import draw_backdrop
 
-        for m in proposed:
-            cx, cy = vp.to_screen(m.x, m.y)
-            r = m.base.bounding_radius * vp.scale + 3
-            draw_backdrop(surface, vp, pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1).clip(view))
+        accepted = [m for m in scenario.models if PROPOSED_TAG not in m.tags and CHECK_TAG not in m.tags]
+        for m in (*proposed, *accepted):
+            _photo_under(surface, vp, view, m, draw_backdrop)
+        for m in accepted:
+            pygame.draw.lines(surface, ACCEPTED_COLOUR, True, vp.to_screen_array(outline_world(m)).tolist(), 2)
     if show_bands and proposed:
         layer = pygame.Surface(view.size, pygame.SRCALPHA)
         for m in proposed:
@@ -134,6 +141,25 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
         pygame.draw.circle(surface, CHECK_COLOUR, (round(x), round(y)), round(r), 1)
         pygame.draw.line(surface, CHECK_COLOUR, (x - 8, y), (x + 8, y), 1)
         pygame.draw.line(surface, CHECK_COLOUR, (x, y - 8), (x, y + 8), 1)
+
+
+_KEY = (255, 0, 254)
+"""A colour no photo pixel is made to have: the disc cut out of a saved patch (``_photo_under``)."""
+
+
+def _photo_under(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, model: Model, draw_backdrop: Any) -> None:
+    """The photo drawn again over ``model``'s base, in a disc 3 px wider than it, not in its square: what the table drew
+    round it (the selection's ring, a neighbour's edge) stays, where the square's corners painted it over."""
+    cx, cy = vp.to_screen(model.x, model.y)
+    r = model.base.bounding_radius * vp.scale + 3
+    rect = pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1).clip(view)
+    if rect.width <= 0 or rect.height <= 0:
+        return
+    around = surface.subsurface(rect).copy()
+    pygame.draw.circle(around, _KEY, (round(cx) - rect.left, round(cy) - rect.top), round(r))
+    around.set_colorkey(_KEY)
+    draw_backdrop(surface, vp, rect)
+    surface.blit(around, rect.topleft)
 
 
 def fit_lines(lines: list[str], width_px: int, size: int = 19) -> list[str]:
