@@ -36,7 +36,8 @@ import numpy as np
 
 from tabletop.photo.camera import Camera, Distortion, LensFile, focal_from_homography, pose_from_homography, typical_focal
 from tabletop.photo.imageio import check_corners
-from tabletop.photo.values import Corners, PhotoError, apply_homography, nan_median
+from tabletop.photo.rays import nan_row_median
+from tabletop.photo.values import Corners, PhotoError, apply_homography
 
 MARKER_DICTIONARY = "DICT_4X4_50"
 """OpenCV's ArUco dictionary: 4x4 bits, the most robust at small sizes; ids 0-3 are used."""
@@ -1390,7 +1391,7 @@ def _running_median(values: np.ndarray, run: int) -> np.ndarray:
     half = run // 2
     padded = np.concatenate([np.full(half, np.nan), values, np.full(half, np.nan)])
     windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1)
-    return nan_median(windows, axis=1)
+    return nan_row_median(windows)
 
 
 def _levels(vals: np.ndarray, depth: np.ndarray, edge: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1401,8 +1402,12 @@ def _levels(vals: np.ndarray, depth: np.ndarray, edge: np.ndarray) -> tuple[np.n
     just_in = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX)
     just_out = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX)
     out = []
+    n, k, channels = vals.shape
     for mask in (deep, just_in, just_out):
-        out.append(nan_median(np.where(mask[..., None], vals, np.nan), axis=1))
+        # nan_row_median, not np.nanmedian: no "All-NaN slice" warning to silence (warnings.catch_warnings is not
+        # thread-safe, and the app fits markers in threads beside each other).
+        rows = np.moveaxis(np.where(mask[..., None], vals, np.nan), 1, -1).reshape(n * channels, k)
+        out.append(nan_row_median(rows).reshape(n, channels))
     return out[0], out[1], out[2]
 
 
@@ -1441,8 +1446,8 @@ def _step(values: np.ndarray, offsets: np.ndarray, allowed: np.ndarray, near_a: 
         window = np.abs(rel) <= STEP_WINDOW_PX
         before = (rel < -STEP_WINDOW_PX) & (rel >= -STEP_WINDOW_PX - STEP_LEVEL_PX)
         after = (rel > STEP_WINDOW_PX) & (rel <= STEP_WINDOW_PX + STEP_LEVEL_PX)
-        low = nan_median(np.where(before, values, np.nan), axis=1)
-        high = nan_median(np.where(after, values, np.nan), axis=1)
+        low = nan_row_median(np.where(before, values, np.nan))
+        high = nan_row_median(np.where(after, values, np.nan))
         rise = high - low
         ok = np.isfinite(rise) & (np.abs(rise) > 1e-6)
         rise = np.where(ok, rise, 1.0)

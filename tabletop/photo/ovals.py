@@ -17,9 +17,9 @@ import numpy as np
 
 from tabletop.photo import base_profile
 from tabletop.photo.footprint import BEVEL_PRIOR_SIGMA_MM, GIVEN_HEIGHT_SIGMA_MM, HEIGHT_PRIOR_SIGMA_MM
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale
+from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, nan_row_median
 from tabletop.photo.rimfit import rim_points
-from tabletop.photo.values import Rectified, nan_median
+from tabletop.photo.values import Rectified
 
 OVAL_SIZES_MM: tuple[tuple[float, float], ...] = ((60.0, 35.0), (75.0, 42.0), (90.0, 52.0), (105.0, 70.0), (120.0, 92.0),
                                                   (170.0, 105.0))
@@ -155,8 +155,7 @@ def fit_ovals(rect: Rectified, seeds: np.ndarray, mat_colour: np.ndarray, whiten
 
             base = model(p)
             res = outline - base
-            with np.errstate(all="ignore"):
-                mad = nan_median(np.where(usable & (weights > 0), np.abs(res), np.nan), axis=1)
+            mad = nan_row_median(np.where(usable & (weights > 0), np.abs(res), np.nan))
             spread = np.where(np.isfinite(mad), np.maximum(1.4826 * mad, 0.08), 1.0)
             u = res / (4.685 * spread[:, None])
             weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)

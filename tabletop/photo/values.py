@@ -189,15 +189,3 @@ def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     q = pts @ h[:, :2].T + h[:, 2]
     return q[:, :2] / q[:, 2:3]
-
-
-def nan_median(values: np.ndarray, axis: int) -> np.ndarray:
-    """``np.nanmedian`` along ``axis`` to the bit, NaN where a slice is all NaN, without numpy's "All-NaN slice"
-    warning: it is never raised, rather than silenced by ``warnings.catch_warnings``, which is not thread-safe (the app
-    fits markers and ovals in threads beside each other: one thread's filter undid the other's, the warning on stderr)."""
-    moved = np.moveaxis(np.asarray(values), axis, -1)
-    some = ~np.all(np.isnan(moved), axis=-1)
-    out = np.full(moved.shape[:-1], np.nan, dtype=moved.dtype if np.issubdtype(moved.dtype, np.floating) else np.float64)
-    if some.any():
-        out[some] = np.nanmedian(moved[some], axis=-1)
-    return out
