@@ -402,3 +402,52 @@ def test_a_base_accepted_in_the_review_shows_the_photo_under_a_thin_ring(tmp_pat
         assert not _colour_near(p.screen, (centre[0] - r / 2, centre[1]), photo_green, radius=0, tol=12)
     finally:
         p.close()
+
+
+def test_a_click_on_the_highlighted_entry_shows_its_base_again(tmp_path: Path) -> None:
+    """N selects and highlights p2; the view moved away, a click on its (highlighted) entry shows it again and keeps it
+    highlighted. Before, pygame_gui took that click for the entry's deselection, which nothing handled (r51)."""
+    from tabletop.viewport import Viewport
+
+    p = _reviewing(tmp_path)
+    app = p.app
+    try:
+        listing = app._review_ui["list"]
+        p.key(pygame.K_n)
+        p.step(2)
+        chosen = app.state.selection.id
+        app.viewport = Viewport((20.0, 20.0), app.viewport.scale, app.viewport.rect)
+        p.step(2)
+        entry = next(e for e in listing.item_list if e["selected"])
+        p.click(entry["button_element"].rect.center)
+        p.step(3)
+        m = app.scenario.model(chosen)
+        assert app.state.selection.id == chosen and _highlighted(app) == [chosen]
+        assert app.view_rect.collidepoint(app.viewport.to_screen(m.x, m.y))
+    finally:
+        p.close()
+
+
+def test_the_compact_list_scrolls_away_from_the_selected_entry(tmp_path: Path) -> None:
+    """At 800x520 with p8 selected (N), the wheel over the list scrolls it down and it stays there; the next N (a new
+    entry highlighted) brings that entry into sight. Before, every frame scrolled the selected entry back (r51)."""
+    p = _reviewing(tmp_path, (800, 520), n=12, check=9)
+    app = p.app
+    try:
+        listing = app._review_ui["list"]
+        p.key(pygame.K_n)
+        p.step(2)
+        bar = listing.scroll_bar
+        assert bar is not None and bar.start_percentage == 0.0
+        for _ in range(6):
+            p.wheel(-1, listing.rect.center)
+            p.step(1)
+        scrolled = bar.start_percentage
+        assert scrolled > 0.3
+        p.step(3)
+        assert bar.start_percentage == scrolled
+        p.key(pygame.K_n)  # p7: the second entry, above the rows now shown
+        p.step(2)
+        assert _highlighted(app) == ["p7"] and bar.start_percentage < scrolled
+    finally:
+        p.close()

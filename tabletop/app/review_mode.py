@@ -73,6 +73,8 @@ class ReviewMixin:
     _review_ui: dict[str, Any] | None = None
     _review_list_key: Any = None
     _review_list_items: list[tuple[str, str, Any]] = []
+    _review_list_scrolled_to: int | None = None
+    """The list's entry last scrolled into sight (``_sync_list_highlight``)."""
     _review_list_unfitted: Any = None
     """The "?" entry last clicked: highlighted while nothing is selected."""
     _kept_reviews: dict[tuple[tuple[float, float], ...], PhotoReview] | None = None
@@ -367,7 +369,11 @@ class ReviewMixin:
             if size is not None:
                 self.review_choose_size(size)
             return True
-        if event.type == pygame_gui.UI_SELECTION_LIST_NEW_SELECTION and element is ui.get("list"):
+        # A click on the entry already highlighted (the selection's, since N highlights it too) is, to pygame_gui, its
+        # deselection, and a quick second click a double click: each is the same "show me this one" (r51).
+        if event.type in (pygame_gui.UI_SELECTION_LIST_NEW_SELECTION, pygame_gui.UI_SELECTION_LIST_DROPPED_SELECTION,
+                          pygame_gui.UI_SELECTION_LIST_DOUBLE_CLICKED_SELECTION) and element is ui.get("list"):
+            self._review_list_scrolled_to = None  # shown again, and highlighted again if the click dropped it
             for label, kind, item in self._review_list_items:
                 if label == event.text:
                     if kind == "model":
@@ -697,6 +703,7 @@ class ReviewMixin:
             self._sync_list_highlight()
             return
         self._review_list_key = key
+        self._review_list_scrolled_to = None  # a new list: its highlighted entry brought into sight again
         items: list[tuple[str, str, Any]] = []
         for m in unsure:
             size = size_label(m.base.length, m.base.width if m.base.shape == "oval" else None)
@@ -737,7 +744,10 @@ class ReviewMixin:
                 elif button is not None:
                     button.unselect()
         bar = listing.scroll_bar
-        if wanted is not None and bar is not None:
+        # Brought into sight when the highlighted entry changes, not on every frame: the user may scroll the list away
+        # from it (the wheel, the bar) with the base still selected (r51: it snapped back at once).
+        if wanted is not None and bar is not None and wanted != self._review_list_scrolled_to:
+            self._review_list_scrolled_to = wanted
             # The compact panel's list shows a few rows: the highlighted one brought into them.
             row = listing.list_item_height
             total = row * len(listing.item_list)
