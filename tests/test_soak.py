@@ -18,7 +18,8 @@ EVENTS_PER_FRAME = 40
 """Events posted between two frames: about two gestures (a drag's 4-14 moves, its keys, an undo) land in one frame. The
 events are what the soak is about; a frame of 300 models (a fresh label layout after each drop) costs about as much as
 40 of them, so at 10 per frame the soak spent most of CI's two minutes drawing (2026-11-29: 107 s of CPU at 10 per
-frame, 75 s at 20, both beside the other test worker)."""
+frame, 75 s at 20, both beside the other test worker). The price: the memory check spans 375 frames after the warm-up,
+not 1,500, so a leak per frame must be about four times larger to fail it; a leak per event is caught as before."""
 
 
 def rss_mib() -> float:

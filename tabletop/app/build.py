@@ -3,6 +3,7 @@ presets, and placing a base by what a tape measure says (or into base contact)."
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 
 from tabletop.model import Model, Scenario, Terrain
@@ -49,7 +50,7 @@ class BuildMixin:
     def duplicate_selection(self) -> bool:
         """Copy the selected models and buildings 1" to the right and select the copies (one undo step)."""
         s = self.scenario
-        past = self.state.history.scenarios()
+        past = self.state.history.model_ids
         models: list[Model] = []
         terrain: list[Terrain] = []
         for r in self.state.selected:
@@ -73,7 +74,7 @@ class BuildMixin:
     def place_row(self, model_id: str, row: RowSpec, gesture: int | None = None) -> bool:
         """Add ``row.count`` copies of a model in a row from it."""
         m = self.scenario.model(model_id)
-        past = self.state.history.scenarios()
+        past = self.state.history.model_ids
         copies: list[Model] = []
         for x, y in row_positions(m, row):
             copies.append(replace(m, id=_fresh(self.scenario, m.id, copies, [], past), x=x, y=y, engaged=()))
@@ -106,16 +107,14 @@ class BuildMixin:
         return self.dispatch(MoveModel(model_id, x, y, gesture), validate=True)
 
 
-def _fresh(scenario: Scenario, base_id: str, models: list[Model], terrain: list[Terrain], history: tuple[Scenario, ...] = ()) -> str:
-    """A new id like ``base_id`` + a number, free in the scenario, among the copies so far and in ``history`` (the undo
-    and redo steps: an id is not given again within a table's life, ``fresh_id``)."""
+def _fresh(scenario: Scenario, base_id: str, models: list[Model], terrain: list[Terrain], used: Collection[str] = ()) -> str:
+    """A new id like ``base_id`` + a number, free in the scenario, among the copies so far and among ``used`` (the ids
+    in the undo and redo steps, ``History.model_ids``: an id is not given again while an undo can bring its item back,
+    ``fresh_id``)."""
     taken = {m.id for m in scenario.models} | {t.id for t in scenario.terrain} | {m.id for m in models} | {t.id for t in terrain}
-    for past in history:
-        taken.update(m.id for m in past.models)
-        taken.update(t.id for t in past.terrain)
     stem = base_id.rstrip("0123456789") or base_id
     n = 2
-    while f"{stem}{n}" in taken:
+    while f"{stem}{n}" in taken or f"{stem}{n}" in used:
         n += 1
     return f"{stem}{n}"
 

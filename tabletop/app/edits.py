@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -66,19 +66,16 @@ def template_heading(scenario: Scenario, template: Template) -> float:
         return 0.0
 
 
-def fresh_id(scenario: Scenario, prefix: str, kind: Kind = "model", history: Iterable[Scenario] = ()) -> str:
-    """An id with ``prefix`` not used in its namespace, in ``scenario`` nor in any of ``history`` (the table's undo and
-    redo steps, ``History.scenarios``): an id deleted and given to the next item added would name two things in one
-    table's life (a message, a note, the review's list saying "p4" of either), and an undo brings the first back."""
-    taken: set[str] = set()
-    for s in (scenario, *history):
-        if kind == "template":
-            taken.update(t.id for t in s.templates)
-        else:
-            taken.update(m.id for m in s.models)
-            taken.update(t.id for t in s.terrain)
+def fresh_id(scenario: Scenario, prefix: str, kind: Kind = "model", used: Collection[str] = ()) -> str:
+    """An id with ``prefix`` not used in its namespace, in ``scenario`` nor among ``used`` (the ids in the table's undo
+    and redo steps, ``History.model_ids`` or ``template_ids``): an id deleted and given to the next item added would
+    name two things (a message, a note, the review's list saying "p4" of either), and an undo brings the first back."""
+    if kind == "template":
+        here = {t.id for t in scenario.templates}
+    else:
+        here = {m.id for m in scenario.models} | {t.id for t in scenario.terrain}
     n = 1
-    while f"{prefix}{n}" in taken:
+    while f"{prefix}{n}" in here or f"{prefix}{n}" in used:
         n += 1
     return f"{prefix}{n}"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from tabletop.model import Scenario
 
@@ -40,6 +41,17 @@ class History:
     def scenarios(self) -> tuple[Scenario, ...]:
         """Every scenario an undo or a redo can bring back (the ids in them are the table's, ``fresh_id``)."""
         return self.undo + self.redo + self.redo_before
+
+    @cached_property
+    def model_ids(self) -> frozenset[str]:
+        """The ids of every model and terrain piece in ``scenarios``, worked out once per history: a batch of new ids (a
+        row of copies, a photo's proposals) looks each up here (r51: 300 copies scanned 200 steps each, 1.6 s)."""
+        return frozenset(i for s in self.scenarios() for i in (*(m.id for m in s.models), *(t.id for t in s.terrain)))
+
+    @cached_property
+    def template_ids(self) -> frozenset[str]:
+        """The ids of every template in ``scenarios`` (their own namespace)."""
+        return frozenset(t.id for s in self.scenarios() for t in s.templates)
 
     @property
     def can_undo(self) -> bool:

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,17 +174,17 @@ def _bgr_surface(bgr: np.ndarray) -> pygame.Surface:
     return surface.convert() if pygame.display.get_surface() is not None else surface.copy()
 
 
-def proposed_models(scenario: Scenario, bases: Any, history: tuple[Scenario, ...] = ()) -> tuple[Model, ...]:
+def proposed_models(scenario: Scenario, bases: Any, used: Collection[str] = ()) -> tuple[Model, ...]:
     """One model per detection (round, or oval along its long axis), tagged ``proposed`` (and ``check`` where the
     analysis is not confident of it), carrying its 1-sigma error; none where a model not proposed (accepted, or
-    placed by hand) already stands within ``DUPLICATE_MM``. Their ids are used in none of ``history`` (``fresh_id``)."""
+    placed by hand) already stands within ``DUPLICATE_MM``. Their ids are none of ``used`` (``fresh_id``)."""
     out: list[Model] = []
     s = scenario
     standing = [m for m in scenario.models if PROPOSED_TAG not in m.tags]
     for b in bases:
         if any(math.hypot(m.x - b.x_mm, m.y - b.y_mm) < DUPLICATE_MM for m in standing):
             continue  # a base already on the table (accepted from an earlier import, or placed by hand)
-        m = model_for(fresh_id(s, "p", history=history), b)
+        m = model_for(fresh_id(s, "p", used=used), b)
         out.append(m)
         s = Scenario(s.table, s.models + (m,), s.terrain)
     return tuple(out)
@@ -565,7 +566,8 @@ class PhotoImportMixin(ReviewMixin):
         # among the demo's troopers, templates and buildings (h50). Ctrl+Z brings the demo back.
         s = self.scenario
         demo = self.state.path is None and not self.state.dirty and bool(s.models or s.templates or s.terrain)
-        models = proposed_models(Scenario(s.table) if demo else s, result.bases, self.state.history.scenarios() + (s,))
+        used = self.state.history.model_ids | {m.id for m in s.models} | {t.id for t in s.terrain}  # the demo too: an undo brings it back
+        models = proposed_models(Scenario(s.table) if demo else s, result.bases, used)
         replaced = 0 if demo else sum(PROPOSED_TAG in m.tags for m in s.models)
         if self.dispatch(ImportPhoto(backdrop, models, job.table_mm, fresh=demo)):
             self.backdrops.visible = True

@@ -23,7 +23,8 @@ CHECK_COLOUR = (255, 140, 30)
 """A proposal to check: orange, dashed, with a "!" badge (a second cue beside the colour)."""
 UNFITTED_COLOUR = (235, 80, 235)
 ACCEPTED_COLOUR = (245, 245, 245)
-"""A base accepted (or placed) during the review, over the photo: a thin white ring, the photo under it."""
+"""A base not proposed (accepted, or placed by hand), while the review shows the photo: a thin white ring, the photo
+under it."""
 BAND_ALPHA = 80
 SIGMA_BAND = 2.0
 """The band drawn round each outline spans this many sigmas either side (where the rim lies 19 times in 20)."""
@@ -106,11 +107,15 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
         # the photo it was accepted for, so a second look at it showed nothing to check it against (h50).
         from tabletop.draw.backdrop import draw_backdrop
 
-        accepted = [m for m in scenario.models if PROPOSED_TAG not in m.tags and CHECK_TAG not in m.tags]
+        accepted = [m for m in scenario.models if PROPOSED_TAG not in m.tags and CHECK_TAG not in m.tags and _in_view(vp, view, m)]
         for m in (*proposed, *accepted):
             _photo_under(surface, vp, view, m, draw_backdrop)
         for m in accepted:
-            pygame.draw.lines(surface, ACCEPTED_COLOUR, True, vp.to_screen_array(outline_world(m)).tolist(), 2)
+            if m.base.shape == "round":
+                cx, cy = vp.to_screen(m.x, m.y)
+                pygame.draw.circle(surface, ACCEPTED_COLOUR, (round(cx), round(cy)), round(m.base.length / 2 * vp.scale), 2)
+            else:
+                pygame.draw.lines(surface, ACCEPTED_COLOUR, True, vp.to_screen_array(outline_world(m)).tolist(), 2)
     if show_bands and proposed:
         layer = pygame.Surface(view.size, pygame.SRCALPHA)
         for m in proposed:
@@ -141,6 +146,13 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
         pygame.draw.circle(surface, CHECK_COLOUR, (round(x), round(y)), round(r), 1)
         pygame.draw.line(surface, CHECK_COLOUR, (x - 8, y), (x + 8, y), 1)
         pygame.draw.line(surface, CHECK_COLOUR, (x, y - 8), (x, y + 8), 1)
+
+
+def _in_view(vp: Viewport, view: pygame.Rect, model: Model) -> bool:
+    """Whether any of ``model``'s base can show in ``view`` (its bounding circle's square meets it)."""
+    cx, cy = vp.to_screen(model.x, model.y)
+    r = model.base.bounding_radius * vp.scale + 3
+    return view.colliderect(pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1))
 
 
 _KEY = (255, 0, 254)

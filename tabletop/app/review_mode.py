@@ -430,7 +430,7 @@ class ReviewMixin:
             self.dispatch(Select(Ref("model", near[0].id)))
             self.flash(f"That base is already on the table ({near[0].label}): selected")
             return False
-        model = model_for(fresh_id(self.scenario, "p", history=self.state.history.scenarios()), detection)
+        model = model_for(fresh_id(self.scenario, "p", used=self.state.history.model_ids), detection)
         if self.dispatch(AddModel(model)):
             review.detections[model.id] = detection
             self.dispatch(Select(Ref("model", model.id)))
@@ -474,7 +474,7 @@ class ReviewMixin:
         if not review.offer_current(self.scenario, self.state.selection):
             self.flash("M lays a circle where a click found no base rim: click a base on the photo first", error=True)
             return
-        new_id = fresh_id(self.scenario, "p", history=self.state.history.scenarios())
+        new_id = fresh_id(self.scenario, "p", used=self.state.history.model_ids)
         model = manual_model(new_id, review.offer[0], review.offer[1], review.manual_size)
         if review.offer_raised:
             model = replace(model, tags=(*model.tags, CHECK_TAG))  # laid where the photo shows its top, not where it stands

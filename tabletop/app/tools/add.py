@@ -33,7 +33,7 @@ class AddModelTool(Tool):
         self.base_label = "25 mm"
 
     def press(self, host: ToolHost, at: Pointer) -> None:
-        mid = fresh_id(host.scenario, "m", history=host.state.history.scenarios())
+        mid = fresh_id(host.scenario, "m", used=host.state.history.model_ids)
         model = Model(mid, at.world[0], at.world[1], self.base, name=None, side=last_side(host))
         if host.dispatch(AddModel(model)):
             host.dispatch(Select(Ref("model", mid)))
@@ -50,7 +50,7 @@ class AddBuildingTool(Tool):
     tip = "Add a 4\" building: click on the table (7)"
 
     def press(self, host: ToolHost, at: Pointer) -> None:
-        tid = fresh_id(host.scenario, "b", history=host.state.history.scenarios())
+        tid = fresh_id(host.scenario, "b", used=host.state.history.model_ids)
         if host.dispatch(AddTerrain(square_terrain(tid, at.world))):
             host.dispatch(Select(Ref("terrain", tid)))
 

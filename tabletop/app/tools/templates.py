@@ -45,7 +45,7 @@ class ImpactTool(Tool):
             return
         if m is not None and m.id == attacker:
             return
-        tid = fresh_id(s, "t", "template", host.state.history.scenarios())
+        tid = fresh_id(s, "t", "template", host.state.history.template_ids)
         placement = Impact(attacker, target=m.id) if m is not None else Impact(attacker, point=at.world)
         if add_template(host, tid, placement):
             host.dispatch(SetTool("select"))
@@ -78,7 +78,7 @@ class DirectTool(Tool):
         if m is None:
             host.flash("Direct: press on the attacker's base and drag to aim", error=True)
             return
-        tid = fresh_id(s, "t", "template", host.state.history.scenarios())
+        tid = fresh_id(s, "t", "template", host.state.history.template_ids)
         g = host.next_gesture()
         heading = line_of_fire(m, at.world) if distance(at.world, m.centre) > 1 else m.facing
         if add_template(host, tid, Direct(m.id, round(heading % 360, 6)), g):
@@ -107,7 +107,7 @@ class FreeTool(Tool):
     tip = "Lay a template anywhere: click and drag (5)"
 
     def press(self, host: ToolHost, at: Pointer) -> None:
-        tid = fresh_id(host.scenario, "t", "template", host.state.history.scenarios())
+        tid = fresh_id(host.scenario, "t", "template", host.state.history.template_ids)
         g = host.next_gesture()
         x, y = at.world
         if add_template(host, tid, At(x, y, 0.0), g):

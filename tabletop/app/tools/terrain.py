@@ -50,7 +50,7 @@ def snapped(host: ToolHost, at: Pointer) -> Point:
 
 def new_piece(host: ToolHost, points: tuple[Point, ...] | None = None, rect: RectSpec | None = None, kind: str = "building") -> str | None:
     """Add a traced piece (a building that blocks sight; edit it in the side panel) and select it."""
-    tid = fresh_id(host.scenario, "terrain", history=host.state.history.scenarios())
+    tid = fresh_id(host.scenario, "terrain", used=host.state.history.model_ids)
     piece = Terrain(tid, points=points, rect=rect, kind=kind)
     if host.dispatch(AddTerrain(piece)):
         host.dispatch(Select(Ref("terrain", tid)))
