@@ -451,3 +451,20 @@ def test_the_compact_list_scrolls_away_from_the_selected_entry(tmp_path: Path) -
         assert _highlighted(app) == ["p7"] and bar.start_percentage < scrolled
     finally:
         p.close()
+
+
+def test_the_historys_ids_are_every_step_s_models_terrain_and_templates() -> None:
+    """Worked: an undo step with m1 and terrain t9, a redo step with m2, a cleared redo step with m3 and template b1 ->
+    model_ids {m1, t9, m2, m3} and template_ids {b1}; fresh_id then skips m1-m3 on a table holding none of them."""
+    from tabletop.app.edits import fresh_id
+    from tabletop.app.history import History
+    from tabletop.model import Template, Terrain
+
+    table = Table(600, 600)
+    m = lambda i: Model(i, 10.0, 10.0, Base.round(32.0))  # noqa: E731
+    undo = Scenario(table, (m("m1"),), (Terrain("t9", ((0, 0), (10, 0), (10, 10))),))
+    redo = Scenario(table, (m("m2"),))
+    cleared = Scenario(table, (m("m3"),), templates=(Template("b1", "small_blast", 10.0, 10.0),))
+    h = History((undo,), (redo,), None, (cleared,))
+    assert h.model_ids == {"m1", "t9", "m2", "m3"} and h.template_ids == {"b1"}
+    assert fresh_id(Scenario(table), "m", used=h.model_ids) == "m4"
