@@ -5,6 +5,7 @@ no rim. Drawing only reads the state (issue 35, item 2)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -159,7 +160,8 @@ _KEY = (255, 0, 254)
 """A colour no photo pixel is made to have: the disc cut out of a saved patch (``_photo_under``)."""
 
 
-def _photo_under(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, model: Model, draw_backdrop: Any) -> None:
+def _photo_under(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, model: Model,
+                 draw_backdrop: Callable[[pygame.Surface, Viewport, pygame.Rect], Any]) -> None:
     """The photo drawn again over ``model``'s base, in a disc 3 px wider than it, not in its square: what the table drew
     round it (the selection's ring, a neighbour's edge) stays, where the square's corners painted it over."""
     cx, cy = vp.to_screen(model.x, model.y)
