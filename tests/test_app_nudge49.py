@@ -3,7 +3,6 @@ keys move the corner last placed one photo pixel, the loupe shows it, and the co
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ cv2 = pytest.importorskip("cv2")
 from tabletop.app.photo_import import NUDGE_PX, loupe_box  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
 
+from .test_app_review48 import pixel_showing  # noqa: E402
 from .test_app_review_again import _table  # noqa: E402
 
 CORNERS = ((400.0, 2100.0), (2900.0, 2150.0), (2500.0, 500.0), (700.0, 450.0))
@@ -43,10 +43,10 @@ def test_the_arrow_keys_move_the_last_corner_a_photo_pixel_and_the_loupe_shows_i
         assert app.start_photo_import(str(path))
         job = app.photo_import
         view = app.view_rect
-        rect, scale = job.frame(view)
+        _, scale = job.frame(view)
         step = 1 / scale
         truth = CORNERS
-        shown = [(math.floor(rect.left + (c[0] + 0.5) * scale), math.floor(rect.top + (c[1] + 0.5) * scale)) for c in truth]
+        shown = [pixel_showing(job, view, c) for c in truth]
         assert not any("arrow keys" in line for line in app.photo_hint())
         p.click((shown[0][0] + 1, shown[0][1]))
         assert any("arrow keys: move it a photo pixel" in line for line in app.photo_hint())

@@ -27,6 +27,13 @@ from .test_app_review import TABLE, photo  # noqa: E402,F401 - the module's phot
 from .test_app_review_again import _table  # noqa: E402
 
 
+def pixel_showing(job: object, view: pygame.Rect, corner: tuple[float, float]) -> tuple[int, int]:
+    """The screen pixel whose part of the photo holds file point ``corner`` (file pixel j spans j - 0.5 .. j + 0.5): the
+    import's own ``to_screen``, rounded to the pixel whose middle is nearest."""
+    x, y = job.to_screen(view, corner)  # type: ignore[attr-defined]
+    return math.floor(x + 0.5), math.floor(y + 0.5)
+
+
 def test_click_sigma_worked_by_hand() -> None:
     # A photo shown at a tenth of its size: a screen pixel is 10 file px; 0.6 of it is 6 px, with the photo's own 1 px:
     # sqrt(1 + 36) = 6.08 px. At full size (1 file px a screen px): sqrt(1 + 0.36) = 1.17 px.
@@ -53,13 +60,11 @@ def test_corners_clicked_on_a_small_window_are_refined_as_far_as_the_click_allow
         assert app.start_photo_import(str(path))
         job = app.photo_import
         view = app.view_rect
-        rect, scale = job.frame(view)
+        _, scale = job.frame(view)
         step = 1 / scale
         assert 8.5 < step < 10  # a screen pixel is about 9 file px
         for c in ph.corners_px:  # type: ignore[attr-defined]
-            # The screen pixel whose part of the photo holds the corner (file pixel j spans j - 0.5 .. j + 0.5).
-            shown = (math.floor(rect.left + (c[0] + 0.5) * scale), math.floor(rect.top + (c[1] + 0.5) * scale))
-            p.click(shown)
+            p.click(pixel_showing(job, view, c))
         for clicked, c in zip(job.clicks, ph.corners_px):  # type: ignore[attr-defined]
             assert abs(clicked[0] - c[0]) <= step / 2 + 0.01 and abs(clicked[1] - c[1]) <= step / 2 + 0.01, (clicked, c)
         assert job.steps == [pytest.approx(step)] * 4
