@@ -108,12 +108,14 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
         # the photo it was accepted for, so a second look at it showed nothing to check it against (h50).
         from tabletop.draw.backdrop import draw_backdrop
 
-        accepted = [m for m in scenario.models if PROPOSED_TAG not in m.tags and CHECK_TAG not in m.tags and _in_view(vp, view, m)]
+        patches = {m.id: _patch(vp, m) for m in scenario.models}
+        accepted = [m for m in scenario.models if PROPOSED_TAG not in m.tags and CHECK_TAG not in m.tags
+                    and view.colliderect(patches[m.id][2])]
         for m in (*proposed, *accepted):
-            _photo_under(surface, vp, view, m, draw_backdrop)
+            _photo_under(surface, vp, view, patches[m.id], draw_backdrop)
         for m in accepted:
             if m.base.shape == "round":
-                cx, cy = vp.to_screen(m.x, m.y)
+                cx, cy = patches[m.id][0]
                 pygame.draw.circle(surface, ACCEPTED_COLOUR, (round(cx), round(cy)), round(m.base.length / 2 * vp.scale), 2)
             else:
                 pygame.draw.lines(surface, ACCEPTED_COLOUR, True, vp.to_screen_array(outline_world(m)).tolist(), 2)
@@ -149,24 +151,24 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
         pygame.draw.line(surface, CHECK_COLOUR, (x, y - 8), (x, y + 8), 1)
 
 
-def _in_view(vp: Viewport, view: pygame.Rect, model: Model) -> bool:
-    """Whether any of ``model``'s base can show in ``view`` (its bounding circle's square meets it)."""
+def _patch(vp: Viewport, model: Model) -> tuple[tuple[float, float], float, pygame.Rect]:
+    """The screen disc the photo is drawn again in over ``model``'s base (3 px wider than it): its centre, its radius and
+    the square round it (not clipped to the view)."""
     cx, cy = vp.to_screen(model.x, model.y)
     r = model.base.bounding_radius * vp.scale + 3
-    return view.colliderect(pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1))
+    return (cx, cy), r, pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1)
 
 
 _KEY = (255, 0, 254)
 """A colour no photo pixel is made to have: the disc cut out of a saved patch (``_photo_under``)."""
 
 
-def _photo_under(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, model: Model,
+def _photo_under(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, patch: tuple[tuple[float, float], float, pygame.Rect],
                  draw_backdrop: Callable[[pygame.Surface, Viewport, pygame.Rect], Any]) -> None:
-    """The photo drawn again over ``model``'s base, in a disc 3 px wider than it, not in its square: what the table drew
-    round it (the selection's ring, a neighbour's edge) stays, where the square's corners painted it over."""
-    cx, cy = vp.to_screen(model.x, model.y)
-    r = model.base.bounding_radius * vp.scale + 3
-    rect = pygame.Rect(round(cx - r), round(cy - r), round(2 * r) + 1, round(2 * r) + 1).clip(view)
+    """The photo drawn again in a base's ``patch`` (``_patch``), in its disc, not in its square: what the table drew
+    round the base (the selection's ring, a neighbour's edge) stays, where the square's corners painted it over."""
+    (cx, cy), r, square = patch
+    rect = square.clip(view)
     if rect.width <= 0 or rect.height <= 0:
         return
     around = surface.subsurface(rect).copy()

@@ -155,7 +155,8 @@ def fit_ovals(rect: Rectified, seeds: np.ndarray, mat_colour: np.ndarray, whiten
 
             base = model(p)
             res = outline - base
-            mad = nan_row_median(np.where(usable & (weights > 0), np.abs(res), np.nan))
+            with np.errstate(all="ignore"):  # as before: a ray's residual may be inf (numpy's errstate is per thread)
+                mad = nan_row_median(np.where(usable & (weights > 0), np.abs(res), np.nan))
             spread = np.where(np.isfinite(mad), np.maximum(1.4826 * mad, 0.08), 1.0)
             u = res / (4.685 * spread[:, None])
             weights = np.where(usable & (np.abs(u) < 1), (1 - u * u) ** 2, 0.0)
