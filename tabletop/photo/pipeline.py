@@ -296,6 +296,23 @@ def _fit_within_reach(image: np.ndarray, fit: TableFit, given: Corners, reach_px
     return None if any(near) else moved
 
 
+def consistent_with_given(corners_px: Corners, sigmas_px: tuple[float, ...], given_px: Corners,
+                          given_sigma_px: tuple[float, ...]) -> tuple[tuple[float, ...], float]:
+    """Each corner's 1-sigma (px) once the table's edges have moved it from where it was given, and how far the furthest
+    moved beyond what the given corner's own error explains (0.0 where none did).
+
+    A given corner and the edge fit there are two measurements of one point. A given corner with an error of ``s`` px
+    per axis lies on average sqrt(2)·s from its point (the mean square of a 2-D error is 2s²), so a move up to about
+    that is the given corner's own error, which the fit corrected. What lies beyond it is a disagreement neither
+    measurement settles (the fit may have followed the foot of the table's front face, or a line printed on the mat, a
+    pixel or two from the table's edge): it goes into the corner's sigma, as the cross-checks' disagreement goes into a
+    base's (``detect.report_bases``)."""
+    moves = np.linalg.norm(np.asarray(corners_px, dtype=float) - np.asarray(given_px, dtype=float), axis=1)
+    unexplained = np.sqrt(np.maximum(moves ** 2 - 2.0 * np.square(given_sigma_px), 0.0))
+    out = tuple(float(math.hypot(s, u)) for s, u in zip(sigmas_px, unexplained))
+    return out, float(np.max(unexplained))
+
+
 def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int]) -> TableFit | None:
     """The outline ``corners_px`` refined through ``lens`` (an 8 px search), or None where that fails, is unsure
     (under ``TABLE_CONFIDENT``) or leaves the photo."""
@@ -347,7 +364,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             focal = None  # two markers give the lens, not the focal length: that comes from the table's corners
     reach: tuple[float, ...] | None = None  # how far the lens's fit may move given corners (None: not given)
     pending: TableFit | None = None  # clicked corners' straight fit, judged once the lens is known to bend nothing
-    clicked_at: int | None = None  # the note saying clicked corners were used as given
+    as_given_at: int | None = None  # the note saying the given corners were used as given
+    given_at: Corners | None = None  # corners given for the table's edges to refine, and their own 1-sigmas (working px)
+    given_sigma: tuple[float, ...] = ()
     if marked is not None and marked.corners_px is not None and marked.corner_sigma_px is not None:
         work_corners, sigmas, confidence = marked.corners_px, marked.corner_sigma_px, 1.0
         fit = None
@@ -362,6 +381,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         check_corners(corners, loaded.original_size, allow_outside=True)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
         allowed = allowed_moves_px(corner_step_px, loaded.scale)
+        given_at = given
+        given_sigma = ((CLICK_SIGMA_PX,) * 4 if corner_step_px is None
+                       else tuple(click_sigma_px(step) * loaded.scale for step in corner_step_px))
         try:
             fit = refine_corners(image, given, search_px=8.0, lens=lens)
         except PhotoError:
@@ -382,10 +404,10 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         elif corner_step_px is not None:
             clicked = tuple(click_sigma_px(step) for step in corner_step_px)
             work_corners, sigmas, confidence = given, tuple(c * loaded.scale for c in clicked), 1.0
-            clicked_at, reach = len(notes), allowed
+            as_given_at, reach = len(notes), allowed
             notes.append(f"the table's edges do not confirm the given corners: used as given, {clicked_note(corner_step_px, clicked)}")
         else:
-            reach = allowed
+            as_given_at, reach = len(notes), allowed
             work_corners, sigmas, confidence = given, (CLICK_SIGMA_PX,) * 4, 1.0
             notes.append("the table's edges do not confirm the given corners: used as given (±1 px assumed)")
     else:
@@ -415,21 +437,26 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             moved = None if bent is None or reach is None else _fit_within_reach(image, bent, work_corners, reach, lens, table_mm, focal)
             if bent is not None and (reach is None or moved is not None):
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
-                if clicked_at is not None:
-                    notes[clicked_at] = f"corners refined on the table's edges through the lens (moved up to {moved:.1f} px)"
+                if as_given_at is not None:
+                    notes[as_given_at] = f"corners refined on the table's edges through the lens (moved up to {moved:.1f} px)"
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
-        elif pending is not None and reach is not None and clicked_at is not None:
+        elif pending is not None and reach is not None and as_given_at is not None:
             moved = _fit_within_reach(image, pending, work_corners, reach, None, table_mm, focal)
             if moved is not None:
                 work_corners, sigmas, confidence = pending.corners_px, pending.corner_sigma_px, pending.confidence
-                notes[clicked_at] = f"corners refined on the table's edges (moved up to {moved:.1f} px)"
+                notes[as_given_at] = f"corners refined on the table's edges (moved up to {moved:.1f} px)"
     elif unaided and not lens.identity:
         # A calibrated lens (--camera, or the markers') bends the sides as a measured one does: the outline found as
         # straight lines is followed through it in the same search (its corners were several px off without).
         bent = _refined_through(image, work_corners, lens, size)
         if bent is not None:
             work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
+    if given_at is not None:
+        sigmas, unexplained = consistent_with_given(work_corners, sigmas, given_at, given_sigma)
+        if unexplained:
+            notes.append(f"the table's edges moved a given corner further than its own error explains ({unexplained:.1f} px "
+                         f"unexplained): it is taken as ±{max(sigmas) / loaded.scale:.1f} px, and the bases' sigmas widen with it")
     doubt = None
     if unaided:
         sigmas, doubt = _doubt_outline(image, work_corners, sigmas, lens, table_mm, focal)
