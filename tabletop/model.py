@@ -41,6 +41,14 @@ class Base:
         return max(self.length, self.width) / 2
 
 
+#: The tag a base found on a photo carries until it is accepted.
+PROPOSED_TAG = "proposed"
+#: A base found on a photo the analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it; it
+#: goes when the user fixes or confirms that base (``AcceptProposed.confirm``, a refit, a size chosen). Every picture of
+#: the table marks it (``tabletop.draw``), exports included: an unsure base never looks sure.
+CHECK_TAG = "check"
+
+
 @dataclass(frozen=True)
 class Model:
     """One model (trooper, mecha, vehicle) on its base."""

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
-from tabletop.model import Backdrop, Model, Point, RectSpec, Scenario, Template, Terrain
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Backdrop, Model, Point, RectSpec, Scenario, Template, Terrain
 
 
 Kind = Literal["model", "terrain", "template"]
@@ -200,13 +200,6 @@ class AcceptProposed:
 
     model_ids: tuple[str, ...]
     confirm: bool = False
-
-
-#: The tag a base found on a photo carries until it is accepted.
-PROPOSED_TAG = "proposed"
-#: A base found on a photo the analysis is not confident of ("check this base"), as ``tabletop photo -o`` tags it; it
-#: goes when the user fixes or confirms that base (``AcceptProposed.confirm``, a refit, a size chosen).
-CHECK_TAG = "check"
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,16 @@ from typing import Any
 import numpy as np
 import pygame
 
-from tabletop.model import Model, Scenario
+from tabletop.draw.checks import check_mark, dashed_loop
+from tabletop.draw.style import CHECK_COLOUR
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Model, Scenario
 from tabletop.viewport import Viewport
 
 from . import overlays
-from .review import CHECK_TAG, PhotoReview
-from .state import PROPOSED_TAG
+from .review import PhotoReview
 
 SURE_COLOUR = (60, 220, 255)
 """A proposal the analysis is confident of: cyan, solid."""
-CHECK_COLOUR = (255, 140, 30)
-"""A proposal to check: orange, dashed, with a "!" badge (a second cue beside the colour)."""
 UNFITTED_COLOUR = (235, 80, 235)
 ACCEPTED_COLOUR = (245, 245, 245)
 """A base not proposed (accepted, or placed by hand), while the review shows the photo: a thin white ring, the photo
@@ -49,30 +48,6 @@ def outline_world(model: Model, grow_mm: float = 0.0, n: int = OUTLINE_POINTS) -
     return np.column_stack([model.x + math.cos(r) * ex - math.sin(r) * ey, model.y + math.sin(r) * ex + math.cos(r) * ey])
 
 
-def _dashed_loop(surface: pygame.Surface, colour: tuple[int, int, int], points: np.ndarray, width: int, dash_px: float = 7.0) -> None:
-    """A closed dashed line through screen ``points`` (n, 2)."""
-    seg = np.roll(points, -1, axis=0) - points
-    lengths = np.hypot(seg[:, 0], seg[:, 1])
-    total = float(lengths.sum())
-    if total < 1:
-        return
-    pos = 0.0
-    on = True
-    for p, d, length in zip(points, seg, lengths):
-        start = 0.0
-        while start < length:
-            left = dash_px - (pos % dash_px)
-            end = min(length, start + left)
-            if on:
-                a = p + d * (start / length)
-                b = p + d * (end / length)
-                pygame.draw.line(surface, colour, a, b, width)
-            pos += end - start
-            if end - start >= left - 1e-9:
-                on = not on
-            start = end
-
-
 def _band(layer: pygame.Surface, vp: Viewport, model: Model, colour: tuple[int, int, int], offset: tuple[int, int]) -> None:
     """The 2-sigma band round ``model``'s outline, filled translucent on ``layer`` (its top-left at screen ``offset``)."""
     sigma = model.sigma or 0.0
@@ -84,14 +59,6 @@ def _band(layer: pygame.Surface, vp: Viewport, model: Model, colour: tuple[int, 
     inner = vp.to_screen_array(outline_world(model, -half)) - offset
     pygame.draw.polygon(layer, (*colour, BAND_ALPHA), outer.tolist())
     pygame.draw.polygon(layer, (0, 0, 0, 0), inner.tolist())
-
-
-def _badge(surface: pygame.Surface, at: tuple[float, float]) -> None:
-    """The "!" badge of a base to check: a second cue beside the colour."""
-    x, y = round(at[0]), round(at[1])
-    pygame.draw.circle(surface, overlays.INK, (x, y), 9)
-    pygame.draw.circle(surface, CHECK_COLOUR, (x, y), 8)
-    overlays.text(surface, "!", (x, y + 1), overlays.INK, 15, "center", bold=True)
 
 
 def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenario: Scenario, review: PhotoReview | None,
@@ -127,11 +94,9 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
     for m in proposed:
         ring = vp.to_screen_array(outline_world(m))
         if CHECK_TAG in m.tags:
-            _dashed_loop(surface, CHECK_COLOUR, ring, 2)
-            r = m.base.bounding_radius * vp.scale
-            if r >= 4:
-                cx, cy = vp.to_screen(m.x, m.y)
-                _badge(surface, (cx + 0.72 * r + 4, cy - 0.72 * r - 4))
+            # The table draws this mark (``draw.checks``, for exports too); the photo drawn over the base hides it.
+            if review is not None and review.show_photo:
+                check_mark(surface, ring, vp.to_screen(m.x, m.y), m.base.bounding_radius * vp.scale)
         else:
             pygame.draw.lines(surface, SURE_COLOUR, True, ring.tolist(), 2)
     if review is None:
@@ -139,7 +104,7 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
     for u in review.open_unfitted(scenario):
         pts = vp.to_screen_array(np.asarray(u.outline_mm, dtype=np.float64))
         if len(pts) >= 3:
-            _dashed_loop(surface, UNFITTED_COLOUR, pts, 2, 5.0)
+            dashed_loop(surface, UNFITTED_COLOUR, pts, 2, 5.0)
         cx, cy = vp.to_screen(u.x_mm, u.y_mm)
         overlays.text(surface, "?", (cx + 1, cy + 1), overlays.INK, 26, "center", bold=True)
         overlays.text(surface, "?", (cx, cy), UNFITTED_COLOUR, 26, "center", bold=True)

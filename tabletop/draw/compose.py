@@ -13,6 +13,7 @@ import numpy as np
 from tabletop.draw import labels as label_paint
 from tabletop.draw.chrome import _draw_rulers, _title_surface, _titles
 from tabletop.draw.frame import Frame
+from tabletop.draw.checks import draw_checks
 from tabletop.draw.legend import _legend_surface, _legends
 from tabletop.draw.marks import _badge_labels, _draw_ruleset_over, _draw_ruleset_tints, _draw_ruleset_under
 from tabletop.draw.models import _draw_marks, _draw_models, _model_names, _name_labels, _name_requests, _sprites, _sprites_view, _tooltip
@@ -277,9 +278,10 @@ def _draw_static(
     _draw_scatter(surface, vp, scene)
     _draw_focus(surface, vp, scene, view)
     labels: list[label_paint.Label] = []
-    regions: list[tuple[int, int, int, int]] = []
+    regions: list[tuple[int, int, int, int]] = [(r.x, r.y, r.w, r.h) for r in draw_checks(surface, vp, scene)] if scene.to_check else []
     if scene.art is not None:
-        labels, regions = _draw_ruleset_over(surface, vp, scene.art)
+        labels, over = _draw_ruleset_over(surface, vp, scene.art)
+        regions += over
     if options.show_names:
         labels += _model_names(vp, scene, clip)
         labels += _terrain_labels(vp, scene, view)

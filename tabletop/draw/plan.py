@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from tabletop.draw.scene import _Scene, _inch_label
-from tabletop.draw.style import CONTESTED_COLOUR, INCH, SHADOW_FILL, STATUS_COLOURS, Colour, side_colour
+from tabletop.draw.style import CHECK_COLOUR, CONTESTED_COLOUR, INCH, SHADOW_FILL, STATUS_COLOURS, Colour, side_colour
 from tabletop.marks import NULLIFIED
 from tabletop.shapes import template_polygon
 from tabletop.viewport import MAX_SCALE, MIN_SCALE
@@ -113,6 +113,8 @@ def legend_rows(scene: _Scene) -> tuple[list[tuple[str, str, Colour]], list[tupl
         rows.append(("null", "not allowed / nullified", NULLIFIED))
     if scene.terrain_hit:
         rows.append(("terrain", "terrain under a template", STATUS_COLOURS["affected"]))
+    if scene.to_check:
+        rows.append(("check", "check this base (photo: not sure)", CHECK_COLOUR))
     rows.extend(tuple(scene.art.legend) if scene.art is not None else ())
     side_rows = [("side", side if side is not None else "(no side)", side_colour(side)) for side in scene.sides[:12]]
     return rows, side_rows

@@ -21,7 +21,7 @@ from tabletop.adjudicate import Adjudication, TemplateResult
 from tabletop.coverage import uncertainty_mm, Coverage
 from tabletop.draw.style import Colour, FloatArray, _STATUS_RANK, palette_name, side_colour, status_colour
 from tabletop.marks import WARN, Marks
-from tabletop.model import Model, PlacedTemplate, Scenario, Terrain
+from tabletop.model import CHECK_TAG, Model, PlacedTemplate, Scenario, Terrain
 from tabletop.placement import place
 from tabletop.shapes import base_outline, template_polygon
 from tabletop.viewport import Viewport
@@ -187,6 +187,7 @@ class _Scene:
     model_data: _ModelData | None = None
     worst: list[str | None] = field(default_factory=list)  # each model's worst status (patterns)
     palette: str = "default"  # the palette its fills were coloured with
+    to_check: tuple[int, ...] = ()  # models tagged "check" (found on a photo, not sure): ``draw.checks`` marks them
 
 
 _scenes: OrderedDict[int, _Scene] = OrderedDict()
@@ -527,6 +528,7 @@ def _prepare(adj: Adjudication) -> _Scene:
         hatches=td.hatches,
         art=art,
         model_data=md,
+        to_check=tuple(i for i, m in enumerate(md.models) if CHECK_TAG in m.tags),
         worst=list(worst),
         palette=palette_name(),
     )

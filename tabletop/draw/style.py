@@ -28,6 +28,23 @@ STATUS_COLOURS: dict[str, Colour] = {
 
 
 CONTESTED_COLOUR: Colour = (255, 236, 40)
+CHECK_COLOUR: Colour = (255, 140, 30)
+"""A base found on a photo the analysis is not sure of ("check this base"): its outline dashed in orange, with a "!"
+badge (a second cue beside the colour), on every picture of the table (``draw.checks``)."""
+CHECK_INK: Colour = (20, 22, 26)
+"""The badge's rim and its "!"."""
+CHECK_DASH_PX = 7.0
+"""The mark's dashes and the gaps between them, in screen px."""
+CHECK_BADGE_RADIUS = 8
+"""The badge's radius (px), its ink rim one more."""
+CHECK_BADGE_MIN_BASE_PX = 4.0
+"""A base drawn smaller than this radius (px) gets no badge: it would hide the base; the dashed ring stays."""
+
+
+def check_badge_centre(centre: tuple[float, float], radius_px: float) -> tuple[float, float]:
+    """Where the "!" badge of a base drawn at screen ``centre`` with ``radius_px`` goes: at its upper right, clear of
+    its outline."""
+    return centre[0] + 0.72 * radius_px + 4, centre[1] - 0.72 * radius_px - 4
 
 
 CONTESTED_DASH: Colour = (20, 20, 20)

@@ -24,6 +24,11 @@ import numpy as np
 from tabletop.adjudicate import Adjudication
 from tabletop.draw.scene import _Scene, _scene
 from tabletop.draw.style import (
+    CHECK_BADGE_MIN_BASE_PX,
+    CHECK_BADGE_RADIUS,
+    CHECK_COLOUR,
+    CHECK_DASH_PX,
+    CHECK_INK,
     PATTERN_INK,
     BACKGROUND,
     BUILDING_EDGE,
@@ -44,6 +49,7 @@ from tabletop.draw.style import (
     Colour,
     DrawOptions,
     _STATUS_WORDS,
+    check_badge_centre,
 )
 from tabletop.label_layout import Rect
 from tabletop.marks import ROSE, ROSE_HOT, TEMPLATE_EDGE, TEXT, Marks
@@ -252,14 +258,17 @@ def _templates(scene: _Scene, vp: Viewport, options: DrawOptions, art: Marks | N
 def _models(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
     out: list[str] = []
     s = vp.scale
+    to_check = set(scene.to_check)
     for i, m in enumerate(scene.models):
         fill, ring = scene.fills[i], scene.rings[i]
         status = "outside"
         for name, colour in STATUS_COLOURS.items():
             if colour == fill:
                 status = name
-        out.append(f'<g id={quoteattr(m.id)} class="model" data-status="{status}">')
-        out.append(f"<title>{escape(m.label)}: {_STATUS_WORDS.get(status, status)}</title>")
+        checked = ' data-check="true"' if i in to_check else ""
+        out.append(f'<g id={quoteattr(m.id)} class="model" data-status="{status}"{checked}>')
+        doubt = " (found on a photo, not sure: check this base)" if i in to_check else ""
+        out.append(f"<title>{escape(m.label)}: {_STATUS_WORDS.get(status, status)}{doubt}</title>")
         if scene.round_mask[i]:
             cx, cy = vp.to_screen(m.x, m.y)
             r = scene.radii[i] * s
@@ -278,7 +287,22 @@ def _models(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
         out.append(
             f'<line x1="{cx:.2f}" y1="{cy:.2f}" x2="{cx + r * math.cos(a):.2f}" y2="{cy - r * math.sin(a):.2f}" stroke="#101216" stroke-width="2"/>'
         )
+        if i in to_check:
+            out += _check_mark(shape, cx, cy, r)
         out.append("</g>")
+    return out
+
+
+def _check_mark(shape: str, cx: float, cy: float, r: float) -> list[str]:
+    """A base to check (``draw.checks``): ``shape`` (an SVG element's opening, its outline) dashed, and the "!" badge
+    at its upper right where the base is drawn large enough."""
+    dash = f"{CHECK_DASH_PX:g} {CHECK_DASH_PX:g}"
+    out = [f'{shape} class="check" fill="none" stroke="{_rgb(CHECK_COLOUR)}" stroke-width="2" stroke-dasharray="{dash}"/>']
+    if r >= CHECK_BADGE_MIN_BASE_PX:
+        bx, by = check_badge_centre((cx, cy), r)
+        out.append(f'<circle class="check" cx="{bx:.2f}" cy="{by:.2f}" r="{CHECK_BADGE_RADIUS}" fill="{_rgb(CHECK_COLOUR)}" '
+                   f'stroke="{_rgb(CHECK_INK)}" stroke-width="2"/>')
+        out.append(_text(bx, by + 5, "!", 15, CHECK_INK, bold=True, halo=False))
     return out
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tabletop.model import CHECK_TAG
 from tabletop.photo.values import PhotoError, PhotoResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
@@ -89,7 +90,7 @@ def scenario_dict(result: PhotoResult, out_path: Path) -> dict[str, Any]:
             model["base"] = b.diameter_mm
         model["sigma"] = round(b.sigma_mm, 3)
         if not b.confident:
-            model["tags"] = ["check"]
+            model["tags"] = [CHECK_TAG]
         models.append(model)
     out: dict[str, Any] = {
         "format": 1,
