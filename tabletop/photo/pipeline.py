@@ -296,23 +296,6 @@ def _fit_within_reach(image: np.ndarray, fit: TableFit, given: Corners, reach_px
     return None if any(near) else moved
 
 
-def consistent_with_given(corners_px: Corners, sigmas_px: tuple[float, ...], given_px: Corners,
-                          given_sigma_px: tuple[float, ...]) -> tuple[tuple[float, ...], float]:
-    """Each corner's 1-sigma (px) once the table's edges have moved it from where it was given, and how far the furthest
-    moved beyond what the given corner's own error explains (0.0 where none did).
-
-    A given corner and the edge fit there are two measurements of one point. A given corner with an error of ``s`` px
-    per axis lies on average sqrt(2)·s from its point (the mean square of a 2-D error is 2s²), so a move up to about
-    that is the given corner's own error, which the fit corrected. What lies beyond it is a disagreement neither
-    measurement settles (the fit may have followed the foot of the table's front face, or a line printed on the mat, a
-    pixel or two from the table's edge): it goes into the corner's sigma, as the cross-checks' disagreement goes into a
-    base's (``detect.report_bases``)."""
-    moves = np.linalg.norm(np.asarray(corners_px, dtype=float) - np.asarray(given_px, dtype=float), axis=1)
-    unexplained = np.sqrt(np.maximum(moves ** 2 - 2.0 * np.square(given_sigma_px), 0.0))
-    out = tuple(float(math.hypot(s, u)) for s, u in zip(sigmas_px, unexplained))
-    return out, float(np.max(unexplained))
-
-
 def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int]) -> TableFit | None:
     """The outline ``corners_px`` refined through ``lens`` (an 8 px search), or None where that fails, is unsure
     (under ``TABLE_CONFIDENT``) or leaves the photo."""
@@ -365,8 +348,6 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     reach: tuple[float, ...] | None = None  # how far the lens's fit may move given corners (None: not given)
     pending: TableFit | None = None  # clicked corners' straight fit, judged once the lens is known to bend nothing
     as_given_at: int | None = None  # the note saying the given corners were used as given
-    given_at: Corners | None = None  # corners given for the table's edges to refine, and their own 1-sigmas (working px)
-    given_sigma: tuple[float, ...] = ()
     if marked is not None and marked.corners_px is not None and marked.corner_sigma_px is not None:
         work_corners, sigmas, confidence = marked.corners_px, marked.corner_sigma_px, 1.0
         fit = None
@@ -381,9 +362,6 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         check_corners(corners, loaded.original_size, allow_outside=True)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
         allowed = allowed_moves_px(corner_step_px, loaded.scale)
-        given_at = given
-        given_sigma = ((CLICK_SIGMA_PX,) * 4 if corner_step_px is None
-                       else tuple(click_sigma_px(step) * loaded.scale for step in corner_step_px))
         try:
             fit = refine_corners(image, given, search_px=8.0, lens=lens)
         except PhotoError:
@@ -452,11 +430,6 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         bent = _refined_through(image, work_corners, lens, size)
         if bent is not None:
             work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
-    if given_at is not None:
-        sigmas, unexplained = consistent_with_given(work_corners, sigmas, given_at, given_sigma)
-        if unexplained:
-            notes.append(f"the table's edges moved a given corner further than its own error explains ({unexplained:.1f} px "
-                         f"unexplained): it is taken as ±{max(sigmas) / loaded.scale:.1f} px, and the bases' sigmas widen with it")
     doubt = None
     if unaided:
         sigmas, doubt = _doubt_outline(image, work_corners, sigmas, lens, table_mm, focal)
