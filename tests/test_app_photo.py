@@ -14,8 +14,8 @@ cv2 = pytest.importorskip("cv2")
 
 from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
-from tabletop.app.state import PROPOSED_TAG, MoveModel  # noqa: E402
-from tabletop.model import Backdrop, Scenario, Table  # noqa: E402
+from tabletop.app.state import MoveModel  # noqa: E402
+from tabletop.model import PROPOSED_TAG, Backdrop, Scenario, Table  # noqa: E402
 from tabletop.photo import BASE_SIZES_MM  # noqa: E402
 from tabletop.photo.synth import synth_photo  # noqa: E402
 

@@ -17,7 +17,7 @@ cv2 = pytest.importorskip("cv2")
 
 from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
-from tabletop.app.state import CHECK_TAG, PROPOSED_TAG  # noqa: E402
+from tabletop.model import CHECK_TAG, PROPOSED_TAG  # noqa: E402
 from tabletop.model import Backdrop, Base, Model, Scenario, Table  # noqa: E402
 from tabletop.photo.values import Unfitted  # noqa: E402
 

@@ -17,11 +17,10 @@ cv2 = pytest.importorskip("cv2")
 
 from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
-from tabletop.app.review import (CHECK_TAG, PhotoReview, doubt, manual_model, parse_size_label, point_in_polygon,  # noqa: E402
+from tabletop.app.review import (PhotoReview, doubt, manual_model, parse_size_label, point_in_polygon,  # noqa: E402
                                  review_viewport, size_label, size_options)
 from tabletop.app.review_draw import CHECK_COLOUR, SURE_COLOUR  # noqa: E402
-from tabletop.app.state import PROPOSED_TAG  # noqa: E402
-from tabletop.model import Base, Model, Scenario, Table  # noqa: E402
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Base, Model, Scenario, Table  # noqa: E402
 from tabletop.photo.synth import synth_photo  # noqa: E402
 from tabletop.photo.values import Unfitted  # noqa: E402
 

@@ -19,8 +19,7 @@ from tabletop.app.pilot import Pilot  # noqa: E402
 from tabletop.app.review import REOPEN_BUTTON, reopen_button_place  # noqa: E402
 from tabletop.app.review_draw import review_legend  # noqa: E402
 from tabletop.app.review import REOPENED_NOTE  # noqa: E402
-from tabletop.app.state import PROPOSED_TAG  # noqa: E402
-from tabletop.model import Backdrop, Base, Model, Scenario, Table  # noqa: E402
+from tabletop.model import PROPOSED_TAG, Backdrop, Base, Model, Scenario, Table  # noqa: E402
 from tabletop.photo.pipeline import CLICK_SCREEN_SIGMA, CLICK_SIGMA_PX, click_sigma_px, clicked_note  # noqa: E402
 
 from .test_app_review import TABLE, photo  # noqa: E402,F401 - the module's photo fixture

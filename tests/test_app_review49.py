@@ -78,7 +78,7 @@ def test_a_question_mark_on_a_raised_surface_is_not_fitted_on_the_table_plane(tm
     import math
     from dataclasses import replace
 
-    from tabletop.app.state import CHECK_TAG
+    from tabletop.model import CHECK_TAG
     from tabletop.photo.values import Unfitted
 
     from .test_app_review import _imported

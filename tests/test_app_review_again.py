@@ -16,9 +16,8 @@ cv2 = pytest.importorskip("cv2")
 
 from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
-from tabletop.app.review import CHECK_TAG, FOLDED_HEIGHT, REOPENED_NOTE, size_label  # noqa: E402
-from tabletop.app.state import PROPOSED_TAG  # noqa: E402
-from tabletop.model import Base, Scenario, Table  # noqa: E402
+from tabletop.app.review import FOLDED_HEIGHT, REOPENED_NOTE, size_label  # noqa: E402
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Base, Scenario, Table  # noqa: E402
 
 from .test_app_review import TABLE, import_photo, photo  # noqa: E402,F401 - the module's photo fixture
 

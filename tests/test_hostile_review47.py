@@ -17,9 +17,7 @@ cv2 = pytest.importorskip("cv2")
 
 from tabletop import scenario_io  # noqa: E402
 from tabletop.app.pilot import Pilot  # noqa: E402
-from tabletop.app.review import CHECK_TAG  # noqa: E402
-from tabletop.app.state import PROPOSED_TAG  # noqa: E402
-from tabletop.model import Scenario, Table  # noqa: E402
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Scenario, Table  # noqa: E402
 from tabletop.photo import cli as photo_cli  # noqa: E402
 from tabletop.photo.synth import synth_photo  # noqa: E402
 

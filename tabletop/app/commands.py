@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
-from tabletop.model import CHECK_TAG, PROPOSED_TAG, Backdrop, Model, Point, RectSpec, Scenario, Template, Terrain
+from tabletop.model import Backdrop, Model, Point, RectSpec, Scenario, Template, Terrain
 
 
 Kind = Literal["model", "terrain", "template"]

@@ -26,8 +26,6 @@ from tabletop.app.commands import (
     MoveModel,
     MoveTemplate,
     MoveTerrain,
-    CHECK_TAG,
-    PROPOSED_TAG,
     Ref,
     RenameItem,
     RotateTemplate,
@@ -38,7 +36,7 @@ from tabletop.app.commands import (
     SetTitle,
 )
 from tabletop import rulesets
-from tabletop.model import RULESET_NAMES, At, Direct, Explosion, Impact, Scenario, Template, Terrain
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, RULESET_NAMES, At, Direct, Explosion, Impact, Scenario, Template, Terrain
 from tabletop.placement import PlacementError, line_of_fire, place
 
 

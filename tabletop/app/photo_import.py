@@ -23,16 +23,16 @@ from typing import Any
 import numpy as np
 import pygame
 
-from tabletop.model import Backdrop, Model, Scenario
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Backdrop, Model, Scenario
 from tabletop.photo.values import COARSE_MM_PER_PX
 
 from . import overlays, review_draw
 from .backdrop import OPACITY_STEP
-from .review import CHECK_TAG, compact, model_for
+from .review import compact, model_for
 from .review_mode import DUPLICATE_MM, ReviewMixin
-from .state import PROPOSED_TAG, AcceptProposed, ImportPhoto, Ref, fresh_id
+from .state import AcceptProposed, ImportPhoto, Ref, fresh_id
 
-__all__ = ["CHECK_TAG", "PhotoImport", "PhotoImportMixin", "proposed_models"]
+__all__ = ["PhotoImport", "PhotoImportMixin", "proposed_models"]
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp"}
 CORNER_NAMES = ("lower-left", "lower-right", "upper-right", "upper-left")

@@ -13,10 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from tabletop.model import Base, Model, Scenario
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Base, Model, Scenario
 from tabletop.viewport import Viewport
-
-from .state import CHECK_TAG, PROPOSED_TAG
 
 PANEL_SIZE = (270, 372)
 """The review panel over the table view's top-left corner (screen px), in a view of at least ``ROOMY_VIEW``."""
@@ -39,7 +37,7 @@ COMPACT_ROWS = 4
 REOPEN_BUTTON = (124, 30)
 """The "Review photo" button's size (screen px)."""
 
-__all__ = ["CHECK_TAG", "PhotoReview", "panel_rect", "reopen_button_place"]
+__all__ = ["PhotoReview", "panel_rect", "reopen_button_place"]
 MANUAL_SIGMA_MM = 0.5
 """1-sigma given to a base placed by hand on the photo (no rim fitted): a click on a 4K screen showing the whole table is
 about half a millimetre; zoomed in it is better, but the photo's own calibration error stays."""

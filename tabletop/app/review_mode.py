@@ -40,15 +40,15 @@ import pygame
 import pygame_gui
 from pygame_gui.elements import UIButton, UIDropDownMenu, UILabel, UIPanel, UISelectionList
 
-from tabletop.model import Scenario
+from tabletop.model import CHECK_TAG, PROPOSED_TAG, Scenario
 from tabletop.viewport import MAX_SCALE, Viewport
 
 from . import overlays, review_draw
 from .hit import item_at
-from .review import (CHECK_TAG, COMPACT_ROWS, PANEL_ROW, ROOMY_ROWS, PhotoReview, compact, corners_key, manual_model, model_for,
+from .review import (COMPACT_ROWS, PANEL_ROW, ROOMY_ROWS, PhotoReview, compact, corners_key, manual_model, model_for,
                      panel_rect, panel_shift, parse_size_label, reopen_button_place, reopened_result, review_viewport, size_label,
                      size_options)
-from .state import PROPOSED_TAG, AddModel, EditModel, Ref, Select, fresh_id
+from .state import AddModel, EditModel, Ref, Select, fresh_id
 
 CLICK_SLOP_PX = 4
 """A press and release this close together on the photo is a click (fit a base there), not a pan."""

@@ -294,8 +294,6 @@ from tabletop.app.commands import (  # noqa: F401
     MoveModel,
     MoveTemplate,
     MoveTerrain,
-    CHECK_TAG,
-    PROPOSED_TAG,
     RotateTemplate,
     RotateTerrain,
     SetRuleset,
