@@ -8,6 +8,9 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
+import numpy as np
+import pytest
+
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
@@ -23,7 +26,7 @@ from tabletop.scenario_io import load  # noqa: E402
 from .conftest import SCENARIOS  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
-LEGEND = "check this base (photo: not sure)"
+LEGEND = "not sure (photo): check it"
 
 
 def _tagged(*ids: str) -> Scenario:
@@ -66,7 +69,88 @@ def test_the_svg_marks_a_base_to_check_and_says_why() -> None:
         g = groups[model_id]
         assert g.get("data-check") == "true"
         marks = [e for e in g if e.get("class") == "check"]
-        assert marks and marks[0].get("stroke-dasharray")
+        assert any(e.get("stroke-dasharray") for e in marks)  # the outline dashed, over an ink one
         assert "not sure: check this base" in (g.findtext(f"{SVG}title") or "")
     assert groups["r1"].get("data-check") is None and not [e for e in groups["r1"] if e.get("class") == "check"]
     assert any(LEGEND in "".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+
+
+def _pilot_on(s: Scenario):  # noqa: ANN202
+    import pygame  # noqa: F401
+
+    from tabletop.app.pilot import Pilot
+
+    return Pilot(s)
+
+
+def _crowded() -> Scenario:
+    """The default table (24 x 18 in) under a 100 mm base every 110 mm, every third tagged: no corner of it is clear."""
+    from tabletop.model import Base, Model
+
+    s = _tagged()
+    step, size = 110.0, 100.0  # a loaded scenario is in mm, whatever its file's units
+    bases = tuple(Model(f"c{i}_{j}", (i + 0.5) * step, (j + 0.5) * step, Base("round", size, size),
+                        tags=(CHECK_TAG,) if (i + j) % 3 == 0 else ())
+                  for i in range(int(s.table.width / step)) for j in range(int(s.table.depth / step)))
+    return replace(s, models=bases, templates=())
+
+
+@pytest.mark.parametrize("crowded", [False, True], ids=["default", "crowded"])
+def test_k_shows_the_legend_with_its_check_row(crowded: bool) -> None:
+    """In the app's default 1280x800 window, K shows the legend: on the default table with two bases tagged, and on one
+    with a 100 mm base every 110 mm, where it fits nowhere clear of a base and goes in its corner over them. Before (review
+    r52), a legend that fitted nowhere clear was dropped without a word, as the longer check row first made it on the
+    default table."""
+    import pygame
+
+    p = _pilot_on(_crowded() if crowded else _tagged("r1", "r2"))
+    try:
+        p.step(2)
+        p.key(pygame.K_k, unicode="k")
+        p.step(3)
+        assert p.app.state.view.show_legend
+        legend = p.app._frame.overlays.get("legend")  # type: ignore[attr-defined]
+        assert legend is not None
+        x, y, w, h = legend
+        view = p.app.view_rect
+        assert view.contains(pygame.Rect(x, y, w, h))
+    finally:
+        p.close()
+
+
+def test_the_status_bars_key_explains_the_mark_when_a_base_is_tagged() -> None:
+    """The status bar's short key (the legend folded away) starts with the mark's badge and "check" where a base is
+    tagged, and has no such entry otherwise."""
+    from tabletop.app.layout import STATUS_H
+
+    def key_has_badge(s: Scenario) -> bool:
+        p = _pilot_on(s)
+        try:
+            p.step(2)
+            h = p.screen.get_height()
+            row = [tuple(p.screen.get_at((x, h - STATUS_H // 2))) for x in range(0, p.screen.get_width())]
+            return any(_near(c, CHECK_COLOUR, 12) for c in row)
+        finally:
+            p.close()
+
+    assert key_has_badge(_tagged("r2"))
+    assert not key_has_badge(_tagged())
+
+
+def test_a_base_drawn_too_small_for_a_badge_still_shows_a_dot() -> None:
+    """Zoomed out until a 25 mm base is under 4 px across its radius, a tagged base gets a dot where its badge would
+    be (a base to check never looks sure at any zoom)."""
+    import pygame
+
+    from tabletop.draw.checks import check_mark
+    from tabletop.draw.style import CHECK_BADGE_MIN_BASE_PX
+
+    surface = pygame.Surface((60, 60))
+    surface.fill((0, 0, 0))
+    r = CHECK_BADGE_MIN_BASE_PX - 1
+    ring = np.column_stack([30 + r * np.cos(np.linspace(0, 2 * np.pi, 24, endpoint=False)),
+                            30 + r * np.sin(np.linspace(0, 2 * np.pi, 24, endpoint=False))])
+    rect = check_mark(surface, ring, (30.0, 30.0), r)
+    x, y = check_badge_centre((30.0, 30.0), r)
+    assert rect.collidepoint(round(x), round(y))
+    assert _near(tuple(surface.get_at((round(x), round(y)))), CHECK_COLOUR, 12)

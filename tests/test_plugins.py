@@ -222,7 +222,7 @@ def _pygame_importers(root: Path, skip: tuple[str, ...]) -> list[str]:
 
 PAINTING = (
     "backdrop", "chrome", "compose", "labels", "legend", "marks", "models", "odds", "png", "primitives", "templates", "terrain", "text",
-    "highlight", "slide", "animate",
+    "highlight", "slide", "animate", "checks",
 )  # fmt: skip
 
 

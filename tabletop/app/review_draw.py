@@ -11,7 +11,8 @@ from typing import Any
 import numpy as np
 import pygame
 
-from tabletop.draw.checks import check_mark, dashed_loop
+from tabletop.draw.checks import check_mark
+from tabletop.draw.primitives import _dashed
 from tabletop.draw.style import CHECK_COLOUR
 from tabletop.model import CHECK_TAG, PROPOSED_TAG, Model, Scenario
 from tabletop.viewport import Viewport
@@ -104,7 +105,7 @@ def draw_review(surface: pygame.Surface, vp: Viewport, view: pygame.Rect, scenar
     for u in review.open_unfitted(scenario):
         pts = vp.to_screen_array(np.asarray(u.outline_mm, dtype=np.float64))
         if len(pts) >= 3:
-            dashed_loop(surface, UNFITTED_COLOUR, pts, 2, 5.0)
+            _dashed(surface, pts, UNFITTED_COLOUR, 2, 5.0, 5.0)
         cx, cy = vp.to_screen(u.x_mm, u.y_mm)
         overlays.text(surface, "?", (cx + 1, cy + 1), overlays.INK, 26, "center", bold=True)
         overlays.text(surface, "?", (cx, cy), UNFITTED_COLOUR, 26, "center", bold=True)

@@ -9,6 +9,8 @@ import pygame
 from tabletop.units import format_length
 
 from tabletop.draw import status_colour
+from tabletop.draw.checks import badge
+from tabletop.model import CHECK_TAG
 
 from . import overlays
 from .layout import STATUS_H, SPINNER
@@ -79,10 +81,15 @@ class StatusBarMixin:
         if not self.state.view.show_legend and not show_message:
             # The key's entries that fit the bar, in order: a narrow window shows fewer, never half of one.
             key_font = overlays.font(15)
-            for status, word in (("affected", "affected"), ("total_cover", "total cover"), ("outside", "outside"), ("user", "attacker"), ("contested", "contested (K: legend)")):
+            entries = [("affected", "affected"), ("total_cover", "total cover"), ("outside", "outside"), ("user", "attacker"), ("contested", "contested (K: legend)")]
+            if any(CHECK_TAG in m.tags for m in self.scenario.models):
+                entries.insert(0, ("check", "check (photo, not sure)"))  # the mark the table needs explained first
+            for status, word in entries:
                 if x + 17 + key_font.size(word)[0] > w - 6:
                     break
-                if status == "contested":
+                if status == "check":
+                    badge(surface, (x + 6, bar.centery))
+                elif status == "contested":
                     pygame.draw.circle(surface, (255, 255, 255), (x + 6, bar.centery), 7, 1)
                 else:
                     pygame.draw.circle(surface, status_colour(status), (x + 6, bar.centery), 6)

@@ -10,38 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pygame
 
+from tabletop.draw.primitives import _dashed
 from tabletop.draw.scene import _Scene
-from tabletop.draw.style import (CHECK_BADGE_MIN_BASE_PX, CHECK_BADGE_RADIUS, CHECK_COLOUR, CHECK_DASH_PX, CHECK_INK, Colour,
+from tabletop.draw.style import (CHECK_BADGE_MIN_BASE_PX, CHECK_BADGE_RADIUS, CHECK_COLOUR, CHECK_DASH_PX, CHECK_INK,
                                  check_badge_centre)
 from tabletop.draw.text import _text
 from tabletop.shapes import base_outline
 from tabletop.viewport import Viewport
 
 OUTLINE_POINTS = 72
-
-
-def dashed_loop(surface: pygame.Surface, colour: Colour, points: np.ndarray, width: int, dash_px: float = CHECK_DASH_PX) -> None:
-    """A closed dashed line through screen ``points`` (n, 2), dashes and gaps ``dash_px`` long along it."""
-    seg = np.roll(points, -1, axis=0) - points
-    lengths = np.hypot(seg[:, 0], seg[:, 1])
-    total = float(lengths.sum())
-    if total < 1:
-        return
-    pos = 0.0
-    on = True
-    for p, d, length in zip(points, seg, lengths):
-        start = 0.0
-        while start < length:
-            left = dash_px - (pos % dash_px)
-            end = min(length, start + left)
-            if on:
-                a = p + d * (start / length)
-                b = p + d * (end / length)
-                pygame.draw.line(surface, colour, a, b, width)
-            pos += end - start
-            if end - start >= left - 1e-9:
-                on = not on
-            start = end
 
 
 def badge(surface: pygame.Surface, at: tuple[float, float]) -> pygame.Rect:
@@ -54,13 +31,19 @@ def badge(surface: pygame.Surface, at: tuple[float, float]) -> pygame.Rect:
     return pygame.Rect(x - CHECK_BADGE_RADIUS - 1, y - CHECK_BADGE_RADIUS - 1, 2 * CHECK_BADGE_RADIUS + 3, 2 * CHECK_BADGE_RADIUS + 3)
 
 
-def check_mark(surface: pygame.Surface, ring: np.ndarray, centre: tuple[float, float], radius_px: float) -> pygame.Rect | None:
-    """A base's mark: its outline ``ring`` (screen, (n, 2)) dashed, and the badge where the base is drawn large
-    enough (``CHECK_BADGE_MIN_BASE_PX``); the badge's rect, or None."""
-    dashed_loop(surface, CHECK_COLOUR, ring, 2)
-    if radius_px < CHECK_BADGE_MIN_BASE_PX:
-        return None
-    return badge(surface, check_badge_centre(centre, radius_px))
+def check_mark(surface: pygame.Surface, ring: np.ndarray, centre: tuple[float, float], radius_px: float) -> pygame.Rect:
+    """A base's mark: its outline ``ring`` (screen, (n, 2)) in ink, dashed orange (seen on any fill, ring or halo), and
+    the badge; where the base is drawn too small for one (``CHECK_BADGE_MIN_BASE_PX``), a dot in its place, so a base
+    to check never looks sure at any zoom. The rect the badge or dot covers."""
+    pygame.draw.lines(surface, CHECK_INK, True, ring.tolist(), 4)
+    _dashed(surface, ring, CHECK_COLOUR, 2, CHECK_DASH_PX, CHECK_DASH_PX)
+    at = check_badge_centre(centre, radius_px)
+    if radius_px >= CHECK_BADGE_MIN_BASE_PX:
+        return badge(surface, at)
+    x, y = round(at[0]), round(at[1])
+    pygame.draw.circle(surface, CHECK_INK, (x, y), 4)
+    pygame.draw.circle(surface, CHECK_COLOUR, (x, y), 3)
+    return pygame.Rect(x - 4, y - 4, 9, 9)
 
 
 def draw_checks(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> list[pygame.Rect]:
@@ -74,7 +57,5 @@ def draw_checks(surface: pygame.Surface, vp: Viewport, scene: _Scene) -> list[py
         if cx + r + 2 * CHECK_BADGE_RADIUS < left or cx - r > left + w or cy + r < top or cy - r - 2 * CHECK_BADGE_RADIUS > top + h:
             continue
         ring = vp.to_screen_array(base_outline(m.base, m.x, m.y, m.facing, segments=OUTLINE_POINTS))
-        rect = check_mark(surface, ring, (cx, cy), r)
-        if rect is not None:
-            badges.append(rect)
+        badges.append(check_mark(surface, ring, (cx, cy), r))
     return badges

@@ -8,13 +8,12 @@ from collections.abc import Callable
 
 import pygame
 
-from tabletop.draw.checks import dashed_loop
+from tabletop.draw.checks import badge
 from tabletop.draw.primitives import _arrow, _dashed
 from tabletop.draw.plan import legend_rows
 from tabletop.draw.scene import _Scene, _circle_ring_screen, _inch_label
 from tabletop.draw.style import (
     BUILDING_FILL,
-    CHECK_INK,
     CONTESTED_COLOUR,
     CONTESTED_DASH,
     Colour,
@@ -142,10 +141,7 @@ def _legend_surface(scene: _Scene, scale: float) -> pygame.Surface:
             pygame.draw.lines(surf, CONTESTED_COLOUR, True, ring.tolist(), 3)
             _dashed(surf, ring, CONTESTED_DASH, 3, 4, 4)
         elif kind == "check":
-            pygame.draw.circle(surf, STATUS_COLOURS["outside"], (cx, cy), 6)
-            dashed_loop(surf, colour, _circle_ring_screen(cx, cy, 9.5, 24), 2, 4.0)
-            mark = _text("!", 13, CHECK_INK, bold=True)
-            surf.blit(mark, mark.get_rect(center=(cx, cy + 1)))
+            badge(surf, (cx, cy))  # the mark's badge itself
         elif kind == "shadow":
             box = pygame.Rect(pad, cy - 8, sw, 16)
             pygame.draw.rect(surf, (*SHADOW_FILL, 255), box)

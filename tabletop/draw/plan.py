@@ -114,7 +114,7 @@ def legend_rows(scene: _Scene) -> tuple[list[tuple[str, str, Colour]], list[tupl
     if scene.terrain_hit:
         rows.append(("terrain", "terrain under a template", STATUS_COLOURS["affected"]))
     if scene.to_check:
-        rows.append(("check", "check this base (photo: not sure)", CHECK_COLOUR))
+        rows.append(("check", "not sure (photo): check it", CHECK_COLOUR))
     rows.extend(tuple(scene.art.legend) if scene.art is not None else ())
     side_rows = [("side", side if side is not None else "(no side)", side_colour(side)) for side in scene.sides[:12]]
     return rows, side_rows

@@ -294,15 +294,17 @@ def _models(scene: _Scene, vp: Viewport, options: DrawOptions) -> list[str]:
 
 
 def _check_mark(shape: str, cx: float, cy: float, r: float) -> list[str]:
-    """A base to check (``draw.checks``): ``shape`` (an SVG element's opening, its outline) dashed, and the "!" badge
-    at its upper right where the base is drawn large enough."""
+    """A base to check (``draw.checks``): ``shape`` (an SVG element's opening, its outline) in ink, dashed orange, and
+    the "!" badge at its upper right, or a dot there where the base is drawn too small for a badge."""
     dash = f"{CHECK_DASH_PX:g} {CHECK_DASH_PX:g}"
-    out = [f'{shape} class="check" fill="none" stroke="{_rgb(CHECK_COLOUR)}" stroke-width="2" stroke-dasharray="{dash}"/>']
-    if r >= CHECK_BADGE_MIN_BASE_PX:
-        bx, by = check_badge_centre((cx, cy), r)
-        out.append(f'<circle class="check" cx="{bx:.2f}" cy="{by:.2f}" r="{CHECK_BADGE_RADIUS}" fill="{_rgb(CHECK_COLOUR)}" '
-                   f'stroke="{_rgb(CHECK_INK)}" stroke-width="2"/>')
-        out.append(_text(bx, by + 5, "!", 15, CHECK_INK, bold=True, halo=False))
+    out = [f'{shape} class="check" fill="none" stroke="{_rgb(CHECK_INK)}" stroke-width="4"/>',
+           f'{shape} class="check" fill="none" stroke="{_rgb(CHECK_COLOUR)}" stroke-width="2" stroke-dasharray="{dash}"/>']
+    bx, by = check_badge_centre((cx, cy), r)
+    if r < CHECK_BADGE_MIN_BASE_PX:
+        return [*out, f'<circle class="check" cx="{bx:.2f}" cy="{by:.2f}" r="3" fill="{_rgb(CHECK_COLOUR)}" stroke="{_rgb(CHECK_INK)}"/>']
+    out.append(f'<circle class="check" cx="{bx:.2f}" cy="{by:.2f}" r="{CHECK_BADGE_RADIUS}" fill="{_rgb(CHECK_COLOUR)}" '
+               f'stroke="{_rgb(CHECK_INK)}" stroke-width="2"/>')
+    out.append(_text(bx, by + 5, "!", 15, CHECK_INK, bold=True, halo=False))
     return out
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from tabletop.draw.plan import action_box, fit_box, hidden_words, legend_rows, scale_bar, title_lines
 from tabletop.draw.scene import _Scene, _inch_label, _top_middle, refusal_lines
-from tabletop.draw.style import CHECK_INK, INCH, STATUS_COLOURS, Colour, DrawOptions
+from tabletop.draw.style import CHECK_BADGE_RADIUS, CHECK_INK, INCH, STATUS_COLOURS, Colour, DrawOptions
 from tabletop.draw.svg_primitives import _arrow_path, _rgb, _text
 from tabletop.label_layout import LabelRequest, Overlay, Placement, Rect, base_boxes, dock_overlays, layout_labels
 from tabletop.marks import BADGE_BACK, ROSE, TEXT, TEXT_DIM
@@ -315,10 +315,9 @@ def _draw_legend(scene: _Scene, scale: float, rect: Rect) -> list[str]:
         elif kind == "contested":
             out.append(f'<circle cx="{cx}" cy="{cy}" r="6" fill="{_rgb(STATUS_COLOURS["outside"])}"/>')
             out.append(f'<circle cx="{cx}" cy="{cy}" r="9.5" fill="none" stroke="{_rgb(colour)}" stroke-width="3" stroke-dasharray="4 4"/>')
-        elif kind == "check":
-            out.append(f'<circle cx="{cx}" cy="{cy}" r="6" fill="{_rgb(STATUS_COLOURS["outside"])}"/>')
-            out.append(f'<circle cx="{cx}" cy="{cy}" r="9.5" fill="none" stroke="{_rgb(colour)}" stroke-width="2" stroke-dasharray="4 4"/>')
-            out.append(_text(cx, cy + 4.5, "!", 13, CHECK_INK, bold=True, halo=False))
+        elif kind == "check":  # the mark's badge itself
+            out.append(f'<circle cx="{cx}" cy="{cy}" r="{CHECK_BADGE_RADIUS}" fill="{_rgb(colour)}" stroke="{_rgb(CHECK_INK)}" stroke-width="2"/>')
+            out.append(_text(cx, cy + 5, "!", 15, CHECK_INK, bold=True, halo=False))
         elif kind in ("line", "link", "dash"):
             dash = ' stroke-dasharray="5 3"' if kind == "dash" else ""
             out.append(f'<path d="M{x + pad},{cy} H{x + pad + _LEG_SW}" stroke="{_rgb(colour)}" stroke-width="3"{dash}/>')
