@@ -83,7 +83,7 @@ class StatusBarMixin:
             key_font = overlays.font(15)
             entries = [("affected", "affected"), ("total_cover", "total cover"), ("outside", "outside"), ("user", "attacker"), ("contested", "contested (K: legend)")]
             if any(CHECK_TAG in m.tags for m in self.scenario.models):
-                entries.insert(0, ("check", "check (photo, not sure)"))  # the mark the table needs explained first
+                entries.insert(0, ("check", "to check"))  # the mark the table needs explained first
             for status, word in entries:
                 if x + 17 + key_font.size(word)[0] > w - 6:
                     break
