@@ -1,9 +1,9 @@
 """Layer: the mark of a base to check (tag ``check``: found on a photo, the analysis not sure of it), drawn on every
 picture of the table, the app's frame and the PNG alike, so an unsure base never looks sure (pygame).
 
-The mark is the base's outline dashed in ``CHECK_COLOUR`` and a "!" badge at its upper right. The app's photo review
-draws the same mark over the photo with :func:`check_mark` (``app.review_draw``); the SVG writes it as a dashed
-stroke and a badge of its own (``draw.svg``)."""
+The mark is the base's outline in ink, dashed in ``CHECK_COLOUR``, and a "!" badge at its upper right (a dot where
+the base is drawn too small for one). The app's photo review draws the same mark over the photo with
+:func:`check_mark` (``app.review_draw``); the SVG writes the same strokes and badge itself (``draw.svg``)."""
 
 from __future__ import annotations
 
