@@ -157,3 +157,17 @@ def test_on_the_table_the_emptiest_free_corner_wins() -> None:
 def test_nowhere_to_go_is_none_not_a_rect_over_a_base() -> None:
     bases = np.array([[0, 0, 800, 600]], dtype=float)  # one base covering everything
     assert dock_overlays((800, 600), (0, 0, 800, 600), bases, [Overlay("o", (100, 40))], margin=8) == {"o": None}
+
+
+def test_a_required_overlay_with_no_clear_place_goes_in_its_corner() -> None:
+    # A 400 x 300 canvas, the table all of it, one base covering it all: nowhere is clear. An overlay that is not
+    # required is not placed; a required one (the legend someone asked for) goes in its preferred corner, 8 px in:
+    # top right, x = 400 - 8 - 120 = 272, y = 8. An overlay docked after it keeps off it (none here: nowhere left).
+    canvas, table = (0, 0, 400, 300), (0, 0, 400, 300)
+    bases = np.array([[0.0, 0.0, 400.0, 300.0]])
+    got = dock_overlays(canvas, table, bases, [Overlay("title", (150, 40), "top_left"),
+                                              Overlay("legend", (120, 90), "top_right", required=True)], margin=8)
+    assert got["title"] is None
+    assert got["legend"] == (272, 8, 120, 90)
+    clear = dock_overlays(canvas, table, np.zeros((0, 4)), [Overlay("legend", (120, 90), "top_right", required=True)], margin=8)
+    assert clear["legend"] == (272, 8, 120, 90)  # a free corner: where it went anyway

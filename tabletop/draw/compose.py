@@ -307,7 +307,8 @@ def _draw_static(
         panels.append((Overlay("title", title.get_size(), "top_left"), title))
     if options.show_legend:
         legend = _legend_surface(scene, vp.scale)
-        panels.append((Overlay("legend", legend.get_size(), "top_right"), legend))
+        # Asked for (K, an export's option): shown in its corner over the table where it fits nowhere clear of a base.
+        panels.append((Overlay("legend", legend.get_size(), "top_right", required=True), legend))
     sc = vp.to_screen_array(scene.centres) if len(scene.models) else np.zeros((0, 2))
     bases, marks = label_paint.bases_on_screen(sc, scene.radii * vp.scale, [m.id for m in scene.models], clip)
     foci = [vp.to_screen(*art.placed.focus) for art in scene.templates if _bbox_visible(art.bbox, view) and not (scene.art is not None and art.id in scene.art.replaced)]

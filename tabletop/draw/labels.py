@@ -9,7 +9,6 @@ anchors, the labels, the panels and a "+n labels hidden" pill, and returns the :
 
 from __future__ import annotations
 
-import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -190,14 +189,6 @@ def _dock(
     return dict(got)
 
 
-def _in_corner(canvas: tuple[int, int, int, int], overlay: Overlay, margin: int = 8) -> Rect:
-    """``overlay`` in its preferred corner of ``canvas``, ``margin`` px in (over whatever is there)."""
-    w, h = (max(1, math.ceil(v)) for v in overlay.size)
-    x = canvas[0] + margin if overlay.corner.endswith("left") else canvas[0] + canvas[2] - margin - w
-    y = canvas[1] + margin if overlay.corner.startswith("top") else canvas[1] + canvas[3] - margin - h
-    return (x, y, w, h)
-
-
 def _free_of(rect: Rect, canvas: tuple[int, int, int, int], bases: np.ndarray, rects: Sequence[Rect]) -> bool:
     x, y, w, h = rect
     if x < canvas[0] or y < canvas[1] or x + w > canvas[0] + canvas[2] or y + h > canvas[1] + canvas[3]:
@@ -223,11 +214,6 @@ def place_and_paint(
     """Dock ``panels`` (title, legend), lay ``labels`` out, paint everything; the frame and the labels by id."""
     canvas = (clip.left, clip.top, clip.width, clip.height)
     docked = _dock(canvas, table, bases, [o for o, _ in panels], regions, stay=previous is not None) if panels else {}
-    for o, _ in panels:
-        if o.id == "legend" and docked.get(o.id, ()) is None:
-            # Shown because someone asked for it (K, an export's option): where it fits nowhere clear of the bases it
-            # goes in its corner over them, never nowhere (a crowded table, a small window).
-            docked[o.id] = _in_corner(canvas, o)
     overlays = {k: v for k, v in docked.items() if v is not None}
     fixed = [*regions, *overlays.values()]
     by_id = {lab.request.id: lab for lab in labels}

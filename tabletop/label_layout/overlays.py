@@ -17,11 +17,13 @@ from tabletop.label_layout.requests import Rect
 @dataclass(frozen=True)
 class Overlay:
     """A fixed overlay to dock (title, legend, side view, hints): ``size`` (w, h) px and its preferred
-    ``corner``: ``"top_left"``, ``"top_right"``, ``"bottom_left"`` or ``"bottom_right"``."""
+    ``corner``: ``"top_left"``, ``"top_right"``, ``"bottom_left"`` or ``"bottom_right"``. ``required``: shown because
+    someone asked for it (the legend, K), so where it fits nowhere clear it goes in its corner over what is there."""
 
     id: str
     size: tuple[float, float]
     corner: str = "top_left"
+    required: bool = False
 
 
 _CORNERS = ("top_left", "top_right", "bottom_left", "bottom_right")
@@ -47,7 +49,8 @@ def dock_overlays(
     margin: int = 8,
     avoid: Iterable[Sequence[float]] = (),
 ) -> dict[str, Rect | None]:
-    """Where each overlay goes, in order (earlier ones choose first); None when it fits nowhere without covering a base.
+    """Where each overlay goes, in order (earlier ones choose first); None when it fits nowhere without covering a base,
+    unless it is ``required`` (then its preferred corner of the canvas).
 
     First choice: outside ``table`` (the table's screen rect, x, y, w, h) in the canvas margins, at its
     preferred corner first. Otherwise on the table, at the corner with the fewest bases near it, sliding
@@ -109,6 +112,8 @@ def dock_overlays(
                         break
             if scored:
                 choice = min(scored)[4]
+        if choice is None and ov.required:
+            choice = _at_corner(ov.corner, area, w, h, margin)
         out[ov.id] = choice
         if choice is not None:
             blocked = np.concatenate([blocked, np.array([[choice[0], choice[1], choice[0] + choice[2], choice[1] + choice[3]]], dtype=float)])
