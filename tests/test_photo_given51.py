@@ -14,12 +14,7 @@ import pytest
 from tabletop.photo.pipeline import analyse_image
 from tabletop.photo.values import LoadedImage
 
-from .test_photo_camera import slab_photo
-
-
-def _front_view(thickness_mm: float) -> tuple[np.ndarray, tuple[tuple[float, float], ...]]:
-    img, top, _, _ = slab_photo(np.array([600.0, -650.0, 1300.0]), np.array([600.0, 560.0, 0.0]), 1200.0, thickness_mm)
-    return img, top
+from .test_photo_camera import _slab_seen_from_the_front
 
 
 def _analysed(img: np.ndarray, corners: tuple[tuple[float, float], ...]):  # noqa: ANN202
@@ -33,7 +28,7 @@ def test_a_typed_corner_the_fit_puts_back_keeps_the_fits_sigma(off_px: float) ->
     top's edge, not the face's foot). Its lower-left corner typed ``off_px`` wide of where the fit puts it: the fit puts
     it back within 0.1 px, and the calibration's sigma is the fit's, 0.11 mm, as with the corner typed exactly. Under
     the rule tried at stop 51 (review r52) it was 0.55 mm at 2 px and 0.99 mm at 2.9 px: a right answer made unsure."""
-    img, top = _front_view(30.0)
+    img, top, _, _ = _slab_seen_from_the_front(30.0)
     exact = _analysed(img, top)
     fitted = exact.corners_px
     typed = ((fitted[0][0] - off_px, fitted[0][1]),) + tuple(fitted[1:])
@@ -50,7 +45,7 @@ def test_true_corners_refined_onto_a_thin_faces_foot_are_not_sure() -> None:
     """The same table with a 3 mm face (under 2 px below its near side, the floor-to-face edge far stronger than the
     mat-to-face one), its true corners given. The edge fit moves the near corners 2.8-2.9 px onto the face's foot, about
     4 mm on the table at 1.6 mm a pixel there, and the calibration's sigma is the fit's, 0.10 mm."""
-    img, top = _front_view(3.0)
+    img, top, _, _ = _slab_seen_from_the_front(3.0)
     result = _analysed(img, top)
     moves = np.linalg.norm(np.asarray(result.corners_px) - np.asarray(top), axis=1)
     assert np.all(moves[:2] > 2.5) and np.all(moves[2:] < 1.0)  # on the face's foot
