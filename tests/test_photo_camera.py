@@ -445,17 +445,22 @@ def test_a_faint_edge_steady_along_the_side_makes_an_unaided_outline_doubtful() 
     assert _doubt_outline(img, top, (0.2,) * 4, None) == ((0.2,) * 4, None)
 
 
-def _slab_seen_from_the_front(thickness_mm: float) -> tuple[np.ndarray, tuple[tuple[float, float], ...],
-                                                             tuple[tuple[float, float], ...], Camera]:
+PALE_FACE = (205.0, 222.0, 222.0)
+"""``slab_photo``'s front face by default: pale, about the mat's colour (BGR)."""
+
+
+def _slab_seen_from_the_front(thickness_mm: float, face_bgr: tuple[float, float, float] = PALE_FACE
+                              ) -> tuple[np.ndarray, tuple[tuple[float, float], ...], tuple[tuple[float, float], ...], Camera]:
     """A drawn photo through a camera 650 mm in front of a 1,200 mm table and 1,300 mm up (``slab_photo``)."""
-    return slab_photo(np.array([600.0, -650.0, 1300.0]), np.array([600.0, 560.0, 0.0]), 1200.0, thickness_mm)
+    return slab_photo(np.array([600.0, -650.0, 1300.0]), np.array([600.0, 560.0, 0.0]), 1200.0, thickness_mm, face_bgr)
 
 
-def slab_photo(place: np.ndarray, target: np.ndarray, table_mm: float, thickness_mm: float) -> tuple[
+def slab_photo(place: np.ndarray, target: np.ndarray, table_mm: float, thickness_mm: float,
+               face_bgr: tuple[float, float, float] = PALE_FACE) -> tuple[
         np.ndarray, tuple[tuple[float, float], ...], tuple[tuple[float, float], ...], Camera]:
     """A drawn photo (2,400 x 1,800, 1,900 px of focal length) through a camera at ``place`` looking at ``target``: a
     square table ``table_mm`` wide (a cream mat lit by a lamp to one side, darker than the front face at one end and
-    lighter at the other) and its front face, a pale band ``thickness_mm`` deep, on a grey floor. Returns the photo, the
+    lighter at the other) and its front face, a band ``thickness_mm`` deep (``face_bgr``), on a grey floor. Returns the photo, the
     top's corners, the outline whose near side is the face's foot (its corners where the foot's line meets the top's
     sides) and the camera."""
     size = (2400, 1800)
@@ -469,7 +474,7 @@ def slab_photo(place: np.ndarray, target: np.ndarray, table_mm: float, thickness
     foot = camera.project(np.array([[0.0, 0.0], [w, 0.0]]), z=-thickness_mm)
     img = np.empty((size[1], size[0], 3), np.float32)
     img[:] = (120, 135, 140)  # the floor (BGR)
-    cv2.fillPoly(img, [np.round(np.array([foot[0], foot[1], top[1], top[0]]) * 16).astype(np.int32)], (205, 222, 222),
+    cv2.fillPoly(img, [np.round(np.array([foot[0], foot[1], top[1], top[0]]) * 16).astype(np.int32)], face_bgr,
                  cv2.LINE_AA, shift=4)  # the front face
     mask = np.zeros(img.shape[:2], np.uint8)
     cv2.fillPoly(mask, [np.round(top * 16).astype(np.int32)], 255, cv2.LINE_AA, shift=4)

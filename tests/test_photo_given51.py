@@ -38,9 +38,11 @@ def test_a_typed_corner_the_fit_puts_back_keeps_the_fits_sigma(off_px: float) ->
     assert result.calibration_rms_mm < 0.3
 
 
-@pytest.mark.xfail(strict=True, reason="not solved (issue 34, stop 51): the edge fit follows the foot of a front face "
-                   "under 2 px deep, within the 3 px a given corner may move, and its sigma is the fit's own; a given "
-                   "corner's disagreement alone cannot tell a typo from a face (docs/photo.md)")
+@pytest.mark.xfail(strict=True, reason="not solved (issue 34): the face is drawn nearly the mat's colour (a step of about "
+                   "2 grey levels in the median along the side), so nothing in the photo tells the top's edge from the "
+                   "face; the edge fit follows the face's foot, within the 3 px a given corner may move, its sigma the "
+                   "fit's own, and a given corner's disagreement alone cannot tell a typo from a face (docs/photo.md). "
+                   "A face unlike the mat is told from it since stop 52 (test_photo_mat_edge52)")
 def test_true_corners_refined_onto_a_thin_faces_foot_are_not_sure() -> None:
     """The same table with a 3 mm face (under 2 px below its near side, the floor-to-face edge far stronger than the
     mat-to-face one), its true corners given. The edge fit moves the near corners 2.8-2.9 px onto the face's foot, about

@@ -12,7 +12,7 @@ from tabletop.photo import BASE_SIZES_MM
 from tabletop.photo.detect import detect, photo_scale
 from tabletop.photo.imageio import MAX_PIXELS, check_corners, corner_outside, load_image, to_file, to_working
 from tabletop.photo.camera import Camera, Distortion, LensFile, camera_from_corners, homography_undistorted, typical_focal
-from tabletop.photo.rectify import (RIVAL_MIN_PX, RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, bare_far_stretches, calibration_rms_mm, find_table,
+from tabletop.photo.rectify import (RIVAL_MIN_PX, RIVAL_RATIO, SIDE_PROFILE_STEP_PX, TABLE_CONFIDENT, Faces, bare_far_stretches, calibration_rms_mm, find_table,
                                     inner_colour_steps, inner_rivals, inward_side_profiles, inward_sides, measure_lens, rectified_px_per_mm,
                                     rectify, refine_corners, side_band_px, sloped_lines)
 from tabletop.photo.rays import sorted_median
@@ -296,11 +296,25 @@ def _fit_within_reach(image: np.ndarray, fit: TableFit, given: Corners, reach_px
     return None if any(near) else moved
 
 
-def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int]) -> TableFit | None:
-    """The outline ``corners_px`` refined through ``lens`` (an 8 px search), or None where that fails, is unsure
-    (under ``TABLE_CONFIDENT``) or leaves the photo."""
+def face_sides(corners: Corners, table_mm: tuple[float, float], size: tuple[int, int], lens: Distortion | None,
+               focal: float | None) -> Faces | None:
+    """Per side (bottom, right, top, left): whether the camera the corners give looks at it from outside the table
+    (``face_side_scale`` positive), so that the table's front face may show beyond it; None where the corners give no
+    camera."""
     try:
-        bent = refine_corners(image, corners_px, search_px=8.0, lens=lens)
+        camera = camera_from_corners(corners, table_mm, size, lens, (1.0,) * 4, focal)
+        scale = face_side_scale(camera, corners, table_mm)
+    except (PhotoError, np.linalg.LinAlgError, ValueError):
+        return None
+    return (scale[0] > 0, scale[1] > 0, scale[2] > 0, scale[3] > 0)
+
+
+def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int],
+                     faces: Faces | None = None) -> TableFit | None:
+    """The outline ``corners_px`` refined through ``lens`` (an 8 px search), or None where that fails, is unsure
+    (under ``TABLE_CONFIDENT``) or leaves the photo. ``faces``: as ``rectify.refine_corners``'s."""
+    try:
+        bent = refine_corners(image, corners_px, search_px=8.0, lens=lens, faces=faces)
     except PhotoError:
         return None
     if bent.confidence < TABLE_CONFIDENT or corner_outside(bent.corners_px, size) is not None:
@@ -346,8 +360,10 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         if marked is not None and marked.corners_px is None and k_sigma:
             focal = None  # two markers give the lens, not the focal length: that comes from the table's corners
     reach: tuple[float, ...] | None = None  # how far the lens's fit may move given corners (None: not given)
+    origin: Corners | None = None  # where that is measured from: the corners as given
     pending: TableFit | None = None  # clicked corners' straight fit, judged once the lens is known to bend nothing
     as_given_at: int | None = None  # the note saying the given corners were used as given
+    refined_at: int | None = None  # the note saying they were refined
     if marked is not None and marked.corners_px is not None and marked.corner_sigma_px is not None:
         work_corners, sigmas, confidence = marked.corners_px, marked.corner_sigma_px, 1.0
         fit = None
@@ -363,7 +379,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
         allowed = allowed_moves_px(corner_step_px, loaded.scale)
         try:
-            fit = refine_corners(image, given, search_px=8.0, lens=lens)
+            fit = refine_corners(image, given, search_px=8.0, lens=lens, faces=face_sides(given, table_mm, size, lens, focal))
         except PhotoError:
             fit = None
         moved = None
@@ -375,10 +391,12 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
                 pending = fit if corner_step_px is not None else None
             else:
                 moved = _fit_within_reach(image, fit, given, allowed, lens, table_mm, focal)
+        origin = given
         if fit is not None and moved is not None:
             work_corners, sigmas, confidence = fit.corners_px, fit.corner_sigma_px, fit.confidence
+            refined_at = len(notes)
             notes.append(f"corners refined on the table's edges (moved up to {moved:.1f} px)")
-            reach = (MAX_CORNER_MOVE_PX,) * 4
+            reach = allowed
         elif corner_step_px is not None:
             clicked = tuple(click_sigma_px(step) for step in corner_step_px)
             work_corners, sigmas, confidence = given, tuple(c * loaded.scale for c in clicked), 1.0
@@ -406,17 +424,25 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         raise PhotoError("could not find the table's outline in the photo (what was found is not a four-sided table "
                          "inside it): give its corners with --corners, click them in the app, or lay the printed corner "
                          "markers (tabletop photo markers)") from None
+    # A band inside a side is taken for the table's front face only on an outline given or from the markers: an
+    # unaided outline's sides are judged by the tests of ``_doubt_outline`` instead.
+    near_faces = not unaided or marked is not None
+    faces = face_sides(work_corners, table_mm, size, lens, focal) if near_faces else None
     if lens is None:
-        lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit)
+        lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit, faces)
         if not lens.identity:
-            # Given corners move no further through the lens than without it (``allowed_moves_px``; corners the
-            # fit has refined already, ``MAX_CORNER_MOVE_PX``).
-            bent = _refined_through(image, work_corners, lens, size)
-            moved = None if bent is None or reach is None else _fit_within_reach(image, bent, work_corners, reach, lens, table_mm, focal)
+            # Given corners move no further through the lens than without it (``allowed_moves_px``), from where they
+            # were given: a straight fit to a bowed side is off at its ends by the bow, and the fit through the lens,
+            # nearer the given corners, would be judged from that.
+            bent = _refined_through(image, work_corners, lens, size,
+                                    face_sides(work_corners, table_mm, size, lens, focal) if near_faces else None)
+            moved = (None if bent is None or reach is None else
+                     _fit_within_reach(image, bent, origin or work_corners, reach, lens, table_mm, focal))
             if bent is not None and (reach is None or moved is not None):
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
-                if as_given_at is not None:
-                    notes[as_given_at] = f"corners refined on the table's edges through the lens (moved up to {moved:.1f} px)"
+                if as_given_at is not None or refined_at is not None:
+                    notes[as_given_at if as_given_at is not None else refined_at] = (  # type: ignore[index]
+                        f"corners refined on the table's edges through the lens (moved up to {moved:.1f} px)")
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
         elif pending is not None and reach is not None and as_given_at is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -504,23 +505,31 @@ def _border_between(small: np.ndarray, pts: np.ndarray, normal: np.ndarray, offs
     return float(np.linalg.norm(strip - mat)) > BORDER_CONTRAST * float(np.linalg.norm(strip - outside))
 
 
-def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
-                  lens: Distortion | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Colour-gradient strength along normals through ``points``: (offsets, strength[n_points, n_offsets]). With a
-    ``lens`` the points and normals are undistorted pixels, sampled where the lens shows them."""
-    offsets = np.arange(-half, half + step / 2, step)
+def _colour_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, offsets: np.ndarray,
+                  lens: Distortion | None = None) -> np.ndarray:
+    """The colours (float32, [n_points, n_offsets, channels]) at ``offsets`` along ``normal`` through ``points``. With a
+    ``lens`` the points and normal are undistorted pixels, sampled where the lens shows them."""
     xy = points[:, None, :] + offsets[None, :, None] * normal[None, None, :]
     if lens is not None and not lens.identity:
         xy = lens.apply(xy)
     mx, my = xy[..., 0].astype(np.float32), xy[..., 1].astype(np.float32)
     prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    if prof.ndim == 2:
-        prof = prof[..., None]
+    return prof if prof.ndim == 3 else prof[..., None]
+
+
+def _sample_lines(image: np.ndarray, points: np.ndarray, normal: np.ndarray, half: float, step: float,
+                  lens: Distortion | None = None, towards: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Colour-gradient strength along normals through ``points``: (offsets, strength[n_points, n_offsets]). With a
+    ``lens`` the points and normals are undistorted pixels, sampled where the lens shows them. ``towards``: the colour
+    change (outside to inside) an edge is measured along, instead of the one from the band's outer end to its inner."""
+    offsets = np.arange(-half, half + step / 2, step)
+    prof = _colour_lines(image, points, normal, offsets, lens)
     grad = np.zeros_like(prof)
     grad[:, 1:-1] = (prof[:, 2:] - prof[:, :-2]) / (2 * step)
     # Keep only the change from the room's colour to the mat's (the normal points into the table):
     # edges inside the room or on the mat mostly point elsewhere.
-    change = np.median(prof[:, -3:].reshape(-1, prof.shape[2]), axis=0) - np.median(prof[:, :3].reshape(-1, prof.shape[2]), axis=0)
+    change = (towards if towards is not None else
+              np.median(prof[:, -3:].reshape(-1, prof.shape[2]), axis=0) - np.median(prof[:, :3].reshape(-1, prof.shape[2]), axis=0))
     norm = float(np.linalg.norm(change))
     if norm > 4.0:
         return offsets, np.clip(grad @ (change / norm), 0.0, None)
@@ -571,12 +580,121 @@ def _intersect(p1: np.ndarray, d1: np.ndarray, p2: np.ndarray, d2: np.ndarray) -
     return p1 + t[0] * d1, abs(sine)
 
 
+MAT_EDGE_READ_PX = 2.0
+"""How far either side of an edge its two colours are read (px): past the blur and sharpening halo of a sharp edge,
+within the narrowest front face worth telling from it."""
+MAT_EDGE_BAND = 0.15
+"""A side's edge is the mat's own (the table top's) unless the colour just inside it (``MAT_EDGE_READ_PX`` in) differs
+from the mat's by more than this fraction of how much the colour just outside it does, and a second edge lies further
+in (``MAT_EDGE_DIP``): then a band lies between the edge and the mat (the table's front face, seen below its top edge,
+whose foot against the floor was the stronger edge). Only a first look: a blurred edge's tail leaves up to a third of
+its step at two pixels on a small phone photo, and the second edge is what tells a band."""
+MAT_EDGE_DIP = 0.5
+"""Two edges are told apart, not one edge's blur, where between them the colour changes at most this fraction as fast
+as across the inner one (a blurred edge's tail falls off steadily inwards, with no second peak)."""
+MAT_EDGE_MIN_STEP = 8.0
+"""The least colour step (grey levels, the norm over channels) a band's inner edge against the mat is taken for an
+edge: a mat's texture averages to a level or two along a side."""
+
+
+class _SideFit(NamedTuple):
+    """One side's edge line: a point on it, its direction, the points along it and its normal into the table, the
+    edge points found and which of them the line kept, and the edge's contrast over the band's median."""
+
+    centre: np.ndarray
+    direction: np.ndarray
+    points: np.ndarray
+    normal: np.ndarray
+    edge_points: np.ndarray
+    keep: np.ndarray
+    contrast: float
+
+
+def _fit_side(image: np.ndarray, pts: np.ndarray, normal: np.ndarray, passes: tuple[tuple[float, float], ...],
+              lens: Distortion | None, towards: np.ndarray | None = None) -> _SideFit:
+    """A side's edge line found in ``passes`` ((half-width, step) px across, each round the line the last found): the
+    strongest step along each normal (``_sample_lines``, along ``towards`` where given), a robust line through them."""
+    contrast = 0.0
+    for half, step in passes:
+        offsets, strength = _sample_lines(image, pts, normal, half, step, lens, towards)
+        pos, peak = subpixel_peaks(strength, offsets, lo=2)
+        if step == passes[0][1]:  # the contrast of the last pass with the first one's step (an 8 px search: the 5 px one)
+            floor = np.median(strength, axis=1)
+            contrast = float(np.median(peak) / max(1e-3, float(np.median(floor))))
+        weights = (peak > 0.3 * np.median(peak) + 1.0).astype(float)
+        edge_pts = pts + pos[:, None] * normal[None, :]
+        p0, d0, keep = _fit_line(edge_pts, weights)
+        # The next pass samples along the fitted line, a narrower band.
+        n0 = np.array([-d0[1], d0[0]])
+        if np.dot(normal, n0) < 0:
+            n0 = -n0
+        proj = (pts - p0) @ d0
+        pts = p0[None, :] + proj[:, None] * d0[None, :]
+        normal = n0
+    return _SideFit(p0, d0, pts, normal, edge_pts, keep, contrast)
+
+
+def mat_edge_inside(image: np.ndarray, side: _SideFit, reach_px: float, lens: Distortion | None
+                    ) -> tuple[float, np.ndarray] | None:
+    """Where the table top's own edge lies inside a side's fitted edge, if that edge is not it: (how far inside each
+    edge point, px; the colour change, outside to inside, across it), or None.
+
+    The table's edge is the mat's: the innermost edge with the mat's colour inside it. Where a front face shows below
+    the top's edge in a colour unlike both the mat's and the floor's (darker or lighter than both), the step from the
+    floor to the face runs along the room-to-mat change and the step from the face to the mat against it, so the fit
+    takes the face's foot. Read across each edge point the fit kept (so a side the lens bows, fitted as a straight
+    line, is read where its edge is, not smeared across the bow), the median colour along the side (where a mat's
+    texture cancels) just inside such an edge is then not the mat's (``MAT_EDGE_BAND``), and a second edge, back to
+    the mat's colour, lies further in within ``reach_px`` (how far the fit may have moved from where it started)."""
+    read = MAT_EDGE_READ_PX
+    step = 0.25
+    offsets = np.arange(-2 * read, reach_px + 3 * read + step / 2, step)
+    kept = side.edge_points[side.keep]
+    if len(kept) < 5:
+        return None
+    colours = np.median(_colour_lines(image, kept, side.normal, offsets, lens), axis=0)
+    mat = np.median(colours[offsets >= reach_px + read], axis=0)
+    apart = np.linalg.norm(colours - mat[None, :], axis=1)  # each line's colour from the mat's
+
+    def at(o: float) -> int:
+        return int(np.argmin(np.abs(offsets - o)))
+
+    inside, outside = float(apart[at(read)]), float(apart[at(-read)])
+    if not (inside > MAT_EDGE_BAND * outside and inside > MAT_EDGE_MIN_STEP):
+        return None
+    # The band's inner edge: where the colour comes back to the mat's fastest (per pixel), inside the fitted edge's
+    # own blur; a second edge only where the colour changes at most ``MAT_EDGE_DIP`` as fast between the two (a blurred
+    # edge's tail falls off steadily from the edge inwards, with no second peak).
+    half = int(round(0.5 / step))
+    fall = np.full_like(apart, -np.inf)
+    fall[half:-half] = apart[:-2 * half] - apart[2 * half:]
+    within = (offsets > read) & (offsets <= reach_px + read)
+    k = int(np.argmax(np.where(within, fall, -np.inf)))
+    edge = float(offsets[k])
+    if not (within[k] and float(np.min(fall[(offsets >= 0) & (offsets <= edge)])) <= MAT_EDGE_DIP * float(fall[k])):
+        return None
+    band = colours[at(edge - read)]
+    beyond = apart[at(edge + read):]
+    if float(np.linalg.norm(mat - band)) < MAT_EDGE_MIN_STEP or bool(np.any(beyond > 0.5 * inside)):
+        return None  # no step to the mat there, or no mat past it (a base, terrain, the texture)
+    return edge, mat - band
+
+
+Faces = tuple[bool, bool, bool, bool]
+"""Per side (bottom, right, top, left): whether the camera looks at it from outside the table, so that the table's front
+face may show beyond it in the photo (``pipeline.face_sides``)."""
+
+
 def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12.0, samples: int = 240,
-                   lens: Distortion | None = None) -> TableFit:
+                   lens: Distortion | None = None, faces: Faces | None = None) -> TableFit:
     """Fit a line to each table side's edge near the given outline and intersect them; errors and support per side.
 
-    With a ``lens`` the sides are straight lines in undistorted pixels (sampled through the lens, so a bowed side is
-    followed); the corners and edge points returned are in the photo's own pixels either way."""
+    On a side whose front face may show (``faces``; none where not given) and whose edge has a band of another colour
+    between it and the mat (``mat_edge_inside``: the face, its foot the stronger edge), the side is fitted again on the
+    band's inner edge, the mat's. Elsewhere such a band is not a face (a side the camera sees from inside the table
+    hides its face): a blurred, sharpened or compressed edge's ripple, a shadow. With a ``lens`` the sides are
+    straight lines in undistorted pixels (sampled through the lens, so a bowed side is followed); the corners and edge
+    points returned are in the photo's own pixels either way."""
     quad = np.asarray(corners_px, dtype=np.float64)
     if lens is not None:
         quad = lens.remove(quad)
@@ -593,28 +711,22 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
             normal = -normal  # points into the table
         t = np.linspace(0.04, 0.96, samples)
         pts = a[None, :] + t[:, None] * (b - a)[None, :]
-        first_step = max(0.5, search_px / 40)
-        for half, step in ((search_px, first_step), (5.0, 0.5), (3.0, 0.25)):
-            offsets, strength = _sample_lines(image, pts, normal, half, step, lens)
-            pos, peak = subpixel_peaks(strength, offsets, lo=2)
-            if step == first_step:
-                floor = np.median(strength, axis=1)
-                contrast = float(np.median(peak) / max(1e-3, float(np.median(floor))))
-            weights = (peak > 0.3 * np.median(peak) + 1.0).astype(float)
-            edge_pts = pts + pos[:, None] * normal[None, :]
-            p0, d0, keep = _fit_line(edge_pts, weights)
-            # Second pass: sample along the fitted line, a narrow band.
-            n0 = np.array([-d0[1], d0[0]])
-            if np.dot(normal, n0) < 0:
-                n0 = -n0
-            proj = (pts - p0) @ d0
-            pts = p0[None, :] + proj[:, None] * d0[None, :]
-            normal = n0
+        side = _fit_side(image, pts, normal, ((search_px, max(0.5, search_px / 40)), (5.0, 0.5), (3.0, 0.25)), lens)
+        inner = mat_edge_inside(image, side, search_px, lens) if faces is not None and faces[i] else None
+        if inner is not None:
+            inside, change = inner
+            # One narrow pass round the mat's edge, each point's own (a bowed side stays followed), along the mat's
+            # step: the face's foot, ``inside`` px out, is left outside it.
+            half = max(1.0, min(3.0, 0.5 * inside))
+            moved = _fit_side(image, side.edge_points + inside * side.normal[None, :], side.normal, ((half, 0.25),),
+                              lens, towards=change)
+            side = moved._replace(contrast=side.contrast)
+        p0, d0, keep, edge_pts = side.centre, side.direction, side.keep, side.edge_points
         res = (edge_pts - p0) @ np.array([-d0[1], d0[0]])
         rms = float(np.sqrt(np.mean(res[keep] ** 2))) if keep.sum() >= 5 else float("inf")
         support = float(keep.mean())
         lines.append((p0, d0, length))
-        stats.append((rms, support, contrast, int(keep.sum())))
+        stats.append((rms, support, side.contrast, int(keep.sum())))
         edge_points.append(lens.apply(edge_pts[keep]) if lens is not None else edge_pts[keep])
     corners = []
     sigmas = []
@@ -733,20 +845,22 @@ LENS_EVIDENCE = 3.0
 straight-looking table is left as it is (the lens then adds only its uncertainty to every sigma)."""
 
 
-def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> tuple[Distortion, float, float]:
+def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None, faces: Faces | None = None
+                 ) -> tuple[Distortion, float, float]:
     """The photo's radial distortion from the straightness of the table's four sides (the plumb-line idea): the lens,
     the sides' straightness left (px RMS) and k1's 1-sigma.
 
     Two sets of edge points are tried: the sides followed in a wide band (a strongly bowed side leaves a narrow one),
     and the narrow band's edge fit (``fit``'s, or one made here; a wide band can lock onto the foot of the table's
     front face or the room's edges on part of a side). The set whose straightened sides are the straighter gives the
-    lens; if the sides bend, their edges are refined through that lens and measured once more."""
+    lens; if the sides bend, their edges are refined through that lens and measured once more. ``faces``: as
+    ``refine_corners``'s."""
     size = (image.shape[1], image.shape[0])
     tries = [side_profiles(image, corners)]
     narrow = fit
     if narrow is None or not narrow.edge_points:
         try:
-            narrow = refine_corners(image, corners, search_px=8.0)
+            narrow = refine_corners(image, corners, search_px=8.0, faces=faces)
         except PhotoError:
             narrow = None
     if narrow is not None and narrow.edge_points:
@@ -769,7 +883,7 @@ def measure_lens(image: np.ndarray, corners: Corners, fit: TableFit | None) -> t
         # bring back the side that went astray, or lean on the other three's narrow points alone.
         return lens, rms, k_sigma
     try:
-        refined = refine_corners(image, corners, search_px=8.0, lens=lens)
+        refined = refine_corners(image, corners, search_px=8.0, lens=lens, faces=faces)
     except PhotoError:
         return lens, rms, k_sigma
     fine, fine_rms, fine_sigma = plumb_line(list(refined.edge_points), size)
