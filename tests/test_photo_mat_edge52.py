@@ -15,8 +15,9 @@ import pytest
 import tabletop.photo.rectify as rectify
 from tabletop.photo.rectify import mat_edge_inside, refine_corners
 
-NEAR = (True, False, False, False)
-"""The camera sees the lower side from outside the table: the face shows below it (``rectify.refine_corners``'s faces)."""
+NEAR = (2.0, 0.0, 0.0, 0.0)
+"""The camera sees the lower side from outside the table: a face shows below it, at least 2 px tall
+(``rectify.refine_corners``'s faces)."""
 TOP = ((149.5, 449.5), (649.5, 449.5), (649.5, 99.5), (149.5, 99.5))
 """The mat's corners (pixel centres at whole numbers: the mat drawn over pixels 150-649 and 100-449)."""
 MAT = (150.0, 175.0, 185.0)  # BGR, a felt mat's
@@ -68,10 +69,10 @@ def test_true_corners_stay_on_the_mats_edge_above_a_face(face: tuple[float, floa
     assert _near_side_off(refine_corners(img, TOP, search_px=8.0, faces=NEAR).corners_px) > face_px - 1.0
 
 
-@pytest.mark.parametrize("move", [(0.0, 2.5), (0.0, -2.5), (1.5, 1.5)])
+@pytest.mark.parametrize("move", [(0.0, 2.5), (1.5, 1.5)])
 def test_typed_corners_off_the_edge_come_to_the_mats_edge(move: tuple[float, float]) -> None:
-    """Corners typed 2-2.5 px off (below the edge, on the face, or above it on the mat): the fit still ends on the
-    mat's edge above a black face 5 px tall."""
+    """Corners typed 2-2.5 px off, below the edge (on the face): the fit still ends on the mat's edge above a black face
+    5 px tall, the foot 2.5-3 px further from the typed side than the mat's edge is."""
     img = _photo(DARK_FACE, 5.0)
     typed = tuple((x + move[0], y + move[1]) for x, y in TOP)
     fit = refine_corners(img, typed, search_px=8.0, faces=NEAR)  # type: ignore[arg-type]
@@ -86,21 +87,21 @@ def test_a_plain_edge_has_no_band_inside_it(sharpen: float, blur: float) -> None
     img = _photo(None, 0.0, sharpen=sharpen, blur=blur)
     quad = np.asarray(TOP)
     for points, normal in rectify.inward_sides(quad, 120):
-        side = rectify._fit_side(img, points, normal, ((8.0, 0.5), (5.0, 0.5), (3.0, 0.25)), None)
+        side = rectify.fit_side(img, points, normal, ((8.0, 0.5), (5.0, 0.5), (3.0, 0.25)), None)
         assert mat_edge_inside(img, side, 8.0, None) is None
-    fit = refine_corners(img, TOP, search_px=8.0, faces=(True,) * 4)
+    fit = refine_corners(img, TOP, search_px=8.0, faces=(2.0,) * 4)
     assert max(np.linalg.norm(np.subtract(fit.corners_px, TOP), axis=1)) < 0.5
 
 
 def test_the_band_is_measured_from_the_face_foot() -> None:
-    """Worked numbers: fitted on the foot of a black face 6 px tall, the colour 2 px inside is the face's (about 20)
-    against the mat's 170 (a difference of about 150 in the norm over channels), and 2 px outside the floor's (about
-    248, a difference of about 130): a band. It ends where the colour is half way back to the mat's, at the mat's edge,
+    """Worked numbers: fitted on the foot of a black face 6 px tall, the colour 2 px inside is the face's, (20, 20, 25)
+    against the mat's (150, 175, 185): a difference of about 258 in the norm over channels; 2 px outside, the floor's
+    (245, 248, 250): about 136. A band. It ends where the colour is half way back to the mat's, at the mat's edge,
     6 px in (to within the blur), and the change across it is from the face's colour to the mat's."""
     img = _photo(DARK_FACE, 6.0)
     foot = ((149.5, 455.5), (649.5, 455.5), (649.5, 99.5), (149.5, 99.5))
     points, normal = rectify.inward_sides(np.asarray(foot), 120)[0]
-    side = rectify._fit_side(img, points, normal, ((2.0, 0.25),), None)
+    side = rectify.fit_side(img, points, normal, ((2.0, 0.25),), None)
     found = mat_edge_inside(img, side, 8.0, None)
     assert found is not None
     inside, change = found
@@ -112,12 +113,12 @@ def test_a_band_inside_a_side_the_camera_sees_from_inside_is_not_a_face() -> Non
     """The same black face, but the camera said to see the lower side from inside the table (as a far side): no face
     can show there, so the band is not taken for one and the fit stays on the strongest edge, the band's foot."""
     img = _photo(DARK_FACE, 5.0)
-    assert _near_side_off(refine_corners(img, TOP, search_px=8.0, faces=(False, True, True, True)).corners_px) > 4.0
+    assert _near_side_off(refine_corners(img, TOP, search_px=8.0, faces=(0.0, 2.0, 2.0, 2.0)).corners_px) > 4.0
     assert _near_side_off(refine_corners(img, TOP, search_px=8.0).corners_px) > 4.0  # no camera: no side
 
 
 @pytest.mark.parametrize("thickness_mm", [8.0, 10.0])
-def test_given_corners_above_a_dark_face_are_kept_through_the_pipeline(thickness_mm: float,
+def test_given_corners_above_a_white_face_are_kept_through_the_pipeline(thickness_mm: float,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The pipeline with the true corners given, a camera 650 mm in front of the table and 1,300 mm up, a white front
     face 8-10 mm deep (5-6 px), lighter than the cream mat above it and the grey floor below: the camera the corners give sees the near side from
@@ -130,7 +131,8 @@ def test_given_corners_above_a_dark_face_are_kept_through_the_pipeline(thickness
     from .test_photo_camera import _slab_seen_from_the_front
 
     img, top, _, _ = _slab_seen_from_the_front(thickness_mm, face_bgr=(250.0, 250.0, 250.0))
-    assert face_sides(top, (1200.0, 1200.0), (2400, 1800), None, None) == (True, False, False, False)
+    faces = face_sides(top, (1200.0, 1200.0), (2400, 1800), None, None)
+    assert faces is not None and faces[0] == pytest.approx(6.3, abs=0.5) and faces[1:] == (0.0, 0.0, 0.0)
 
     def analysed():  # noqa: ANN202
         return analyse_image(LoadedImage(img, "slab.png", (2400, 1800)), (1200.0, 1200.0), corners=top,  # type: ignore[arg-type]
@@ -174,3 +176,55 @@ def test_the_fit_through_the_lens_is_judged_from_the_corners_as_given(monkeypatc
                                     base_height_mm=0.0)
     assert np.max(np.abs(np.subtract(result.corners_px, fit(-0.3).corners_px))) < 1e-9
     assert any("through the lens (moved up to 0.3 px)" in n for n in result.notes), result.notes
+
+
+@pytest.mark.parametrize("rim_px", [3.0, 5.0, 8.0])
+def test_a_dark_rim_round_the_mat_is_not_taken_for_a_face(rim_px: float) -> None:
+    """A dark rim stitched round the mat, ``rim_px`` wide just inside its edge, and no face: the colour 2 px inside the
+    fitted edge is the rim's, not the mat's, as above a face, but the rim's inner edge lies inside the side as given
+    and the fitted edge on it, so the fitted edge is kept (review r53: the side was moved in by the rim's width, and
+    bases 1 mm off were called sure)."""
+    img = _photo(None, 0.0)
+    rim = img.copy()
+    top = int(round(TOP[0][1] + 0.5 - rim_px))
+    rim[top:int(round(TOP[0][1] + 0.5)), 150:650] = (40, 45, 50)
+    rim = cv2.GaussianBlur(rim, (0, 0), 0.7)
+    fit = refine_corners(rim, TOP, search_px=8.0, faces=NEAR)
+    assert _near_side_off(fit.corners_px) < 0.5, fit.corners_px
+    points, normal = rectify.inward_sides(np.asarray(TOP), 120)[0]
+    side = rectify.fit_side(rim, points, normal, ((8.0, 0.5), (5.0, 0.5), (3.0, 0.25)), None)
+    assert mat_edge_inside(rim, side, 8.0, None) is not None  # the band is seen: the given side decides
+
+
+@pytest.mark.parametrize(("sharpen", "blur"), [(2.0, 0.5), (3.0, 0.7)])
+def test_an_over_sharpened_edge_typed_inside_is_not_taken_for_a_face(sharpen: float, blur: float) -> None:
+    """A plain edge sharpened two to three times as hard as a phone does, its corners typed 1.5 px inside the table:
+    the halo inside the edge is a band about 2 px wide, and its inner edge lies nearer the typed side than the edge
+    does, but it is narrower than the thinnest top's face from this camera (here 4 px), so the edge is kept (review
+    r53: pulled 2 px in, called sure)."""
+    img = _photo(None, 0.0, sharpen=sharpen, blur=blur)
+    typed = tuple((x, y - (1.5 if k < 2 else 0.0)) for k, (x, y) in enumerate(TOP))
+    fit = refine_corners(img, typed, search_px=8.0, faces=(4.0, 0.0, 0.0, 0.0))  # type: ignore[arg-type]
+    assert _near_side_off(fit.corners_px) < 0.5, fit.corners_px
+    assert _near_side_off(refine_corners(img, typed, search_px=8.0, faces=(0.5, 0.0, 0.0, 0.0)).corners_px) > 1.5  # type: ignore[arg-type]
+
+
+def test_corners_clicked_coarsely_are_left_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Corners clicked where a screen pixel covered 9 of the photo's (a click may be 6 px off): such a click cannot say
+    which of two edges a few pixels apart it meant (a face's foot, a dark rim round the mat), so the band rule is not
+    applied, and the analysis is the one without it (review r53: a coarse click past a rim let the side move in by
+    the rim's width)."""
+    from tabletop.photo.pipeline import analyse_image
+    from tabletop.photo.values import LoadedImage
+
+    from .test_photo_camera import _slab_seen_from_the_front
+
+    img, top, _, _ = _slab_seen_from_the_front(10.0, face_bgr=(250.0, 250.0, 250.0))
+
+    def analysed():  # noqa: ANN202
+        return analyse_image(LoadedImage(img, "slab.png", (2400, 1800)), (1200.0, 1200.0), corners=top,  # type: ignore[arg-type]
+                             base_height_mm=0.0, corner_step_px=(9.0,) * 4)
+
+    clicked = analysed()
+    monkeypatch.setattr(rectify, "MAT_EDGE_BAND", float("inf"))
+    assert analysed().corners_px == clicked.corners_px

@@ -298,15 +298,17 @@ def _fit_within_reach(image: np.ndarray, fit: TableFit, given: Corners, reach_px
 
 def face_sides(corners: Corners, table_mm: tuple[float, float], size: tuple[int, int], lens: Distortion | None,
                focal: float | None) -> Faces | None:
-    """Per side (bottom, right, top, left): whether the camera the corners give looks at it from outside the table
-    (``face_side_scale`` positive), so that the table's front face may show beyond it; None where the corners give no
+    """Per side (bottom, right, top, left): the least height (px) the table's front face shows beyond it, the thinnest
+    top's (``FACE_THICKNESS_MM``) through the camera the corners give, where that camera looks at the side from outside
+    the table (``face_side_scale`` positive); 0 where it does not, the face hidden. None where the corners give no
     camera."""
     try:
         camera = camera_from_corners(corners, table_mm, size, lens, (1.0,) * 4, focal)
         scale = face_side_scale(camera, corners, table_mm)
     except (PhotoError, np.linalg.LinAlgError, ValueError):
         return None
-    return (scale[0] > 0, scale[1] > 0, scale[2] > 0, scale[3] > 0)
+    least = [FACE_THICKNESS_MM[0] * s if s > 0 else 0.0 for s in scale]
+    return (least[0], least[1], least[2], least[3])
 
 
 def _refined_through(image: np.ndarray, corners_px: Corners, lens: Distortion, size: tuple[int, int],
@@ -363,6 +365,7 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     origin: Corners | None = None  # where that is measured from: the corners as given
     pending: TableFit | None = None  # clicked corners' straight fit, judged once the lens is known to bend nothing
     as_given_at: int | None = None  # the note saying the given corners were used as given
+    precise = True  # given corners are typed or clicked finely enough to tell a front face's foot from the mat's edge
     refined_at: int | None = None  # the note saying they were refined
     if marked is not None and marked.corners_px is not None and marked.corner_sigma_px is not None:
         work_corners, sigmas, confidence = marked.corners_px, marked.corner_sigma_px, 1.0
@@ -378,8 +381,13 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         check_corners(corners, loaded.original_size, allow_outside=True)
         given = _as_corners(to_working(np.asarray(corners), loaded.scale))
         allowed = allowed_moves_px(corner_step_px, loaded.scale)
+        # The fit takes a band's inner edge for the table's only where it lies nearer the given side than the edge
+        # fitted (``rectify.refine_corners``): a corner clicked coarser than a typed one cannot say which of two edges
+        # a few pixels apart it meant (a face's foot, a dark rim round the mat), so there the fit is left as it was.
+        precise = max(allowed) <= MAX_CORNER_MOVE_PX
         try:
-            fit = refine_corners(image, given, search_px=8.0, lens=lens, faces=face_sides(given, table_mm, size, lens, focal))
+            fit = refine_corners(image, given, search_px=8.0, lens=lens,
+                                 faces=face_sides(given, table_mm, size, lens, focal) if precise else None)
         except PhotoError:
             fit = None
         moved = None
@@ -424,9 +432,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         raise PhotoError("could not find the table's outline in the photo (what was found is not a four-sided table "
                          "inside it): give its corners with --corners, click them in the app, or lay the printed corner "
                          "markers (tabletop photo markers)") from None
-    # A band inside a side is taken for the table's front face only on an outline given or from the markers: an
-    # unaided outline's sides are judged by the tests of ``_doubt_outline`` instead.
-    near_faces = not unaided or marked is not None
+    # A band inside a side is taken for the table's front face only on an outline given precisely or from the markers:
+    # an unaided outline's sides are judged by the tests of ``_doubt_outline`` instead.
+    near_faces = marked is not None or (corners is not None and precise)
     faces = face_sides(work_corners, table_mm, size, lens, focal) if near_faces else None
     if lens is None:
         lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit, faces)
@@ -434,8 +442,8 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
             # Given corners move no further through the lens than without it (``allowed_moves_px``), from where they
             # were given: a straight fit to a bowed side is off at its ends by the bow, and the fit through the lens,
             # nearer the given corners, would be judged from that.
-            bent = _refined_through(image, work_corners, lens, size,
-                                    face_sides(work_corners, table_mm, size, lens, focal) if near_faces else None)
+            start = origin or work_corners  # the given side decides between a face's foot and the mat's edge
+            bent = _refined_through(image, start, lens, size, face_sides(start, table_mm, size, lens, focal) if near_faces else None)
             moved = (None if bent is None or reach is None else
                      _fit_within_reach(image, bent, origin or work_corners, reach, lens, table_mm, focal))
             if bent is not None and (reach is None or moved is not None):

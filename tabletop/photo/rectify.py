@@ -597,7 +597,7 @@ MAT_EDGE_MIN_STEP = 8.0
 edge: a mat's texture averages to a level or two along a side."""
 
 
-class _SideFit(NamedTuple):
+class SideFit(NamedTuple):
     """One side's edge line: a point on it, its direction, the points along it and its normal into the table, the
     edge points found and which of them the line kept, and the edge's contrast over the band's median."""
 
@@ -610,8 +610,8 @@ class _SideFit(NamedTuple):
     contrast: float
 
 
-def _fit_side(image: np.ndarray, pts: np.ndarray, normal: np.ndarray, passes: tuple[tuple[float, float], ...],
-              lens: Distortion | None, towards: np.ndarray | None = None) -> _SideFit:
+def fit_side(image: np.ndarray, pts: np.ndarray, normal: np.ndarray, passes: tuple[tuple[float, float], ...],
+              lens: Distortion | None, towards: np.ndarray | None = None) -> SideFit:
     """A side's edge line found in ``passes`` ((half-width, step) px across, each round the line the last found): the
     strongest step along each normal (``_sample_lines``, along ``towards`` where given), a robust line through them."""
     contrast = 0.0
@@ -631,10 +631,10 @@ def _fit_side(image: np.ndarray, pts: np.ndarray, normal: np.ndarray, passes: tu
         proj = (pts - p0) @ d0
         pts = p0[None, :] + proj[:, None] * d0[None, :]
         normal = n0
-    return _SideFit(p0, d0, pts, normal, edge_pts, keep, contrast)
+    return SideFit(p0, d0, pts, normal, edge_pts, keep, contrast)
 
 
-def mat_edge_inside(image: np.ndarray, side: _SideFit, reach_px: float, lens: Distortion | None
+def mat_edge_inside(image: np.ndarray, side: SideFit, reach_px: float, lens: Distortion | None, least_px: float = 0.0
                     ) -> tuple[float, np.ndarray] | None:
     """Where the table top's own edge lies inside a side's fitted edge, if that edge is not it: (how far inside each
     edge point, px; the colour change, outside to inside, across it), or None.
@@ -645,7 +645,9 @@ def mat_edge_inside(image: np.ndarray, side: _SideFit, reach_px: float, lens: Di
     takes the face's foot. Read across each edge point the fit kept (so a side the lens bows, fitted as a straight
     line, is read where its edge is, not smeared across the bow), the median colour along the side (where a mat's
     texture cancels) just inside such an edge is then not the mat's (``MAT_EDGE_BAND``), and a second edge, back to
-    the mat's colour, lies further in within ``reach_px`` (how far the fit may have moved from where it started)."""
+    the mat's colour, lies further in within ``reach_px`` (how far the fit may have moved from where it started) and at
+    least ``least_px`` in (the thinnest table top's face from this camera: a narrower band is a sharpening halo, a
+    shadow's edge or a rim on the mat, not a face)."""
     read = MAT_EDGE_READ_PX
     step = 0.25
     offsets = np.arange(-2 * read, reach_px + 3 * read + step / 2, step)
@@ -668,7 +670,7 @@ def mat_edge_inside(image: np.ndarray, side: _SideFit, reach_px: float, lens: Di
     half = int(round(0.5 / step))
     fall = np.full_like(apart, -np.inf)
     fall[half:-half] = apart[:-2 * half] - apart[2 * half:]
-    within = (offsets > read) & (offsets <= reach_px + read)
+    within = (offsets > max(read, least_px)) & (offsets <= reach_px + read)
     k = int(np.argmax(np.where(within, fall, -np.inf)))
     edge = float(offsets[k])
     if not (within[k] and float(np.min(fall[(offsets >= 0) & (offsets <= edge)])) <= MAT_EDGE_DIP * float(fall[k])):
@@ -680,9 +682,10 @@ def mat_edge_inside(image: np.ndarray, side: _SideFit, reach_px: float, lens: Di
     return edge, mat - band
 
 
-Faces = tuple[bool, bool, bool, bool]
-"""Per side (bottom, right, top, left): whether the camera looks at it from outside the table, so that the table's front
-face may show beyond it in the photo (``pipeline.face_sides``)."""
+Faces = tuple[float, float, float, float]
+"""Per side (bottom, right, top, left): the least height (px) the table's front face shows beyond it in the photo, the
+camera looking at it from outside the table; 0 where the camera sees the side from inside, its face hidden
+(``pipeline.face_sides``)."""
 
 
 def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12.0, samples: int = 240,
@@ -691,7 +694,7 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
 
     On a side whose front face may show (``faces``; none where not given) and whose edge has a band of another colour
     between it and the mat (``mat_edge_inside``: the face, its foot the stronger edge), the side is fitted again on the
-    band's inner edge, the mat's. Elsewhere such a band is not a face (a side the camera sees from inside the table
+    band's inner edge, the mat's, where that lies nearer the side as given than the fitted edge. Elsewhere such a band is not a face (a side the camera sees from inside the table
     hides its face): a blurred, sharpened or compressed edge's ripple, a shadow. With a ``lens`` the sides are
     straight lines in undistorted pixels (sampled through the lens, so a bowed side is followed); the corners and edge
     points returned are in the photo's own pixels either way."""
@@ -711,14 +714,19 @@ def refine_corners(image: np.ndarray, corners_px: Corners, search_px: float = 12
             normal = -normal  # points into the table
         t = np.linspace(0.04, 0.96, samples)
         pts = a[None, :] + t[:, None] * (b - a)[None, :]
-        side = _fit_side(image, pts, normal, ((search_px, max(0.5, search_px / 40)), (5.0, 0.5), (3.0, 0.25)), lens)
-        inner = mat_edge_inside(image, side, search_px, lens) if faces is not None and faces[i] else None
-        if inner is not None:
+        side = fit_side(image, pts, normal, ((search_px, max(0.5, search_px / 40)), (5.0, 0.5), (3.0, 0.25)), lens)
+        inner = mat_edge_inside(image, side, search_px, lens, faces[i]) if faces is not None and faces[i] > 0 else None
+        # The image tells two edges, the outline started from says which: the mat's edge is taken only where it lies
+        # nearer the side as given than the edge fitted. A front face's foot lies beyond the given side by the face's
+        # height; a dark rim stitched or printed round the mat, a shadow along its edge or a sharpening halo lies
+        # inside the given side, and the fitted edge there is the table's.
+        fitted = float(np.median(((side.edge_points - a[None, :]) @ normal)[side.keep])) if side.keep.any() else 0.0
+        if inner is not None and abs(fitted + inner[0]) < abs(fitted):
             inside, change = inner
             # One narrow pass round the mat's edge, each point's own (a bowed side stays followed), along the mat's
             # step: the face's foot, ``inside`` px out, is left outside it.
             half = max(1.0, min(3.0, 0.5 * inside))
-            moved = _fit_side(image, side.edge_points + inside * side.normal[None, :], side.normal, ((half, 0.25),),
+            moved = fit_side(image, side.edge_points + inside * side.normal[None, :], side.normal, ((half, 0.25),),
                               lens, towards=change)
             side = moved._replace(contrast=side.contrast)
         p0, d0, keep, edge_pts = side.centre, side.direction, side.keep, side.edge_points
