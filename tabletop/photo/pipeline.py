@@ -432,9 +432,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
         raise PhotoError("could not find the table's outline in the photo (what was found is not a four-sided table "
                          "inside it): give its corners with --corners, click them in the app, or lay the printed corner "
                          "markers (tabletop photo markers)") from None
-    # A band inside a side is taken for the table's front face only on an outline given precisely or from the markers:
-    # an unaided outline's sides are judged by the tests of ``_doubt_outline`` instead.
-    near_faces = marked is not None or (corners is not None and precise)
+    # A band inside a side is taken for the table's front face only on corners given precisely: an unaided outline's
+    # sides are judged by the tests of ``_doubt_outline`` instead, and the markers' outline was not measured with it.
+    near_faces = corners is not None and precise
     faces = face_sides(work_corners, table_mm, size, lens, focal) if near_faces else None
     if lens is None:
         lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit, faces)
