@@ -435,8 +435,8 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
     # A band inside a side is taken for the table's front face only on corners given precisely: an unaided outline's
     # sides are judged by the tests of ``_doubt_outline`` instead, and the markers' outline was not measured with it.
     near_faces = corners is not None and precise
-    faces = face_sides(work_corners, table_mm, size, lens, focal) if near_faces else None
     if lens is None:
+        faces = face_sides(work_corners, table_mm, size, lens, focal) if near_faces else None
         lens, lens_rms, k_sigma = measure_lens(image, work_corners, fit, faces)
         if not lens.identity:
             # Given corners move no further through the lens than without it (``allowed_moves_px``), from where they
@@ -448,9 +448,9 @@ def analyse_image(loaded: LoadedImage, table_mm: tuple[float, float], corners: C
                      _fit_within_reach(image, bent, origin or work_corners, reach, lens, table_mm, focal))
             if bent is not None and (reach is None or moved is not None):
                 work_corners, sigmas = bent.corners_px, bent.corner_sigma_px
-                if as_given_at is not None or refined_at is not None:
-                    notes[as_given_at if as_given_at is not None else refined_at] = (  # type: ignore[index]
-                        f"corners refined on the table's edges through the lens (moved up to {moved:.1f} px)")
+                note_at = as_given_at if as_given_at is not None else refined_at
+                if note_at is not None:
+                    notes[note_at] = f"corners refined on the table's edges through the lens (moved up to {moved:.1f} px)"
             k1, _ = lens.opencv(typical_focal(size))
             notes.append(f"the table's sides are bent by the lens (k1 about {k1:+.3f}): the photo is undistorted")
         elif pending is not None and reach is not None and as_given_at is not None:
