@@ -15,8 +15,8 @@
 3. *The size* (``sizesnap``): a larger catalogue rim round a detection (the figure's outline was found, not the
    base) or a smaller one inside it (a weapon past the rim drew a circle round both).
 4. *How sure* (``uncertainty``): confidence from the rim's evidence; unsure detections cross-checked (an area
-   fit, the half-level fit from a larger size), their disagreement in the sigma. Of overlapping detections the
-   surer is kept.
+   fit, the half-level fit from a larger size), their disagreement in the sigma. An outline that is a hexagon, not a
+   circle, is a cell printed on a hex mat (``printed``), and dropped. Of overlapping detections the surer is kept.
 5. *The footprint* (``footprint``): each base's height and bevel fitted on its own outline, the size chosen again,
    the centre's covariance with both marginalised.
 6. *Ovals* (``ovals``): elongated EDCircles ellipses fitted on their rim and snapped to the oval catalogue;
@@ -41,6 +41,7 @@ from tabletop.photo.contrario import GRID_MM, log10_nfa, nearby_log10_nfa, outli
 from tabletop.photo.ground import GroundMap
 from tabletop.photo.ovals import MIN_ELONGATION, OVAL_SIZES_MM, fit_ovals
 from tabletop.photo.footprint import fit_footprints, refit_nearby
+from tabletop.photo.printed import printed_cells
 from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, mm_per_px_at, photo_scale
 from tabletop.photo.rimfit import (CONTAINING_SUPPORT, fit_rims, fit_rims_at, half_level_centres, half_level_fits, search_circles,
                                    snapped_radii)
@@ -379,6 +380,11 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             if median is not None and 0 <= median[0][0] <= w and 0 <= median[0][1] <= d:
                 measured[k] = (measured[k][0], measured[k][1], median[0], *measured[k][3:])
                 disagreement[measured[k][1]] = max(median[1], disagreement.get(measured[k][1], 0.0))
+    # A hex-printed mat's cells are outlined all round like bases of their size; a base is round (``printed``).
+    if measured:
+        cells = printed_cells(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
+                              mat_colour[[m[1] for m in measured]], mat.whiten, scale)
+        measured = [m for m, cell in zip(measured, cells) if not cell]
     # Bases cannot overlap: of two overlapping detections keep the surer, where "sure" is also of where it is: a
     # circle whose measurements disagree by millimetres (a weapon past the rim drew it) loses to the base's own rim.
     # Only unsure detections with a median, and weakly seen larger rims, have a disagreement; the rest, sure or not
