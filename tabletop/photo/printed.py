@@ -4,9 +4,11 @@ A hex mat's cells (1-2 inches flat to flat: 25-50 mm bases' sizes) are closed ou
 and out, and the rim evidence (a step from the mat's colour) sees their printed lines all round, as a base's rim. Their
 shape tells them apart: a base's outline is a circle (its rim, seen on the table's plane), a printed cell's a regular
 hexagon. A hexagon's radius from its centre is a / cos of the angle from its nearest side's normal (a its apothem): a
-circle plus a sixfold ripple whose sixth harmonic is ``HEX_RIPPLE`` of its mean radius and holds ``HEX_RIPPLE_SHARE``
-of its departure from the circle. Read on ``FIT_RAYS`` rays round each detection, an outline nearer a hexagon than a
-circle on both counts is a printed cell.
+circle plus a sixfold ripple, its sixth harmonic ``HEX_RIPPLE`` of its mean radius, the 12th, 18th... smaller, the
+others nothing. Read on ``FIT_RAYS`` rays round each detection, an outline whose sixth harmonic is over half a
+hexagon's and stands out from its neighbours (``HEX_STANDOUT``) is a printed cell. Noise, a figure's foot over the
+rim, a shadow or a neighbour in contact spread over every harmonic; a hexagon's sixth stands out at any distance
+from the camera, where a share of the outline's scatter would fall with the photo's resolution.
 """
 
 from __future__ import annotations
@@ -15,55 +17,84 @@ import math
 
 import numpy as np
 
-from tabletop.photo.rays import EVIDENCE_UNIT, FIT_RAYS, Scale, outline_of
+from tabletop.photo.rays import EVIDENCE_UNIT, FIT_RAYS, Scale
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
 
 HEX_RIPPLE = 0.0587
 """A regular hexagon's sixth harmonic of its radius, over its mean radius (a circle's: 0)."""
-HEX_RIPPLE_SHARE = 0.90
-"""The share of a regular hexagon's departure from its mean circle (the variance about it) in that harmonic."""
-HEX_WINDOW_MM = 4.0
-"""How far either side of a detection's circle its outline is read: a hexagon's corners lie 10 % of its mean radius
-outside it and its sides' middles 5 % inside, so this covers cells up to 80 mm across."""
-HEX_MIN_RAYS = 40
-"""Rays on which the outline must be seen for its shape to be judged (a third of them)."""
+HARMONICS = 12
+"""Harmonics of the outline's radius fitted: the sixth, its neighbours and the hexagon's next (the 12th)."""
+NEIGHBOURS = (2, 3, 4, 5, 7, 8, 9, 10, 11)
+"""The harmonics the sixth is compared with: all fitted but the circle's (0, 1: radius and centre) and a hexagon's."""
+HEX_STANDOUT = 9.0
+"""The sixth harmonic's power over the mean of its neighbours': above this it is no chance. From noise alone each
+harmonic's power is exponential about a common mean, so the chance is e^-9 (1 in 8,000); a hexagon's neighbours hold
+only noise."""
+HEX_WINDOW = 0.25
+"""How far either side of a detection's circle its outline is read, over the circle's radius: a cell is taken for the
+catalogue size nearest its mean radius (a step of up to 12 %), its corners lie 10 % outside that and its sides'
+middles 5 % inside."""
+HEX_MIN_RAYS = FIT_RAYS // 2
+"""Rays on which the outline must be seen for its shape to be judged (half of them) ..."""
+HEX_MAX_GAP = FIT_RAYS // 12
+"""... with no run of rays where it is not seen longer than this (30 degrees, half a hexagon's side): across a longer
+gap the harmonics are no longer told apart (the fit of 25 terms is free to swing there)."""
 
 
-def _ripple(rho: np.ndarray, usable: np.ndarray, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per outline, least squares on its usable rays: (mean radius, sixth-harmonic amplitude, that harmonic's share of
-    the outline's variance about its best circle)."""
-    circle = np.column_stack([np.ones_like(angles), np.cos(angles), np.sin(angles)])
-    sixfold = np.column_stack([circle, np.cos(6 * angles), np.sin(6 * angles)])
+def harmonics(rho: np.ndarray, usable: np.ndarray, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per outline, least squares on its usable rays of its radius as a sum of harmonics 0-``HARMONICS``: (mean
+    radius, amplitude of each harmonic 0-``HARMONICS``)."""
+    cols = [np.ones_like(angles)]
+    for k in range(1, HARMONICS + 1):
+        cols += [np.cos(k * angles), np.sin(k * angles)]
+    design = np.column_stack(cols)
     w = usable.astype(float)
-    rho = np.where(usable, rho, 0.0)
+    ata = np.einsum("nr,ri,rj->nij", w, design, design) + 1e-9 * np.eye(design.shape[1])
+    atb = np.einsum("nr,ri,nr->ni", w, design, np.where(usable, rho, 0.0))
+    params = np.linalg.solve(ata, atb[..., None])[..., 0]
+    amplitude = np.concatenate([np.abs(params[:, :1]), np.hypot(params[:, 1::2], params[:, 2::2])], axis=1)
+    return params[:, 0], amplitude
 
-    def fit(design: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        k = design.shape[1]
-        ata = np.einsum("nr,ri,rj->nij", w, design, design) + 1e-9 * np.eye(k)
-        atb = np.einsum("nr,ri,nr->ni", w, design, rho)
-        params = np.linalg.solve(ata, atb[..., None])[..., 0]
-        res = (rho - params @ design.T) * w
-        return params, np.sum(res * res, axis=1)
 
-    _, circle_ss = fit(circle)
-    params, sixfold_ss = fit(sixfold)
-    with np.errstate(all="ignore"):
-        share = np.where(circle_ss > 0, 1.0 - sixfold_ss / circle_ss, 0.0)
-    return params[:, 0], np.hypot(params[:, 3], params[:, 4]), share
+def longest_gap(usable: np.ndarray) -> np.ndarray:
+    """Per row of ``usable`` ([n, rays], round the circle), the longest run of rays not usable."""
+    n_rays = usable.shape[1]
+    twice = np.concatenate([usable, usable], axis=1)
+    at = np.arange(2 * n_rays)
+    last_seen = np.maximum.accumulate(np.where(twice, at, -1), axis=1)
+    return np.minimum((at - last_seen).max(axis=1), n_rays)
+
+
+def outline_shapes(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
+                   scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per circle (centre and radius in table mm), its outline's shape: (mean radius, amplitude of each harmonic
+    0-``HARMONICS``, rays on which the outline was seen, the longest run of rays where it was not)."""
+    n = len(centres)
+    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    outline = np.zeros((n, FIT_RAYS))
+    evidence = np.zeros((n, FIT_RAYS))
+    # Read where the outline lies on the table's plane, as a flat print's does: a tall base's reach past its footprint
+    # (``rays.outline_of``), taken off a cell's outline, would add its own pattern, growing with the distance.
+    for radius in np.unique(radii):
+        rows = np.nonzero(radii == radius)[0]
+        flat = np.zeros((len(rows), FIT_RAYS))
+        outline[rows], evidence[rows], _ = rim_points(rect, centres[rows], radii[rows], mat_colour[rows],
+                                                      whiten[rows] if whiten.ndim == 3 else whiten,
+                                                      HEX_WINDOW * float(radius), scale, flat)
+    usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
+    mean_radius, amplitude = harmonics(outline, usable, angles)
+    return mean_radius, amplitude, usable.sum(axis=1), longest_gap(usable)
 
 
 def printed_cells(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
                   scale: Scale) -> np.ndarray:
-    """Per detection (footprint centre and radius in table mm), whether its outline is a printed hexagon, not a base:
-    its sixfold ripple over half a hexagon's, holding over half the share a hexagon's does."""
-    n = len(centres)
-    if n == 0:
+    """Per detection (footprint centre and radius in table mm), whether its outline is a printed hexagon, not a base."""
+    if len(centres) == 0:
         return np.zeros(0, dtype=bool)
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
-    extra = outline_of(rect, centres, radii, angles)
-    outline, evidence, _ = rim_points(rect, centres, radii, mat_colour, whiten, HEX_WINDOW_MM, scale, extra)
-    usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
-    mean_radius, ripple, share = _ripple(outline - extra, usable, angles)
-    return ((usable.sum(axis=1) >= HEX_MIN_RAYS) & (mean_radius > 0) & (ripple > 0.5 * HEX_RIPPLE * mean_radius)
-            & (share > 0.5 * HEX_RIPPLE_SHARE))
+    mean_radius, amplitude, seen, gap = outline_shapes(rect, centres, radii, mat_colour, whiten, scale)
+    sixth = amplitude[:, 6]
+    with np.errstate(all="ignore"):
+        standout = sixth ** 2 / np.mean(amplitude[:, list(NEIGHBOURS)] ** 2, axis=1)
+    return ((seen >= HEX_MIN_RAYS) & (gap <= HEX_MAX_GAP) & (mean_radius > 0) & (sixth > 0.5 * HEX_RIPPLE * mean_radius)
+            & (standout > HEX_STANDOUT))
