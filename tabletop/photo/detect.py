@@ -11,12 +11,13 @@
    seen); its rim is fitted on 120 rays (Tukey-weighted, all candidates at once), the diameter snapped to the
    catalogue. A tall base's outline reaches past its footprint away from the camera (``rays.outline_extra``): every
    ray's outline is measured less that reach, so the stages fit the footprint. The half-level fit measures the
-   same rim where the colour is half-way from the base's to the mat's.
+   same rim where the colour is half-way from the base's to the mat's. A rim that is a hexagon, not a circle, is a
+   cell printed on a hex mat (``printed``): neither a base nor a rim round one.
 3. *The size* (``sizesnap``): a larger catalogue rim round a detection (the figure's outline was found, not the
    base) or a smaller one inside it (a weapon past the rim drew a circle round both).
 4. *How sure* (``uncertainty``): confidence from the rim's evidence; unsure detections cross-checked (an area
-   fit, the half-level fit from a larger size), their disagreement in the sigma. An outline that is a hexagon, not a
-   circle, is a cell printed on a hex mat (``printed``), and dropped. Of overlapping detections the surer is kept.
+   fit, the half-level fit from a larger size), their disagreement in the sigma. Of overlapping detections the
+   surer is kept.
 5. *The footprint* (``footprint``): each base's height and bevel fitted on its own outline, the size chosen again,
    the centre's covariance with both marginalised.
 6. *Ovals* (``ovals``): elongated EDCircles ellipses fitted on their rim and snapped to the oval catalogue;
@@ -234,16 +235,6 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     # inside one is the miniature's outline or the top's border on that base, not a base (a base cannot
     # stand on a base), however clear it is. Better a base missed than one placed on its miniature.
     finite = np.isfinite(rms)
-    all_round = [(centres[i], radii[i], support[i]) for i in np.nonzero(finite & (support >= CONTAINING_SUPPORT))[0]]
-
-    def inside_a_rim(i: int) -> bool:
-        return any(r_out > radii[i] and s_out >= support[i]
-                   and math.hypot(*(centres[i] - c_out)) + radii[i] <= r_out + 1.5 for c_out, r_out, s_out in all_round)
-
-    def rim_confidence(i: int, scatter: float) -> float:
-        snap_err = abs(2 * free_r[i] - 2 * radii[i])
-        return confidence_of_rim(float(support[i]), scatter, float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
-
     # Is there an outline at all? The a-contrario test (``contrario``): the photo's gradient across the outline this
     # base would have, on more of it than chance allows anywhere on the table.
     n_points, n_aligned = outline_alignment(rect, centres, radii, mat_colour, mat.whiten)
@@ -255,6 +246,24 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
                                        reach[unseen])
     if trace is not None:
         trace.update(nfa=nfa.copy(), aligned=(n_points.copy(), n_aligned.copy()))
+    # A hex-printed mat's cells are outlined all round like bases of their size; a base is round (``printed``). Judged
+    # before anything else is: a cell is neither a base nor a rim round one (a base inside a cell is a base).
+    judged = np.nonzero(finite & ((support >= CONTAINING_SUPPORT) | (nfa < 0)))[0]
+    cell = np.zeros(len(centres), dtype=bool)
+    cell[judged] = printed_cells(rect, centres[judged], radii[judged], mat_colour[judged], mat.whiten, scale)
+    if trace is not None:
+        trace.update(printed=cell.copy())
+    finite &= ~cell
+    all_round = [(centres[i], radii[i], support[i]) for i in np.nonzero(finite & (support >= CONTAINING_SUPPORT))[0]]
+
+    def inside_a_rim(i: int) -> bool:
+        return any(r_out > radii[i] and s_out >= support[i]
+                   and math.hypot(*(centres[i] - c_out)) + radii[i] <= r_out + 1.5 for c_out, r_out, s_out in all_round)
+
+    def rim_confidence(i: int, scatter: float) -> float:
+        snap_err = abs(2 * free_r[i] - 2 * radii[i])
+        return confidence_of_rim(float(support[i]), scatter, float(strength[i] / EVIDENCE_UNIT), snap_err, scale.rms_mm)
+
     found: list[tuple[float, int]] = []
     faint: list[tuple[float, int]] = []  # below the bar on the rim fit's scatter: the half-level fit may lift them
     seen: list[tuple[float, int]] = []  # too faint or scattered for the rim fit, but an outline no chance would draw
@@ -347,6 +356,13 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         outer = outer_rims(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
                             mat_colour[[m[1] for m in measured]], mat.whiten, scale, sizes,
                             np.array([m[0] < sizesnap.OUTER_UNSURE for m in measured]), np.array([m[1] in lifted for m in measured]))
+        # A larger rim that is a printed cell's hexagon is the print round the base, not its figure's outline.
+        larger = [k for k, o in enumerate(outer) if o is not None]
+        if larger:
+            cells = printed_cells(rect, np.array([outer[k][0] for k in larger]), np.array([outer[k][1] for k in larger]),
+                                  mat_colour[[measured[k][1] for k in larger]], mat.whiten, scale)
+            printed = {k for k, cell in zip(larger, cells) if cell}
+            outer = [None if k in printed else o for k, o in enumerate(outer)]
         # A loosely seen larger rim round a lifted detection vetoes it only if crossed on at least as many rays as the
         # detection's own (a figure reaching over a dark base's rim makes a larger circle through the figure, crossed
         # on fewer rays than the base's own rim); one seen on fewer is no measurement of it either.
@@ -380,11 +396,6 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
             if median is not None and 0 <= median[0][0] <= w and 0 <= median[0][1] <= d:
                 measured[k] = (measured[k][0], measured[k][1], median[0], *measured[k][3:])
                 disagreement[measured[k][1]] = max(median[1], disagreement.get(measured[k][1], 0.0))
-    # A hex-printed mat's cells are outlined all round like bases of their size; a base is round (``printed``).
-    if measured:
-        cells = printed_cells(rect, np.array([m[2] for m in measured]), np.array([m[5] for m in measured]),
-                              mat_colour[[m[1] for m in measured]], mat.whiten, scale)
-        measured = [m for m, cell in zip(measured, cells) if not cell]
     # Bases cannot overlap: of two overlapping detections keep the surer, where "sure" is also of where it is: a
     # circle whose measurements disagree by millimetres (a weapon past the rim drew it) loses to the base's own rim.
     # Only unsure detections with a median, and weakly seen larger rims, have a disagreement; the rest, sure or not

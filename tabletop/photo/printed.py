@@ -31,10 +31,10 @@ HEX_STANDOUT = 9.0
 """The sixth harmonic's power over the mean of its neighbours': above this it is no chance. From noise alone each
 harmonic's power is exponential about a common mean, so the chance is e^-9 (1 in 8,000); a hexagon's neighbours hold
 only noise."""
-HEX_WINDOW = 0.25
-"""How far either side of a detection's circle its outline is read, over the circle's radius: a cell is taken for the
-catalogue size nearest its mean radius (a step of up to 12 %), its corners lie 10 % outside that and its sides'
-middles 5 % inside."""
+HEX_WINDOW = (0.85, 1.25)
+"""Where a detection's outline is read, over the detection's radius: a cell is taken for the catalogue size nearest
+its mean radius (a step of up to 12 %), its corners lie 10 % outside that and its sides' middles 5 % inside. No
+further in: a base standing in a cell (as hex-and-counter games place them) has its own rim there."""
 HEX_MIN_RAYS = FIT_RAYS // 2
 """Rays on which the outline must be seen for its shape to be judged (half of them) ..."""
 HEX_MAX_GAP = FIT_RAYS // 12
@@ -79,9 +79,10 @@ def outline_shapes(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     for radius in np.unique(radii):
         rows = np.nonzero(radii == radius)[0]
         flat = np.zeros((len(rows), FIT_RAYS))
-        outline[rows], evidence[rows], _ = rim_points(rect, centres[rows], radii[rows], mat_colour[rows],
-                                                      whiten[rows] if whiten.ndim == 3 else whiten,
-                                                      HEX_WINDOW * float(radius), scale, flat)
+        inner, outer = HEX_WINDOW[0] * float(radius), HEX_WINDOW[1] * float(radius)
+        outline[rows], evidence[rows], _ = rim_points(rect, centres[rows], np.full(len(rows), (inner + outer) / 2),
+                                                      mat_colour[rows], whiten[rows] if whiten.ndim == 3 else whiten,
+                                                      (outer - inner) / 2, scale, flat)
     usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
     mean_radius, amplitude = harmonics(outline, usable, angles)
     return mean_radius, amplitude, usable.sum(axis=1), longest_gap(usable)
