@@ -107,10 +107,10 @@ BASES = ((210.0, 180.0, 25.0), (420.0, 330.0, 32.0), (655.0, 205.0, 40.0), (900.
 """Round bases (x, y, diameter in mm), 4 mm tall, their tops pale grey, their sides dark."""
 
 
-def _hex_mat_photo(bases: tuple[tuple[float, float, float], ...] = BASES, hexes: bool = True,
-                   ) -> tuple[np.ndarray, tuple[tuple[float, float], ...]]:
-    """A phone 55 degrees up over a mat printed with 1.5-inch hexes (38.1 mm flat to flat, lines 0.8 mm; or plain)
-    and ``bases``; JPEG 90. Returns the photo and the table's corners."""
+def _hex_mat_photo(bases: tuple[tuple[float, float, float], ...] = BASES, hexes: bool = True, height: float = 4.0,
+                   flat: float = 38.1) -> tuple[np.ndarray, tuple[tuple[float, float], ...]]:
+    """A phone 55 degrees up over a mat printed with hexes ``flat`` mm flat to flat (1.5 inches; lines 0.8 mm; or plain)
+    and ``bases``, ``height`` mm tall; JPEG 90. Returns the photo and the table's corners."""
     from tests.test_photo_camera import _fill_envelope, _look_at
 
     from tabletop.photo.camera import Camera, Distortion
@@ -124,7 +124,6 @@ def _hex_mat_photo(bases: tuple[tuple[float, float, float], ...] = BASES, hexes:
     s = 3.0
     print_img = np.empty((int(d * s), int(w * s), 3), np.uint8)
     print_img[:] = MAT
-    flat = 38.1
     side = flat / math.sqrt(3)
     lines = []
     for col in range(int(w / (1.5 * side)) + 3):
@@ -145,9 +144,9 @@ def _hex_mat_photo(bases: tuple[tuple[float, float, float], ...] = BASES, hexes:
     around = np.radians(np.arange(0, 360, 1.0))
     unit = np.column_stack([np.cos(around), np.sin(around)])
     for x, y, diameter in bases:
-        for z in np.linspace(0, 4.0, 6):
+        for z in np.linspace(0, height, 6):
             _fill_envelope(img, cam.project(unit * diameter / 2 + (x, y), z), (45, 45, 50))
-        _fill_envelope(img, cam.project(unit * diameter / 2 + (x, y), 4.0), (200, 205, 210))
+        _fill_envelope(img, cam.project(unit * diameter / 2 + (x, y), height), (200, 205, 210))
     rng = np.random.default_rng(7)
     img = cv2.GaussianBlur(np.clip(img + rng.normal(0, 3, img.shape), 0, 255).astype(np.uint8), (0, 0), 0.8)
     img = cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])[1], cv2.IMREAD_COLOR)
@@ -250,10 +249,10 @@ def test_a_base_ringed_by_six_in_contact_is_no_printed_cell(monkeypatch: pytest.
         assert not judged.any(), (hexes, [b for b, j in zip(ringed, judged) if j])
 
 
-def _cell_centre(col: int, row: int) -> tuple[float, float]:
+def _cell_centre(col: int, row: int, flat: float = 38.1) -> tuple[float, float]:
     """The centre of the print's cell in column ``col`` and row ``row`` (as ``_hex_mat_photo`` draws them), table mm."""
-    side = 38.1 / math.sqrt(3)
-    return col * 1.5 * side - side, TABLE[1] - (row * 38.1 + (col % 2) * 38.1 / 2 - 38.1)
+    side = flat / math.sqrt(3)
+    return col * 1.5 * side - side, TABLE[1] - (row * flat + (col % 2) * flat / 2 - flat)
 
 
 def test_a_base_standing_in_a_cell_is_found_at_its_own_size() -> None:
@@ -273,3 +272,35 @@ def test_a_base_standing_in_a_cell_is_found_at_its_own_size() -> None:
         sizes.append(near[0].diameter_mm)
     assert sizes.count(25.0) >= 4, sizes
     assert len(result.bases) <= 5 + 30
+
+
+@pytest.mark.parametrize(("flat", "diameter", "height"), [(25.4, 25.0, 1.0), (38.1, 40.0, 1.0), (50.8, 50.0, 2.0)])
+def test_a_low_base_filling_its_cell_is_no_printed_cell(flat: float, diameter: float, height: float,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review r60: a low base (1-2 mm, MDF) centred in a cell of its own size shows the print just outside its rim at
+    the six corners, a sixfold ripple as exact as a cell's (its neighbours nothing, by symmetry): 102 of 105 such
+    25 mm bases on 1-inch hexes were judged printed and dropped. Its top is inside its outline, not the mat: none is."""
+    cols, rows = range(3, int(TABLE[0] / (1.5 * flat / math.sqrt(3))) - 2, 4), range(3, int(TABLE[1] / flat) - 2, 4)
+    bases = tuple((*_cell_centre(c, r, flat), diameter) for c in cols for r in rows)
+    img, corners = _hex_mat_photo(bases, height=height, flat=flat)
+    rect = _rect_of(img, corners, monkeypatch)
+    judged = _judged(rect, np.array([b[:2] for b in bases]), np.full(len(bases), diameter / 2))
+    assert len(bases) >= 12 and not judged.any(), (int(judged.sum()), len(bases))
+
+
+@pytest.mark.parametrize("turn", [0.0, pytest.param(30.0, marks=pytest.mark.xfail(strict=True, reason=(
+    "not solved: the middle of seven 50 mm bases 2 mm tall, turned 30 degrees, is judged a printed cell. The mat's "
+    "colour estimated there (a median over 124 mm) is the bases' tops, so the outline read lies on the neighbours "
+    "(mean radius 27.7 mm for a 25 mm rim), with their tops on both sides of it. The detector does not find such a "
+    "ring's middle base today, on main as here (review r60: 29 of 42 found on both), so no base is lost yet")))])
+def test_a_low_base_ringed_by_six_on_a_plain_mat_is_no_printed_cell(turn: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review r60: bases 2 mm tall ringed by six in contact, turned 0 or 30 degrees, on a mat with no print: the middle
+    one's outline is seen on six arcs between the contacts, its sixth harmonic stands out (standout 17-45); it was judged
+    a printed cell. Its top, not the mat, is inside it."""
+    ringed = []
+    for x, y, d in ((330.0, 330.0, 50.0), (800.0, 420.0, 40.0), (560.0, 700.0, 32.0)):
+        ringed += [(x, y, d)] + [(x + d * math.cos(a), y + d * math.sin(a), d) for a in np.radians(np.arange(0, 360, 60) + turn)]
+    img, corners = _hex_mat_photo(tuple(ringed), hexes=False, height=2.0)
+    rect = _rect_of(img, corners, monkeypatch)
+    judged = _judged(rect, np.array([b[:2] for b in ringed]), np.array([b[2] / 2 for b in ringed]))
+    assert not judged.any(), [b for b, j in zip(ringed, judged) if j]

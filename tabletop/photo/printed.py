@@ -6,9 +6,11 @@ shape tells them apart: a base's outline is a circle (its rim, seen on the table
 hexagon. A hexagon's radius from its centre is a / cos of the angle from its nearest side's normal (a its apothem): a
 circle plus a sixfold ripple, its sixth harmonic ``HEX_RIPPLE`` of its mean radius, the 12th, 18th... smaller, the
 others nothing. Read on ``FIT_RAYS`` rays round each detection, an outline whose sixth harmonic is over half a
-hexagon's and stands out from its neighbours (``HEX_STANDOUT``) is a printed cell. Noise, a figure's foot over the
-rim, a shadow or a neighbour in contact spread over every harmonic; a hexagon's sixth stands out at any distance
-from the camera, where a share of the outline's scatter would fall with the photo's resolution.
+hexagon's and stands out from its neighbours (``HEX_STANDOUT``), with the same colour on both sides of it
+(``ACROSS_MAX_UNITS``), is a printed cell. Noise, a figure's foot over the rim, a shadow or a neighbour in contact
+spread over every harmonic; a hexagon's sixth stands out at any distance from the camera, where a share of the
+outline's scatter would fall with the photo's resolution. A base standing in a cell of its own size has the print
+round its rim at the six corners, as sixfold as a cell; its top inside its outline tells it apart.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import math
 
 import numpy as np
 
-from tabletop.photo.rays import EVIDENCE_UNIT, FIT_RAYS, Scale
+from tabletop.photo.rays import EVIDENCE_UNIT, FIT_RAYS, Scale, channel_norm, nan_row_median, sample_rays
 from tabletop.photo.rimfit import rim_points
 from tabletop.photo.values import Rectified
 
@@ -35,11 +37,22 @@ HEX_WINDOW = (0.85, 1.25)
 """Where a detection's outline is read, over the detection's radius: a cell is taken for the catalogue size nearest
 its mean radius (a step of up to 12 %), its corners lie 10 % outside that and its sides' middles 5 % inside. No
 further in: a base standing in a cell (as hex-and-counter games place them) has its own rim there."""
-HEX_MIN_RAYS = FIT_RAYS // 2
-"""Rays on which the outline must be seen for its shape to be judged (half of them) ..."""
+HEX_MIN_RAYS = 3 * FIT_RAYS // 4
+"""Rays on which the outline must be seen for its shape to be judged (three quarters: with fewer, seen in six arcs
+between six gaps, as round a base in contact with six others, the sixth harmonic is confused with the mean radius) ..."""
 HEX_MAX_GAP = FIT_RAYS // 12
 """... with no run of rays where it is not seen longer than this (30 degrees, half a hexagon's side): across a longer
 gap the harmonics are no longer told apart (the fit of 25 terms is free to swing there)."""
+ACROSS_MM = (2.0, 4.0)
+"""A printed cell is a line on the mat: the same colour on both sides of it. Read this far either side of the outline
+(past a printed line up to a millimetre wide and its blur) ..."""
+ACROSS_MAX_UNITS = 4.5
+"""... the two sides' median colours on each ray, whitened by the mat's variation (``candidates.MatModel``), differ by
+at most this on most rays: twice the difference of two bare-mat readings (each pixel's whitened distance about 1.6,
+three channels of noise; times the square root of 2 for a difference). A base's top lies inside its outline, of another
+colour than what is outside unless painted like it; a base standing in a cell of its size shows the print round its
+rim, which the shape alone would take for a cell's. Compared with each other, not with the mat's estimated colour: in
+a unit of large bases that estimate is their tops'."""
 
 
 def harmonics(rho: np.ndarray, usable: np.ndarray, angles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,9 +80,10 @@ def longest_gap(usable: np.ndarray) -> np.ndarray:
 
 
 def outline_shapes(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
-                   scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                   scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per circle (centre and radius in table mm), its outline's shape: (mean radius, amplitude of each harmonic
-    0-``HARMONICS``, rays on which the outline was seen, the longest run of rays where it was not)."""
+    0-``HARMONICS``, rays on which the outline was seen, the longest run of rays where it was not, and how far the
+    colour inside it is from the colour outside it)."""
     n = len(centres)
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     outline = np.zeros((n, FIT_RAYS))
@@ -85,7 +99,23 @@ def outline_shapes(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
                                                       (outer - inner) / 2, scale, flat)
     usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
     mean_radius, amplitude = harmonics(outline, usable, angles)
-    return mean_radius, amplitude, usable.sum(axis=1), longest_gap(usable)
+    across = _across_distance(rect, centres, outline, usable, angles, whiten)
+    return mean_radius, amplitude, usable.sum(axis=1), longest_gap(usable), across
+
+
+def _across_distance(rect: Rectified, centres: np.ndarray, outline: np.ndarray, usable: np.ndarray, angles: np.ndarray,
+                     whiten: np.ndarray) -> np.ndarray:
+    """Per circle, the median over its usable rays of how far (whitened) the colour inside its outline is from the colour
+    outside it (``ACROSS_MM``); infinite where no ray is usable."""
+    steps = np.arange(ACROSS_MM[0], ACROSS_MM[1] + 1e-9, 0.25)
+    t = np.concatenate([np.maximum(outline[:, :, None] - steps, 0.0), outline[:, :, None] + steps], axis=2)
+    colours = sample_rays(rect, centres, t, angles)
+    inside = np.median(colours[:, :, : len(steps)], axis=2)
+    outside = np.median(colours[:, :, len(steps):], axis=2)
+    w = np.asarray(whiten, dtype=np.float32)
+    white = np.einsum("nrc,ndc->nrd", inside - outside, w) if w.ndim == 3 else (inside - outside) @ w.T
+    per_ray = channel_norm(white, axis=2)
+    return np.where(usable.any(axis=1), nan_row_median(np.where(usable, per_ray, np.nan)), np.inf)
 
 
 def printed_cells(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
@@ -93,9 +123,9 @@ def printed_cells(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_c
     """Per detection (footprint centre and radius in table mm), whether its outline is a printed hexagon, not a base."""
     if len(centres) == 0:
         return np.zeros(0, dtype=bool)
-    mean_radius, amplitude, seen, gap = outline_shapes(rect, centres, radii, mat_colour, whiten, scale)
+    mean_radius, amplitude, seen, gap, across = outline_shapes(rect, centres, radii, mat_colour, whiten, scale)
     sixth = amplitude[:, 6]
     with np.errstate(all="ignore"):
         standout = sixth ** 2 / np.mean(amplitude[:, list(NEIGHBOURS)] ** 2, axis=1)
     return ((seen >= HEX_MIN_RAYS) & (gap <= HEX_MAX_GAP) & (mean_radius > 0) & (sixth > 0.5 * HEX_RIPPLE * mean_radius)
-            & (standout > HEX_STANDOUT))
+            & (standout > HEX_STANDOUT) & (across <= ACROSS_MAX_UNITS))
