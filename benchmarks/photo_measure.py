@@ -120,6 +120,10 @@ def _worker_init(tabletop_dir: str | None) -> None:
     _niced()
     if tabletop_dir:
         sys.path.insert(0, tabletop_dir)
+        # This module's own imports (the generator's cache writes use ``tabletop.atomic``) have bound ``tabletop`` to
+        # this checkout's package: forget it, or the analysis would be this checkout's, cached as the other's.
+        for name in [m for m in sys.modules if m == "tabletop" or m.startswith("tabletop.")]:
+            del sys.modules[name]
 
 
 def typed_corners(corners: tuple[tuple[float, float], ...], condition: str, seed: int) -> tuple[tuple[float, float], ...]:

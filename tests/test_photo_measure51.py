@@ -25,3 +25,23 @@ def test_typed_corners_err_as_the_pipeline_assumes_a_typed_corner_does() -> None
     errors = np.array([np.subtract(typed_corners(TRUE, "steep", seed), TRUE) for seed in range(2000)]).ravel()
     assert np.sqrt(np.mean(errors ** 2)) == pytest.approx(TYPED_SIGMA_PX, rel=0.03)
     assert abs(float(np.mean(errors))) < 0.05 and float(np.max(np.abs(errors))) < 4.5 * TYPED_SIGMA_PX
+
+
+def test_a_worker_for_another_checkout_analyses_with_its_code(tmp_path) -> None:  # noqa: ANN001
+    """``--tabletop DIR``: the worker imports ``tabletop`` from DIR, though this module's own imports bound it to this
+    checkout first (found at stop 53: every ``--tabletop`` run since the generator's cache writes used
+    ``tabletop.atomic`` had measured this checkout's code, cached under the other's code version)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "tabletop").mkdir()
+    (tmp_path / "tabletop" / "__init__.py").write_text("WHICH = 'other checkout'\n")
+    root = Path(__file__).resolve().parent.parent
+    code = ("import benchmarks.photo_measure as pm, sys\n"
+            "assert 'tabletop' in sys.modules\n"
+            f"pm._worker_init({str(tmp_path)!r})\n"
+            "import tabletop\n"
+            "print(getattr(tabletop, 'WHICH', 'this checkout'))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "other checkout"
