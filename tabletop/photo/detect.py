@@ -231,9 +231,6 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     if trace is not None:
         trace.update(fit=(centres.copy(), radii.copy(), free_r.copy(), support.copy(), rms.copy(), strength.copy()), fit_spread=spread.copy(),
                      searched=searched.copy())
-    # Rims seen all round (most rays agree on one circle), whether or not confident enough to report: a ring
-    # inside one is the miniature's outline or the top's border on that base, not a base (a base cannot
-    # stand on a base), however clear it is. Better a base missed than one placed on its miniature.
     finite = np.isfinite(rms)
     # Is there an outline at all? The a-contrario test (``contrario``): the photo's gradient across the outline this
     # base would have, on more of it than chance allows anywhere on the table.
@@ -254,6 +251,9 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
     if trace is not None:
         trace.update(printed=cell.copy())
     finite &= ~cell
+    # Rims seen all round (most rays agree on one circle), whether or not confident enough to report: a ring
+    # inside one is the miniature's outline or the top's border on that base, not a base (a base cannot
+    # stand on a base), however clear it is. Better a base missed than one placed on its miniature.
     all_round = [(centres[i], radii[i], support[i]) for i in np.nonzero(finite & (support >= CONTAINING_SUPPORT))[0]]
 
     def inside_a_rim(i: int) -> bool:
@@ -361,7 +361,7 @@ def detect_bases(rect: Rectified, base_sizes_mm: tuple[float, ...] = BASE_SIZES_
         if larger:
             cells = printed_cells(rect, np.array([outer[k][0] for k in larger]), np.array([outer[k][1] for k in larger]),
                                   mat_colour[[measured[k][1] for k in larger]], mat.whiten, scale)
-            printed = {k for k, cell in zip(larger, cells) if cell}
+            printed = {k for k, is_cell in zip(larger, cells) if is_cell}
             outer = [None if k in printed else o for k, o in enumerate(outer)]
         # A loosely seen larger rim round a lifted detection vetoes it only if crossed on at least as many rays as the
         # detection's own (a figure reaching over a dark base's rim makes a larger circle through the figure, crossed
