@@ -20,9 +20,9 @@ import numpy as np
 
 from tabletop.photo import base_profile
 from tabletop.photo.ground import GroundMap
-from tabletop.photo.rays import (CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, nan_row_median, outline_extra, outline_of, row_median,
+from tabletop.photo.rays import (CORRELATION, FIT_RAYS, Scale, nan_row_median, outline_extra, outline_of, row_median,
                                  sample_rays)
-from tabletop.photo.rimfit import rim_points
+from tabletop.photo.rimfit import rim_points, usable_rays
 from tabletop.photo.values import Rectified
 
 HEIGHT_PRIOR_SIGMA_MM = 1.0
@@ -233,7 +233,7 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
         extra_now = _extra(rect, origin, radii, params[:, 2], params[:, 3], angles)
         half = FOOTPRINT_FIRST_HALF_MM if sweep == 0 else FOOTPRINT_HALF_MM
         outline, evidence = _rim_points_each(rect, origin, radii, mat_colour, whitens, half, scale, extra_now)
-        usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * row_median(evidence)[:, None])
+        usable = usable_rays(evidence)
         weights = usable.astype(float)
         params, weights, sigma2, cov = _gauss_newton(rect, origin, radii, outline, usable, weights, params, prior,
                                                      np.column_stack([h0, b0]), angles)

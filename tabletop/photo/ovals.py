@@ -17,8 +17,8 @@ import numpy as np
 
 from tabletop.photo import base_profile
 from tabletop.photo.footprint import BEVEL_PRIOR_SIGMA_MM, GIVEN_HEIGHT_SIGMA_MM, HEIGHT_PRIOR_SIGMA_MM
-from tabletop.photo.rays import CORRELATION, EVIDENCE_UNIT, FIT_RAYS, Scale, nan_row_median
-from tabletop.photo.rimfit import rim_points
+from tabletop.photo.rays import CORRELATION, FIT_RAYS, Scale, nan_row_median
+from tabletop.photo.rimfit import rim_points, usable_rays
 from tabletop.photo.values import Rectified
 
 OVAL_SIZES_MM: tuple[tuple[float, float], ...] = ((60.0, 35.0), (75.0, 42.0), (90.0, 52.0), (105.0, 70.0), (120.0, 92.0),
@@ -147,7 +147,7 @@ def fit_ovals(rect: Rectified, seeds: np.ndarray, mat_colour: np.ndarray, whiten
             p[:, :2] = 0.0
         expected = outline_model(p, centres)
         outline, evidence, _ = rim_points(rect, centres, np.zeros(n), mat_colour, whiten, FIT_HALF_MM, scale, expected)
-        usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
+        usable = usable_rays(evidence)
         weights = usable.astype(float)
         for _ in range(ITERATIONS):
             def model(q: np.ndarray) -> np.ndarray:

@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from tabletop.photo.rays import EVIDENCE_UNIT, FIT_RAYS, Scale, channel_norm, nan_row_median, sample_rays
-from tabletop.photo.rimfit import rim_points
+from tabletop.photo.rays import FIT_RAYS, Scale, channel_norm, nan_row_median, sample_rays
+from tabletop.photo.rimfit import rim_points, usable_rays
 from tabletop.photo.values import Rectified
 
 HEX_RIPPLE = 0.0587
@@ -83,7 +83,7 @@ def outline_shapes(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
                    scale: Scale) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per circle (centre and radius in table mm), its outline's shape: (mean radius, amplitude of each harmonic
     0-``HARMONICS``, rays on which the outline was seen, the longest run of rays where it was not, and how far the
-    colour inside it is from the colour outside it)."""
+    colour inside it is from the colour outside it). ``whiten``: the mat's whitening, [3, 3]."""
     n = len(centres)
     angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
     outline = np.zeros((n, FIT_RAYS))
@@ -95,9 +95,8 @@ def outline_shapes(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
         flat = np.zeros((len(rows), FIT_RAYS))
         inner, outer = HEX_WINDOW[0] * float(radius), HEX_WINDOW[1] * float(radius)
         outline[rows], evidence[rows], _ = rim_points(rect, centres[rows], np.full(len(rows), (inner + outer) / 2),
-                                                      mat_colour[rows], whiten[rows] if whiten.ndim == 3 else whiten,
-                                                      (outer - inner) / 2, scale, flat)
-    usable = (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * np.median(evidence, axis=1, keepdims=True))
+                                                      mat_colour[rows], whiten, (outer - inner) / 2, scale, flat)
+    usable = usable_rays(evidence)
     mean_radius, amplitude = harmonics(outline, usable, angles)
     across = _across_distance(rect, centres, outline, usable, angles, whiten)
     return mean_radius, amplitude, usable.sum(axis=1), longest_gap(usable), across
@@ -112,9 +111,7 @@ def _across_distance(rect: Rectified, centres: np.ndarray, outline: np.ndarray, 
     colours = sample_rays(rect, centres, t, angles)
     inside = np.median(colours[:, :, : len(steps)], axis=2)
     outside = np.median(colours[:, :, len(steps):], axis=2)
-    w = np.asarray(whiten, dtype=np.float32)
-    white = np.einsum("nrc,ndc->nrd", inside - outside, w) if w.ndim == 3 else (inside - outside) @ w.T
-    per_ray = channel_norm(white, axis=2)
+    per_ray = channel_norm((inside - outside) @ np.asarray(whiten, dtype=np.float32).T, axis=2)
     return np.where(usable.any(axis=1), nan_row_median(np.where(usable, per_ray, np.nan)), np.inf)
 
 

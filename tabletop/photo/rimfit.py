@@ -97,6 +97,12 @@ RIM_POINTS_PIECE = 1 << 16
 """Samples (circles × rays × samples along a ray) :func:`rim_points` reads at a time."""
 
 
+def usable_rays(evidence: np.ndarray) -> np.ndarray:
+    """Per circle's rays ([n, rays] rim evidence, as :func:`rim_points` gives it), those whose outline counts: evidence
+    of a rim at all, and not far under the circle's own median (a ray across a figure or a neighbour)."""
+    return (evidence > 0.3 * EVIDENCE_UNIT) & (evidence > 0.25 * row_median(evidence)[:, None])
+
+
 def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour: np.ndarray, whiten: np.ndarray,
                half: float, scale: Scale, extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """On FIT_RAYS rays from each centre, the base's outline within ±half of where ``extra`` (its reach past the
@@ -161,7 +167,7 @@ def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     # The footprint's edge on each ray: where the outline is, less its reach past the footprint.
     rho = outline - extra  # [n, rays]
     ux, uy = np.cos(angles), np.sin(angles)
-    usable = (b > 0.3 * EVIDENCE_UNIT) & (b > 0.25 * np.median(b, axis=1, keepdims=True))
+    usable = usable_rays(b)
     # Rays from a centre within a millimetre of the true one: rho_i = R + dx·cos a_i + dy·sin a_i + noise,
     # linear in (R, dx, dy). Tukey-weighted least squares (IRLS), all candidates at once.
     design = np.column_stack([np.ones(FIT_RAYS), ux, uy])  # [rays, 3]
