@@ -156,21 +156,9 @@ def _hex_mat_photo(bases: tuple[tuple[float, float, float], ...] = BASES, hexes:
 @pytest.fixture(scope="module")
 def hex_mat():  # noqa: ANN201
     """The hex-mat photo's analysis, and its rectified table as the detector got it."""
-    from tabletop.photo import pipeline
-    from tabletop.photo.values import LoadedImage
-
     img, corners = _hex_mat_photo()
-    seen: dict = {}
-    real_detect = pipeline.detect
-
-    def keep_rect(rect, sizes):  # noqa: ANN001, ANN202
-        seen["rect"] = rect
-        return real_detect(rect, sizes)
-
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "detect", keep_rect)
-        result = pipeline.analyse_image(LoadedImage(img, "hexes.jpg", (img.shape[1], img.shape[0])), TABLE, corners)
-    return result, seen["rect"]
+        return _analysed(img, corners, mp)
 
 
 def test_on_a_hex_printed_mat_the_cells_are_not_reported_as_bases(hex_mat) -> None:  # noqa: ANN001
@@ -186,15 +174,28 @@ def test_on_a_hex_printed_mat_the_cells_are_not_reported_as_bases(hex_mat) -> No
     assert len(others) <= 30, len(others)
 
 
-def _rect_of(img: np.ndarray, corners: tuple[tuple[float, float], ...], monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
-    """The photo's rectified table as the pipeline builds it (its corners refined, its camera and lens)."""
+def _analysed(img: np.ndarray, corners: tuple[tuple[float, float], ...], monkeypatch: pytest.MonkeyPatch,
+              detect: bool = True):  # noqa: ANN202
+    """The pipeline's analysis of a drawn photo (its bases found only where ``detect``), and its rectified table as the
+    detector got it (its corners refined, its camera and lens)."""
     from tabletop.photo import pipeline
     from tabletop.photo.values import LoadedImage
 
     seen: dict = {}
-    monkeypatch.setattr(pipeline, "detect", lambda rect, sizes: (seen.setdefault("rect", rect), ([], []))[1])
-    pipeline.analyse_image(LoadedImage(img, "drawn.jpg", (img.shape[1], img.shape[0])), TABLE, corners)
-    return seen["rect"]
+    real_detect = pipeline.detect
+
+    def keep_rect(rect, sizes):  # noqa: ANN001, ANN202
+        seen["rect"] = rect
+        return real_detect(rect, sizes) if detect else ([], [])
+
+    monkeypatch.setattr(pipeline, "detect", keep_rect)
+    result = pipeline.analyse_image(LoadedImage(img, "drawn.jpg", (img.shape[1], img.shape[0])), TABLE, corners)
+    return result, seen["rect"]
+
+
+def _rect_of(img: np.ndarray, corners: tuple[tuple[float, float], ...], monkeypatch: pytest.MonkeyPatch):  # noqa: ANN202
+    """The photo's rectified table as the pipeline builds it, no bases looked for."""
+    return _analysed(img, corners, monkeypatch, detect=False)[1]
 
 
 def _judged(rect, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:  # noqa: ANN001
