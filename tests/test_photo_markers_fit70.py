@@ -3,41 +3,22 @@ differences (twice the work), so the parameters' covariance, which the corners' 
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from tabletop.photo import markers as mk
-from tabletop.photo.camera import Camera, Distortion
+from tests.test_photo_markers import _TURNS, TABLE, _camera  # noqa: E402
 
-TABLE = (1219.2, 914.4)
 SIZE = (1800, 1350)
-TURNS_DEG = {0: 0.5, 1: -0.7, 2: 0.2, 3: 1.0}
-
-
-def _camera(k1: float) -> Camera:
-    """A phone over the table's near edge, 55 degrees up, looking at the table's middle."""
-    w, h = SIZE
-    centre = ((w - 1) / 2, (h - 1) / 2)
-    el = math.radians(55)
-    target = np.array([TABLE[0] / 2, TABLE[1] / 2, 0.0])
-    eye = target + 1700 * np.array([0.0, -math.cos(el), math.sin(el)])
-    z = (target - eye) / np.linalg.norm(target - eye)
-    x = np.cross(z, [0, 0, 1.0])
-    x /= np.linalg.norm(x)
-    y = np.cross(z, x)
-    r = np.stack([x, y, z])
-    return Camera(0.75 * w, centre, r, -r @ eye, Distortion(centre, 0.5 * math.hypot(w, h), k1))
 
 
 def _model(seen: tuple[int, ...]) -> mk._Model:
     """The fit's model of the markers ``seen``, their squares' corners where the camera draws them, a little noise added
     (a fit's residuals are never all zero) and the table's near and right sides' points."""
-    cam = _camera(-0.05)
+    cam = _camera(SIZE, -0.05)
     rng = np.random.default_rng(3)
     sightings = []
     for k in seen:
-        square = mk.marker_corners_on_table(k, TABLE, TURNS_DEG[k])
+        square = mk.marker_corners_on_table(k, TABLE, _TURNS[k])
         sightings.append((k, cam.project(square, mk.PAPER_MM) + rng.normal(0, 0.1, (4, 2))))
     corners = mk.table_corners_mm(TABLE)
     sides = []
