@@ -20,7 +20,7 @@ import numpy as np
 
 from tabletop.photo import base_profile
 from tabletop.photo.ground import GroundMap
-from tabletop.photo.rays import (CORRELATION, FIT_RAYS, Scale, nan_row_median, outline_extra, outline_of, row_median,
+from tabletop.photo.rays import (CORRELATION, FIT_ANGLES, FIT_RAYS, Scale, nan_row_median, outline_extra, outline_of, row_median,
                                  sample_rays)
 from tabletop.photo.rimfit import rim_points, usable_rays
 from tabletop.photo.values import Rectified
@@ -131,7 +131,7 @@ def ring_mat(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     Where the table's ``surfaces`` are given, a ray counts as ground only where the first surface beyond the ring's inner
     edge lies on the table's plane (``ground.floor_regions``): the mat's colour is a local median (124 mm), which on a roof or a terrain piece's top filling
     most of its window is that surface's colour, so the colour alone passes a base standing there."""
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     extra = outline_of(rect, centres, radii, angles)  # [n, rays]
     steps = np.linspace(0.0, RING_WIDTH_MM, 13)
     t = (radii[:, None, None] + extra[:, :, None] + RING_GAP_MM + steps[None, None, :])
@@ -220,7 +220,7 @@ def _fit_at(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour:
     n = len(centres)
     h0, b0 = base_profile(2 * radii, rect.base_height_mm)
     h_sigma = GIVEN_HEIGHT_SIGMA_MM if rect.base_height_mm is not None else HEIGHT_PRIOR_SIGMA_MM
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     prior = np.zeros((4, 4))
     prior[2, 2], prior[3, 3] = 1 / h_sigma ** 2, 1 / BEVEL_PRIOR_SIGMA_MM ** 2
     origin = centres.copy()

@@ -17,7 +17,7 @@ import numpy as np
 
 from tabletop.photo import base_profile
 from tabletop.photo.footprint import BEVEL_PRIOR_SIGMA_MM, GIVEN_HEIGHT_SIGMA_MM, HEIGHT_PRIOR_SIGMA_MM
-from tabletop.photo.rays import CORRELATION, FIT_RAYS, Scale, nan_row_median
+from tabletop.photo.rays import CORRELATION, FIT_ANGLES, FIT_RAYS, Scale, nan_row_median
 from tabletop.photo.rimfit import rim_points, usable_rays
 from tabletop.photo.values import Rectified
 
@@ -117,7 +117,7 @@ def fit_ovals(rect: Rectified, seeds: np.ndarray, mat_colour: np.ndarray, whiten
     n = len(seeds)
     if n == 0:
         return []
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     cos, sin = np.cos(angles), np.sin(angles)
     centres = seeds[:, :2].astype(float).copy()
     tall = rect.camera is not None and rect.base_height_mm != 0.0

@@ -15,11 +15,9 @@ round its rim at the six corners, as sixfold as a cell; its top inside its outli
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from tabletop.photo.rays import FIT_RAYS, Scale, channel_norm, nan_row_median, sample_rays
+from tabletop.photo.rays import FIT_ANGLES, FIT_RAYS, Scale, channel_norm, nan_row_median, sample_rays
 from tabletop.photo.rimfit import rim_points, usable_rays
 from tabletop.photo.values import Rectified
 
@@ -85,7 +83,7 @@ def outline_shapes(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_
     0-``HARMONICS``, rays on which the outline was seen, the longest run of rays where it was not, and how far the
     colour inside it is from the colour outside it). ``whiten``: the mat's whitening, [3, 3]."""
     n = len(centres)
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     outline = np.zeros((n, FIT_RAYS))
     evidence = np.zeros((n, FIT_RAYS))
     # Read where the outline lies on the table's plane, as a flat print's does: a tall base's reach past its footprint

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from tabletop.photo.camera import Distortion
 
 FIT_RAYS = 120
+FIT_ANGLES = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+"""The fine rays' directions round a circle (radians from the table's x axis), read-only: every stage that reads a
+base's outline on ``FIT_RAYS`` rays reads it on these."""
+FIT_ANGLES.flags.writeable = False
 GATE_MM = 1.2
 """Rim points are tested for mat colour this far outside and not-mat colour this far inside (at least)."""
 GATE_SIGMAS = 2.0

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from tabletop.photo.rays import (EVIDENCE_UNIT, FIT_RAYS, Scale, centre_spread, less_colour, nan_row_median, outline_of,
+from tabletop.photo.rays import (EVIDENCE_UNIT, FIT_ANGLES, FIT_RAYS, Scale, centre_spread, less_colour, nan_row_median, outline_of,
                                  rim_evidence, row_median, sample_rays, tukey_circle, whitened)
 from tabletop.photo.values import Rectified
 
@@ -111,7 +111,7 @@ def rim_points(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
 
     On each ray the evidence's peak says which edge is the outline and the steepest fall towards the mat's colour
     near it (sub-sample, by a parabola) says where."""
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     step = 0.1
     g = scale.gate_mm + 0.5
     m = int(round((2 * half + 2 * g) / step)) + 1
@@ -161,7 +161,7 @@ def fit_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colour
     the centres' :func:`centre_spread`.
     """
     n = len(centres)
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     extra = outline_of(rect, centres, radii, angles)
     outline, b, _ = rim_points(rect, centres, radii, mat_colour, whiten, half, scale, extra)
     # The footprint's edge on each ray: where the outline is, less its reach past the footprint.

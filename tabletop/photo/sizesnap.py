@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from tabletop.photo.rays import FIT_RAYS, Scale, outline_of, sample_rays, shifted_starts
+from tabletop.photo.rays import FIT_ANGLES, FIT_RAYS, Scale, outline_of, sample_rays, shifted_starts
 from tabletop.photo import rimfit
 from tabletop.photo.rimfit import HALF_OUTSIDE_MM, half_level_centres
 from tabletop.photo.uncertainty import disc_centre
@@ -180,7 +180,7 @@ def inner_rims(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     ok = np.nonzero(np.isfinite(out_rms) & (out_rms <= INNER_RMS_MM) & (out_rays >= OUTER_SUPPORT * FIT_RAYS))[0]
     if not len(ok):
         return found
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     extra = outline_of(rect, out_c[ok], out_r[ok], angles)
     t = (out_r[ok, None] + extra)[:, :, None] + np.arange(HALF_OUTSIDE_MM[0], HALF_OUTSIDE_MM[1] + 1e-9, 0.1)[None, None, :]
     z = (sample_rays(rect, out_c[ok], t, angles) - mat_colour[rows[ok], None, None, :]) @ whiten.T

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from tabletop.photo import base_profile
-from tabletop.photo.rays import FIT_RAYS, Scale, channel_norm, less_colour, outline_of, sample_rays, shifted_starts, to_photo_grid
+from tabletop.photo.rays import FIT_ANGLES, FIT_RAYS, Scale, channel_norm, less_colour, outline_of, sample_rays, shifted_starts, to_photo_grid
 from tabletop.photo.rimfit import half_level_centres
 from tabletop.photo.values import Detection, Rectified
 
@@ -354,7 +354,7 @@ def flat_rings(rect: Rectified, centres: np.ndarray, radii: np.ndarray, mat_colo
     flat = np.zeros(n, dtype=bool)
     if rect.camera is None or n == 0 or rect.base_height_mm == 0.0:
         return flat  # flat discs (``--base-height 0``): a printed ring is one of the mat's colour
-    angles = np.linspace(0, 2 * math.pi, FIT_RAYS, endpoint=False)
+    angles = FIT_ANGLES
     steps = np.arange(*RING_STEPS_MM)
     extra = outline_of(rect, centres, radii, angles)
     t = radii[:, None, None] + extra[:, :, None] + steps[None, None, :]
