@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, popen_group, stop
+from .xvfb import app_env, app_log, require, run as _run, screenshot, start_xvfb, popen_group, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -75,7 +75,7 @@ def _wait_for_window(app: subprocess.Popen[bytes], env: dict[str, str], timeout:
             if found.returncode == 0 and found.stdout.split():
                 return found.stdout.split()[0]
         if app.poll() is not None:
-            pytest.fail(f"the app exited ({app.returncode}) before showing a window: {app.stderr.read().decode() if app.stderr else ''}")
+            pytest.fail(f"the app exited ({app.returncode}) before showing a window: {app_log(app)}")
         if time.monotonic() > end:
             pytest.fail("the app's window never appeared")
         time.sleep(0.2)
@@ -120,8 +120,8 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(scenario)],
             env=env,
             cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            log=tmp_path / "app.log",
         )
         # SDL 2.32 windows do not match `xdotool search --name`: find ours by pid or WM class once mapped.
         wid = _wait_for_window(app, env)
@@ -157,6 +157,6 @@ def test_drag_template_across_a_base_in_a_real_window(tmp_path: Path) -> None:
 
         assert _nearer(before, outside, affected), (before, after)
         assert _nearer(after, affected, outside), (before, after)
-        assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
+        assert app.poll() is None, app_log(app)
     finally:
         stop(app, xvfb)

@@ -23,7 +23,7 @@ from tabletop.scenario_io import load
 
 from .conftest import SCENARIOS
 from .test_xvfb_app import _dist, _pixel, _wait_for_window
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, stop, wait_until
+from .xvfb import app_env, app_log, popen_group, require, run as _run, screenshot, start_xvfb, stop, wait_until
 
 TOOLS = ("Xvfb", "xdotool", "import")
 WM_CLASS = "tabletop-xvfb-test"  # the class _wait_for_window also searches by
@@ -40,9 +40,9 @@ def real_app(table: Path, home: Path, screen: str = "1600x1000x24", args: tuple[
     env = app_env(display, WM_CLASS, home)
     app = None
     try:
-        app = subprocess.Popen(
+        app = popen_group(  # its own process group: stop() kills the app with its odds worker
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(table), *args],
-            env=env, cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=env, cwd=home, stdout=subprocess.DEVNULL, log=home / "app.log",
         )
         wid = _wait_for_window(app, env)
 
@@ -52,7 +52,7 @@ def real_app(table: Path, home: Path, screen: str = "1600x1000x24", args: tuple[
             that died fails the test with what it printed, not a bare timeout."""
             nonlocal wid
             if app is not None and app.poll() is not None:
-                pytest.fail(f"the app exited ({app.returncode}) before its first frames: {app.stderr.read().decode() if app.stderr else ''}")
+                pytest.fail(f"the app exited ({app.returncode}) before its first frames: {app_log(app)}")
             if _drawn_and_still(wid, env, home):
                 return wid
             assert app is not None

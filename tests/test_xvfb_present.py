@@ -18,7 +18,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, popen_group, stop, wait_until
+from .xvfb import app_env, app_log, require, run as _run, screenshot, start_xvfb, popen_group, stop, wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = ("Xvfb", "xdotool", "import", "xdpyinfo")
@@ -87,7 +87,7 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
         code = "import sys; from tabletop.app.window import run; sys.exit(run(sys.argv[1], size=(1000, 700)))"
         app = popen_group(  # its own process group: stop() kills the app with its odds worker
             [sys.executable, "-c", code, str(ROOT / "scenarios" / "robotech-scatter.toml")],
-            env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, log=tmp_path / "app.log",
         )
         _wait(lambda: geometry() == WINDOW, "the editor's window")
         # The editor redraws its status bar (frame times) all along: wait for it to have drawn at all.
@@ -113,6 +113,6 @@ def test_f5_and_pagedown_in_a_real_window(tmp_path: Path) -> None:
         if os.environ.get("TABLETOP_KEEP_SHOTS"):
             for png in (editor[0], first[0], second[0]):
                 shutil.copy(png, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / f"present-{png.name}")
-        assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
+        assert app.poll() is None, app_log(app)
     finally:
         stop(app, xvfb)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pygame
 import pytest
 
-from .xvfb import app_env, require, run as _run, screenshot, start_xvfb, popen_group, stop, wait_until
+from .xvfb import app_env, app_log, require, run as _run, screenshot, start_xvfb, popen_group, stop, wait_until
 import shapely
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,8 +62,8 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
             [sys.executable, "-c", "import sys; from tabletop.app import main; sys.exit(main(sys.argv[1]))", str(scenario)],
             env=env,
             cwd=tmp_path,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            log=tmp_path / "app.log",
         )
         # SDL 2.32 windows do not match `xdotool search --name`: find ours by its class.
         wid = _run(["xdotool", "search", "--sync", "--onlyvisible", "--class", "tabletop-xvfb-trace"], env, timeout=30).split()[0]
@@ -125,6 +125,6 @@ def test_trace_a_polygon_with_the_mouse_and_turn_it(tmp_path: Path) -> None:
         if os.environ.get("TABLETOP_KEEP_SHOTS"):
             for png in (before_png, after_png):
                 shutil.copy(png, Path(os.environ["TABLETOP_KEEP_SHOTS"]) / f"trace-{png.name}")
-        assert app.poll() is None, app.stderr.read().decode() if app.stderr else ""
+        assert app.poll() is None, app_log(app)
     finally:
         stop(app, xvfb)
