@@ -109,7 +109,19 @@ def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> No
         _wait(list_drawn, 20, "the drop-down's list over the table", app)
         _run(["xdotool", "mousemove", "--window", wid, str(item[0]), str(item[1]), "click", "1"], env)
         demo_title = load(SCENARIOS / f"{DEMO}.toml").title
-        _wait(lambda: _ascii_part(demo_title) in _window_title(wid, env), 20, f"the title of {DEMO}", app)
+        titles: list[str] = []
+
+        def demo_titled() -> bool:
+            titles.append(_window_title(wid, env))
+            return _ascii_part(demo_title) in titles[-1]
+
+        try:
+            _wait(demo_titled, 20, f"the title of {DEMO}", app)
+        except pytest.fail.Exception as failed:
+            # What the window showed instead (a question over the table, the list still open, the click elsewhere).
+            shot = tmp_path / "no-demo.png"
+            seen = shot if screenshot(wid, shot, env) else "no screenshot"
+            pytest.fail(f"{failed}; the window's title was {titles[-1:]}, its picture: {seen}")
         assert app.poll() is None, app_log(app)
     finally:
         stop(app, xvfb)
