@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop.photo import markers as mk
-from tests.test_photo_markers import _TURNS, TABLE, _camera  # noqa: E402
+from tests.test_photo_markers import _TURNS, TABLE, _camera
 
 SIZE = (1800, 1350)
 

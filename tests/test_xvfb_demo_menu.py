@@ -120,8 +120,8 @@ def test_pick_a_demo_table_with_the_mouse_in_a_real_window(tmp_path: Path) -> No
         except pytest.fail.Exception as failed:
             # What the window showed instead (a question over the table, the list still open, the click elsewhere).
             shot = tmp_path / "no-demo.png"
-            seen = shot if screenshot(wid, shot, env) else "no screenshot"
-            pytest.fail(f"{failed}; the window's title was {titles[-1:]}, its picture: {seen}")
+            picture = shot if screenshot(wid, shot, env) else "no screenshot"
+            pytest.fail(f"{failed}; the window's title was {titles[-1:]}, its picture: {picture}")
         assert app.poll() is None, app_log(app)
     finally:
         stop(app, xvfb)
